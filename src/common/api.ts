@@ -1,0 +1,85 @@
+// The JSON API between the SPA and the BFF: one schema per body, shared by both sides.
+import { z } from "zod";
+
+export const roles = ["student", "ta", "instructor"] as const;
+export const Role = z.enum(roles);
+export type Role = z.infer<typeof Role>;
+
+export const Me = z.object({ username: z.string(), role: Role });
+export type Me = z.infer<typeof Me>;
+
+export const LoginRequest = z.object({
+  username: z.string().min(1).max(64),
+  password: z.string().min(1).max(256),
+});
+export type LoginRequest = z.infer<typeof LoginRequest>;
+
+/** What a person sees of a lab: the lab file without the check commands. */
+export const LabSummary = z.object({
+  id: z.string(),
+  title: z.string(),
+  description: z.string(),
+  vm: z.object({ cpu: z.number(), memory: z.string(), nested: z.boolean() }),
+  session: z.object({ minutes: z.number(), extendMinutes: z.number(), maxExtensions: z.number() }),
+  checks: z.array(
+    z.object({ id: z.string(), title: z.string(), points: z.number(), selfCheck: z.boolean() }),
+  ),
+});
+export type LabSummary = z.infer<typeof LabSummary>;
+
+export const sessionStatuses = ["starting", "running", "stopping", "failed", "deleted"] as const;
+export const SessionStatus = z.enum(sessionStatuses);
+export type SessionStatus = z.infer<typeof SessionStatus>;
+
+/** VMI phases as KubeVirt names them; "" until the VMI exists. */
+export const TimelineEntry = z.object({ phase: z.string(), at: z.string() });
+export type TimelineEntry = z.infer<typeof TimelineEntry>;
+
+export const Session = z.object({
+  id: z.string(),
+  labId: z.string(),
+  owner: z.string(),
+  status: SessionStatus,
+  /** The VMI phase, or "" while there is no VMI yet. */
+  phase: z.string(),
+  createdAt: z.string(),
+  expiresAt: z.string(),
+  extensions: z.number(),
+  timeline: z.array(TimelineEntry),
+  /** A plain-words reason when something is wrong, else null. */
+  message: z.string().nullable(),
+});
+export type Session = z.infer<typeof Session>;
+
+export const CreateSessionRequest = z.object({ labId: z.string().min(1).max(40) });
+export type CreateSessionRequest = z.infer<typeof CreateSessionRequest>;
+
+export const SessionListQuery = z.object({
+  lab: z.string().optional(),
+  status: SessionStatus.optional(),
+  owner: z.string().optional(),
+  page: z.coerce.number().int().min(1).default(1),
+  pageSize: z.coerce.number().int().min(1).max(1000).default(100),
+});
+export type SessionListQuery = z.infer<typeof SessionListQuery>;
+
+export const SessionList = z.object({
+  items: z.array(Session),
+  total: z.number(),
+  page: z.number(),
+  pageSize: z.number(),
+  /** Counts by status over the filtered set, before paging. */
+  counts: z.record(SessionStatus, z.number()),
+  /** True while the BFF's cluster cache is not in sync (serving its last view). */
+  stale: z.boolean(),
+});
+export type SessionList = z.infer<typeof SessionList>;
+
+/** Every error the API returns has this shape; `code` is stable and machine-readable. */
+export const ApiErrorBody = z.object({
+  error: z.object({ code: z.string(), message: z.string() }),
+});
+export type ApiErrorBody = z.infer<typeof ApiErrorBody>;
+
+/** Mutations must carry this header: a cross-site form cannot set it. */
+export const csrfHeader = { name: "X-Lab-Console", value: "1" } as const;

@@ -1,0 +1,11 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    include: ["src/**/*.test.ts", "src/**/*.test.tsx"],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    // Integration tests start real servers and sandboxes; two cores do not gain from more workers.
+    maxWorkers: 2,
+  },
+});
