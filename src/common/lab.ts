@@ -1,0 +1,165 @@
+// The lab file format (one YAML file per lab) and the normalized Lab the server works with.
+// docs/labs.md explains every field; docs/lab.schema.json is generated from LabFile (npm run schema:labs).
+import { z } from "zod";
+
+/** Lab and check ids: they end up in VM names and label values, so RFC 1035 label rules, shorter. */
+export const labIdPattern = /^[a-z]([a-z0-9-]*[a-z0-9])?$/;
+const idRules = "lowercase letters, digits and '-', starting with a letter and not ending with '-'";
+
+const Id = z
+  .string()
+  .max(40, { error: "must be at most 40 characters" })
+  .regex(labIdPattern, { error: `must be ${idRules}` });
+
+// Every text a person reads goes through this one schema, so that per-language texts can later
+// widen it (e.g. to a string or an {en, ja, zh} object) in one place.
+const Text = (max: number) =>
+  z
+    .string()
+    .trim()
+    .min(1, { error: "must not be empty" })
+    .max(max, { error: `must be at most ${max} characters` });
+
+/** A Kubernetes memory quantity in whole Mi or Gi, as KubeVirt's memory.guest takes it. */
+export const memoryPattern = /^[1-9][0-9]{0,6}(Mi|Gi)$/;
+const minMemoryMi = 128;
+const maxMemoryMi = 256 * 1024;
+
+export function memoryToMi(memory: string): number {
+  const match = memoryPattern.exec(memory);
+  if (!match) throw new Error(`not a memory quantity in Mi or Gi: ${memory}`);
+  const amount = Number.parseInt(memory, 10);
+  return match[1] === "Gi" ? amount * 1024 : amount;
+}
+
+const Memory = z
+  .string()
+  .regex(memoryPattern, { error: "must be a whole number of Mi or Gi, like 512Mi or 4Gi" })
+  // Zod runs this even when the pattern failed; that case is already reported.
+  .refine((memory) => !memoryPattern.test(memory) || isWithin(memoryToMi(memory), minMemoryMi, maxMemoryMi), {
+    error: `must be between ${minMemoryMi}Mi and ${maxMemoryMi / 1024}Gi`,
+  });
+
+function isWithin(value: number, min: number, max: number): boolean {
+  return value >= min && value <= max;
+}
+
+// A fully qualified reference (registry host first) so no node-specific short-name lookup decides
+// which image a student gets. Linear to match: every repetition starts with a distinct separator.
+const imagePattern =
+  /^[a-z0-9.-]+(:[0-9]+)?(\/[a-z0-9._-]+)+(:[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?(@sha256:[a-f0-9]{64})?$/;
+
+const Vm = z
+  .strictObject({
+    size: z
+      .string()
+      .min(1)
+      .max(40)
+      .optional()
+      .meta({ description: "A named size from the server config (small, medium, large by default)." }),
+    cpu: z.int().min(1).max(64).optional().meta({ description: "vCPUs; give memory too, and no size." }),
+    memory: Memory.optional().meta({ description: "Guest memory such as 4Gi; give cpu too, and no size." }),
+    image: z
+      .string()
+      .max(512)
+      .regex(imagePattern, {
+        error: "must be a full image reference such as quay.io/containerdisks/fedora:41",
+      })
+      .meta({ description: "The containerDisk image the VM boots." }),
+    nested: z
+      .boolean()
+      .default(false)
+      .meta({ description: "Give the guest the host CPU model so it can run VMs itself (KVM inside)." }),
+    cloudInit: z
+      .string()
+      .max(64 * 1024)
+      .optional()
+      .meta({ description: "A #cloud-config merged into the user data Lab Console generates." }),
+  })
+  .superRefine((vm, ctx) => {
+    const hasSize = vm.size !== undefined;
+    if (hasSize && (vm.cpu !== undefined || vm.memory !== undefined)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["size"],
+        message: "give either size or cpu and memory, not both",
+      });
+    } else if (!hasSize && (vm.cpu === undefined || vm.memory === undefined)) {
+      ctx.addIssue({ code: "custom", path: [], message: "give either size or both cpu and memory" });
+    }
+  })
+  .meta({
+    // Zod cannot turn the refinement above into JSON Schema; say the same for editors here.
+    oneOf: [
+      { required: ["size"], not: { anyOf: [{ required: ["cpu"] }, { required: ["memory"] }] } },
+      { required: ["cpu", "memory"], not: { required: ["size"] } },
+    ],
+  });
+
+const Session = z.strictObject({
+  minutes: z.int().min(5).max(1440).default(60).meta({ description: "How long a session lasts." }),
+  extendMinutes: z.int().min(1).max(1440).default(15).meta({ description: "Minutes one extension adds." }),
+  maxExtensions: z.int().min(0).max(100).default(2).meta({ description: "How often a student may extend." }),
+});
+
+export const LabCheck = z.strictObject({
+  id: Id.meta({ description: "Unique within the lab; grading results refer to it." }),
+  title: Text(200).meta({ description: "What the student has to do, in one line." }),
+  points: z.int().min(0).max(1000).default(1).meta({ description: "Points for passing." }),
+  run: z
+    .string()
+    .min(1, { error: "must not be empty" })
+    .max(8 * 1024)
+    .meta({ description: "A bash command run as the student in their home directory; exit 0 passes." }),
+  timeoutSeconds: z
+    .int()
+    .min(1)
+    .max(600)
+    .default(10)
+    .meta({ description: "A slower command fails the check." }),
+  selfCheck: z.boolean().default(false).meta({ description: "Students may run this check themselves." }),
+  hint: Text(2000).optional().meta({ description: "Shown to students when the check fails." }),
+});
+export type LabCheck = z.output<typeof LabCheck>;
+
+export const LabFile = z
+  .strictObject({
+    id: Id.meta({ description: "Unique across the lab directory; part of every session's VM name." }),
+    title: Text(200).meta({ description: "The lab's name as students see it." }),
+    description: z
+      .string()
+      .max(64 * 1024)
+      .default("")
+      .meta({ description: "Markdown shown to students." }),
+    vm: Vm,
+    session: Session.default({ minutes: 60, extendMinutes: 15, maxExtensions: 2 }),
+    checks: z.array(LabCheck).max(200).default([]).meta({ description: "What grading looks at." }),
+  })
+  .superRefine((lab, ctx) => {
+    const firstIndexById = new Map<string, number>();
+    lab.checks.forEach((check, index) => {
+      const first = firstIndexById.get(check.id);
+      if (first === undefined) firstIndexById.set(check.id, index);
+      else
+        ctx.addIssue({
+          code: "custom",
+          path: ["checks", index, "id"],
+          message: `duplicate check id "${check.id}" (checks[${first}] has it too)`,
+        });
+    });
+  })
+  .meta({
+    title: "Lab Console lab",
+    description: "One lab: the VM students get and the checks that grade it.",
+  });
+export type LabFile = z.output<typeof LabFile>;
+
+/** A lab as the server uses it: the size resolved to cpu and memory, every default filled in. */
+export interface Lab {
+  id: string;
+  title: string;
+  description: string;
+  vm: { cpu: number; memory: string; image: string; nested: boolean; cloudInit: string | null };
+  session: { minutes: number; extendMinutes: number; maxExtensions: number };
+  checks: LabCheck[];
+}

@@ -1,0 +1,56 @@
+// The labels and annotations that mark a VM as a Lab Console session and say whose it is.
+// Labels are for selecting (they must be valid label values); annotations carry the raw values.
+import { createHash } from "node:crypto";
+import { labIdPattern } from "../../common/lab.ts";
+
+export const labelKeys = {
+  managedBy: "app.kubernetes.io/managed-by",
+  session: "labconsole.dev/session",
+  lab: "labconsole.dev/lab",
+  ownerId: "labconsole.dev/owner-id",
+} as const;
+
+export const annotationKeys = {
+  /** The raw username: any characters, so never a label value. */
+  owner: "labconsole.dev/owner",
+  /** ISO 8601. */
+  expiresAt: "labconsole.dev/expires-at",
+  /** How often the session was extended, as a decimal string. */
+  extensions: "labconsole.dev/extensions",
+} as const;
+
+export const managedByValue = "lab-console";
+
+/** Selects every session VM; pass as labelSelector when listing or watching. */
+export const sessionsSelector = `${labelKeys.managedBy}=${managedByValue}`;
+
+/** A label-safe stand-in for a username: the first 16 hex digits of its SHA-256. */
+export function ownerIdFor(username: string): string {
+  return createHash("sha256").update(username, "utf8").digest("hex").slice(0, 16);
+}
+
+/** The labels every session object carries (VM, VM template, cloud-init Secret). */
+export function sessionLabels(input: {
+  sessionId: string;
+  labId: string;
+  owner: string;
+}): Record<string, string> {
+  return {
+    [labelKeys.managedBy]: managedByValue,
+    [labelKeys.session]: input.sessionId,
+    [labelKeys.lab]: input.labId,
+    [labelKeys.ownerId]: ownerIdFor(input.owner),
+  };
+}
+
+/** A label selector for sessions, optionally narrowed to one owner and/or one lab. */
+export function sessionSelector(filter: { owner?: string; labId?: string } = {}): string {
+  const parts = [sessionsSelector];
+  if (filter.owner !== undefined) parts.push(`${labelKeys.ownerId}=${ownerIdFor(filter.owner)}`);
+  if (filter.labId !== undefined) {
+    // A comma or "!" in a lab id would change what the selector means.
+    if (!labIdPattern.test(filter.labId)) throw new Error(`not a lab id: ${JSON.stringify(filter.labId)}`);
+    parts.push(`${labelKeys.lab}=${filter.labId}`);
+  }
+  return parts.join(",");
+}

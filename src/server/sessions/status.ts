@@ -1,0 +1,156 @@
+// What a student sees of a session, derived from its VirtualMachine and (when one exists) its
+// VirtualMachineInstance. The VMI is the fresher source: the VM's printableStatus is computed from it
+// by virt-controller and can lag a moment, so where both speak the VMI wins.
+//
+// First matching row wins:
+//
+// | seen                                                                  | status   | message          |
+// |-----------------------------------------------------------------------|----------|------------------|
+// | VM deletionTimestamp; printableStatus Terminating or Stopping;        | stopping | -                |
+// |   VMI deletionTimestamp                                               |          |                  |
+// | VMI phase Failed                                                      | failed   | why it stopped   |
+// | VMI phase Running (printableStatus Running, Migrating)                | running  | -                |
+// | VMI phase Running, paused (printableStatus Paused)                    | running  | "is paused"      |
+// | VMI phase Succeeded (guest shut down; runStrategy Always restarts it) | stopping | -                |
+// | VMI PodScheduled=False reason Unschedulable; ErrorUnschedulable       | failed   | no node has room |
+// | VMI Synchronized=False ErrImagePull or ImagePullBackOff; the same     | failed   | image not pulled |
+// |   printableStatus                                                     |          |                  |
+// | printableStatus CrashLoopBackOff                                      | failed   | start failures   |
+// | printableStatus ErrorPvcNotFound, DataVolumeError                     | failed   | disk problem     |
+// | VMI phase Unknown (its node stopped reporting)                        | failed   | lost contact     |
+// | no VMI and the VM is halted (runStrategy Halted, running: false)      | failed   | stopped outside  |
+// | everything else: no VMI yet; VMI phase "", Pending, Scheduling,       | starting | -                |
+// |   Scheduled, WaitingForSync; printableStatus Stopped (runStrategy     |          |                  |
+// |   Always starts it), Provisioning, Starting, WaitingForVolumeBinding, |          |                  |
+// |   WaitingForReceiver, Unknown                                         |          |                  |
+//
+// "deleted" is not derived here: it means the VM is gone, which only the caller can know (deletedSession).
+import type { Session, SessionStatus } from "../../common/api.ts";
+import type { Condition, VirtualMachine, VirtualMachineInstance } from "../kube/types.ts";
+import { annotationKeys, labelKeys } from "./labels.ts";
+
+export function toSession(vm: VirtualMachine, vmi: VirtualMachineInstance | undefined): Session {
+  const { status, message } = deriveStatus(vm, vmi);
+  const extensions = Number.parseInt(vm.metadata.annotations?.[annotationKeys.extensions] ?? "", 10);
+  return {
+    id: vm.metadata.name ?? "",
+    labId: vm.metadata.labels?.[labelKeys.lab] ?? "",
+    owner: vm.metadata.annotations?.[annotationKeys.owner] ?? "",
+    status,
+    phase: vmi?.status?.phase ?? "",
+    createdAt: vm.metadata.creationTimestamp ?? "",
+    expiresAt: vm.metadata.annotations?.[annotationKeys.expiresAt] ?? "",
+    extensions: Number.isSafeInteger(extensions) && extensions >= 0 ? extensions : 0,
+    timeline: (vmi?.status?.phaseTransitionTimestamps ?? []).map((entry) => ({
+      phase: entry.phase,
+      at: entry.phaseTransitionTimestamp,
+    })),
+    message,
+  };
+}
+
+/** The session of a VM that no longer exists, e.g. from a watch's DELETED event. */
+export function deletedSession(lastSeen: VirtualMachine): Session {
+  return { ...toSession(lastSeen, undefined), status: "deleted", phase: "", timeline: [], message: null };
+}
+
+function deriveStatus(
+  vm: VirtualMachine,
+  vmi: VirtualMachineInstance | undefined,
+): { status: SessionStatus; message: string | null } {
+  const printable = vm.status?.printableStatus;
+  const phase = vmi?.status?.phase;
+  const ok = (status: SessionStatus) => ({ status, message: null });
+  const failed = (message: string) => ({ status: "failed" as const, message });
+
+  if (
+    vm.metadata.deletionTimestamp ||
+    printable === "Terminating" ||
+    printable === "Stopping" ||
+    vmi?.metadata.deletionTimestamp
+  ) {
+    return ok("stopping");
+  }
+  if (phase === "Failed") return failed(whyFailed(vmi));
+  if (phase === "Running") {
+    const paused = printable === "Paused" || conditionOf(vmi, "Paused")?.status === "True";
+    return paused
+      ? { status: "running", message: "The VM is paused; its console will not respond until it is resumed" }
+      : ok("running");
+  }
+  if (phase === "Succeeded") return ok("stopping");
+
+  const unschedulable = conditionOf(vmi, "PodScheduled");
+  if (unschedulable?.status === "False" && unschedulable.reason === "Unschedulable") {
+    return failed(whyUnschedulable(vm, unschedulable.message ?? ""));
+  }
+  if (printable === "ErrorUnschedulable") return failed(whyUnschedulable(vm, ""));
+
+  const sync = conditionOf(vmi, "Synchronized");
+  const pullReason =
+    sync?.status === "False" && (sync.reason === "ErrImagePull" || sync.reason === "ImagePullBackOff")
+      ? sync.reason
+      : printable === "ErrImagePull" || printable === "ImagePullBackOff"
+        ? printable
+        : undefined;
+  if (pullReason) {
+    const image = imageOf(vm);
+    const retrying = pullReason === "ImagePullBackOff" ? "; the cluster keeps retrying" : "";
+    return failed(`The VM's disk image ${image} could not be downloaded${retrying}`);
+  }
+
+  if (printable === "CrashLoopBackOff") {
+    const count = vm.status?.startFailure?.consecutiveFailCount;
+    const times = count && count > 1 ? ` ${count} times in a row` : "";
+    return failed(`The VM failed to start${times}; the cluster keeps retrying`);
+  }
+  if (printable === "ErrorPvcNotFound")
+    return failed("A disk of this VM is missing (PersistentVolumeClaim not found)");
+  if (printable === "DataVolumeError")
+    return failed("A disk of this VM could not be prepared (DataVolume error)");
+  if (phase === "Unknown") return failed("The cluster lost contact with this VM's node; it may come back");
+  if (!vmi && (vm.spec.runStrategy === "Halted" || vm.spec.running === false)) {
+    return failed("The VM was stopped outside Lab Console");
+  }
+  return ok("starting");
+}
+
+function whyFailed(vmi: VirtualMachineInstance | undefined): string {
+  const reason = vmi?.status?.reason;
+  if (reason === "NodeUnresponsive") return "The VM stopped: its node stopped responding";
+  return reason ? `The VM stopped unexpectedly (${reason})` : "The VM stopped unexpectedly";
+}
+
+/**
+ * The scheduler's message ("0/3 nodes are available: 3 Insufficient memory. preemption: ...") in plain
+ * words, with the VM's size so the reader knows what did not fit.
+ */
+function whyUnschedulable(vm: VirtualMachine, schedulerMessage: string): string {
+  const size = describeSize(vm);
+  if (/Insufficient (cpu|memory)/.test(schedulerMessage))
+    return `No node has room for this VM (${size}) right now`;
+  if (schedulerMessage.includes("devices.kubevirt.io/kvm"))
+    return "No node with KVM is free to run this VM right now";
+  if (/node affinity|node selector|didn't match/i.test(schedulerMessage)) {
+    return "No node is ready to run VMs right now";
+  }
+  return `No node can run this VM (${size}) right now`;
+}
+
+// These two read defensively: a VM someone edited by hand may lack fields our builder always writes.
+function describeSize(vm: VirtualMachine): string {
+  const domain = vm.spec.template?.spec?.domain;
+  const cpu = domain?.cpu;
+  const vcpus = (cpu?.cores ?? 1) * (cpu?.sockets ?? 1) * (cpu?.threads ?? 1);
+  const memory = domain?.memory?.guest ?? domain?.resources?.requests?.memory;
+  return memory ? `${vcpus} vCPU, ${memory}` : `${vcpus} vCPU`;
+}
+
+function imageOf(vm: VirtualMachine): string {
+  const volumes = vm.spec.template?.spec?.volumes ?? [];
+  return volumes.find((volume) => volume.containerDisk)?.containerDisk?.image ?? "(unknown image)";
+}
+
+function conditionOf(vmi: VirtualMachineInstance | undefined, type: string): Condition | undefined {
+  return vmi?.status?.conditions?.find((condition) => condition.type === type);
+}

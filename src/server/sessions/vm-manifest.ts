@@ -1,0 +1,157 @@
+// The cluster objects of one session: the VirtualMachine and the Secret with its cloud-init user data.
+import { randomInt } from "node:crypto";
+import type { Lab } from "../../common/lab.ts";
+import type { Secret, VirtualMachine } from "../kube/types.ts";
+import {
+  mergeCloudConfigs,
+  parseCloudConfig,
+  renderCloudConfig,
+  type CloudConfig,
+} from "../labs/cloud-config.ts";
+import { annotationKeys, sessionLabels } from "./labels.ts";
+
+/** The account students get in every guest; checks run as this user. */
+export const guestUsername = "student";
+
+export const userDataKey = "userdata";
+
+const sessionIdPattern = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/;
+const sessionIdSuffixLength = 8;
+const sessionIdAlphabet = "abcdefghijklmnopqrstuvwxyz0123456789";
+
+/** `${labId}-${8 random [a-z0-9]}`: also the VM's name, so an RFC 1123 label. */
+export function newSessionId(labId: string): string {
+  let suffix = "";
+  for (let i = 0; i < sessionIdSuffixLength; i++)
+    suffix += sessionIdAlphabet[randomInt(sessionIdAlphabet.length)];
+  return `${labId}-${suffix}`;
+}
+
+export function cloudInitSecretName(sessionId: string): string {
+  return `${sessionId}-cloudinit`;
+}
+
+export interface SessionObjectsInput {
+  sessionId: string;
+  lab: Lab;
+  /** The raw username; it only ever lands in annotations. */
+  owner: string;
+  namespace: string;
+  expiresAt: Date;
+  /** A #cloud-config merged after the lab's own (the grading agent arrives this way). */
+  extraUserData?: string;
+}
+
+export function buildSessionObjects(input: SessionObjectsInput): {
+  virtualMachine: VirtualMachine;
+  userDataSecret: Secret;
+} {
+  const { sessionId, lab, owner, namespace } = input;
+  if (!sessionIdPattern.test(sessionId) || sessionId.length > 63) {
+    throw new Error(`session id ${JSON.stringify(sessionId)} is not an RFC 1123 label`);
+  }
+  const labels = sessionLabels({ sessionId, labId: lab.id, owner });
+  const ownerAnnotation = { [annotationKeys.owner]: owner };
+
+  const virtualMachine: VirtualMachine = {
+    apiVersion: "kubevirt.io/v1",
+    kind: "VirtualMachine",
+    metadata: {
+      name: sessionId,
+      namespace,
+      labels,
+      annotations: {
+        ...ownerAnnotation,
+        [annotationKeys.expiresAt]: input.expiresAt.toISOString(),
+        [annotationKeys.extensions]: "0",
+      },
+    },
+    spec: {
+      // Always, not the deprecated `running: true`: the API rejects both together.
+      runStrategy: "Always",
+      template: {
+        // The VMI and its launcher pod inherit these; the VM's own labels do not propagate.
+        metadata: { labels: { ...labels }, annotations: { ...ownerAnnotation } },
+        spec: {
+          domain: {
+            cpu: {
+              cores: lab.vm.cpu,
+              sockets: 1,
+              threads: 1,
+              // Only nested labs pay for host-passthrough: it pins the VM to nodes with the same CPU model.
+              ...(lab.vm.nested ? { model: "host-passthrough" } : {}),
+            },
+            memory: { guest: lab.vm.memory },
+            resources: { requests: { memory: lab.vm.memory } },
+            devices: {
+              autoattachSerialConsole: true,
+              logSerialConsole: true,
+              disks: [
+                { name: "rootdisk", disk: { bus: "virtio" } },
+                { name: "cloudinitdisk", disk: { bus: "virtio" } },
+              ],
+              interfaces: [{ name: "default", masquerade: {} }],
+            },
+          },
+          networks: [{ name: "default", pod: {} }],
+          volumes: [
+            { name: "rootdisk", containerDisk: { image: lab.vm.image } },
+            {
+              name: "cloudinitdisk",
+              cloudInitNoCloud: { secretRef: { name: cloudInitSecretName(sessionId) } },
+            },
+          ],
+          // Practice VMs hold nothing worth a long shutdown; ending a session should be quick.
+          terminationGracePeriodSeconds: 30,
+        },
+      },
+    },
+  };
+
+  const userData = renderCloudConfig(
+    mergeCloudConfigs([
+      generatedCloudConfig(),
+      ...(lab.vm.cloudInit === null ? [] : [readPart(lab.vm.cloudInit, `lab ${lab.id} cloudInit`)]),
+      ...(input.extraUserData === undefined ? [] : [readPart(input.extraUserData, "extraUserData")]),
+    ]),
+  );
+  const userDataSecret: Secret = {
+    apiVersion: "v1",
+    kind: "Secret",
+    metadata: { name: cloudInitSecretName(sessionId), namespace, labels: { ...labels } },
+    type: "Opaque",
+    data: { [userDataKey]: Buffer.from(userData, "utf8").toString("base64") },
+  };
+  return { virtualMachine, userDataSecret };
+}
+
+/**
+ * Our part of the user data: a student account that the serial console logs in automatically.
+ * Only the owner and staff can reach that console (the BFF checks), so a password would add nothing.
+ */
+function generatedCloudConfig(): CloudConfig {
+  return {
+    users: [{ name: guestUsername, gecos: "Lab Console student", shell: "/bin/bash", lock_passwd: true }],
+    write_files: [
+      {
+        path: "/etc/systemd/system/serial-getty@ttyS0.service.d/autologin.conf",
+        permissions: "0644",
+        content: [
+          "[Service]",
+          "ExecStart=",
+          `ExecStart=-/sbin/agetty --autologin ${guestUsername} --noclear --keep-baud 115200,57600,38400,9600 - $TERM`,
+          "",
+        ].join("\n"),
+      },
+    ],
+    // getty on ttyS0 may already be up by the time cloud-init writes the drop-in.
+    runcmd: ["systemctl daemon-reload", "systemctl restart serial-getty@ttyS0.service"],
+  };
+}
+
+function readPart(text: string, what: string): CloudConfig {
+  const parsed = parseCloudConfig(text);
+  if (parsed.ok) return parsed.config;
+  const reasons = parsed.problems.map((p) => (p.line === null ? p.message : `line ${p.line}: ${p.message}`));
+  throw new Error(`${what} is not a usable #cloud-config: ${reasons.join("; ")}`);
+}
