@@ -1,0 +1,79 @@
+// The wire format between the BFF and the grading agent inside a guest (HTTP/1.1 + JSON).
+// This file must stay free of imports: the agent bundles it and may use nothing but Node's built-ins.
+// The zod schemas that validate these bodies on the BFF side live in grading.ts.
+
+/** The agent's TCP port inside the guest; the BFF reaches it through KubeVirt's portforward subresource. */
+export const agentDefaultPort = 8099;
+
+export const agentLimits = {
+  /** Request bodies above this are refused with 413. */
+  bodyBytes: 64 * 1024,
+  checksPerRequest: 100,
+  checkIdLength: 100,
+  commandLength: 16 * 1024,
+  timeoutSeconds: 3600,
+  /** Output kept per check (stdout and stderr interleaved); the tail is kept, the head dropped. */
+  outputBytes: 64 * 1024,
+  /** Checks that run at the same time, over all requests. */
+  concurrentChecks: 4,
+  ttySize: 1000,
+} as const;
+
+export interface AgentCheckSpec {
+  id: string;
+  /** A shell command line, run with `bash -lc` (or `sh -lc` where bash is missing). */
+  run: string;
+  /** After this the check's whole process group is killed. Fractions are allowed. */
+  timeoutSeconds: number;
+}
+
+export interface AgentCheckRequest {
+  checks: AgentCheckSpec[];
+}
+
+export interface AgentCheckResult {
+  id: string;
+  /** null when the command was ended by a signal (see `signal`). */
+  exitCode: number | null;
+  signal: string | null;
+  timedOut: boolean;
+  /** stdout and stderr as they arrived, at most agentLimits.outputBytes (the tail). */
+  output: string;
+  outputTruncated: boolean;
+  durationMs: number;
+  /** From a last stdout line `score=<0..1>`, else null. */
+  score: number | null;
+}
+
+/** Results come back in the order of the request's checks. */
+export interface AgentCheckResponse {
+  results: AgentCheckResult[];
+}
+
+export interface AgentHealth {
+  status: "ok";
+  version: string;
+  /** Whom checks run as, and where. */
+  runAs: { user: string; home: string };
+}
+
+export interface AgentTtySize {
+  rows: number;
+  cols: number;
+}
+
+export type AgentErrorCode =
+  | "unauthenticated"
+  | "no_token"
+  | "not_found"
+  | "method_not_allowed"
+  | "too_large"
+  | "invalid"
+  | "run_as_unavailable"
+  | "spawn_failed"
+  | "tty_failed"
+  | "internal";
+
+export interface AgentErrorBody {
+  error: { code: AgentErrorCode; message: string };
+}

@@ -1,0 +1,160 @@
+// Grading results: one shape for every grade, and the rule that turns agent results into points.
+import { z } from "zod";
+import type * as Wire from "./agent-protocol.ts";
+
+export const CheckResult = z.object({
+  checkId: z.string(),
+  title: z.string(),
+  points: z.number(),
+  maxPoints: z.number(),
+  /** Full points. A check with partial credit has points > 0 and passed false. */
+  passed: z.boolean(),
+  message: z.string(),
+  /** The last lines of the check's output. */
+  outputExcerpt: z.string(),
+  durationMs: z.number(),
+});
+export type CheckResult = z.infer<typeof CheckResult>;
+
+const resultBase = {
+  sessionId: z.string(),
+  labId: z.string(),
+  owner: z.string(),
+  maxScore: z.number(),
+  gradedAt: z.string(),
+};
+
+/**
+ * `gradable: false` means the VM or its agent could not be reached: no score at all, so an
+ * infrastructure failure never counts as zero points.
+ */
+export const SessionResult = z.discriminatedUnion("gradable", [
+  z.object({
+    ...resultBase,
+    gradable: z.literal(true),
+    reason: z.null(),
+    score: z.number(),
+    checks: z.array(CheckResult),
+  }),
+  z.object({
+    ...resultBase,
+    gradable: z.literal(false),
+    reason: z.string(),
+    score: z.null(),
+    checks: z.array(CheckResult).length(0),
+  }),
+]);
+export type SessionResult = z.infer<typeof SessionResult>;
+
+// Agent responses come from inside a student's VM: the BFF parses them before trusting a field.
+export const AgentCheckResult = z.object({
+  id: z.string(),
+  exitCode: z.number().int().nullable(),
+  signal: z.string().nullable(),
+  timedOut: z.boolean(),
+  output: z.string(),
+  outputTruncated: z.boolean(),
+  durationMs: z.number().nonnegative(),
+  score: z.number().min(0).max(1).nullable(),
+}) satisfies z.ZodType<Wire.AgentCheckResult>;
+export type AgentCheckResult = z.infer<typeof AgentCheckResult>;
+
+export const AgentCheckResponse = z.object({
+  results: z.array(AgentCheckResult),
+}) satisfies z.ZodType<Wire.AgentCheckResponse>;
+export type AgentCheckResponse = z.infer<typeof AgentCheckResponse>;
+
+export const AgentHealth = z.object({
+  status: z.literal("ok"),
+  version: z.string(),
+  runAs: z.object({ user: z.string(), home: z.string() }),
+}) satisfies z.ZodType<Wire.AgentHealth>;
+export type AgentHealth = z.infer<typeof AgentHealth>;
+
+/** Codes are those of Wire.AgentErrorCode; kept open so a newer agent's codes still parse. */
+export const AgentErrorBody = z.object({ error: z.object({ code: z.string(), message: z.string() }) });
+export type AgentErrorBody = z.infer<typeof AgentErrorBody>;
+
+/** What scoring needs of a lab's check (the lab format has more). */
+export interface GradedCheck {
+  id: string;
+  title: string;
+  points: number;
+  hint?: string | null;
+}
+
+const excerptLines = 20;
+const excerptChars = 4000;
+
+/**
+ * The scoring rule. A last stdout line `score=x` (0 <= x <= 1) decides: the check earns x of its
+ * points, whatever the exit code. Without such a line the exit code decides: 0 earns all points,
+ * anything else none. A check that timed out earns nothing. `passed` means all points.
+ *
+ * Throws when the agent left out one of the lab's checks: that is an agent failure, which the
+ * caller reports as `gradable: false`, not as a failed check.
+ */
+export function scoreChecks(
+  labChecks: readonly GradedCheck[],
+  agentResults: readonly Wire.AgentCheckResult[],
+): { checks: CheckResult[]; score: number; maxScore: number } {
+  const resultsById = new Map<string, Wire.AgentCheckResult>();
+  for (const result of agentResults) {
+    if (!resultsById.has(result.id)) resultsById.set(result.id, result);
+  }
+  const checks = labChecks.map((check) => {
+    const result = resultsById.get(check.id);
+    if (!result) throw new Error(`The grading agent returned no result for check "${check.id}".`);
+    return scoreOne(check, result);
+  });
+  return {
+    checks,
+    score: roundPoints(checks.reduce((sum, check) => sum + check.points, 0)),
+    maxScore: roundPoints(labChecks.reduce((sum, check) => sum + check.points, 0)),
+  };
+}
+
+function scoreOne(check: GradedCheck, result: Wire.AgentCheckResult): CheckResult {
+  const fraction = earnedFraction(result);
+  const passed = fraction === 1;
+  return {
+    checkId: check.id,
+    title: check.title,
+    points: roundPoints(fraction * check.points),
+    maxPoints: check.points,
+    passed,
+    message: passed ? "Passed." : withHint(shortfall(result, fraction), check.hint),
+    outputExcerpt: outputExcerpt(result.output),
+    durationMs: result.durationMs,
+  };
+}
+
+function earnedFraction(result: Wire.AgentCheckResult): number {
+  if (result.timedOut) return 0;
+  if (result.score !== null) return result.score;
+  return result.exitCode === 0 ? 1 : 0;
+}
+
+function shortfall(result: Wire.AgentCheckResult, fraction: number): string {
+  if (result.timedOut) return `Timed out after ${Math.round(result.durationMs / 1000)} s.`;
+  if (fraction > 0) return `Partial credit: ${Math.round(fraction * 100)}%.`;
+  if (result.score !== null) return "Scored 0.";
+  if (result.exitCode === null) return `Stopped by ${result.signal ?? "a signal"}.`;
+  return `Exited with code ${result.exitCode}.`;
+}
+
+function withHint(text: string, hint: string | null | undefined): string {
+  return hint ? `${text} Hint: ${hint}` : text;
+}
+
+/** The last lines of the output, bounded in characters too so one huge line cannot flood the page. */
+function outputExcerpt(output: string): string {
+  const lines = output.replace(/\n+$/, "").split("\n");
+  const tail = lines.slice(-excerptLines).join("\n");
+  return tail.length > excerptChars ? tail.slice(tail.length - excerptChars) : tail;
+}
+
+/** Points in hundredths, so 0.1 + 0.2 shows as 0.3. */
+function roundPoints(points: number): number {
+  return Math.round(points * 100) / 100;
+}
