@@ -1,18 +1,30 @@
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { defineConfig, devices } from "@playwright/test";
 
 // Playwright cannot download its own browsers here: use Debian's Chromium when it exists.
+// (As root it needs no sandbox flag: Playwright passes --no-sandbox unless chromiumSandbox is set.)
 const debianChromium = "/usr/bin/chromium";
 const executablePath = existsSync(debianChromium) ? debianChromium : undefined;
+
+const port = Number(process.env.E2E_PORT ?? 18080);
+const baseURL = `http://127.0.0.1:${port}`;
+
+// A fresh data directory per run, so no login or session survives from an earlier run. Workers load
+// this file again but inherit the variable, so only the runner creates a directory.
+export const e2eDataDir = (process.env.LAB_E2E_DATA_DIR ??= mkdtempSync(join(tmpdir(), "lab-console-e2e-")));
 
 export default defineConfig({
   testDir: "e2e",
   timeout: 90_000,
   expect: { timeout: 30_000 },
   workers: 1,
+  forbidOnly: Boolean(process.env.CI),
   reporter: process.env.CI ? "list" : [["list"], ["html", { open: "never" }]],
   use: {
     ...devices["Desktop Chrome"],
+    baseURL,
     viewport: { width: 1280, height: 800 },
     trace: "retain-on-failure",
     launchOptions: {
@@ -24,5 +36,24 @@ export default defineConfig({
         "--no-first-run",
       ],
     },
+  },
+  webServer: {
+    // The BFF serves the built SPA from dist/web (`npm test` builds it first) and starts its own
+    // emulator; fast timing makes a VM reach Running in well under a second.
+    command: "npm start",
+    url: `${baseURL}/api/readyz`,
+    env: {
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      DATA_DIR: e2eDataDir,
+      LAB_EMULATOR_TIMING: "fast",
+    },
+    reuseExistingServer: !process.env.CI,
+    timeout: 120_000,
+    // SIGTERM rather than Playwright's default SIGKILL: the BFF then stops the emulator it spawned (in
+    // its own process group), which a SIGKILL would leave running after every run.
+    gracefulShutdown: { signal: "SIGTERM", timeout: 10_000 },
+    stdout: "pipe",
+    stderr: "pipe",
   },
 });

@@ -1,0 +1,11 @@
+// The BFF's demo accounts (AUTH_MODE=demo).
+export const demoUsers = {
+  alice: "student",
+  bob: "student",
+  tara: "ta",
+  ivan: "instructor",
+} as const;
+
+export type DemoUser = keyof typeof demoUsers;
+
+export const demoPassword = "demo";

@@ -1,0 +1,66 @@
+import { expect, type APIRequestContext } from "@playwright/test";
+import { LabSummary, Session, SessionList, csrfHeader } from "../../src/common/api.ts";
+import { demoPassword, type DemoUser } from "./demo-users.ts";
+
+const mutationHeaders = { [csrfHeader.name]: csrfHeader.value };
+
+/** The BFF's JSON API as one signed-in person: how tests set up state without clicking through the UI. */
+export class LabApi {
+  constructor(
+    readonly request: APIRequestContext,
+    readonly username: DemoUser,
+  ) {}
+
+  async signIn(): Promise<void> {
+    const response = await this.request.post("/api/auth/login", {
+      data: { username: this.username, password: demoPassword },
+      headers: mutationHeaders,
+    });
+    expect(response.status(), `sign-in as ${this.username}`).toBe(200);
+  }
+
+  async labs(): Promise<LabSummary[]> {
+    const response = await this.request.get("/api/labs");
+    expect(response.status()).toBe(200);
+    return LabSummary.array().parse(await response.json());
+  }
+
+  async launch(labId: string): Promise<Session> {
+    const response = await this.request.post("/api/sessions", { data: { labId }, headers: mutationHeaders });
+    expect(response.status(), `launch ${labId} as ${this.username}: ${await response.text()}`).toBe(201);
+    return Session.parse(await response.json());
+  }
+
+  async sessions(): Promise<Session[]> {
+    const response = await this.request.get("/api/sessions?pageSize=1000");
+    expect(response.status()).toBe(200);
+    return SessionList.parse(await response.json()).items;
+  }
+
+  /** The HTTP status of reading one session, for checks that someone may not see it. */
+  async sessionStatusCode(sessionId: string): Promise<number> {
+    return (await this.request.get(`/api/sessions/${sessionId}`)).status();
+  }
+
+  async waitUntilRunning(sessionId: string): Promise<void> {
+    await expect
+      .poll(async () => (await this.sessions()).find((session) => session.id === sessionId)?.status, {
+        message: `session ${sessionId} reaches running`,
+      })
+      .toBe("running");
+  }
+
+  /** Ends every session this person has and waits until they are gone, so the next test starts clean. */
+  async endAllSessions(): Promise<void> {
+    for (const session of await this.sessions()) {
+      if (session.status === "deleted" || session.status === "stopping") continue;
+      const response = await this.request.delete(`/api/sessions/${session.id}`, { headers: mutationHeaders });
+      expect([202, 404], `end ${session.id}`).toContain(response.status());
+    }
+    await expect
+      .poll(async () => (await this.sessions()).filter((session) => session.status !== "deleted").length, {
+        message: `${this.username}'s sessions are gone`,
+      })
+      .toBe(0);
+  }
+}

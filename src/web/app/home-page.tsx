@@ -1,0 +1,31 @@
+import { useSignedInUser } from "../features/auth/components/signed-in-user.ts";
+import { isStaff } from "../features/auth/components/role-label.ts";
+import { LabCatalog } from "../features/labs/components/lab-catalog.tsx";
+import { useSessions } from "../features/sessions/api/get-sessions.ts";
+import { LaunchLabButton } from "../features/sessions/components/launch-lab-button.tsx";
+import { MySessions } from "../features/sessions/components/my-sessions.tsx";
+import { visibleSessions } from "../features/sessions/components/visible-sessions.ts";
+
+/** Everyone's start page: their own sessions on top, then the catalog to launch from. */
+export function HomePage() {
+  const me = useSignedInUser();
+  // Staff see every session in the API; here they want their own, like a student.
+  const sessions = useSessions(isStaff(me.role) ? { owner: me.username } : {});
+  const active = visibleSessions(sessions.data);
+
+  return (
+    <main className="page">
+      <title>Labs · Lab Console</title>
+      <h1 className="page-title">Labs</h1>
+      <p className="lead">
+        Launch a lab to get your own virtual machine. It stops by itself when its time is up.
+      </p>
+      <MySessions query={sessions} />
+      <LabCatalog
+        renderAction={(lab) => (
+          <LaunchLabButton lab={lab} activeSession={active.find((session) => session.labId === lab.id)} />
+        )}
+      />
+    </main>
+  );
+}

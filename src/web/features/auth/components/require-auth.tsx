@@ -1,0 +1,29 @@
+import { Navigate, Outlet, useLocation } from "react-router";
+import { ErrorPanel, Loading } from "../../../components/page-state.tsx";
+import { paths } from "../../../lib/paths.ts";
+import { useMe } from "../api/get-me.ts";
+import { SignedInUserContext } from "./signed-in-user.ts";
+
+/** Renders the child routes for a signed-in person; anyone else goes to sign-in and comes back after. */
+export function RequireAuth() {
+  const me = useMe();
+  const location = useLocation();
+
+  if (me.isPending) return <Loading label="Loading Lab Console…" />;
+  if (me.isError) {
+    return (
+      <main className="page">
+        <ErrorPanel title="Lab Console is not answering" error={me.error} onRetry={() => void me.refetch()} />
+      </main>
+    );
+  }
+  if (!me.data) {
+    const from = `${location.pathname}${location.search}`;
+    return <Navigate to={paths.signIn.to(from)} replace />;
+  }
+  return (
+    <SignedInUserContext value={me.data}>
+      <Outlet />
+    </SignedInUserContext>
+  );
+}

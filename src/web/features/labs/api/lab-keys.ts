@@ -1,0 +1,4 @@
+export const labKeys = {
+  all: ["labs"] as const,
+  list: () => [...labKeys.all, "list"] as const,
+};

@@ -1,0 +1,10 @@
+import type { SessionFilters } from "./get-sessions.ts";
+
+// General to specific, so invalidating ["sessions"] refreshes every list and detail at once.
+export const sessionKeys = {
+  all: ["sessions"] as const,
+  lists: () => [...sessionKeys.all, "list"] as const,
+  list: (filters: SessionFilters) => [...sessionKeys.lists(), filters] as const,
+  details: () => [...sessionKeys.all, "detail"] as const,
+  detail: (sessionId: string) => [...sessionKeys.details(), sessionId] as const,
+};

@@ -1,0 +1,44 @@
+import { describe, expect, it } from "vitest";
+import type { Session, SessionList } from "../../../../common/api.ts";
+import { changingPollMs, sessionListPollMs, sessionPollMs, stablePollMs } from "./session-polling.ts";
+
+function buildSession(overrides: Partial<Session> = {}): Session {
+  return {
+    id: "linux-basics-abcd1234",
+    labId: "linux-basics",
+    owner: "alice",
+    status: "running",
+    phase: "Running",
+    createdAt: "2026-01-01T10:00:00.000Z",
+    expiresAt: "2026-01-01T11:00:00.000Z",
+    extensions: 0,
+    timeline: [],
+    message: null,
+    ...overrides,
+  };
+}
+
+function buildList(items: Session[], counts: Partial<SessionList["counts"]> = {}): SessionList {
+  const allCounts = { starting: 0, running: 0, stopping: 0, failed: 0, deleted: 0, ...counts };
+  return { items, total: items.length, page: 1, pageSize: 50, counts: allCounts, stale: false };
+}
+
+describe("session polling", () => {
+  it("polls a single session fast while it starts or stops, slowly when running, never once deleted", () => {
+    expect(sessionPollMs(buildSession({ status: "starting" }))).toBe(changingPollMs);
+    expect(sessionPollMs(buildSession({ status: "stopping" }))).toBe(changingPollMs);
+    expect(sessionPollMs(buildSession({ status: "running" }))).toBe(stablePollMs);
+    expect(sessionPollMs(buildSession({ status: "deleted" }))).toBe(false);
+  });
+
+  it("keeps the slow period between 9 and 11 s so tabs drift apart", () => {
+    expect(stablePollMs).toBeGreaterThanOrEqual(9000);
+    expect(stablePollMs).toBeLessThanOrEqual(11_000);
+  });
+
+  it("polls a list fast when any session on any page is changing", () => {
+    expect(sessionListPollMs(buildList([buildSession()], { running: 1 }))).toBe(stablePollMs);
+    expect(sessionListPollMs(buildList([buildSession({ status: "starting" })]))).toBe(changingPollMs);
+    expect(sessionListPollMs(buildList([buildSession()], { running: 1, stopping: 3 }))).toBe(changingPollMs);
+  });
+});

@@ -1,0 +1,27 @@
+import type { Session, SessionList } from "../../../../common/api.ts";
+
+// Polling follows the data: fast while a VM changes state, so the timeline moves in step with the
+// cluster; slow when everything is stable; off when the session is gone.
+
+export const changingPollMs = 1500;
+// Each tab gets its own slow period (9-11 s), so a class that opened the page together drifts apart
+// instead of hitting the BFF in the same second every ten seconds.
+export const stablePollMs = 9000 + Math.round(Math.random() * 2000);
+
+export function isChanging(status: Session["status"]): boolean {
+  return status === "starting" || status === "stopping";
+}
+
+export function sessionListPollMs(list: SessionList | undefined): number {
+  if (!list) return stablePollMs;
+  const changing = list.counts.starting + list.counts.stopping;
+  return changing > 0 || list.items.some((session) => isChanging(session.status))
+    ? changingPollMs
+    : stablePollMs;
+}
+
+export function sessionPollMs(session: Session | undefined): number | false {
+  if (!session) return stablePollMs;
+  if (session.status === "deleted") return false;
+  return isChanging(session.status) ? changingPollMs : stablePollMs;
+}

@@ -1,0 +1,93 @@
+import { useEffect, useId, useState } from "react";
+import { sessionStatuses, type SessionStatus } from "../../../../common/api.ts";
+import { useLabs } from "../../labs/api/get-labs.ts";
+import { statusLabels } from "./status-badge.tsx";
+
+export interface SessionFilterValues {
+  lab: string;
+  status: SessionStatus | "";
+  student: string;
+}
+
+const studentTypingDelayMs = 300;
+
+/** Lab, status and student filters. The student box waits for a pause in typing before it filters. */
+export function SessionFilterBar({
+  values,
+  onChange,
+}: {
+  values: SessionFilterValues;
+  onChange: (changes: Partial<SessionFilterValues>) => void;
+}) {
+  const labs = useLabs();
+  // Labels point at their controls with ids: a label wrapped around a <select> would also take in the
+  // option texts, and "Status" would no longer name the status filter.
+  const ids = { lab: useId(), status: useId(), student: useId() };
+  const [student, setStudent] = useState(values.student);
+
+  // Follow outside changes (back button, a cleared filter) without fighting the person typing.
+  const [lastOutsideStudent, setLastOutsideStudent] = useState(values.student);
+  if (values.student !== lastOutsideStudent) {
+    setLastOutsideStudent(values.student);
+    setStudent(values.student);
+  }
+
+  useEffect(() => {
+    if (student.trim() === values.student) return;
+    const timer = setTimeout(() => onChange({ student: student.trim() }), studentTypingDelayMs);
+    return () => clearTimeout(timer);
+  }, [student, values.student, onChange]);
+
+  return (
+    <form
+      className="filters"
+      role="search"
+      aria-label="Filter sessions"
+      onSubmit={(event) => event.preventDefault()}
+    >
+      <div className="field">
+        <label className="field-label" htmlFor={ids.lab}>
+          Lab
+        </label>
+        <select id={ids.lab} value={values.lab} onChange={(event) => onChange({ lab: event.target.value })}>
+          <option value="">All labs</option>
+          {labs.data?.map((lab) => (
+            <option key={lab.id} value={lab.id}>
+              {lab.title}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div className="field">
+        <label className="field-label" htmlFor={ids.status}>
+          Status
+        </label>
+        <select
+          id={ids.status}
+          value={values.status}
+          onChange={(event) => onChange({ status: event.target.value as SessionStatus | "" })}
+        >
+          <option value="">Any status</option>
+          {sessionStatuses.map((status) => (
+            <option key={status} value={status}>
+              {statusLabels[status]}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div className="field">
+        <label className="field-label" htmlFor={ids.student}>
+          Student
+        </label>
+        <input
+          id={ids.student}
+          type="search"
+          placeholder="Exact username"
+          autoComplete="off"
+          value={student}
+          onChange={(event) => setStudent(event.target.value)}
+        />
+      </div>
+    </form>
+  );
+}

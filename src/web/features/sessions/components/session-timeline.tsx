@@ -1,0 +1,57 @@
+import type { Session } from "../../../../common/api.ts";
+import { Elapsed } from "../../../components/duration.tsx";
+import { formatElapsed } from "../../../lib/durations.ts";
+
+// The VMI phases a start goes through, in order, as KubeVirt names them.
+const steps = ["Pending", "Scheduling", "Scheduled", "Running"] as const;
+
+type StepState = "done" | "current" | "upcoming";
+
+/**
+ * Where a VM start has got to, with the seconds each step took and a ticking clock on the current one,
+ * so a 20-second start reads as progress rather than a hang.
+ */
+export function SessionTimeline({ session }: { session: Session }) {
+  const current = currentStepIndex(session);
+  const createdAt = Date.parse(session.createdAt);
+
+  return (
+    <ol className="timeline" aria-label="Start-up progress">
+      {steps.map((step, index) => {
+        const state: StepState =
+          index < current || (index === current && step === "Running")
+            ? "done"
+            : index === current
+              ? "current"
+              : "upcoming";
+        const reachedAt = session.timeline.find((entry) => entry.phase === step)?.at;
+        return (
+          <li
+            key={step}
+            className="timeline-step"
+            data-state={state}
+            aria-current={state === "current" ? "step" : undefined}
+          >
+            <span className="timeline-marker" aria-hidden="true" />
+            <span className="timeline-name">{step}</span>
+            <span className="timeline-time">
+              {state === "current" ? (
+                <Elapsed since={reachedAt ?? session.createdAt} />
+              ) : state === "done" && reachedAt ? (
+                `after ${formatElapsed(Date.parse(reachedAt) - createdAt)}`
+              ) : null}
+            </span>
+          </li>
+        );
+      })}
+    </ol>
+  );
+}
+
+function currentStepIndex(session: Session): number {
+  if (session.status === "running") return steps.length - 1;
+  const byPhase = steps.indexOf(session.phase as (typeof steps)[number]);
+  if (byPhase >= 0) return byPhase;
+  // No VMI yet (phase ""): the VM exists and waits for its instance, which is the Pending step.
+  return 0;
+}

@@ -1,0 +1,116 @@
+import { useCallback, useMemo } from "react";
+import { useSearchParams } from "react-router";
+import { SessionStatus } from "../../../../common/api.ts";
+import { ErrorPanel, Loading, RefreshWarning } from "../../../components/page-state.tsx";
+import { useLabTitles } from "../../labs/api/get-labs.ts";
+import { useSessions, type SessionFilters } from "../api/get-sessions.ts";
+import { StaleNotice } from "./stale-notice.tsx";
+import { SessionFilterBar, type SessionFilterValues } from "./session-filter-bar.tsx";
+import { SessionsTable } from "./sessions-table.tsx";
+import { StatusCounts } from "./status-counts.tsx";
+
+const pageSize = 50;
+
+/** TAs' and instructors' live view of every session, filtered and paged on the server. */
+export function SessionsPage() {
+  const [searchParams, setSearchParams] = useSearchParams();
+  const values = useMemo(() => readFilterValues(searchParams), [searchParams]);
+  const page = readPage(searchParams);
+  const filters: SessionFilters = {
+    lab: values.lab || undefined,
+    status: values.status || undefined,
+    owner: values.student || undefined,
+    page,
+    pageSize,
+  };
+  const query = useSessions(filters);
+  const labTitles = useLabTitles();
+
+  const changeFilters = useCallback(
+    (changes: Partial<SessionFilterValues>) => {
+      setSearchParams(
+        (current) => {
+          const next = new URLSearchParams(current);
+          for (const [name, value] of Object.entries(changes)) {
+            if (value) next.set(name, value);
+            else next.delete(name);
+          }
+          // A different filter is a different result set: start at its first page.
+          next.delete("page");
+          return next;
+        },
+        { replace: true },
+      );
+    },
+    [setSearchParams],
+  );
+
+  const goToPage = (nextPage: number) =>
+    setSearchParams((current) => {
+      const next = new URLSearchParams(current);
+      if (nextPage > 1) next.set("page", String(nextPage));
+      else next.delete("page");
+      return next;
+    });
+
+  const list = query.data;
+  const pageCount = list ? Math.max(1, Math.ceil(list.total / list.pageSize)) : 1;
+
+  return (
+    <main className="page page-wide">
+      <title>Sessions · Lab Console</title>
+      <h1 className="page-title">Sessions</h1>
+      <SessionFilterBar values={values} onChange={changeFilters} />
+      {query.isPending ? (
+        <Loading label="Loading sessions…" />
+      ) : !list ? (
+        <ErrorPanel
+          title="Could not load the sessions"
+          error={query.error}
+          onRetry={() => void query.refetch()}
+        />
+      ) : (
+        <>
+          <RefreshWarning error={query.error} />
+          <StaleNotice list={list} />
+          <StatusCounts list={list} />
+          {list.items.length === 0 ? (
+            <p className="empty">No sessions match these filters.</p>
+          ) : (
+            <SessionsTable sessions={list.items} labTitles={labTitles} busy={query.isPlaceholderData} />
+          )}
+          <nav className="pager" aria-label="Pages">
+            <button type="button" className="button" disabled={page <= 1} onClick={() => goToPage(page - 1)}>
+              Previous page
+            </button>
+            <span>
+              Page {Math.min(page, pageCount)} of {pageCount}
+            </span>
+            <button
+              type="button"
+              className="button"
+              disabled={page >= pageCount}
+              onClick={() => goToPage(page + 1)}
+            >
+              Next page
+            </button>
+          </nav>
+        </>
+      )}
+    </main>
+  );
+}
+
+function readFilterValues(searchParams: URLSearchParams): SessionFilterValues {
+  const status = SessionStatus.safeParse(searchParams.get("status"));
+  return {
+    lab: searchParams.get("lab") ?? "",
+    status: status.success ? status.data : "",
+    student: searchParams.get("student") ?? "",
+  };
+}
+
+function readPage(searchParams: URLSearchParams): number {
+  const page = Number(searchParams.get("page") ?? "1");
+  return Number.isInteger(page) && page >= 1 ? page : 1;
+}

@@ -1,0 +1,70 @@
+import type { z } from "zod";
+import { ApiErrorBody, csrfHeader } from "../../common/api.ts";
+import { ApiError } from "./api-error.ts";
+
+type Method = "GET" | "POST" | "DELETE";
+
+interface RequestOptions<T> {
+  method?: Method;
+  body?: unknown;
+  /** Parses the success body; omit for responses without one (204). */
+  schema?: z.ZodType<T>;
+  signal?: AbortSignal;
+}
+
+/**
+ * Calls the BFF under /api. GETs use cache mode "no-cache": the browser keeps the last body with its
+ * ETag and always revalidates with If-None-Match, so an unchanged list costs a 304 and no JSON parse on
+ * the server's side, whatever Cache-Control the BFF sends.
+ */
+export async function apiRequest<T = void>(path: string, options: RequestOptions<T> = {}): Promise<T> {
+  const method = options.method ?? "GET";
+  const headers: Record<string, string> = { Accept: "application/json" };
+  if (method !== "GET") headers[csrfHeader.name] = csrfHeader.value;
+  if (options.body !== undefined) headers["Content-Type"] = "application/json";
+
+  let response: Response;
+  try {
+    response = await fetch(`/api${path}`, {
+      method,
+      headers,
+      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+      cache: method === "GET" ? "no-cache" : "no-store",
+      credentials: "same-origin",
+      signal: options.signal,
+    });
+  } catch (error) {
+    if (options.signal?.aborted) throw error;
+    throw new ApiError(
+      0,
+      "network",
+      "Cannot reach Lab Console. Check your connection; the page retries on its own.",
+    );
+  }
+
+  if (!response.ok) throw await toApiError(response);
+  if (!options.schema) return undefined as T;
+
+  const parsed = options.schema.safeParse(await response.json().catch(() => undefined));
+  if (!parsed.success) {
+    throw new ApiError(
+      response.status,
+      "bad_response",
+      "The server sent an answer this page does not understand. Reload the page to get the newest version.",
+    );
+  }
+  return parsed.data;
+}
+
+async function toApiError(response: Response): Promise<ApiError> {
+  const parsed = ApiErrorBody.safeParse(await response.json().catch(() => undefined));
+  if (parsed.success) return new ApiError(response.status, parsed.data.error.code, parsed.data.error.message);
+  if (response.status >= 500) {
+    return new ApiError(
+      response.status,
+      "server",
+      "Lab Console had a problem answering. Try again in a moment.",
+    );
+  }
+  return new ApiError(response.status, "http", `The request failed (HTTP ${response.status}).`);
+}

@@ -1,0 +1,28 @@
+// Every route and every link in the SPA comes from here.
+
+export const paths = {
+  home: {
+    pattern: "/",
+    to: () => "/",
+  },
+  signIn: {
+    pattern: "/sign-in",
+    /** `from` is where to return after signing in. */
+    to: (from?: string) => (from && from !== "/" ? `/sign-in?${new URLSearchParams({ from })}` : "/sign-in"),
+  },
+  sessions: {
+    pattern: "/sessions",
+    to: () => "/sessions",
+  },
+  session: {
+    pattern: "/sessions/:sessionId",
+    to: (sessionId: string) => `/sessions/${encodeURIComponent(sessionId)}`,
+  },
+} as const;
+
+/** Only same-origin paths are followed after sign-in, so a crafted link cannot send people elsewhere. */
+export function safeReturnPath(from: string | null): string {
+  if (!from || !from.startsWith("/") || from.startsWith("//") || from.startsWith("/\\"))
+    return paths.home.to();
+  return from;
+}
