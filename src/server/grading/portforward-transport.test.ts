@@ -1,0 +1,140 @@
+// The port-forward transport against a stand-in for virt-api: HTTPS with the kubeconfig's CA and
+// bearer token, KubeVirt's portforward path and subprotocol, raw bytes in binary websocket messages,
+// forwarded to a real agent on loopback.
+import { mkdtemp, rm } from "node:fs/promises";
+import { createServer, type Server } from "node:https";
+import type { AddressInfo, Socket } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { KubeConfig } from "@kubernetes/client-node";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { WebSocketServer } from "ws";
+import { renderKubeconfig } from "../../emulator/kubeconfig.ts";
+import { loadOrCreateServingMaterial } from "../../emulator/tls.ts";
+import { AgentUnreachableError, createAgentClient, type AgentClient } from "./agent-client.ts";
+import { createPortForwardTransport } from "./portforward-transport.ts";
+import { startLoopbackAgents, type LoopbackAgents } from "./testing/loopback-agents.ts";
+
+const session = "linux-basics-pf000001";
+const clusterToken = "cluster-admin-token-for-this-test";
+const pathPattern =
+  /^\/apis\/subresources\.kubevirt\.io\/v1\/namespaces\/lab-sessions\/virtualmachineinstances\/([^/]+)\/portforward\/8099$/;
+
+let dir: string;
+let agents: LoopbackAgents;
+let server: Server;
+let client: AgentClient;
+const seen: { url: string; protocol: string | undefined; binaryOnly: boolean }[] = [];
+
+function refuse(socket: Socket, status: number, body: string, type = "application/json"): void {
+  socket.end(
+    `HTTP/1.1 ${status} Refused\r\nContent-Type: ${type}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+      `Connection: close\r\n\r\n${body}`,
+  );
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), "portforward-"));
+  agents = await startLoopbackAgents([session]);
+  const material = loadOrCreateServingMaterial(dir, "127.0.0.1");
+  const websockets = new WebSocketServer({
+    noServer: true,
+    handleProtocols: (protocols) => (protocols.has("plain.kubevirt.io") ? "plain.kubevirt.io" : false),
+  });
+  server = createServer({ cert: material.certPem, key: material.keyPem });
+  server.on("upgrade", (request, socket: Socket, head) => {
+    const name = pathPattern.exec(request.url ?? "")?.[1];
+    if (request.headers.authorization !== `Bearer ${clusterToken}`)
+      return refuse(socket, 401, '{"message":"Unauthorized"}');
+    if (name === "refusing-vm") return refuse(socket, 500, "dialing VM: connection refused", "text/plain");
+    if (name !== session) {
+      return refuse(
+        socket,
+        404,
+        JSON.stringify({
+          kind: "Status",
+          code: 404,
+          message: `virtualmachineinstance.kubevirt.io "${name}" not found`,
+        }),
+      );
+    }
+    websockets.handleUpgrade(request, socket, head, async (websocket) => {
+      const record = { url: request.url ?? "", protocol: websocket.protocol || undefined, binaryOnly: true };
+      seen.push(record);
+      const tcp = (await agents.connect(session, new AbortController().signal)) as Socket;
+      // virt-api's keepalive: a client that stops answering pings is cut off.
+      const pings = setInterval(() => websocket.ping(), 1000);
+      websocket.on("message", (data: Buffer, isBinary) => {
+        if (!isBinary) record.binaryOnly = false;
+        tcp.write(data);
+      });
+      tcp.on("data", (data) => websocket.send(data, { binary: true }));
+      tcp.on("close", () => websocket.close());
+      tcp.on("error", () => websocket.terminate());
+      websocket.on("close", () => {
+        clearInterval(pings);
+        tcp.destroy();
+      });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromString(
+    renderKubeconfig({
+      server: `https://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      caCertPem: material.caCertPem,
+      token: clusterToken,
+    }),
+  );
+  client = createAgentClient({
+    connect: createPortForwardTransport({ kubeConfig, namespace: "lab-sessions" }),
+    tokenFor: agents.tokenFor,
+  });
+});
+
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+  await agents.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function reasonOf(promise: Promise<unknown>): Promise<string> {
+  const error = await promise.then(
+    () => undefined,
+    (rejection: unknown) => rejection,
+  );
+  expect(error).toBeInstanceOf(AgentUnreachableError);
+  return (error as Error).message;
+}
+
+describe("the port-forward transport", () => {
+  it("carries agent requests over KubeVirt's portforward websocket, in binary messages", async () => {
+    const results = await client.runChecks(session, [{ id: "hello", run: "echo hello", timeoutSeconds: 5 }]);
+    expect(results[0]).toMatchObject({ id: "hello", exitCode: 0, output: "hello\n" });
+    expect(seen.at(-1)).toEqual({
+      url: `/apis/subresources.kubevirt.io/v1/namespaces/lab-sessions/virtualmachineinstances/${session}/portforward/8099`,
+      protocol: "plain.kubevirt.io",
+      binaryOnly: true,
+    });
+  });
+
+  it("opens one websocket per request", async () => {
+    const before = seen.length;
+    await client.health(session);
+    await client.health(session);
+    expect(seen.length - before).toBe(2);
+  });
+
+  it("explains a VM that has no instance", async () => {
+    expect(await reasonOf(client.health("linux-basics-gone0000"))).toBe(
+      'The VM linux-basics-gone0000 has no running instance to connect to: virtualmachineinstance.kubevirt.io "linux-basics-gone0000" not found.',
+    );
+  });
+
+  it("explains a guest that refuses the connection", async () => {
+    expect(await reasonOf(client.health("refusing-vm"))).toBe(
+      "The VM did not accept a connection to its grading agent: dialing VM: connection refused.",
+    );
+  });
+});

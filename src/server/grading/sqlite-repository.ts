@@ -1,0 +1,308 @@
+// GradingRepository on SQLite (better-sqlite3). Statements run synchronously; every multi-row
+// change is one transaction, so a failure leaves nothing half-written.
+import type { Database, Statement } from "better-sqlite3";
+import type { GradingRunStatus } from "../../common/grading-api.ts";
+import { SessionResult } from "../../common/grading.ts";
+import { withDatabaseErrors } from "../db/errors.ts";
+import { openGradingDatabase } from "../db/grading-database.ts";
+import type {
+  FinishRun,
+  GradingRepository,
+  LatestResult,
+  NewRun,
+  NewSelfCheck,
+  RunItemRecord,
+  RunRecord,
+  SelfCheckRecord,
+} from "./repository.ts";
+
+interface SelfCheckRow {
+  id: number;
+  session_id: string;
+  lab_id: string;
+  owner: string;
+  checked_at: string;
+  result: string;
+}
+
+interface RunRow {
+  id: string;
+  lab_id: string;
+  started_by: string;
+  status: GradingRunStatus;
+  created_at: string;
+  finished_at: string | null;
+  selected_session_ids: string | null;
+  rerun_of: string | null;
+  total: number;
+  done: number;
+  ungradable: number;
+}
+
+interface ItemRow {
+  run_id: string;
+  session_id: string;
+  owner: string;
+  status: "pending" | "done";
+  result: string | null;
+}
+
+const runColumns = `
+  r.id, r.lab_id, r.started_by, r.status, r.created_at, r.finished_at, r.selected_session_ids, r.rerun_of,
+  count(i.session_id) AS total, count(i.result) AS done, coalesce(sum(i.gradable = 0), 0) AS ungradable
+  FROM grading_runs r LEFT JOIN run_items i ON i.run_id = r.id`;
+
+export class SqliteGradingRepository implements GradingRepository {
+  private readonly file: string;
+  private readonly sql: ReturnType<typeof prepareStatements>;
+
+  constructor(private readonly db: Database) {
+    this.file = db.name;
+    this.sql = withDatabaseErrors(this.file, () => prepareStatements(db));
+  }
+
+  static open(dataDir: string, options: { busyTimeoutMs?: number } = {}): SqliteGradingRepository {
+    return new SqliteGradingRepository(openGradingDatabase(dataDir, options));
+  }
+
+  async recordSelfCheck(check: NewSelfCheck): Promise<SelfCheckRecord> {
+    return this.guard(() => {
+      const row = this.sql.insertSelfCheck.get({
+        session_id: check.sessionId,
+        lab_id: check.labId,
+        owner: check.owner,
+        checked_at: check.checkedAt,
+        result: JSON.stringify(check.result),
+      }) as { id: number };
+      return { ...check, id: row.id };
+    });
+  }
+
+  async listSelfChecks(sessionId: string, limit: number): Promise<SelfCheckRecord[]> {
+    return this.guard(() =>
+      (this.sql.listSelfChecks.all(sessionId, limit) as SelfCheckRow[]).map(toSelfCheck),
+    );
+  }
+
+  async createRun(run: NewRun): Promise<RunRecord> {
+    return this.guard(() =>
+      this.db
+        .transaction(() => {
+          this.sql.insertRun.run({
+            id: run.id,
+            lab_id: run.labId,
+            started_by: run.startedBy,
+            created_at: run.createdAt,
+            selected_session_ids:
+              run.selectedSessionIds === null ? null : JSON.stringify(run.selectedSessionIds),
+            rerun_of: run.rerunOf,
+          });
+          run.items.forEach((item, position) =>
+            this.sql.insertItem.run({
+              run_id: run.id,
+              session_id: item.sessionId,
+              owner: item.owner,
+              position,
+            }),
+          );
+          return this.requireRun(run.id);
+        })
+        .immediate(),
+    );
+  }
+
+  async getRun(runId: string): Promise<RunRecord | undefined> {
+    return this.guard(() => this.findRun(runId));
+  }
+
+  async listRuns(filter: { labId?: string; status?: GradingRunStatus }): Promise<RunRecord[]> {
+    return this.guard(() =>
+      (
+        this.sql.listRuns.all({ lab_id: filter.labId ?? null, status: filter.status ?? null }) as RunRow[]
+      ).map(toRun),
+    );
+  }
+
+  async listRunItems(runId: string): Promise<RunItemRecord[]> {
+    return this.guard(() => (this.sql.listItems.all(runId) as ItemRow[]).map(toItem));
+  }
+
+  async recordResult(
+    runId: string,
+    sessionId: string,
+    result: SessionResult,
+  ): Promise<{ item: RunItemRecord; recorded: boolean }> {
+    if (result.sessionId !== sessionId) {
+      throw new Error(
+        `A result for session ${result.sessionId} cannot be recorded as session ${sessionId}'s.`,
+      );
+    }
+    return this.guard(() =>
+      this.db
+        .transaction(() => {
+          const recorded = this.completeItem(runId, sessionId, result);
+          const row = this.sql.getItem.get(runId, sessionId) as ItemRow | undefined;
+          if (!row) throw new Error(`Grading run ${runId} has no session ${sessionId}.`);
+          return { item: toItem(row), recorded };
+        })
+        .immediate(),
+    );
+  }
+
+  async finishRun(finish: FinishRun): Promise<RunRecord> {
+    return this.guard(() =>
+      this.db
+        .transaction(() => {
+          const run = this.requireRun(finish.runId);
+          if (run.status !== "running") return run;
+          for (const { sessionId, result } of finish.closingResults ?? []) {
+            this.completeItem(finish.runId, sessionId, result);
+          }
+          const { pending } = this.sql.countPending.get(finish.runId) as { pending: number };
+          if (pending > 0) {
+            throw new Error(
+              `Grading run ${finish.runId} cannot finish: ${pending} sessions have no result yet.`,
+            );
+          }
+          this.sql.finishRun.run({ id: finish.runId, status: finish.status, finished_at: finish.finishedAt });
+          return this.requireRun(finish.runId);
+        })
+        .immediate(),
+    );
+  }
+
+  async latestResults(labId: string): Promise<LatestResult[]> {
+    return this.guard(() =>
+      (this.sql.latestResults.all(labId) as { run_id: string; result: string }[]).map((row) => ({
+        runId: row.run_id,
+        result: parseResult(row.result),
+      })),
+    );
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+
+  /** True when this call recorded the result; false when the item already had one. */
+  private completeItem(runId: string, sessionId: string, result: SessionResult): boolean {
+    const update = this.sql.completeItem.run({
+      run_id: runId,
+      session_id: sessionId,
+      result: JSON.stringify(result),
+      gradable: result.gradable ? 1 : 0,
+      graded_at: result.gradedAt,
+    });
+    return update.changes === 1;
+  }
+
+  private findRun(runId: string): RunRecord | undefined {
+    const row = this.sql.getRun.get(runId) as RunRow | undefined;
+    return row ? toRun(row) : undefined;
+  }
+
+  private requireRun(runId: string): RunRecord {
+    const run = this.findRun(runId);
+    if (!run) throw new Error(`There is no grading run ${runId}.`);
+    return run;
+  }
+
+  private guard<T>(work: () => T): T {
+    return withDatabaseErrors(this.file, work);
+  }
+}
+
+function prepareStatements(db: Database) {
+  const statement = (sql: string): Statement => db.prepare(sql);
+  return {
+    insertSelfCheck: statement(
+      `INSERT INTO self_checks (session_id, lab_id, owner, checked_at, result)
+       VALUES (@session_id, @lab_id, @owner, @checked_at, @result) RETURNING id`,
+    ),
+    listSelfChecks: statement(
+      `SELECT id, session_id, lab_id, owner, checked_at, result FROM self_checks
+       WHERE session_id = ? ORDER BY id DESC LIMIT ?`,
+    ),
+    insertRun: statement(
+      `INSERT INTO grading_runs (id, lab_id, started_by, status, created_at, selected_session_ids, rerun_of)
+       VALUES (@id, @lab_id, @started_by, 'running', @created_at, @selected_session_ids, @rerun_of)`,
+    ),
+    insertItem: statement(
+      `INSERT INTO run_items (run_id, session_id, position, owner, status)
+       VALUES (@run_id, @session_id, @position, @owner, 'pending')`,
+    ),
+    getRun: statement(`SELECT ${runColumns} WHERE r.id = ? GROUP BY r.id`),
+    listRuns: statement(
+      `SELECT ${runColumns}
+       WHERE (@lab_id IS NULL OR r.lab_id = @lab_id) AND (@status IS NULL OR r.status = @status)
+       GROUP BY r.id ORDER BY r.created_at DESC, r.rowid DESC`,
+    ),
+    listItems: statement(
+      `SELECT run_id, session_id, owner, status, result FROM run_items WHERE run_id = ? ORDER BY position`,
+    ),
+    getItem: statement(
+      `SELECT run_id, session_id, owner, status, result FROM run_items WHERE run_id = ? AND session_id = ?`,
+    ),
+    // Only a pending item takes a result: this is what makes recording idempotent.
+    completeItem: statement(
+      `UPDATE run_items SET status = 'done', result = @result, gradable = @gradable, graded_at = @graded_at
+       WHERE run_id = @run_id AND session_id = @session_id AND status = 'pending'`,
+    ),
+    countPending: statement(
+      `SELECT count(*) AS pending FROM run_items WHERE run_id = ? AND status = 'pending'`,
+    ),
+    finishRun: statement(
+      `UPDATE grading_runs SET status = @status, finished_at = @finished_at WHERE id = @id AND status = 'running'`,
+    ),
+    latestResults: statement(
+      `SELECT run_id, result FROM (
+         SELECT i.run_id, i.owner, i.result, row_number() OVER (
+           PARTITION BY i.owner ORDER BY i.gradable DESC, i.graded_at DESC, r.created_at DESC, r.rowid DESC
+         ) AS rank
+         FROM run_items i JOIN grading_runs r ON r.id = i.run_id
+         WHERE r.lab_id = ? AND i.status = 'done'
+       ) WHERE rank = 1 ORDER BY owner`,
+    ),
+  };
+}
+
+function toSelfCheck(row: SelfCheckRow): SelfCheckRecord {
+  return {
+    id: row.id,
+    sessionId: row.session_id,
+    labId: row.lab_id,
+    owner: row.owner,
+    checkedAt: row.checked_at,
+    result: parseResult(row.result),
+  };
+}
+
+function toRun(row: RunRow): RunRecord {
+  return {
+    id: row.id,
+    labId: row.lab_id,
+    startedBy: row.started_by,
+    status: row.status,
+    createdAt: row.created_at,
+    finishedAt: row.finished_at,
+    selectedSessionIds:
+      row.selected_session_ids === null ? null : (JSON.parse(row.selected_session_ids) as string[]),
+    rerunOf: row.rerun_of,
+    counts: { total: row.total, done: row.done, ungradable: row.ungradable },
+  };
+}
+
+function toItem(row: ItemRow): RunItemRecord {
+  return {
+    runId: row.run_id,
+    sessionId: row.session_id,
+    owner: row.owner,
+    status: row.status,
+    result: row.result === null ? null : parseResult(row.result),
+  };
+}
+
+/** Stored by this code, but checked anyway: a hand-edited or damaged row must not reach a page unseen. */
+function parseResult(text: string): SessionResult {
+  return SessionResult.parse(JSON.parse(text));
+}
