@@ -1,0 +1,519 @@
+// An emulated guest: what runs "inside" a Running VMI. A real bash behind a serial line, in a sandbox
+// with its own home and /tmp, cloud-init's write_files and runcmd at boot, TCP ports reachable through
+// the port relay, and the facts a guest agent would report. The emulator starts one when a VMI reaches
+// Running and kills it when the VMI goes away.
+import { spawn, type ChildProcess } from "node:child_process";
+import { EventEmitter } from "node:events";
+import { chmod, chown, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
+import net from "node:net";
+import { dirname, join } from "node:path";
+import type { Readable, Writable } from "node:stream";
+import { fileURLToPath } from "node:url";
+import {
+  BOOT_DIR,
+  INIT_SCRIPT,
+  NODE_PATH,
+  RELAY_SCRIPT,
+  STATUS_FD,
+  bootFiles,
+  etcOverrides,
+} from "./boot-files.ts";
+import { parseCloudConfig } from "./cloud-init.ts";
+import {
+  guestAgentInfo,
+  guestFileSystemList,
+  guestUserList,
+  type GuestAgentInfo,
+  type GuestFacts,
+  type GuestFileSystemList,
+  type GuestOsUserList,
+} from "./guest-info.ts";
+import {
+  GUEST_UID,
+  SANDBOX_PATH,
+  runsPrivileged,
+  sandboxAvailable,
+  sandboxLaunch,
+  type SandboxBackend,
+  type SandboxPlan,
+} from "./sandbox.ts";
+import { isRunning, namespaceInitOf, waitUntilEnded, type ProcessIdentity } from "./sandbox-process.ts";
+import { SerialLine, type SerialAttachment, type SerialHandlers } from "./serial-line.ts";
+
+export type { SerialAttachment, SerialHandlers } from "./serial-line.ts";
+
+export interface GuestOptions {
+  /** The VMI's name; also the guest's hostname. */
+  name: string;
+  /** Each guest gets a fresh directory under it (home, /tmp, boot files). */
+  rootDir: string;
+  /** cloud-init NoCloud user data: a #cloud-config document. */
+  userData?: string;
+  /** The guest user; default "student". */
+  username?: string;
+  /** Use this sandbox backend; by default bubblewrap, else unshare. */
+  sandbox?: SandboxBackend;
+}
+
+export interface GuestEvents {
+  /** The guest agent connected (cloud-init finished) or went away (the guest stopped). */
+  agent: [connected: boolean];
+  /** The guest stopped by itself (not through kill()), e.g. its sandbox crashed. */
+  exit: [reason: string];
+}
+
+export interface Guest {
+  readonly name: string;
+  /** The guest's home directory on the host. */
+  readonly homeDir: string;
+  /** Boot log lines about the user data: what cloud-init skipped or ignored. Also printed on the console at boot. */
+  readonly bootLog: readonly string[];
+  /** True from the end of cloud-init until the guest stops (KubeVirt's AgentConnected condition). */
+  readonly agentConnected: boolean;
+  /** Attach to the serial line. The newest attachment wins: the previous one gets onClose("replaced"). */
+  attach(handlers: SerialHandlers): SerialAttachment;
+  /**
+   * A TCP connection to `port` on the guest's loopback, as port-forward makes it. Rejects with code
+   * ECONNREFUSED when nothing listens there, EGUESTSTOPPED when the guest is gone.
+   */
+  connect(port: number): Promise<net.Socket>;
+  on<E extends keyof GuestEvents>(event: E, listener: (...args: GuestEvents[E]) => void): void;
+  off<E extends keyof GuestEvents>(event: E, listener: (...args: GuestEvents[E]) => void): void;
+  /** Bodies of KubeVirt's guestosinfo, userlist and filesystemlist subresources. */
+  guestOsInfo(): Promise<GuestAgentInfo>;
+  userList(): GuestOsUserList;
+  filesystemList(): Promise<GuestFileSystemList>;
+  /** Ends every process of the guest, then removes its files (all but the home with keepHome). */
+  kill(options?: { keepHome?: boolean }): Promise<void>;
+}
+
+const defaultUsername = "student";
+const namePattern = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
+const usernamePattern = /^[a-z_][a-z0-9_-]{0,31}$/;
+const startTimeoutMs = 10_000;
+const connectTimeoutMs = 10_000;
+const relaySource = fileURLToPath(new URL(`./${RELAY_SCRIPT}`, import.meta.url));
+
+export async function startGuest(options: GuestOptions): Promise<Guest> {
+  const support = await sandboxAvailable(options.sandbox);
+  if (!support.ok) throw new Error(support.message);
+  const username = options.username ?? defaultUsername;
+  if (!namePattern.test(options.name))
+    throw new Error(`guest name ${JSON.stringify(options.name)} is not a VMI name`);
+  if (!usernamePattern.test(username))
+    throw new Error(`guest user name ${JSON.stringify(username)} is not valid`);
+
+  await mkdir(options.rootDir, { recursive: true });
+  const guestDir = await mkdtemp(join(options.rootDir, `${hostnameFor(options.name)}-`));
+  try {
+    const layout = await prepareGuestDir(guestDir, options.name, username, options.userData);
+    const child = spawn(...launchOf(layout, support.backend), {
+      env: {
+        PATH: SANDBOX_PATH,
+        HOME: layout.guestHome,
+        USER: username,
+        LOGNAME: username,
+        SHELL: "/bin/bash",
+        // What systemd's serial-getty sets on a real guest's ttyS0.
+        TERM: "vt220",
+        LANG: "C.UTF-8",
+      },
+      stdio: ["pipe", "pipe", "pipe", "ipc", "pipe"],
+      // A session of its own: no controlling terminal shared with the emulator.
+      detached: true,
+    });
+    const guest = new SandboxedGuest(options.name, username, layout, child);
+    try {
+      await guest.started();
+    } catch (error) {
+      await guest.kill();
+      throw error;
+    }
+    return guest;
+  } catch (error) {
+    await removeTree(guestDir);
+    throw error;
+  }
+}
+
+// A VMI name may have 253 characters, a Linux hostname 64: cut it to 63, the limit of a DNS label.
+function hostnameFor(name: string): string {
+  return name.slice(0, 63);
+}
+
+interface GuestLayout {
+  guestDir: string;
+  homeDir: string;
+  tmpDir: string;
+  bootDir: string;
+  rootMountPoint: string;
+  guestHome: string;
+  hostname: string;
+  bootLog: string[];
+}
+
+async function prepareGuestDir(
+  guestDir: string,
+  name: string,
+  username: string,
+  userData: string | undefined,
+): Promise<GuestLayout> {
+  const layout: GuestLayout = {
+    guestDir,
+    homeDir: join(guestDir, "home"),
+    tmpDir: join(guestDir, "tmp"),
+    bootDir: join(guestDir, "boot"),
+    rootMountPoint: join(guestDir, "root"),
+    guestHome: `/home/${username}`,
+    hostname: hostnameFor(name),
+    bootLog: [],
+  };
+  // Modes are set explicitly: the emulator's umask must not keep the relay (running as nobody) from its files.
+  for (const dir of [layout.homeDir, layout.tmpDir, layout.bootDir, layout.rootMountPoint]) {
+    await mkdir(dir);
+    await chmod(dir, 0o755);
+  }
+  await chmod(layout.tmpDir, 0o1777);
+  const privileged = runsPrivileged();
+  if (privileged) await chown(layout.homeDir, GUEST_UID, GUEST_UID);
+
+  const cloudConfig = parseCloudConfig(userData, { username, writableRoots: [layout.guestHome, "/tmp"] });
+  layout.bootLog = cloudConfig.log;
+  const files = bootFiles({
+    hostname: layout.hostname,
+    username,
+    homeDir: layout.guestHome,
+    cloudConfig,
+    privileged,
+  });
+  files.set(RELAY_SCRIPT, await readFile(relaySource));
+  for (const [file, content] of files) {
+    const path = join(layout.bootDir, file);
+    await mkdir(dirname(path), { recursive: true });
+    await chmod(dirname(path), 0o755);
+    await writeFile(path, content);
+    await chmod(path, 0o644);
+  }
+  return layout;
+}
+
+function launchOf(layout: GuestLayout, backend: SandboxBackend): [string, string[]] {
+  const plan: SandboxPlan = {
+    hostname: layout.hostname,
+    directories: ["/home"],
+    writable: [
+      { hostPath: layout.homeDir, guestPath: layout.guestHome },
+      { hostPath: layout.tmpDir, guestPath: "/tmp" },
+    ],
+    readOnly: [
+      { hostPath: layout.bootDir, guestPath: BOOT_DIR },
+      // The relay runs on the emulator's own node, which may live outside the system directories.
+      { hostPath: process.execPath, guestPath: NODE_PATH },
+      ...Object.entries(etcOverrides).map(([file, guestPath]) => ({
+        hostPath: join(layout.bootDir, file),
+        guestPath,
+      })),
+    ],
+    workDir: layout.guestHome,
+    rootMountPoint: layout.rootMountPoint,
+    command: ["/bin/sh", INIT_SCRIPT],
+  };
+  const launch = sandboxLaunch(plan, backend, runsPrivileged());
+  return [launch.file, launch.args];
+}
+
+function readLines(stream: Readable, onLine: (line: string) => void): void {
+  let pending = "";
+  stream.on("data", (chunk: Buffer) => {
+    pending += chunk.toString("utf8");
+    const lines = pending.split("\n");
+    pending = lines.pop() ?? "";
+    lines.forEach(onLine);
+  });
+}
+
+type StartState =
+  | { kind: "starting"; waiters: ((error: Error | undefined) => void)[] }
+  | { kind: "started" }
+  | { kind: "failed"; error: Error };
+
+interface PendingConnect {
+  port: number;
+  resolve(socket: net.Socket): void;
+  reject(error: Error): void;
+  timer: NodeJS.Timeout;
+}
+
+class SandboxedGuest implements Guest {
+  readonly name: string;
+  readonly homeDir: string;
+  readonly bootLog: readonly string[];
+  readonly #username: string;
+  readonly #layout: GuestLayout;
+  readonly #child: ChildProcess;
+  readonly #serial: SerialLine;
+  readonly #events = new EventEmitter();
+  readonly #pending = new Map<number, PendingConnect>();
+  readonly #startedAt = Date.now() / 1000;
+  #loginTime: number | undefined;
+  #agentConnected = false;
+  #nextRequest = 1;
+  #exited: Promise<void>;
+  #running = true;
+  #killRequested = false;
+  #stderrTail = "";
+  #removal: Promise<void> | undefined;
+  #startState: StartState = { kind: "starting", waiters: [] };
+  #namespaceInit: Promise<ProcessIdentity | undefined> = Promise.resolve(undefined);
+
+  constructor(name: string, username: string, layout: GuestLayout, child: ChildProcess) {
+    this.name = name;
+    this.homeDir = layout.homeDir;
+    this.bootLog = layout.bootLog;
+    this.#username = username;
+    this.#layout = layout;
+    this.#child = child;
+    this.#serial = new SerialLine(child.stdin as Writable, child.stdout as Readable);
+    child.stderr?.setEncoding("utf8").on("data", (text: string) => {
+      this.#stderrTail = (this.#stderrTail + text).slice(-2000);
+    });
+    readLines(child.stdio[STATUS_FD] as Readable, (line) => this.#onStatus(line));
+    child.on("message", (message: unknown, handle: unknown) => this.#onRelayMessage(message, handle));
+    this.#exited = new Promise((resolve) => {
+      child.once("exit", (code, signal) => resolve(this.#onExit(signal ?? `code ${code}`)));
+      // A launcher that could not be spawned at all never exits.
+      child.on("error", (error) => {
+        if (child.pid === undefined) resolve(this.#onExit(error.message));
+      });
+    });
+  }
+
+  /** Resolves once the sandbox runs the init script; rejects with the sandbox's own error otherwise. */
+  started(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      if (this.#startState.kind === "started") return resolve();
+      if (this.#startState.kind === "failed") return reject(this.#startState.error);
+      const timer = setTimeout(
+        () => this.#startFailed(`no sign of life after ${startTimeoutMs / 1000} s`),
+        startTimeoutMs,
+      );
+      this.#startState.waiters.push((error) => {
+        clearTimeout(timer);
+        if (error) reject(error);
+        else resolve();
+      });
+    });
+  }
+
+  get agentConnected(): boolean {
+    return this.#agentConnected;
+  }
+
+  attach(handlers: SerialHandlers): SerialAttachment {
+    return this.#serial.attach(handlers);
+  }
+
+  connect(port: number): Promise<net.Socket> {
+    if (!Number.isInteger(port) || port < 1 || port > 65535) {
+      return Promise.reject(new RangeError(`port must be an integer from 1 to 65535, not ${port}`));
+    }
+    if (!this.#running) return Promise.reject(this.#stoppedError());
+    const id = this.#nextRequest++;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(
+        () =>
+          this.#settle(id, guestError("ETIMEDOUT", `the port relay of guest ${this.name} did not answer`)),
+        connectTimeoutMs,
+      );
+      this.#pending.set(id, { port, resolve, reject, timer });
+      this.#child.send({ type: "connect", id, port }, (error) => {
+        if (error) this.#settle(id, this.#running ? error : this.#stoppedError());
+      });
+    });
+  }
+
+  on<E extends keyof GuestEvents>(event: E, listener: (...args: GuestEvents[E]) => void): void {
+    this.#events.on(event, listener as (...args: unknown[]) => void);
+  }
+
+  off<E extends keyof GuestEvents>(event: E, listener: (...args: GuestEvents[E]) => void): void {
+    this.#events.off(event, listener as (...args: unknown[]) => void);
+  }
+
+  guestOsInfo(): Promise<GuestAgentInfo> {
+    return guestAgentInfo(this.#facts());
+  }
+
+  userList(): GuestOsUserList {
+    return guestUserList(this.#facts());
+  }
+
+  filesystemList(): Promise<GuestFileSystemList> {
+    return guestFileSystemList(this.#facts());
+  }
+
+  async kill(options: { keepHome?: boolean } = {}): Promise<void> {
+    if (this.#running) {
+      this.#killRequested = true;
+      await this.#killSandbox();
+    }
+    await this.#exited;
+    this.#removal ??= this.#removeFilesOnceEnded(options.keepHome === true);
+    await this.#removal;
+  }
+
+  // Killing the pid namespace's first process makes the kernel kill all the others before it can be
+  // reaped; the launcher (bwrap or unshare) reaps it and then exits, so the launcher's exit means the
+  // guest is wholly gone. Killing the launcher first would not wait for that.
+  async #killSandbox(): Promise<void> {
+    const launcherPid = this.#child.pid;
+    if (launcherPid === undefined) return;
+    const init = await this.#namespaceInit;
+    signal(init && (await isRunning(init)) ? init.pid : launcherPid, "SIGKILL");
+    const fallback = setTimeout(() => signal(launcherPid, "SIGKILL"), 2000);
+    await this.#exited;
+    clearTimeout(fallback);
+  }
+
+  async #removeFilesOnceEnded(keepHome: boolean): Promise<void> {
+    const { guestDir, tmpDir, bootDir, rootMountPoint } = this.#layout;
+    // A launcher that died on its own takes the sandbox with it by a parent-death signal, a moment later.
+    const init = await this.#namespaceInit;
+    if (init && (await isRunning(init))) {
+      signal(init.pid, "SIGKILL");
+      if (!(await waitUntilEnded(init, 5000))) {
+        throw new Error(`guest ${this.name}: its processes did not end, its files stay in ${guestDir}`);
+      }
+    }
+    if (!keepHome) return removeTree(guestDir);
+    for (const dir of [tmpDir, bootDir, rootMountPoint]) await removeTree(dir);
+  }
+
+  #onStatus(line: string): void {
+    // The launcher's exit may be seen before the last lines of a pipe it shared with the dead guest.
+    if (!this.#running) return;
+    if (line === "started" && this.#startState.kind === "starting") {
+      const { waiters } = this.#startState;
+      this.#startState = { kind: "started" };
+      if (this.#child.pid !== undefined) this.#namespaceInit = namespaceInitOf(this.#child.pid);
+      for (const waiter of waiters) waiter(undefined);
+    } else if (line === "booted") {
+      this.#loginTime = Date.now() / 1000;
+      this.#setAgent(true);
+    }
+  }
+
+  #startFailed(why: string): void {
+    if (this.#startState.kind !== "starting") return;
+    const { waiters } = this.#startState;
+    const error = new Error(`guest ${this.name} did not start: ${why}`);
+    this.#startState = { kind: "failed", error };
+    for (const waiter of waiters) waiter(error);
+  }
+
+  #onExit(how: string): void {
+    this.#startFailed(this.#stderrTail.trim() || `the sandbox exited with ${how}`);
+    if (!this.#running) return;
+    this.#running = false;
+    this.#setAgent(false);
+    this.#serial.stop();
+    for (const id of [...this.#pending.keys()]) this.#settle(id, this.#stoppedError());
+    if (!this.#killRequested && this.#startState.kind === "started") {
+      const detail = this.#stderrTail.trim();
+      this.#events.emit("exit", `the guest's sandbox exited with ${how}${detail ? `: ${detail}` : ""}`);
+    }
+  }
+
+  #onRelayMessage(message: unknown, handle: unknown): void {
+    if (typeof message !== "object" || message === null) return;
+    const { type, id, code, message: text } = message as Record<string, unknown>;
+    const socket = handle instanceof net.Socket ? handle : undefined;
+    const pending = typeof id === "number" ? this.#pending.get(id) : undefined;
+    if (type === "connected" && socket && pending && typeof id === "number") {
+      this.#settle(id, socket);
+      return;
+    }
+    // An answer nobody waits for any more (timed out, guest stopped): its socket goes nowhere.
+    socket?.destroy();
+    if (!pending || typeof id !== "number") return;
+    if (code === "ECONNREFUSED") {
+      this.#settle(
+        id,
+        guestError(
+          "ECONNREFUSED",
+          `connection refused: nothing listens on port ${pending.port} in guest ${this.name}`,
+        ),
+      );
+    } else {
+      const reason = typeof text === "string" ? text : "unknown error";
+      const errorCode = typeof code === "string" ? code : "EIO";
+      this.#settle(
+        id,
+        guestError(errorCode, `connecting to port ${pending.port} in guest ${this.name}: ${reason}`),
+      );
+    }
+  }
+
+  #settle(id: number, outcome: net.Socket | Error): void {
+    const pending = this.#pending.get(id);
+    if (!pending) return;
+    this.#pending.delete(id);
+    clearTimeout(pending.timer);
+    if (outcome instanceof Error) pending.reject(outcome);
+    else pending.resolve(outcome);
+  }
+
+  #setAgent(connected: boolean): void {
+    if (this.#agentConnected === connected) return;
+    this.#agentConnected = connected;
+    this.#events.emit("agent", connected);
+  }
+
+  #stoppedError(): Error {
+    return guestError("EGUESTSTOPPED", `guest ${this.name} is not running`);
+  }
+
+  #facts(): GuestFacts {
+    const { homeDir, tmpDir, guestHome, hostname } = this.#layout;
+    return {
+      hostname,
+      username: this.#username,
+      loginTime: this.#loginTime ?? this.#startedAt,
+      mounts: [
+        { diskName: "home", mountPoint: guestHome, hostPath: homeDir },
+        { diskName: "tmp", mountPoint: "/tmp", hostPath: tmpDir },
+      ],
+    };
+  }
+}
+
+function guestError(code: string, message: string): Error {
+  return Object.assign(new Error(message), { code });
+}
+
+function signal(pid: number, name: NodeJS.Signals): void {
+  try {
+    process.kill(pid, name);
+  } catch {
+    // already gone
+  }
+}
+
+// Without root, a guest may leave directories without write permission for their owner (us), which rm
+// cannot descend into: make them writable and try again.
+async function removeTree(path: string): Promise<void> {
+  try {
+    await rm(path, { recursive: true, force: true });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EACCES") throw error;
+    await makeWritable(path);
+    await rm(path, { recursive: true, force: true });
+  }
+}
+
+async function makeWritable(dir: string): Promise<void> {
+  await chmod(dir, 0o700);
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    if (entry.isDirectory()) await makeWritable(join(dir, entry.name));
+  }
+}

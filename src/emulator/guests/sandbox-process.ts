@@ -1,0 +1,55 @@
+// The first process inside a sandbox's pid namespace, found through /proc. When it dies the kernel kills
+// every other process of the guest, so it is the process to kill, and the one to watch before the
+// guest's files are removed: as long as any guest process lives it could swap a directory for a symlink
+// under the feet of a recursive delete.
+import { readFile } from "node:fs/promises";
+
+export interface ProcessIdentity {
+  pid: number;
+  /** Start time in clock ticks since boot (field 22 of /proc/PID/stat): tells a reused pid apart. */
+  startTime: string;
+}
+
+/** The launcher's (bwrap's or unshare's) only child: the pid namespace's first process. */
+export async function namespaceInitOf(launcherPid: number): Promise<ProcessIdentity | undefined> {
+  let children: string;
+  try {
+    children = await readFile(`/proc/${launcherPid}/task/${launcherPid}/children`, "utf8");
+  } catch {
+    return undefined;
+  }
+  const pid = Number.parseInt(children.trim().split(/\s+/)[0] ?? "", 10);
+  if (!Number.isInteger(pid)) return undefined;
+  const stat = await readStat(pid);
+  return stat && { pid, startTime: stat.startTime };
+}
+
+/** True while the process runs; false once it is gone, a zombie, or its pid belongs to another process. */
+export async function isRunning(process: ProcessIdentity): Promise<boolean> {
+  const stat = await readStat(process.pid);
+  return (
+    stat !== undefined && stat.startTime === process.startTime && stat.state !== "Z" && stat.state !== "X"
+  );
+}
+
+export async function waitUntilEnded(process: ProcessIdentity, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (await isRunning(process)) {
+    if (Date.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  return true;
+}
+
+async function readStat(pid: number): Promise<{ state: string; startTime: string } | undefined> {
+  let stat: string;
+  try {
+    stat = await readFile(`/proc/${pid}/stat`, "utf8");
+  } catch {
+    return undefined;
+  }
+  // The command name (field 2) is in parentheses and may itself contain ") ".
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  const [state, startTime] = [fields[0], fields[19]];
+  return state && startTime ? { state, startTime } : undefined;
+}

@@ -1,0 +1,366 @@
+// Builds the command line that puts a guest in its own sandbox: new mount, pid, network (loopback only),
+// uts, ipc and cgroup namespaces; the host's system directories read-only; only the guest's own home and
+// /tmp writable. Two backends do the same job: bubblewrap, and util-linux `unshare` plus a setup script
+// for hosts without bubblewrap. The guest's processes never run as root on the host:
+// - privileged (the emulator runs as root): no user namespace; the sandbox's first process is root inside
+//   the namespaces and must drop to GUEST_UID / RELAY_UID itself (see `asUser`).
+// - unprivileged: a user namespace maps GUEST_UID to the emulator's own uid; everything runs as that uid.
+import { spawn } from "node:child_process";
+import { lstatSync, readlinkSync, statSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { shellQuote } from "./shell-quote.ts";
+
+export type SandboxBackend = "bwrap" | "unshare";
+
+export const GUEST_UID = 1000;
+/** The port relay runs as `nobody` (when privileged) so that the guest user cannot ptrace it. */
+export const RELAY_UID = 65534;
+
+/** PATH inside the sandbox; also what the setup script and the probes run with. */
+export const SANDBOX_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+
+export interface SandboxMount {
+  hostPath: string;
+  guestPath: string;
+}
+
+export interface SandboxPlan {
+  hostname: string;
+  /** Directories created empty (mode 0755) on the sandbox's read-only root, e.g. /home. */
+  directories: string[];
+  /** The guest's own directories (home, /tmp): the only host paths it can write. */
+  writable: SandboxMount[];
+  /**
+   * Extra host files or directories mounted read-only, after everything else. A target inside a
+   * read-only mount (e.g. /etc/passwd) must already exist there; others are created (e.g. under /run).
+   */
+  readOnly: SandboxMount[];
+  workDir: string;
+  /** An empty host directory; the unshare backend mounts the new root on it (inside its own mount namespace). */
+  rootMountPoint: string;
+  command: string[];
+}
+
+export interface SandboxLaunch {
+  file: string;
+  args: string[];
+}
+
+export type SandboxSupport = { ok: true; backend: SandboxBackend } | { ok: false; message: string };
+
+export function runsPrivileged(): boolean {
+  return process.getuid?.() === 0;
+}
+
+/** Prefix for a command that must run as `uid` inside the sandbox. Empty when unprivileged: all is that uid already. */
+export function asUser(uid: number, privileged: boolean): string[] {
+  if (!privileged) return [];
+  return [
+    "setpriv",
+    `--reuid=${uid}`,
+    `--regid=${uid}`,
+    "--clear-groups",
+    "--no-new-privs",
+    "--inh-caps=-all",
+    "--bounding-set=-all",
+    "--",
+  ];
+}
+
+export function sandboxLaunch(
+  plan: SandboxPlan,
+  backend: SandboxBackend,
+  privileged: boolean,
+): SandboxLaunch {
+  const steps = mountSteps(plan);
+  return backend === "bwrap"
+    ? { file: "bwrap", args: bwrapArgs(plan, steps, privileged) }
+    : // unshare has no --die-with-parent: setpriv gives it a parent-death signal before it starts.
+      {
+        file: "setpriv",
+        args: ["--pdeathsig", "KILL", "--", "unshare", ...unshareArgs(plan, steps, privileged)],
+      };
+}
+
+type MountStep =
+  | { kind: "ro-bind"; source: string; target: string; isDirectory: boolean }
+  | { kind: "bind"; source: string; target: string }
+  | { kind: "symlink"; linkText: string; path: string }
+  | { kind: "dir"; path: string }
+  | { kind: "tmpfs"; path: string }
+  | { kind: "proc"; path: string }
+  | { kind: "dev"; path: string };
+
+function mountSteps(plan: SandboxPlan): MountStep[] {
+  return [
+    ...hostSystemSteps(),
+    { kind: "dev", path: "/dev" },
+    { kind: "proc", path: "/proc" },
+    { kind: "tmpfs", path: "/run" },
+    { kind: "dir", path: "/var" },
+    { kind: "symlink", linkText: "../tmp", path: "/var/tmp" },
+    ...plan.directories.map((path): MountStep => ({ kind: "dir", path })),
+    ...plan.writable.map((m): MountStep => ({ kind: "bind", source: m.hostPath, target: m.guestPath })),
+    ...plan.readOnly.map((m): MountStep => ({
+      kind: "ro-bind",
+      source: m.hostPath,
+      target: m.guestPath,
+      isDirectory: statSync(m.hostPath).isDirectory(),
+    })),
+  ];
+}
+
+// The operating system, not the host's data: no /home, /root, /run, /var, /srv, /work or /tmp.
+const systemEntries = ["usr", "etc", "opt", "bin", "sbin", "lib", "lib32", "lib64", "libx32"];
+
+function hostSystemSteps(): MountStep[] {
+  const steps: MountStep[] = [];
+  for (const entry of systemEntries) {
+    const path = `/${entry}`;
+    let isLink: boolean;
+    try {
+      isLink = lstatSync(path).isSymbolicLink();
+    } catch {
+      continue;
+    }
+    steps.push(
+      isLink
+        ? { kind: "symlink", linkText: readlinkSync(path), path }
+        : { kind: "ro-bind", source: path, target: path, isDirectory: true },
+    );
+  }
+  return steps;
+}
+
+function bwrapArgs(plan: SandboxPlan, steps: MountStep[], privileged: boolean): string[] {
+  const args = [
+    "--die-with-parent",
+    // Without its own session the guest could open /dev/tty of the emulator's terminal and inject input.
+    "--new-session",
+    "--unshare-pid",
+    "--unshare-net",
+    "--unshare-uts",
+    "--unshare-ipc",
+    "--unshare-cgroup-try",
+  ];
+  if (!privileged) {
+    args.push("--unshare-user", "--uid", `${GUEST_UID}`, "--gid", `${GUEST_UID}`, "--disable-userns");
+  }
+  args.push("--hostname", plan.hostname);
+  for (const step of steps) {
+    switch (step.kind) {
+      case "ro-bind":
+        args.push("--ro-bind", step.source, step.target);
+        break;
+      case "bind":
+        args.push("--bind", step.source, step.target);
+        break;
+      case "symlink":
+        args.push("--symlink", step.linkText, step.path);
+        break;
+      case "dir":
+        args.push("--perms", "0755", "--dir", step.path);
+        break;
+      case "tmpfs":
+        args.push("--tmpfs", step.path);
+        break;
+      case "proc":
+        args.push("--proc", step.path);
+        break;
+      case "dev":
+        args.push("--dev", step.path);
+        break;
+    }
+  }
+  args.push("--remount-ro", "/", "--chdir", plan.workDir, "--", ...plan.command);
+  return args;
+}
+
+function unshareArgs(plan: SandboxPlan, steps: MountStep[], privileged: boolean): string[] {
+  const namespaces = ["--mount", "--uts", "--ipc", "--net", "--pid", "--cgroup"];
+  const user = privileged ? [] : ["--user", "--map-root-user"];
+  return [
+    ...user,
+    ...namespaces,
+    "--fork",
+    "--kill-child",
+    "--propagation",
+    "private",
+    "--",
+    "/bin/sh",
+    "-c",
+    unshareSetupScript(plan, steps, privileged),
+    "lab-guest-setup",
+    ...plan.command,
+  ];
+}
+
+const deviceNodes = ["null", "zero", "full", "random", "urandom", "tty"];
+
+// Runs as root of the new namespaces (real root when privileged, else root of a user namespace), builds
+// the guest's root on a tmpfs, pivots into it and starts the command. pivot_root, not chroot: a guest
+// that makes its own user namespace could climb out of a chroot.
+function unshareSetupScript(plan: SandboxPlan, steps: MountStep[], privileged: boolean): string {
+  const root = (path: string) => shellQuote(`${plan.rootMountPoint}${path}`);
+  const lines = [
+    "set -e",
+    // Bind mounts keep their submounts (rbind is required inside a user namespace); make them all read-only.
+    `lab_ro() { findmnt -n -l -R -o TARGET -- "$1" | while IFS= read -r m; do mount -o remount,bind,ro -- "$m"; done; }`,
+    `mount -t tmpfs -o mode=0755 lab-guest-root ${root("")}`,
+  ];
+  for (const step of steps) {
+    switch (step.kind) {
+      case "ro-bind": {
+        const target = root(step.target);
+        lines.push(
+          step.isDirectory
+            ? `[ -e ${target} ] || mkdir -p ${target}`
+            : `[ -e ${target} ] || { mkdir -p "$(dirname ${target})"; touch ${target}; }`,
+          `mount --rbind -- ${shellQuote(step.source)} ${target}`,
+          `lab_ro ${target}`,
+        );
+        break;
+      }
+      case "bind":
+        lines.push(
+          `mkdir -p ${root(step.target)}`,
+          `mount --bind -- ${shellQuote(step.source)} ${root(step.target)}`,
+        );
+        break;
+      case "symlink":
+        lines.push(`ln -s -- ${shellQuote(step.linkText)} ${root(step.path)}`);
+        break;
+      case "dir":
+        lines.push(`mkdir -p -m 0755 ${root(step.path)}`);
+        break;
+      case "tmpfs":
+        lines.push(
+          `mkdir -p ${root(step.path)}`,
+          `mount -t tmpfs -o mode=0755,nosuid,nodev tmpfs ${root(step.path)}`,
+        );
+        break;
+      case "proc":
+        lines.push(
+          `mkdir -p ${root(step.path)}`,
+          `mount -t proc -o nosuid,nodev,noexec proc ${root(step.path)}`,
+        );
+        break;
+      case "dev":
+        lines.push(...devSetup(root(step.path)));
+        break;
+    }
+  }
+  const dropToGuest = privileged
+    ? []
+    : ["unshare", "--user", `--map-user=${GUEST_UID}`, `--map-group=${GUEST_UID}`, "--"];
+  lines.push(
+    `hostname ${shellQuote(plan.hostname)}`,
+    // A new network namespace starts with its loopback down (bwrap brings it up by itself).
+    "ip link set dev lo up",
+    `cd ${root("")}`,
+    "mkdir .old-root",
+    "pivot_root . .old-root",
+    "umount -l /.old-root",
+    "rmdir /.old-root",
+    "mount -o remount,bind,ro /",
+    `cd ${shellQuote(plan.workDir)}`,
+    `exec ${dropToGuest.map(shellQuote).join(" ")} "$@"`,
+  );
+  return lines.join("\n");
+}
+
+function devSetup(dev: string): string[] {
+  return [
+    `mkdir -p ${dev}`,
+    `mount -t tmpfs -o mode=0755,nosuid tmpfs ${dev}`,
+    ...deviceNodes.flatMap((node) => [`touch ${dev}/${node}`, `mount --bind /dev/${node} ${dev}/${node}`]),
+    `mkdir ${dev}/pts ${dev}/shm`,
+    `chmod 1777 ${dev}/shm`,
+    `mount -t devpts -o newinstance,ptmxmode=0666,mode=0620 devpts ${dev}/pts`,
+    `ln -s pts/ptmx ${dev}/ptmx`,
+    `ln -s /proc/self/fd ${dev}/fd`,
+    `ln -s /proc/self/fd/0 ${dev}/stdin`,
+    `ln -s /proc/self/fd/1 ${dev}/stdout`,
+    `ln -s /proc/self/fd/2 ${dev}/stderr`,
+  ];
+}
+
+const probes = new Map<string, Promise<SandboxSupport>>();
+
+/**
+ * Which backend works on this host (tried by starting a tiny sandbox), or a message that says what to
+ * install. `only` restricts the choice to one backend. Cached per process.
+ */
+export function sandboxAvailable(only?: SandboxBackend): Promise<SandboxSupport> {
+  const key = only ?? "any";
+  let probe = probes.get(key);
+  if (!probe) {
+    probe = detectSandbox(only ? [only] : ["bwrap", "unshare"], SANDBOX_PATH);
+    probes.set(key, probe);
+  }
+  return probe;
+}
+
+/** Tries the backends in order, looking their programs up in `searchPath`. */
+export async function detectSandbox(backends: SandboxBackend[], searchPath: string): Promise<SandboxSupport> {
+  if (process.platform !== "linux") {
+    return { ok: false, message: `Guests run in Linux namespaces; this host is ${process.platform}.` };
+  }
+  const failures: string[] = [];
+  for (const backend of backends) {
+    const failure = await probe(backend, searchPath);
+    if (failure === undefined) return { ok: true, backend };
+    failures.push(`- ${backendHelp[backend]}: ${failure}`);
+  }
+  return {
+    ok: false,
+    message: ["Guests need a sandbox, and none works on this host:", ...failures].join("\n"),
+  };
+}
+
+const backendHelp: Record<SandboxBackend, string> = {
+  bwrap: 'bubblewrap (install the "bubblewrap" package, e.g. apt-get install bubblewrap)',
+  unshare:
+    'unshare (install the "util-linux" and "iproute2" packages; without root it needs unprivileged user namespaces)',
+};
+
+/** Starts a sandbox that opens a pty as the guest user; returns why it failed, or undefined. */
+async function probe(backend: SandboxBackend, searchPath: string): Promise<string | undefined> {
+  const rootMountPoint = await mkdtemp(join(tmpdir(), "lab-guest-probe-"));
+  const privileged = runsPrivileged();
+  const plan: SandboxPlan = {
+    hostname: "probe",
+    directories: [],
+    writable: [],
+    readOnly: [],
+    workDir: "/",
+    rootMountPoint,
+    command: [...asUser(GUEST_UID, privileged), "script", "-qec", "true", "/dev/null"],
+  };
+  try {
+    return await runToCompletion(sandboxLaunch(plan, backend, privileged), searchPath);
+  } finally {
+    await rm(rootMountPoint, { recursive: true, force: true });
+  }
+}
+
+function runToCompletion(launch: SandboxLaunch, searchPath: string): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const child = spawn(launch.file, launch.args, {
+      stdio: ["ignore", "ignore", "pipe"],
+      env: { PATH: searchPath },
+      timeout: 10_000,
+    });
+    let stderr = "";
+    child.stderr.setEncoding("utf8").on("data", (text: string) => (stderr += text));
+    child.once("error", (error: NodeJS.ErrnoException) =>
+      resolve(error.code === "ENOENT" ? `${launch.file} is not installed` : error.message),
+    );
+    child.once("close", (code, signal) => {
+      if (code === 0) resolve(undefined);
+      else resolve(stderr.trim() || `${launch.file} exited with ${signal ?? `code ${code}`}`);
+    });
+  });
+}

@@ -1,0 +1,97 @@
+// Test helper: attaches to a guest's serial line, keeps the tail of what it printed and waits for text.
+import type { Guest } from "../guest.ts";
+import type { SerialAttachment, SerialCloseReason } from "../serial-line.ts";
+
+interface Waiter {
+  pattern: RegExp;
+  resolve(text: string): void;
+}
+
+export class SerialTranscript {
+  readonly #attachment: SerialAttachment;
+  readonly #keep: number;
+  readonly #waiters = new Set<Waiter>();
+  #text = "";
+  #bytes = 0;
+  #closed: SerialCloseReason | undefined;
+
+  /** `keep`: how many characters of output to remember (a flood like `yes` must not fill the memory). */
+  constructor(guest: Pick<Guest, "attach">, keep = 64 * 1024) {
+    this.#keep = keep;
+    this.#attachment = guest.attach({
+      onData: (chunk) => {
+        this.#bytes += chunk.length;
+        this.#text = (this.#text + chunk.toString("latin1")).slice(-this.#keep);
+        for (const waiter of this.#waiters) {
+          if (waiter.pattern.test(this.#text)) {
+            this.#waiters.delete(waiter);
+            waiter.resolve(this.#text);
+          }
+        }
+      },
+      onClose: (reason) => (this.#closed = reason),
+    });
+  }
+
+  get text(): string {
+    return this.#text;
+  }
+
+  /** Every byte received, including those no longer kept. */
+  get bytes(): number {
+    return this.#bytes;
+  }
+
+  get closed(): SerialCloseReason | undefined {
+    return this.#closed;
+  }
+
+  type(text: string | Buffer): void {
+    this.#attachment.write(typeof text === "string" ? Buffer.from(text, "utf8") : text);
+  }
+
+  /** Forget what was printed so far, so the next waitFor only sees new output. */
+  clear(): void {
+    this.#text = "";
+  }
+
+  pause(): void {
+    this.#attachment.pause();
+  }
+
+  resume(): void {
+    this.#attachment.resume();
+  }
+
+  detach(): void {
+    this.#attachment.detach();
+  }
+
+  /** Resolves with the kept output once it matches; rejects after timeoutMs showing what did arrive. */
+  waitFor(pattern: RegExp | string, timeoutMs = 5000): Promise<string> {
+    const regex = typeof pattern === "string" ? new RegExp(escapeRegExp(pattern)) : pattern;
+    if (regex.test(this.#text)) return Promise.resolve(this.#text);
+    return new Promise((resolve, reject) => {
+      const waiter: Waiter = {
+        pattern: regex,
+        resolve: (text) => {
+          clearTimeout(timer);
+          resolve(text);
+        },
+      };
+      const timer = setTimeout(() => {
+        this.#waiters.delete(waiter);
+        reject(
+          new Error(
+            `serial output did not match ${regex} within ${timeoutMs} ms; got:\n${this.#text.slice(-2000)}`,
+          ),
+        );
+      }, timeoutMs);
+      this.#waiters.add(waiter);
+    });
+  }
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
