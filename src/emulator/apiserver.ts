@@ -1,0 +1,236 @@
+// The front door: every HTTP request and websocket upgrade is authenticated (bearer token),
+// authorized (the configured Authorizer, 403 worded like Kubernetes) and routed to discovery,
+// OpenAPI, metrics, SelfSubjectAccessReview, KubeVirt's subresources or the REST handler.
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Duplex } from "node:stream";
+import type { TokenAuthenticator } from "./authentication.ts";
+import { kubernetesFeatureGates, type ClusterConfig } from "./cluster-config.ts";
+import { changeVmState, type LifecycleAction } from "./controller/state-change.ts";
+import {
+  apiGroupDocument,
+  apiGroupList,
+  apiResourceList,
+  apiVersions,
+  kubevirtVersionInfo,
+  versionInfo,
+} from "./discovery.ts";
+import { decodeBody, mediaType, readBody } from "./http/body.ts";
+import { parseRequestInfo, toAttributes, type ResourceRequestInfo } from "./http/request-info.ts";
+import {
+  ApiError,
+  badRequest,
+  internalError,
+  methodNotAllowed,
+  pathNotFound,
+  sendError,
+  sendJson,
+  unauthorized,
+} from "./http/status.ts";
+import { rejectUpgrade, type UpgradeRoutes } from "./http/upgrade.ts";
+import type { OpenApiDocuments } from "./openapi.ts";
+import type { Authorizer, UserInfo } from "./rbac/attributes.ts";
+import { forbiddenStatus } from "./rbac/rbac.ts";
+import { reviewSelfSubjectAccess } from "./rbac/self-subject-access-review.ts";
+import type { Registry } from "./registry.ts";
+import { authorizationGroup, subresourcesGroup } from "./resources.ts";
+import type { RestHandler } from "./rest.ts";
+
+export interface ApiServerParts {
+  config: ClusterConfig;
+  authenticator: TokenAuthenticator;
+  authorizer: Authorizer;
+  registry: Registry;
+  rest: RestHandler;
+  openapi: OpenApiDocuments;
+  upgrades: UpgradeRoutes;
+  /** host:port as clients reach the server, for /api's serverAddressByClientCIDRs. */
+  serverAddress: () => string;
+}
+
+const lifecycleActions = new Set(["start", "stop", "restart"]);
+const streamingSubresources = new Set(["console", "portforward", "vnc", "usbredir", "vsock"]);
+
+function metricsText(config: ClusterConfig): string {
+  const version = versionInfo(config);
+  const lines = [
+    "# HELP kubernetes_build_info [ALPHA] A metric with a constant '1' value labeled by major, minor, git version, git commit, git tree state, build date, Go version, and compiler from which Kubernetes was built, and platform on which it is running.",
+    "# TYPE kubernetes_build_info gauge",
+    `kubernetes_build_info{build_date="${version.buildDate}",compiler="gc",git_commit="${version.gitCommit}",git_tree_state="clean",git_version="${version.gitVersion}",go_version="${version.goVersion}",major="${version.major}",minor="${version.minor}",platform="${version.platform}"} 1`,
+    "# HELP kubernetes_feature_enabled [BETA] This metric records the data about the stage and enablement of a k8s feature.",
+    "# TYPE kubernetes_feature_enabled gauge",
+    ...kubernetesFeatureGates(config).map(
+      (gate) =>
+        `kubernetes_feature_enabled{name="${gate.name}",stage="${gate.stage}"} ${gate.enabled ? 1 : 0}`,
+    ),
+  ];
+  return `${lines.join("\n")}\n`;
+}
+
+export function createApiServer(parts: ApiServerParts): {
+  onRequest: (request: IncomingMessage, response: ServerResponse) => void;
+  onUpgrade: (request: IncomingMessage, socket: Duplex, head: Buffer) => void;
+} {
+  const { config, authenticator, authorizer } = parts;
+
+  function serveNonResource(request: IncomingMessage, response: ServerResponse, url: URL): void {
+    if (request.method !== "GET" && request.method !== "HEAD") throw methodNotAllowed();
+    const path = url.pathname.replace(/\/+$/, "") || "/";
+    const segments = path.split("/").filter((segment) => segment !== "");
+    if (path === "/api") return sendJson(response, 200, apiVersions(parts.serverAddress()));
+    if (path === "/apis") return sendJson(response, 200, apiGroupList());
+    if (segments[0] === "api" && segments.length === 2) {
+      const list = apiResourceList("", segments[1] ?? "");
+      if (list) return sendJson(response, 200, list);
+    }
+    if (segments[0] === "apis" && segments.length === 2) {
+      const group = apiGroupDocument(segments[1] ?? "");
+      if (group) return sendJson(response, 200, group);
+    }
+    if (segments[0] === "apis" && segments.length === 3) {
+      const list = apiResourceList(segments[1] ?? "", segments[2] ?? "");
+      if (list) return sendJson(response, 200, list);
+    }
+    if (path === "/openapi/v3") return sendJson(response, 200, parts.openapi.index());
+    if (segments[0] === "openapi" && segments[1] === "v3") {
+      const document = parts.openapi.document(segments.slice(2).join("/"));
+      if (document !== undefined) {
+        response.writeHead(200, {
+          "Content-Type": "application/json",
+          "Content-Length": Buffer.byteLength(document),
+        });
+        response.end(document);
+        return;
+      }
+    }
+    if (path === "/metrics") {
+      const text = metricsText(config);
+      response.writeHead(200, { "Content-Type": "text/plain; version=0.0.4; charset=utf-8" });
+      response.end(text);
+      return;
+    }
+    throw pathNotFound();
+  }
+
+  async function readOptionalBody(request: IncomingMessage): Promise<unknown> {
+    const body = await readBody(request);
+    return body.length === 0 ? undefined : decodeBody(body, mediaType(request));
+  }
+
+  async function serveKubevirtSubresource(
+    request: IncomingMessage,
+    response: ServerResponse,
+    info: ResourceRequestInfo,
+  ): Promise<void> {
+    if (info.version !== "v1" && info.version !== "v1alpha3") throw pathNotFound();
+    if (
+      (info.resource === "version" || info.resource === "healthz") &&
+      info.name === "" &&
+      info.namespace === ""
+    ) {
+      if (request.method !== "GET") throw methodNotAllowed();
+      return sendJson(
+        response,
+        200,
+        info.resource === "version" ? kubevirtVersionInfo(config) : { status: "ok" },
+      );
+    }
+    if (info.resource === "virtualmachines" && lifecycleActions.has(info.subresource) && info.name !== "") {
+      if (request.method !== "PUT") throw methodNotAllowed();
+      const options = await readOptionalBody(request);
+      changeVmState(parts.registry, info.subresource as LifecycleAction, info.namespace, info.name, options);
+      response.writeHead(202);
+      response.end();
+      return;
+    }
+    if (streamingSubresources.has(info.subresource)) {
+      throw badRequest(
+        "websocket: the client is not using the websocket protocol: 'upgrade' token not found in 'Connection' header",
+      );
+    }
+    throw pathNotFound();
+  }
+
+  async function selfSubjectAccessReview(
+    request: IncomingMessage,
+    response: ServerResponse,
+    user: UserInfo,
+  ): Promise<void> {
+    const body = decodeBody(await readBody(request), mediaType(request));
+    const outcome = reviewSelfSubjectAccess(authorizer, user, body);
+    if ("review" in outcome) return sendJson(response, 201, outcome.review);
+    throw new ApiError(422, "Invalid", outcome.invalid, {
+      group: authorizationGroup,
+      kind: "SelfSubjectAccessReview",
+      causes: [],
+    });
+  }
+
+  async function route(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const url = new URL(request.url ?? "/", "https://emulator.invalid");
+    const method = request.method ?? "GET";
+    if (url.pathname === "/version" || url.pathname === "/version/") {
+      return sendJson(response, 200, versionInfo(config));
+    }
+    if (/^\/(healthz|livez|readyz)(\/.*)?$/.test(url.pathname)) {
+      response.writeHead(200, { "Content-Type": "text/plain; charset=utf-8" });
+      response.end("ok");
+      return;
+    }
+    const user = authenticator.authenticate(request);
+    if (!user) throw unauthorized();
+    const info = parseRequestInfo(method, url);
+    const attributes = toAttributes(info);
+    const decision = authorizer.authorize(user, attributes);
+    if (!decision.allowed) return sendJson(response, 403, forbiddenStatus(user, attributes, decision.reason));
+
+    if (info.kind === "nonResource") return serveNonResource(request, response, url);
+    if (
+      info.group === authorizationGroup &&
+      info.resource === "selfsubjectaccessreviews" &&
+      info.version === "v1"
+    ) {
+      if (info.verb !== "create" || info.name !== "") throw methodNotAllowed();
+      return selfSubjectAccessReview(request, response, user);
+    }
+    if (info.group === subresourcesGroup) return serveKubevirtSubresource(request, response, info);
+    return parts.rest.serve(request, response, info, url);
+  }
+
+  function onRequest(request: IncomingMessage, response: ServerResponse): void {
+    route(request, response).catch((error: unknown) => {
+      if (error instanceof ApiError) {
+        // Past a body-size refusal the rest of the upload is not worth reading.
+        if (error.code === 413) response.setHeader("Connection", "close");
+        sendError(response, error);
+        return;
+      }
+      console.error(`emulator: ${request.method} ${request.url} failed:`, error);
+      sendError(response, internalError(error instanceof Error ? error.message : String(error)));
+    });
+  }
+
+  function onUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
+    socket.on("error", () => socket.destroy());
+    try {
+      const url = new URL(request.url ?? "/", "https://emulator.invalid");
+      const user = authenticator.authenticate(request);
+      if (!user) return rejectUpgrade(socket, unauthorized());
+      const info = parseRequestInfo(request.method ?? "GET", url);
+      if (info.kind !== "resource" || info.group !== subresourcesGroup || info.name === "") {
+        return rejectUpgrade(socket, pathNotFound());
+      }
+      const attributes = toAttributes(info);
+      const decision = authorizer.authorize(user, attributes);
+      if (!decision.allowed) {
+        return rejectUpgrade(socket, { code: 403, body: forbiddenStatus(user, attributes, decision.reason) });
+      }
+      const handler = parts.upgrades.find(info);
+      if (!handler) return rejectUpgrade(socket, pathNotFound());
+      handler({ request, socket, head, info, user });
+    } catch (error) {
+      rejectUpgrade(socket, error instanceof ApiError ? error : internalError(String(error)));
+    }
+  }
+
+  return { onRequest, onUpgrade };
+}

@@ -1,0 +1,145 @@
+// Cluster settings from `--config FILE` (YAML): the Kubernetes and KubeVirt versions, both sides'
+// feature gates, and the nodes. They let preflight checks run against real-world version triads,
+// e.g. KubeVirt v1.9 (ImageVolume on by default) on Kubernetes 1.34 (ImageVolume off).
+import { readFileSync } from "node:fs";
+import { parse as parseYaml } from "yaml";
+import { z } from "zod";
+import { parseMillicores, parseQuantity } from "./quantity.ts";
+
+const quantity = z
+  .union([z.string(), z.number()])
+  .refine((value) => parseQuantity(value) !== undefined, {
+    message: "must be a quantity like 32, 500m or 128Gi",
+  })
+  .transform(String);
+
+const versionPattern = /^v[0-9]+\.[0-9]+\.[0-9]+([-+].*)?$/;
+
+const kubernetesGate = z.union([
+  z.boolean(),
+  z.object({ enabled: z.boolean(), stage: z.enum(["ALPHA", "BETA", "", "DEPRECATED"]).optional() }),
+]);
+
+const nodeSchema = z.object({
+  name: z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/, {
+    message: "must be a lowercase RFC 1123 subdomain",
+  }),
+  cpu: quantity.default("32"),
+  memory: quantity.default("128Gi"),
+  pods: z.number().int().positive().default(110),
+  /** Whether KubeVirt's device plugin exposes devices.kubevirt.io/kvm on the node. */
+  kvm: z.boolean().default(true),
+  containerRuntime: z.string().default("containerd://2.1.4"),
+  labels: z.record(z.string(), z.string()).default({}),
+});
+
+export const ClusterConfigSchema = z
+  .object({
+    kubernetes: z
+      .object({
+        version: z.string().regex(versionPattern, { message: "must look like v1.34.1" }).default("v1.34.1"),
+        featureGates: z.record(z.string(), kubernetesGate).default({}),
+      })
+      .default({ version: "v1.34.1", featureGates: {} }),
+    kubevirt: z
+      .object({
+        version: z.string().regex(versionPattern, { message: "must look like v1.9.0" }).default("v1.9.0"),
+        featureGates: z.array(z.string()).default([]),
+        disabledFeatureGates: z.array(z.string()).default([]),
+        cpuAllocationRatio: z.number().int().positive().default(10),
+      })
+      .default({ version: "v1.9.0", featureGates: [], disabledFeatureGates: [], cpuAllocationRatio: 10 }),
+    nodes: z
+      .array(nodeSchema)
+      .min(1)
+      .default(["node01", "node02", "node03"].map((name) => nodeSchema.parse({ name }))),
+  })
+  .superRefine((config, context) => {
+    const names = config.nodes.map((node) => node.name);
+    const duplicate = names.find((name, index) => names.indexOf(name) !== index);
+    if (duplicate)
+      context.addIssue({ code: "custom", path: ["nodes"], message: `node "${duplicate}" is listed twice` });
+    const both = config.kubevirt.featureGates.filter((gate) =>
+      config.kubevirt.disabledFeatureGates.includes(gate),
+    );
+    if (both.length > 0) {
+      context.addIssue({
+        code: "custom",
+        path: ["kubevirt", "disabledFeatureGates"],
+        message: `${both.join(", ")} cannot be both enabled and disabled`,
+      });
+    }
+    config.nodes.forEach((node, index) => {
+      if ((parseMillicores(node.cpu) ?? 0) <= 0) {
+        context.addIssue({
+          code: "custom",
+          path: ["nodes", index, "cpu"],
+          message: "must be more than zero",
+        });
+      }
+    });
+  });
+
+export type ClusterConfig = z.infer<typeof ClusterConfigSchema>;
+export type NodeConfig = ClusterConfig["nodes"][number];
+/** What callers may leave out: everything has a default. */
+export type ClusterConfigInput = z.input<typeof ClusterConfigSchema>;
+
+export function defaultClusterConfig(): ClusterConfig {
+  return ClusterConfigSchema.parse({});
+}
+
+export function parseClusterConfig(input: unknown, source = "cluster config"): ClusterConfig {
+  const result = ClusterConfigSchema.safeParse(input ?? {});
+  if (!result.success) throw new Error(`${source} is invalid:\n${z.prettifyError(result.error)}`);
+  return result.data;
+}
+
+export function loadClusterConfig(path: string): ClusterConfig {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    throw new Error(`cannot read cluster config ${path}: ${(error as Error).message}`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = parseYaml(text);
+  } catch (error) {
+    throw new Error(`cluster config ${path} is not valid YAML: ${(error as Error).message}`);
+  }
+  return parseClusterConfig(parsed, `cluster config ${path}`);
+}
+
+// Stage and default of Kubernetes gates the emulator knows about; others come only from the config.
+const knownKubernetesGates: Record<string, { stage: string; enabledFrom?: number }> = {
+  ImageVolume: { stage: "BETA", enabledFrom: 35 },
+};
+
+export interface KubernetesGate {
+  name: string;
+  stage: string;
+  enabled: boolean;
+}
+
+/** The gates the API server reports in kubernetes_feature_enabled, defaults merged with the config. */
+export function kubernetesFeatureGates(config: ClusterConfig): KubernetesGate[] {
+  const minor = Number(/^v[0-9]+\.([0-9]+)/.exec(config.kubernetes.version)?.[1] ?? "0");
+  const gates = new Map<string, KubernetesGate>();
+  for (const [name, known] of Object.entries(knownKubernetesGates)) {
+    gates.set(name, {
+      name,
+      stage: known.stage,
+      enabled: known.enabledFrom !== undefined && minor >= known.enabledFrom,
+    });
+  }
+  for (const [name, setting] of Object.entries(config.kubernetes.featureGates)) {
+    const stage =
+      typeof setting === "object" && setting.stage !== undefined
+        ? setting.stage
+        : (gates.get(name)?.stage ?? "");
+    const enabled = typeof setting === "boolean" ? setting : setting.enabled;
+    gates.set(name, { name, stage, enabled });
+  }
+  return [...gates.values()].sort((a, b) => a.name.localeCompare(b.name));
+}

@@ -1,0 +1,96 @@
+// Starts an emulator for tests: fast timing, port 0, a throwaway state directory, and a
+// @kubernetes/client-node KubeConfig that trusts its CA. Other parts' integration tests use it too.
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { KubeConfig } from "@kubernetes/client-node";
+import { createEmulator, type Emulator, type EmulatorOptions } from "../emulator.ts";
+import { loadOrCreateServingMaterial } from "../tls.ts";
+
+export interface TestEmulator {
+  emulator: Emulator;
+  /** Points at the emulator as the admin user. */
+  kubeConfig: KubeConfig;
+  /** Temporary directory holding the kubeconfig and state; removed by close(). */
+  dir: string;
+  close(): Promise<void>;
+}
+
+let sharedTlsFiles: Map<string, string> | undefined;
+
+// Generating the RSA keys costs a third of a second; tests in one process share one CA and
+// certificate, kept in memory and written into each emulator's own state directory.
+function writeSharedTlsState(stateDir: string): void {
+  if (!sharedTlsFiles) {
+    const scratch = mkdtempSync(join(tmpdir(), "lab-emulator-tls-"));
+    try {
+      loadOrCreateServingMaterial(scratch, "127.0.0.1");
+      sharedTlsFiles = new Map(
+        readdirSync(scratch).map((file) => [file, readFileSync(join(scratch, file), "utf8")]),
+      );
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
+    }
+  }
+  mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+  for (const [file, content] of sharedTlsFiles) writeFileSync(join(stateDir, file), content, { mode: 0o600 });
+}
+
+export async function startTestEmulator(options: EmulatorOptions = {}): Promise<TestEmulator> {
+  const dir = mkdtempSync(join(tmpdir(), "lab-emulator-"));
+  if (!options.stateDir && (options.host ?? "127.0.0.1") === "127.0.0.1")
+    writeSharedTlsState(join(dir, "state"));
+  const emulator = await createEmulator({
+    port: 0,
+    timing: "fast",
+    stateDir: join(dir, "state"),
+    kubeconfigPath: join(dir, "kubeconfig"),
+    ...options,
+  });
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromFile(emulator.kubeconfigPath);
+  return {
+    emulator,
+    kubeConfig,
+    dir,
+    close: async () => {
+      await emulator.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A KubeConfig for the same emulator with another bearer token (a user from EmulatorOptions.tokens). */
+export function kubeConfigWithToken(base: KubeConfig, token: string): KubeConfig {
+  const config = new KubeConfig();
+  const cluster = base.getCurrentCluster();
+  if (!cluster) throw new Error("the base kubeconfig has no current cluster");
+  config.loadFromOptions({
+    clusters: [cluster],
+    users: [{ name: "test-user", token }],
+    contexts: [{ name: "test", cluster: cluster.name, user: "test-user" }],
+    currentContext: "test",
+  });
+  return config;
+}
+
+/** Polls until `check` returns a value other than undefined, or fails after the deadline. */
+export async function eventually<T>(
+  check: () => T | undefined | Promise<T | undefined>,
+  { timeoutMs = 5000, intervalMs = 10, what = "condition" } = {},
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value !== undefined) return value;
+    } catch (error) {
+      lastError = error;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`timed out waiting for ${what}${lastError ? `: ${String(lastError)}` : ""}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
