@@ -1,0 +1,25 @@
+// The key that signs session cookies. Generated once and kept beside the other local state, so a
+// restart does not sign everyone out; SESSION_SECRET wins when several replicas must share it.
+import { randomBytes } from "node:crypto";
+import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+
+export async function loadOrCreateSessionSecret(
+  dataDir: string,
+  fromEnv: string | undefined,
+): Promise<string> {
+  if (fromEnv !== undefined) return fromEnv;
+  const file = path.join(dataDir, "session-secret");
+  try {
+    const stored = (await readFile(file, "utf8")).trim();
+    if (stored.length >= 32) return stored;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+  }
+  const secret = randomBytes(32).toString("base64url");
+  await mkdir(dataDir, { recursive: true });
+  await writeFile(file, secret + "\n", { mode: 0o600 });
+  // `mode` only applies to new files; a short secret left behind may have been readable by others.
+  await chmod(file, 0o600);
+  return secret;
+}

@@ -1,0 +1,62 @@
+// The demo users: a JSON file of names, roles and password hashes. When the file is missing it is
+// created with the documented demo accounts, so a fresh checkout can sign in at once.
+import { readFile, writeFile, mkdir } from "node:fs/promises";
+import path from "node:path";
+import { z } from "zod";
+import { Role } from "../../common/api.ts";
+import { hashPassword, isPasswordHash } from "./passwords.ts";
+
+export const demoPassword = "demo";
+export const demoUsers: { username: string; role: Role }[] = [
+  { username: "alice", role: "student" },
+  { username: "bob", role: "student" },
+  { username: "tara", role: "ta" },
+  { username: "ivan", role: "instructor" },
+];
+
+const UserRecord = z.object({
+  username: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, "must be lower-case letters, digits, '.', '_' or '-'"),
+  role: Role,
+  passwordHash: z.string().refine(isPasswordHash, "must be a scrypt hash (scrypt$N$r$p$salt$key)"),
+});
+export type UserRecord = z.infer<typeof UserRecord>;
+
+const UsersFile = z.object({ users: z.array(UserRecord) });
+
+export class UsersFileError extends Error {}
+
+export async function loadUsers(file: string): Promise<UserRecord[]> {
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+    return writeDemoUsers(file);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new UsersFileError(`${file}: not valid JSON`);
+  }
+  const parsed = UsersFile.safeParse(json);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `  - ${issue.path.join(".")}: ${issue.message}`);
+    throw new UsersFileError(`${file}:\n${problems.join("\n")}`);
+  }
+  const names = parsed.data.users.map((user) => user.username);
+  const repeated = names.filter((name, index) => names.indexOf(name) !== index);
+  if (repeated.length > 0) throw new UsersFileError(`${file}: users listed twice: ${repeated.join(", ")}`);
+  return parsed.data.users;
+}
+
+async function writeDemoUsers(file: string): Promise<UserRecord[]> {
+  const users = await Promise.all(
+    demoUsers.map(async (user) => ({ ...user, passwordHash: await hashPassword(demoPassword) })),
+  );
+  await mkdir(path.dirname(file), { recursive: true });
+  await writeFile(file, JSON.stringify({ users }, null, 2) + "\n", { mode: 0o600 });
+  return users;
+}

@@ -1,0 +1,183 @@
+// The BFF's whole configuration, read from the environment once at start-up. Every bad value is
+// reported in one go so an operator fixes them all in one round instead of one per restart.
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { z } from "zod";
+import { memoryPattern } from "../common/lab.ts";
+import { defaultVmSizes, type VmSizes } from "./labs/load-labs.ts";
+
+export const serviceAccountDir = "/var/run/secrets/kubernetes.io/serviceaccount";
+
+/** Where the cluster comes from. Only an explicit choice counts as "a cluster is configured". */
+export type ClusterSource =
+  | { kind: "kubeconfig"; path: string }
+  | { kind: "in-cluster" }
+  | { kind: "embedded-emulator"; kubeconfigPath: string; timing: EmulatorTiming };
+
+export type EmulatorTiming = "realistic" | "fast";
+export type SessionsReadMode = "cache" | "direct";
+
+export interface Config {
+  host: string;
+  port: number;
+  dataDir: string;
+  labsDir: string;
+  namespace: string;
+  authMode: "demo";
+  usersFile: string;
+  /** Undefined: generated once and kept in the data folder (see auth/secret.ts). */
+  sessionSecret: string | undefined;
+  /** Origins besides the BFF's own that may send mutations (e.g. a dev server on another port). */
+  allowedOrigins: string[];
+  /** Believe X-Forwarded-Proto/-Host: only behind a proxy that sets them. */
+  trustProxy: boolean;
+  cluster: ClusterSource;
+  vmSizes: VmSizes;
+  /** "direct" lists from the cluster on every read: the naive mode the dashboard bench compares against. */
+  sessionsReadMode: SessionsReadMode;
+  logLevel: string;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((problem) => `  - ${problem}`).join("\n")}`);
+  }
+}
+
+const rfc1123Label = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+const flag = z.enum(["true", "false", "1", "0"]).transform((value) => value === "true" || value === "1");
+
+const origin = z.string().refine((value) => {
+  try {
+    return new URL(value).origin === value;
+  } catch {
+    return false;
+  }
+}, "each entry must be an origin like https://lab.example.edu (scheme, host, optional port; no path)");
+
+const vmSizesJson = z
+  .string()
+  .transform((text, context) => {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      context.addIssue({ code: "custom", message: "must be JSON" });
+      return z.NEVER;
+    }
+  })
+  .pipe(
+    z.record(
+      z.string().regex(rfc1123Label),
+      z.object({
+        cpu: z.number().int().min(1).max(64),
+        memory: z.string().regex(memoryPattern, "must be a whole number of Mi or Gi, like 4Gi"),
+      }),
+    ),
+  );
+
+const EnvSchema = z.object({
+  HOST: z.string().min(1).default("127.0.0.1"),
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  DATA_DIR: z.string().min(1).default(".lab"),
+  LABS_DIR: z.string().min(1).default("labs"),
+  LAB_NAMESPACE: z
+    .string()
+    .max(63)
+    .regex(rfc1123Label, "must be a Kubernetes namespace name (lower-case letters, digits, '-')")
+    .default("lab-sessions"),
+  AUTH_MODE: z.enum(["demo"]).optional(),
+  LAB_USERS_FILE: z.string().min(1).optional(),
+  SESSION_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+  LAB_ALLOWED_ORIGINS: z
+    .string()
+    .default("")
+    .transform((text) =>
+      text
+        .split(",")
+        .map((entry) => entry.trim())
+        .filter((entry) => entry !== ""),
+    )
+    .pipe(z.array(origin)),
+  TRUST_PROXY: flag.default(false),
+  LAB_KUBECONFIG: z.string().min(1).optional(),
+  KUBECONFIG: z.string().min(1).optional(),
+  LAB_EMULATOR_TIMING: z.enum(["realistic", "fast"]).default("realistic"),
+  LAB_VM_SIZES: vmSizesJson.optional(),
+  LAB_SESSIONS_READ_MODE: z.enum(["cache", "direct"]).default("cache"),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+});
+
+export interface Environment {
+  env: Record<string, string | undefined>;
+  /** True inside a pod with a mounted service account token. */
+  inCluster: boolean;
+}
+
+export function detectInCluster(env: Record<string, string | undefined>): boolean {
+  return Boolean(env.KUBERNETES_SERVICE_HOST) && existsSync(path.join(serviceAccountDir, "token"));
+}
+
+export function loadConfig({ env, inCluster }: Environment): Config {
+  // Empty variables count as unset: `FOO= npm start` should not mean "FOO is the empty string".
+  const present = Object.fromEntries(
+    Object.entries(env).filter(([, value]) => value !== undefined && value !== ""),
+  );
+  const parsed = EnvSchema.safeParse(present);
+  const problems = parsed.success
+    ? []
+    : parsed.error.issues.map((issue) => `${issue.path.join(".") || "environment"}: ${issue.message}`);
+  problems.push(...crossFieldProblems(present, inCluster));
+  if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
+
+  const values = parsed.data;
+  const dataDir = path.resolve(values.DATA_DIR);
+  return {
+    host: values.HOST,
+    port: values.PORT,
+    dataDir,
+    labsDir: path.resolve(values.LABS_DIR),
+    namespace: values.LAB_NAMESPACE,
+    authMode: values.AUTH_MODE ?? "demo",
+    usersFile: path.resolve(values.LAB_USERS_FILE ?? path.join(dataDir, "users.json")),
+    sessionSecret: values.SESSION_SECRET,
+    allowedOrigins: values.LAB_ALLOWED_ORIGINS,
+    trustProxy: values.TRUST_PROXY,
+    cluster: chooseCluster(values, dataDir, inCluster),
+    vmSizes: values.LAB_VM_SIZES ?? defaultVmSizes,
+    sessionsReadMode: values.LAB_SESSIONS_READ_MODE,
+    logLevel: values.LOG_LEVEL,
+  };
+}
+
+type EnvValues = z.infer<typeof EnvSchema>;
+
+function crossFieldProblems(env: Record<string, string | undefined>, inCluster: boolean): string[] {
+  const problems: string[] = [];
+  if (env.LAB_KUBECONFIG === undefined && env.KUBECONFIG?.includes(path.delimiter)) {
+    problems.push(
+      "KUBECONFIG: lists several files; set LAB_KUBECONFIG to the one file the console should use",
+    );
+  }
+  const clusterConfigured = env.LAB_KUBECONFIG !== undefined || env.KUBECONFIG !== undefined || inCluster;
+  if (clusterConfigured && env.AUTH_MODE === undefined) {
+    // Demo passwords are public: on a real cluster the sign-in mode is asked for, never assumed.
+    problems.push(
+      "AUTH_MODE: must be set when a cluster is configured (the only mode so far is 'demo', whose passwords are public)",
+    );
+  }
+  return problems;
+}
+
+// Deliberately never falls back to ~/.kube/config: a developer's default context may be a production
+// cluster, and an unconfigured start must not put student VMs there.
+function chooseCluster(values: EnvValues, dataDir: string, inCluster: boolean): ClusterSource {
+  const kubeconfig = values.LAB_KUBECONFIG ?? values.KUBECONFIG;
+  if (kubeconfig !== undefined) return { kind: "kubeconfig", path: path.resolve(kubeconfig) };
+  if (inCluster) return { kind: "in-cluster" };
+  return {
+    kind: "embedded-emulator",
+    kubeconfigPath: path.join(dataDir, "kubeconfig"),
+    timing: values.LAB_EMULATOR_TIMING,
+  };
+}

@@ -1,0 +1,123 @@
+// Runs the KubeVirt emulator as a child process when no cluster is configured. The server talks to
+// it like to any cluster: through the kubeconfig it writes, never by importing its code.
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
+import { rm } from "node:fs/promises";
+import path from "node:path";
+import { createInterface } from "node:readline";
+import type { EmulatorTiming } from "./config.ts";
+import { createClusterClient, loadKubeConfig } from "./kube/client.ts";
+import { KubeRequestCounter } from "./kube/request-counter.ts";
+
+export interface EmbeddedEmulator {
+  kubeconfigPath: string;
+  stop(): Promise<void>;
+}
+
+export interface EmbeddedEmulatorOptions {
+  projectRoot: string;
+  kubeconfigPath: string;
+  timing: EmulatorTiming;
+  /** Where the emulator's own output goes, line by line. */
+  log: { info(message: string): void };
+  readyWithinMs?: number;
+}
+
+export async function startEmbeddedEmulator(options: EmbeddedEmulatorOptions): Promise<EmbeddedEmulator> {
+  const { projectRoot, kubeconfigPath, timing, log } = options;
+  // A kubeconfig left by an earlier run points at a port that is gone: only a new one means ready.
+  await rm(kubeconfigPath, { force: true });
+  const child = spawn(
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      path.join(projectRoot, "src/emulator/main.ts"),
+      "--port",
+      "0",
+      "--kubeconfig",
+      kubeconfigPath,
+      "--timing",
+      timing,
+      // Its CA and admin token live beside the kubeconfig, so one DATA_DIR holds all local state.
+      "--state-dir",
+      path.join(path.dirname(kubeconfigPath), "emulator"),
+    ],
+    // Its own process group: Ctrl-C in the terminal reaches only us, and we stop it after the app,
+    // so the app never sees its cluster vanish mid-shutdown.
+    { cwd: projectRoot, stdio: ["ignore", "pipe", "pipe"], detached: true },
+  );
+  const recentOutput: string[] = [];
+  for (const stream of [child.stdout, child.stderr]) {
+    createInterface({ input: stream }).on("line", (line) => {
+      recentOutput.push(line);
+      if (recentOutput.length > 20) recentOutput.shift();
+      log.info(`emulator: ${line}`);
+    });
+  }
+  // Last resort if this process dies without a clean shutdown: never leave an orphaned emulator.
+  const killOnExit = () => child.kill("SIGKILL");
+  process.once("exit", killOnExit);
+  const stop = async () => {
+    process.removeListener("exit", killOnExit);
+    await stopChild(child);
+  };
+
+  try {
+    await waitUntilAnswering(child, kubeconfigPath, options.readyWithinMs ?? 30_000);
+  } catch (error) {
+    await stop();
+    const output = recentOutput.length > 0 ? `\nIts last output:\n${recentOutput.join("\n")}` : "";
+    throw new Error(`${(error as Error).message}${output}`);
+  }
+  return { kubeconfigPath, stop };
+}
+
+async function waitUntilAnswering(
+  child: ChildProcess,
+  kubeconfigPath: string,
+  withinMs: number,
+): Promise<void> {
+  const deadline = Date.now() + withinMs;
+  let closed = false;
+  child.once("close", () => (closed = true));
+  let lastProblem = "it wrote no kubeconfig";
+  while (Date.now() < deadline) {
+    // "close", not "exit": it comes after the output is drained, so the error can show all of it.
+    if (closed) {
+      throw new Error(
+        `The embedded emulator exited (${child.exitCode ?? child.signalCode}) before it was ready.`,
+      );
+    }
+    if (existsSync(kubeconfigPath)) {
+      try {
+        const kubeConfig = loadKubeConfig({ kind: "kubeconfig", path: kubeconfigPath });
+        const probe = createClusterClient(kubeConfig, {
+          namespace: "default",
+          labelSelector: "",
+          counter: new KubeRequestCounter(),
+        });
+        await probe.serverVersion();
+        return;
+      } catch (error) {
+        lastProblem = (error as Error).message;
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(
+    `The embedded emulator did not answer within ${Math.round(withinMs / 1000)} s (${lastProblem}).`,
+  );
+}
+
+function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const forceTimer = setTimeout(() => child.kill("SIGKILL"), 5000);
+    child.once("exit", () => {
+      clearTimeout(forceTimer);
+      resolve();
+    });
+    child.kill("SIGTERM");
+  });
+}

@@ -1,0 +1,230 @@
+// All access to the Kubernetes API. Nothing else in the server builds an API path or sees the
+// credentials; callers get typed objects, KubeStatusError or ClusterUnavailableError.
+import {
+  ApiException,
+  CoreV1Api,
+  CustomObjectsApi,
+  KubeConfig,
+  VersionApi,
+  Watch,
+  type V1Secret,
+} from "@kubernetes/client-node";
+import { ClusterUnavailableError, KubeStatusError } from "./errors.ts";
+import type { KubeOutcome, KubeRequestCounter, KubeVerb } from "./request-counter.ts";
+import type { Secret, VirtualMachine, VirtualMachineInstance } from "./types.ts";
+
+export type ConfiguredCluster = { kind: "kubeconfig"; path: string } | { kind: "in-cluster" };
+
+export function loadKubeConfig(source: ConfiguredCluster): KubeConfig {
+  const kubeConfig = new KubeConfig();
+  if (source.kind === "in-cluster") kubeConfig.loadFromCluster();
+  else kubeConfig.loadFromFile(source.path);
+  if (!kubeConfig.getCurrentCluster()) {
+    throw new Error(
+      source.kind === "kubeconfig"
+        ? `${source.path} has no current context with a cluster`
+        : "the pod's service account did not yield a cluster",
+    );
+  }
+  return kubeConfig;
+}
+
+export interface ResourceList<T> {
+  items: T[];
+  /** Opaque: only ever handed back to the API or compared for equality. */
+  resourceVersion: string;
+}
+
+export type WatchEvent<T> =
+  | { type: "ADDED" | "MODIFIED" | "DELETED"; object: T }
+  | { type: "BOOKMARK"; resourceVersion: string }
+  | { type: "ERROR"; error: KubeStatusError };
+
+export interface WatchHandle {
+  stop(): void;
+}
+
+/** A kind the console lists and watches: VMs and VMIs carrying the console's label, in its namespace. */
+export interface WatchableResource<T> {
+  list(): Promise<ResourceList<T>>;
+  /**
+   * Streams changes after `resourceVersion`. `onClosed` is called once: with null when the server
+   * ended the stream or stop() was called, with an error when it failed (a refused watch included).
+   */
+  watch(
+    resourceVersion: string,
+    onEvent: (event: WatchEvent<T>) => void,
+    onClosed: (error: unknown) => void,
+  ): Promise<WatchHandle>;
+}
+
+export interface ClusterClient {
+  readonly namespace: string;
+  readonly virtualMachines: WatchableResource<VirtualMachine>;
+  readonly virtualMachineInstances: WatchableResource<VirtualMachineInstance>;
+  createVirtualMachine(vm: VirtualMachine): Promise<VirtualMachine>;
+  /** Foreground deletion: the VM stays, marked for deletion, until its VMI is gone. Returns the API's answer. */
+  deleteVirtualMachine(name: string): Promise<unknown>;
+  createSecret(secret: Secret): Promise<void>;
+  /** The API server's version string: proves it answers and accepts our credentials. */
+  serverVersion(): Promise<string>;
+}
+
+const kubevirt = { group: "kubevirt.io", version: "v1" } as const;
+
+interface KubeList<T> {
+  items?: T[];
+  metadata?: { resourceVersion?: string };
+}
+
+export function createClusterClient(
+  kubeConfig: KubeConfig,
+  options: { namespace: string; labelSelector: string; counter: KubeRequestCounter },
+): ClusterClient {
+  const { namespace, labelSelector, counter } = options;
+  const customObjects = kubeConfig.makeApiClient(CustomObjectsApi);
+  const core = kubeConfig.makeApiClient(CoreV1Api);
+  const versions = kubeConfig.makeApiClient(VersionApi);
+  const watcher = new Watch(kubeConfig);
+
+  async function send<T>(
+    verb: KubeVerb,
+    call: () => Promise<{ httpStatusCode: number; data: T }>,
+  ): Promise<T> {
+    try {
+      const answer = await call();
+      counter.record(verb, answer.httpStatusCode);
+      return answer.data;
+    } catch (error) {
+      const translated = translate(error);
+      counter.record(verb, outcomeOf(translated));
+      throw translated;
+    }
+  }
+
+  function kubevirtResource<T>(plural: string): WatchableResource<T> {
+    return {
+      async list() {
+        const list = await send("list", () =>
+          customObjects.listNamespacedCustomObjectWithHttpInfo({
+            ...kubevirt,
+            namespace,
+            plural,
+            labelSelector,
+          }),
+        );
+        const { items = [], metadata = {} } = list as KubeList<T>;
+        return { items, resourceVersion: metadata.resourceVersion ?? "" };
+      },
+      async watch(resourceVersion, onEvent, onClosed) {
+        const path = `/apis/${kubevirt.group}/${kubevirt.version}/namespaces/${encodeURIComponent(namespace)}/${plural}`;
+        let failure: unknown = undefined;
+        let closed = false;
+        let stopped = false;
+        const closeOnce = (error: unknown) => {
+          if (closed) return;
+          closed = true;
+          onClosed(error);
+        };
+        const controller = await watcher.watch(
+          path,
+          { labelSelector, resourceVersion, allowWatchBookmarks: true },
+          (type: string, object: unknown) => onEvent(toWatchEvent<T>(type, object)),
+          (error: unknown) => {
+            failure = error ? translate(error) : null;
+            // Our own stop() aborts the request; that is a close, not a failure.
+            closeOnce(stopped ? null : failure);
+          },
+        );
+        counter.record("watch", failure ? outcomeOf(failure) : 200);
+        return {
+          stop() {
+            stopped = true;
+            controller.abort();
+          },
+        };
+      },
+    };
+  }
+
+  return {
+    namespace,
+    virtualMachines: kubevirtResource<VirtualMachine>("virtualmachines"),
+    virtualMachineInstances: kubevirtResource<VirtualMachineInstance>("virtualmachineinstances"),
+    async createVirtualMachine(vm) {
+      const created = await send("create", () =>
+        customObjects.createNamespacedCustomObjectWithHttpInfo({
+          ...kubevirt,
+          namespace,
+          plural: "virtualmachines",
+          body: vm,
+        }),
+      );
+      return created as VirtualMachine;
+    },
+    async deleteVirtualMachine(name) {
+      return send("delete", () =>
+        customObjects.deleteNamespacedCustomObjectWithHttpInfo({
+          ...kubevirt,
+          namespace,
+          plural: "virtualmachines",
+          name,
+          propagationPolicy: "Foreground",
+        }),
+      );
+    },
+    async createSecret(secret) {
+      await send("create", () =>
+        // The generated client's V1Secret only differs from ours in optional fields it fills itself.
+        core.createNamespacedSecretWithHttpInfo({ namespace, body: secret as V1Secret }),
+      );
+    },
+    async serverVersion() {
+      const info = await send("get", () => versions.getCodeWithHttpInfo());
+      return info.gitVersion;
+    },
+  };
+}
+
+function toWatchEvent<T>(type: string, object: unknown): WatchEvent<T> {
+  if (type === "ADDED" || type === "MODIFIED" || type === "DELETED") return { type, object: object as T };
+  if (type === "BOOKMARK") {
+    const metadata = (object as { metadata?: { resourceVersion?: string } } | undefined)?.metadata;
+    return { type, resourceVersion: metadata?.resourceVersion ?? "" };
+  }
+  return { type: "ERROR", error: statusError(object, 500) };
+}
+
+interface StatusBody {
+  code?: number;
+  reason?: string;
+  message?: string;
+}
+
+function statusError(body: unknown, fallbackCode: number): KubeStatusError {
+  let status: StatusBody = {};
+  if (typeof body === "string") {
+    try {
+      status = JSON.parse(body) as StatusBody;
+    } catch {
+      status = {};
+    }
+  } else if (body && typeof body === "object") {
+    status = body as StatusBody;
+  }
+  const code = typeof status.code === "number" ? status.code : fallbackCode;
+  return new KubeStatusError(code, status.reason ?? "", status.message ?? `HTTP ${code}`);
+}
+
+function translate(error: unknown): KubeStatusError | ClusterUnavailableError {
+  if (error instanceof KubeStatusError || error instanceof ClusterUnavailableError) return error;
+  if (error instanceof ApiException) return statusError(error.body, error.code);
+  // The watch helper reports a refused watch as an Error with statusCode and no body.
+  const statusCode = (error as { statusCode?: unknown } | null)?.statusCode;
+  if (typeof statusCode === "number") return new KubeStatusError(statusCode, "", (error as Error).message);
+  return new ClusterUnavailableError(error);
+}
+
+function outcomeOf(error: unknown): KubeOutcome {
+  return error instanceof KubeStatusError ? error.statusCode : "error";
+}

@@ -1,0 +1,61 @@
+// Builds the session reads for the chosen mode, with the readiness they imply.
+import type { FastifyBaseLogger } from "fastify";
+import type { SessionsReadMode } from "../config.ts";
+import type { Readiness } from "../health-routes.ts";
+import type { ClusterClient } from "../kube/client.ts";
+import { ObjectCache } from "../kube/informer/cache.ts";
+import type { VirtualMachine, VirtualMachineInstance } from "../kube/types.ts";
+import { createCachedSessionSource, createDirectSessionSource, type SessionSource } from "./source.ts";
+
+export interface SessionReads {
+  source: SessionSource;
+  readiness(): Promise<Readiness>;
+  start(): void;
+  stop(): Promise<void>;
+}
+
+export function createSessionReads(
+  cluster: ClusterClient,
+  mode: SessionsReadMode,
+  log: FastifyBaseLogger,
+): SessionReads {
+  if (mode === "direct") {
+    return {
+      source: createDirectSessionSource(cluster),
+      async readiness() {
+        try {
+          await cluster.serverVersion();
+          return { ready: true, reason: "" };
+        } catch {
+          return { ready: false, reason: "The cluster does not answer." };
+        }
+      },
+      start() {},
+      async stop() {},
+    };
+  }
+  const vms = new ObjectCache<VirtualMachine>(cluster.virtualMachines, { name: "virtualmachines", log });
+  const vmis = new ObjectCache<VirtualMachineInstance>(cluster.virtualMachineInstances, {
+    name: "virtualmachineinstances",
+    log,
+  });
+  const caches = [vms, vmis];
+  return {
+    source: createCachedSessionSource(vms, vmis),
+    async readiness() {
+      if (!caches.every((cache) => cache.synced)) {
+        return { ready: false, reason: "Still loading sessions from the cluster." };
+      }
+      if (caches.some((cache) => cache.stale)) {
+        return { ready: false, reason: "Lost the watch on the cluster; reconnecting." };
+      }
+      return { ready: true, reason: "" };
+    },
+    start() {
+      for (const cache of caches) cache.start();
+    },
+    async stop() {
+      await Promise.all(caches.map((cache) => cache.stop()));
+    },
+  };
+}

@@ -1,0 +1,52 @@
+// The sessions API: parse, find the user, call the service. Lists and single sessions carry ETags
+// so an unchanged poll answers 304.
+import type { FastifyInstance } from "fastify";
+import { z } from "zod";
+import { CreateSessionRequest, SessionListQuery } from "../../common/api.ts";
+import { labIdPattern } from "../../common/lab.ts";
+import type { LoginSessions } from "../auth/login-sessions.ts";
+import { requireUser } from "../auth/current-user.ts";
+import { parseOrThrow } from "../http/errors.ts";
+import { sendWithEtag } from "../http/etag.ts";
+import type { SessionService } from "./service.ts";
+
+/** Session ids are VM names: RFC 1123 labels. Checked before anything reaches the cluster. */
+const SessionParams = z.object({
+  id: z
+    .string()
+    .max(63, "a session id has at most 63 characters")
+    .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, "a session id has only lower-case letters, digits and '-'"),
+});
+
+const CreateBody = CreateSessionRequest.extend({
+  labId: CreateSessionRequest.shape.labId.regex(labIdPattern, "not a lab id"),
+});
+
+export function registerSessionRoutes(
+  app: FastifyInstance,
+  { sessions, loginSessions }: { sessions: SessionService; loginSessions: LoginSessions },
+): void {
+  app.get("/api/sessions", async (request, reply) => {
+    const user = requireUser(request, loginSessions);
+    const query = parseOrThrow(SessionListQuery, request.query);
+    return sendWithEtag(request, reply, sessions.listVersion(user, query), () => sessions.list(user, query));
+  });
+
+  app.post("/api/sessions", async (request, reply) => {
+    const user = requireUser(request, loginSessions);
+    const { labId } = parseOrThrow(CreateBody, request.body);
+    return reply.status(201).send(await sessions.create(user, labId));
+  });
+
+  app.get("/api/sessions/:id", async (request, reply) => {
+    const user = requireUser(request, loginSessions);
+    const { id } = parseOrThrow(SessionParams, request.params);
+    return sendWithEtag(request, reply, sessions.sessionVersion(user, id), () => sessions.get(user, id));
+  });
+
+  app.delete("/api/sessions/:id", async (request, reply) => {
+    const user = requireUser(request, loginSessions);
+    const { id } = parseOrThrow(SessionParams, request.params);
+    return reply.status(202).send(await sessions.delete(user, id));
+  });
+}

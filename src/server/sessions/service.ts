@@ -1,0 +1,185 @@
+// What people can do with sessions, and who may see which. Reads come from a SessionSource;
+// writes go to the cluster and wait briefly until reads show them, so a list right after a launch
+// or an end already reflects it.
+import {
+  sessionStatuses,
+  type Me,
+  type Session,
+  type SessionList,
+  type SessionListQuery,
+  type SessionStatus,
+} from "../../common/api.ts";
+import type { Lab } from "../../common/lab.ts";
+import { HttpError, notFound } from "../http/errors.ts";
+import type { ClusterClient } from "../kube/client.ts";
+import type { VirtualMachine } from "../kube/types.ts";
+import type { SessionSource } from "./source.ts";
+import { toSession } from "./status.ts";
+import { buildSessionObjects, newSessionId } from "./vm-manifest.ts";
+
+/** Sessions that hold a student's one place per lab; a stopping one is already on its way out. */
+const activeStatuses: ReadonlySet<SessionStatus> = new Set(["starting", "running", "failed"]);
+const waitForReadsMs = 2000;
+
+export interface SessionServiceDeps {
+  cluster: ClusterClient;
+  source: SessionSource;
+  labs: Lab[];
+  now?: () => Date;
+}
+
+export class SessionService {
+  private readonly labs: Map<string, Lab>;
+  /** (owner, lab) pairs with a launch in flight: two quick clicks must not make two VMs. */
+  private readonly launching = new Set<string>();
+  private readonly now: () => Date;
+
+  constructor(private readonly deps: SessionServiceDeps) {
+    this.labs = new Map(deps.labs.map((lab) => [lab.id, lab]));
+    this.now = deps.now ?? (() => new Date());
+  }
+
+  /** Names everything a list answer depends on, for ETags; undefined when reads are unversioned. */
+  listVersion(user: Me, query: SessionListQuery): string | undefined {
+    const version = this.deps.source.version();
+    return version === undefined ? undefined : `${version}\n${scopeOf(user)}\n${JSON.stringify(query)}`;
+  }
+
+  sessionVersion(user: Me, id: string): string | undefined {
+    const version = this.deps.source.version();
+    return version === undefined ? undefined : `${version}\n${scopeOf(user)}\n${id}`;
+  }
+
+  async list(user: Me, query: SessionListQuery): Promise<SessionList> {
+    const { sessions, stale } = await this.deps.source.snapshot();
+    const matching = sessions.filter(
+      (session) =>
+        canSee(user, session) &&
+        (query.lab === undefined || session.labId === query.lab) &&
+        (query.owner === undefined || session.owner === query.owner) &&
+        (query.status === undefined || session.status === query.status),
+    );
+    const counts = Object.fromEntries(sessionStatuses.map((status) => [status, 0])) as Record<
+      SessionStatus,
+      number
+    >;
+    for (const session of matching) counts[session.status] += 1;
+    const start = (query.page - 1) * query.pageSize;
+    return {
+      items: matching.slice(start, start + query.pageSize),
+      total: matching.length,
+      page: query.page,
+      pageSize: query.pageSize,
+      counts,
+      stale,
+    };
+  }
+
+  async get(user: Me, id: string): Promise<Session> {
+    const session = await this.find(id);
+    // Someone else's session answers exactly like a missing one, so ids reveal nothing.
+    if (!session || !canSee(user, session)) throw notFound(`There is no session ${id}.`);
+    return session;
+  }
+
+  async create(user: Me, labId: string): Promise<Session> {
+    const lab = this.labs.get(labId);
+    if (!lab) throw notFound(`There is no lab called ${labId}.`);
+    const key = `${user.username}\n${labId}`;
+    if (this.launching.has(key)) throw alreadyRunning(lab);
+    this.launching.add(key);
+    try {
+      const { sessions } = await this.deps.source.snapshot();
+      const existing = sessions.find(
+        (session) =>
+          session.owner === user.username && session.labId === labId && activeStatuses.has(session.status),
+      );
+      if (existing) throw alreadyRunning(lab, existing);
+      return await this.launch(user, lab);
+    } finally {
+      this.launching.delete(key);
+    }
+  }
+
+  async delete(user: Me, id: string): Promise<Session> {
+    const session = await this.get(user, id);
+    const answer = await this.deps.cluster.deleteVirtualMachine(id);
+    await this.deps.source.waitForVm(
+      id,
+      (vm) => !vm || vm.metadata.deletionTimestamp !== undefined,
+      waitForReadsMs,
+    );
+    const current = await this.find(id);
+    if (current) return current;
+    // Already gone from reads: describe it from the API's answer, marked as going away.
+    const deleted = isVirtualMachine(answer) ? answer : undefined;
+    if (!deleted) return { ...session, status: "stopping" };
+    const deletionTimestamp = deleted.metadata.deletionTimestamp ?? this.now().toISOString();
+    return toSession({ ...deleted, metadata: { ...deleted.metadata, deletionTimestamp } }, undefined);
+  }
+
+  private async launch(user: Me, lab: Lab): Promise<Session> {
+    const { cluster, source } = this.deps;
+    const sessionId = newSessionId(lab.id);
+    const expiresAt = new Date(this.now().getTime() + lab.session.minutes * 60_000);
+    const { virtualMachine, userDataSecret } = buildSessionObjects({
+      sessionId,
+      lab,
+      owner: user.username,
+      namespace: cluster.namespace,
+      expiresAt,
+    });
+    const created = await cluster.createVirtualMachine(virtualMachine);
+    try {
+      // The Secret can only name its owner once the VM has a uid; then deleting the VM deletes it too.
+      await cluster.createSecret({
+        ...userDataSecret,
+        metadata: {
+          ...userDataSecret.metadata,
+          ownerReferences: [
+            {
+              apiVersion: created.apiVersion,
+              kind: created.kind,
+              name: sessionId,
+              uid: created.metadata.uid ?? "",
+              blockOwnerDeletion: true,
+            },
+          ],
+        },
+      });
+    } catch (error) {
+      // Without its user data the VM could never boot: remove it rather than leave a broken session.
+      await cluster.deleteVirtualMachine(sessionId).catch(() => undefined);
+      throw error;
+    }
+    await source.waitForVm(sessionId, (vm) => vm !== undefined, waitForReadsMs);
+    return (await this.find(sessionId)) ?? toSession(created, undefined);
+  }
+
+  private async find(id: string): Promise<Session | undefined> {
+    const { sessions } = await this.deps.source.snapshot();
+    return sessions.find((session) => session.id === id);
+  }
+}
+
+/** Who sees what: a student their own sessions, staff all of them. */
+function scopeOf(user: Me): string {
+  return user.role === "student" ? `student:${user.username}` : "staff";
+}
+
+function canSee(user: Me, session: Session): boolean {
+  return user.role !== "student" || session.owner === user.username;
+}
+
+function alreadyRunning(lab: Lab, existing?: Session): HttpError {
+  const which = existing ? ` (${existing.id})` : "";
+  return new HttpError(
+    409,
+    "conflict",
+    `You already have a session for "${lab.title}"${which}. End it before starting another.`,
+  );
+}
+
+function isVirtualMachine(value: unknown): value is VirtualMachine {
+  return (value as { kind?: unknown } | null)?.kind === "VirtualMachine";
+}

@@ -1,0 +1,136 @@
+// Everything `npm start` and `npm run dev` share: connect to the cluster (or start the embedded
+// emulator), load users and labs, build the app and listen.
+import { mkdir } from "node:fs/promises";
+import path from "node:path";
+import type { FastifyInstance } from "fastify";
+import { buildApp } from "./app.ts";
+import { createDemoAuthenticator } from "./auth/authenticator.ts";
+import { LoginSessions } from "./auth/login-sessions.ts";
+import { loadOrCreateSessionSecret } from "./auth/secret.ts";
+import { demoPassword, loadUsers, type UserRecord } from "./auth/users-file.ts";
+import type { Config } from "./config.ts";
+import { startEmbeddedEmulator, type EmbeddedEmulator } from "./embedded-emulator.ts";
+import { createClusterClient, loadKubeConfig } from "./kube/client.ts";
+import { KubeRequestCounter } from "./kube/request-counter.ts";
+import { formatLabProblem, loadLabs } from "./labs/load-labs.ts";
+import { sessionsSelector } from "./sessions/labels.ts";
+import { ensureWebBuilt } from "./spa/build.ts";
+
+export const projectRoot = path.resolve(import.meta.dirname, "../..");
+const webRoot = path.join(projectRoot, "dist/web");
+
+export interface RunningServer {
+  url: string;
+  app: FastifyInstance;
+  close(): Promise<void>;
+}
+
+export async function startServer(config: Config, options: { buildWeb: boolean }): Promise<RunningServer> {
+  await mkdir(config.dataDir, { recursive: true });
+  const log = startupLog(config.logLevel);
+
+  let emulator: EmbeddedEmulator | undefined;
+  if (config.cluster.kind === "embedded-emulator") {
+    console.log(
+      "No cluster configured (LAB_KUBECONFIG, KUBECONFIG): starting the embedded KubeVirt emulator...",
+    );
+    emulator = await startEmbeddedEmulator({
+      projectRoot,
+      kubeconfigPath: config.cluster.kubeconfigPath,
+      timing: config.cluster.timing,
+      log,
+    });
+  }
+
+  try {
+    const kubeConfig = loadKubeConfig(
+      config.cluster.kind === "embedded-emulator"
+        ? { kind: "kubeconfig", path: config.cluster.kubeconfigPath }
+        : config.cluster,
+    );
+    const cluster = createClusterClient(kubeConfig, {
+      namespace: config.namespace,
+      labelSelector: sessionsSelector,
+      counter: new KubeRequestCounter(),
+    });
+    const users = await loadUsers(config.usersFile);
+    const { labs, problems } = loadLabs(config.labsDir, config.vmSizes);
+    for (const problem of problems) log.warn(`lab skipped: ${formatLabProblem(problem)}`);
+    if (options.buildWeb) await ensureWebBuilt(projectRoot, webRoot);
+
+    const app = await buildApp({
+      cluster,
+      sessionsReadMode: config.sessionsReadMode,
+      authenticator: await createDemoAuthenticator(users),
+      loginSessions: new LoginSessions(),
+      cookieSecret: await loadOrCreateSessionSecret(config.dataDir, config.sessionSecret),
+      labs,
+      allowedOrigins: config.allowedOrigins,
+      trustProxy: config.trustProxy,
+      webRoot,
+      logger: { level: config.logLevel },
+    });
+    await app.listen({ host: config.host, port: config.port });
+    const address = app.server.address();
+    const port = typeof address === "object" && address ? address.port : config.port;
+    const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
+
+    printBanner({ url, config, users, labCount: labs.length, emulator });
+    return {
+      url,
+      app,
+      async close() {
+        // The app first: its watches end cleanly before the cluster under them goes away.
+        await app.close();
+        await emulator?.stop();
+      },
+    };
+  } catch (error) {
+    await emulator?.stop();
+    throw error;
+  }
+}
+
+function printBanner(input: {
+  url: string;
+  config: Config;
+  users: UserRecord[];
+  labCount: number;
+  emulator: EmbeddedEmulator | undefined;
+}): void {
+  const { url, config, users, labCount, emulator } = input;
+  const lines = [
+    ``,
+    `Lab Console: ${url}  (${labCount} labs from ${path.relative(process.cwd(), config.labsDir) || "."})`,
+  ];
+  if (config.authMode === "demo") {
+    const names = users.map((user) => `${user.username} (${user.role})`).join(", ");
+    lines.push(
+      `Demo sign-in: ${names}; password "${demoPassword}" unless changed in ${relative(config.usersFile)}`,
+    );
+  }
+  if (emulator) {
+    lines.push(
+      `The VMs it creates: kubectl --kubeconfig ${relative(emulator.kubeconfigPath)} get vm -n ${config.namespace} -w`,
+    );
+  }
+  console.log(lines.join("\n") + "\n");
+}
+
+function relative(file: string): string {
+  const shown = path.relative(process.cwd(), file);
+  return shown.startsWith("..") ? file : shown;
+}
+
+/** Before the app (and its logger) exists, start-up messages go to the console at the configured level. */
+function startupLog(level: string) {
+  const quiet = level === "silent" || level === "fatal" || level === "error";
+  return {
+    info: (message: string) => {
+      if (!quiet && level !== "warn") console.log(message);
+    },
+    warn: (message: string) => {
+      if (!quiet) console.warn(message);
+    },
+  };
+}
