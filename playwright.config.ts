@@ -48,7 +48,8 @@ export default defineConfig({
       DATA_DIR: e2eDataDir,
       LAB_EMULATOR_TIMING: "fast",
     },
-    reuseExistingServer: !process.env.CI,
+    // Never reuse: a server already on the port may be another checkout's (set E2E_PORT to run beside it).
+    reuseExistingServer: false,
     timeout: 120_000,
     // SIGTERM rather than Playwright's default SIGKILL: the BFF then stops the emulator it spawned (in
     // its own process group), which a SIGKILL would leave running after every run.
