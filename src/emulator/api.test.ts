@@ -139,7 +139,7 @@ describe("authorization", () => {
     expect(create.json).toMatchObject({ status: { allowed: false } });
   });
 
-  it("authenticates and authorizes websocket upgrades, then answers 404 for unhandled streams", async () => {
+  it("authenticates and authorizes websocket upgrades before looking for the VMI", async () => {
     const { request } = await import("node:https");
     const upgrade = (token: string | null) =>
       new Promise<number>((resolve, reject) => {

@@ -5,6 +5,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import type { TokenAuthenticator } from "./authentication.ts";
 import { kubernetesFeatureGates, type ClusterConfig } from "./cluster-config.ts";
+import type { GuestRuntime } from "./guest-runtime.ts";
 import { changeVmState, type LifecycleAction } from "./controller/state-change.ts";
 import {
   apiGroupDocument,
@@ -34,6 +35,7 @@ import { reviewSelfSubjectAccess } from "./rbac/self-subject-access-review.ts";
 import type { Registry } from "./registry.ts";
 import { authorizationGroup, subresourcesGroup } from "./resources.ts";
 import type { RestHandler } from "./rest.ts";
+import { guestAgentSubresources, serveGuestAgent } from "./subresources/guest-agent.ts";
 
 export interface ApiServerParts {
   config: ClusterConfig;
@@ -43,6 +45,8 @@ export interface ApiServerParts {
   rest: RestHandler;
   openapi: OpenApiDocuments;
   upgrades: UpgradeRoutes;
+  /** For the guest agent subresources (guestosinfo, userlist, filesystemlist). */
+  guests: GuestRuntime;
   /** host:port as clients reach the server, for /api's serverAddressByClientCIDRs. */
   serverAddress: () => string;
 }
@@ -72,43 +76,53 @@ export function createApiServer(parts: ApiServerParts): {
 } {
   const { config, authenticator, authorizer } = parts;
 
-  function serveNonResource(request: IncomingMessage, response: ServerResponse, url: URL): void {
-    if (request.method !== "GET" && request.method !== "HEAD") throw methodNotAllowed();
+  /** The writer of a non-resource page, or undefined for an unknown path. */
+  function nonResourcePage(url: URL): ((response: ServerResponse) => void) | undefined {
     const path = url.pathname.replace(/\/+$/, "") || "/";
     const segments = path.split("/").filter((segment) => segment !== "");
-    if (path === "/api") return sendJson(response, 200, apiVersions(parts.serverAddress()));
-    if (path === "/apis") return sendJson(response, 200, apiGroupList());
+    const json = (body: unknown) => (response: ServerResponse) => sendJson(response, 200, body);
+    if (path === "/api") return json(apiVersions(parts.serverAddress()));
+    if (path === "/apis") return json(apiGroupList());
     if (segments[0] === "api" && segments.length === 2) {
       const list = apiResourceList("", segments[1] ?? "");
-      if (list) return sendJson(response, 200, list);
+      if (list) return json(list);
     }
     if (segments[0] === "apis" && segments.length === 2) {
       const group = apiGroupDocument(segments[1] ?? "");
-      if (group) return sendJson(response, 200, group);
+      if (group) return json(group);
     }
     if (segments[0] === "apis" && segments.length === 3) {
       const list = apiResourceList(segments[1] ?? "", segments[2] ?? "");
-      if (list) return sendJson(response, 200, list);
+      if (list) return json(list);
     }
-    if (path === "/openapi/v3") return sendJson(response, 200, parts.openapi.index());
+    if (path === "/openapi/v3") return json(parts.openapi.index());
     if (segments[0] === "openapi" && segments[1] === "v3") {
       const document = parts.openapi.document(segments.slice(2).join("/"));
       if (document !== undefined) {
-        response.writeHead(200, {
-          "Content-Type": "application/json",
-          "Content-Length": Buffer.byteLength(document),
-        });
-        response.end(document);
-        return;
+        return (response) => {
+          response.writeHead(200, {
+            "Content-Type": "application/json",
+            "Content-Length": Buffer.byteLength(document),
+          });
+          response.end(document);
+        };
       }
     }
     if (path === "/metrics") {
-      const text = metricsText(config);
-      response.writeHead(200, { "Content-Type": "text/plain; version=0.0.4; charset=utf-8" });
-      response.end(text);
-      return;
+      return (response) => {
+        response.writeHead(200, { "Content-Type": "text/plain; version=0.0.4; charset=utf-8" });
+        response.end(metricsText(config));
+      };
     }
-    throw pathNotFound();
+    return undefined;
+  }
+
+  // Unknown paths are 404 whatever the method; known ones serve GET only.
+  function serveNonResource(request: IncomingMessage, response: ServerResponse, url: URL): void {
+    const page = nonResourcePage(url);
+    if (!page) throw pathNotFound();
+    if (request.method !== "GET" && request.method !== "HEAD") throw methodNotAllowed();
+    page(response);
   }
 
   async function readOptionalBody(request: IncomingMessage): Promise<unknown> {
@@ -141,6 +155,13 @@ export function createApiServer(parts: ApiServerParts): {
       response.writeHead(202);
       response.end();
       return;
+    }
+    if (
+      info.resource === "virtualmachineinstances" &&
+      guestAgentSubresources.has(info.subresource) &&
+      info.name !== ""
+    ) {
+      return serveGuestAgent(parts.registry, parts.guests, request, response, info);
     }
     if (streamingSubresources.has(info.subresource)) {
       throw badRequest(
@@ -226,10 +247,18 @@ export function createApiServer(parts: ApiServerParts): {
       }
       const handler = parts.upgrades.find(info);
       if (!handler) return rejectUpgrade(socket, pathNotFound());
-      handler({ request, socket, head, info, user });
+      // Handlers throw (or reject with) an ApiError for what goes wrong before the handshake.
+      Promise.resolve(handler({ request, socket, head, info, user })).catch((error: unknown) =>
+        refuseUpgrade(socket, error),
+      );
     } catch (error) {
-      rejectUpgrade(socket, error instanceof ApiError ? error : internalError(String(error)));
+      refuseUpgrade(socket, error);
     }
+  }
+
+  function refuseUpgrade(socket: Duplex, error: unknown): void {
+    if (!(error instanceof ApiError)) console.error(`emulator: websocket upgrade failed:`, error);
+    rejectUpgrade(socket, error instanceof ApiError ? error : internalError(String(error)));
   }
 
   return { onRequest, onUpgrade };

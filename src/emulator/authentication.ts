@@ -5,6 +5,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import type { IncomingMessage } from "node:http";
 import { join } from "node:path";
 import type { UserInfo } from "./rbac/attributes.ts";
+import { authenticatedUser } from "./rbac/users.ts";
 
 export interface TokenEntry {
   token: string;
@@ -15,8 +16,13 @@ export interface TokenEntry {
 export const adminUser: UserInfo = { username: "kubernetes-admin", groups: ["system:masters"] };
 
 export function loadOrCreateAdminToken(stateDir: string): string {
+  return loadOrCreateToken(stateDir, "admin-token");
+}
+
+/** A bearer token kept in a file of the state directory, made on first use. */
+export function loadOrCreateToken(stateDir: string, fileName: string): string {
   mkdirSync(stateDir, { recursive: true, mode: 0o700 });
-  const path = join(stateDir, "admin-token");
+  const path = join(stateDir, fileName);
   if (existsSync(path)) {
     const saved = readFileSync(path, "utf8").trim();
     if (saved !== "") return saved;
@@ -33,7 +39,10 @@ export class TokenAuthenticator {
     this.entries = entries;
   }
 
-  /** The user behind the request's bearer token, or undefined. Every user is in system:authenticated, as in Kubernetes. */
+  /**
+   * The user behind the request's bearer token, or undefined. Groups are added as Kubernetes adds them:
+   * system:authenticated for everyone, system:serviceaccounts(:<namespace>) for service accounts.
+   */
   authenticate(request: IncomingMessage): UserInfo | undefined {
     const header = request.headers.authorization;
     const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
@@ -44,9 +53,6 @@ export class TokenAuthenticator {
       return known.length === presented.length && timingSafeEqual(known, presented);
     });
     if (!entry) return undefined;
-    const groups = entry.groups.includes("system:authenticated")
-      ? entry.groups
-      : [...entry.groups, "system:authenticated"];
-    return { username: entry.username, groups };
+    return authenticatedUser(entry.username, entry.groups);
   }
 }

@@ -1,9 +1,10 @@
-// createEmulator wires the parts into one running cluster: TLS material, tokens, the object store
-// with its registry and watch hub, the emulated controllers, the seeded cluster objects and the
-// HTTPS server. It writes a kubeconfig that points at it.
+// createEmulator wires the parts into one running cluster: TLS material, tokens and RBAC, the object
+// store with its registry and watch hub, the emulated controllers, the guests and KubeVirt's streams,
+// the seeded cluster objects, fault injection and the HTTPS server. It writes a kubeconfig that points
+// at it (and one per requested service account).
 import { createServer, type Server } from "node:https";
 import type { Socket } from "node:net";
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { createApiServer } from "./apiserver.ts";
 import { adminUser, loadOrCreateAdminToken, TokenAuthenticator, type TokenEntry } from "./authentication.ts";
 import { parseClusterConfig, type ClusterConfigInput } from "./cluster-config.ts";
@@ -14,14 +15,29 @@ import { startNamespaceController } from "./controller/namespace-controller.ts";
 import { timingsFor, type TimingMode } from "./controller/timing.ts";
 import { VmController } from "./controller/vm-controller.ts";
 import { VmiLifecycle } from "./controller/vmi-lifecycle.ts";
+import { createFaultApi } from "./faults/fault-api.ts";
+import { createFaults, type EmulatorFaults } from "./faults/faults.ts";
+import { withFaults } from "./faults/front-door.ts";
+import { RequestFaults } from "./faults/request-faults.ts";
 import { noGuests, type GuestRuntime } from "./guest-runtime.ts";
+import { Connections } from "./http/connections.ts";
 import { UpgradeRoutes } from "./http/upgrade.ts";
 import { renderKubeconfig, writeKubeconfig } from "./kubeconfig.ts";
 import { createOpenApiDocuments } from "./openapi.ts";
 import type { Authorizer } from "./rbac/attributes.ts";
+import { clusterDefaultsFile, createRbacAuthorizer, loadRbacFiles } from "./rbac/rbac.ts";
 import { Registry } from "./registry.ts";
 import { RestHandler } from "./rest.ts";
+import { createSandboxGuests } from "./sandbox-guests.ts";
+import {
+  serviceAccountTokens,
+  writeServiceAccountKubeconfig,
+  type ServiceAccountKubeconfig,
+} from "./service-accounts.ts";
 import { ObjectStore } from "./store.ts";
+import { ConsoleStreams } from "./subresources/console.ts";
+import { kubevirtKeepAlive, PortForwards, type PortForwardKeepAlive } from "./subresources/portforward.ts";
+import { createKubevirtUpgrader } from "./subresources/websocket.ts";
 import { loadOrCreateServingMaterial } from "./tls.ts";
 import { WatchHub } from "./watch.ts";
 
@@ -35,12 +51,26 @@ export interface EmulatorOptions {
   timing?: TimingMode;
   /** Versions, gates and nodes; anything left out takes its default. */
   cluster?: ClusterConfigInput;
-  /** Default: every authenticated token may do everything. */
+  /** Default: every authenticated token may do everything. Not together with rbacFiles. */
   authorizer?: Authorizer;
+  /**
+   * Enforce Kubernetes RBAC read from these YAML files or folders (Role, ClusterRole and bindings;
+   * other kinds are skipped), on top of the cluster's defaults (rbac/cluster-defaults.yaml).
+   */
+  rbacFiles?: string[];
   /** Extra bearer tokens, e.g. for RBAC tests. */
   tokens?: TokenEntry[];
-  /** What runs guests when VMIs start; default none. */
-  guests?: GuestRuntime;
+  /** Mint a token for each service account and write a kubeconfig that uses it. */
+  serviceAccountKubeconfigs?: ServiceAccountKubeconfig[];
+  /**
+   * What runs inside Running VMIs: "sandbox" (default) a bash per VMI in a sandbox under
+   * `<stateDir>/guests`, "none" nothing (no console), or a runtime of your own.
+   */
+  guests?: "sandbox" | "none" | GuestRuntime;
+  /** Serve the fault API under /emulator/faults/ (admin token only). The returned handle always works. */
+  faults?: boolean;
+  /** Port-forward pings and pong timeout; default KubeVirt's 1 s and 60 s. */
+  portForwardKeepAlive?: PortForwardKeepAlive;
   /** Watch events kept per kind for resuming watches (older resourceVersions get 410). */
   watchHistorySize?: number;
   /** How often watches with allowWatchBookmarks get a BOOKMARK. */
@@ -51,6 +81,9 @@ export interface Emulator {
   url: string;
   kubeconfigPath: string;
   adminToken: string;
+  /** Fault injection for tests (in-process, whether or not the HTTP fault API is on). */
+  faults: EmulatorFaults;
+  /** Stops serving, kills every guest. */
   close(): Promise<void>;
 }
 
@@ -73,16 +106,35 @@ function listen(server: Server, port: number, host: string): Promise<number> {
   });
 }
 
+function authorizerFor(options: EmulatorOptions): Authorizer {
+  if (options.rbacFiles === undefined) return options.authorizer ?? allowAll;
+  if (options.authorizer) throw new Error("give the emulator either an authorizer or rbacFiles, not both");
+  const policy = loadRbacFiles([clusterDefaultsFile, ...options.rbacFiles]);
+  for (const note of policy.notes) console.warn(`emulator: ${note}`);
+  return createRbacAuthorizer(policy, { superUsers: [adminUser.username] });
+}
+
+async function guestRuntimeFor(options: EmulatorOptions, registry: Registry, stateDir: string) {
+  const guests = options.guests ?? "sandbox";
+  if (guests === "none") return noGuests;
+  if (guests === "sandbox") return createSandboxGuests({ registry, guestsDir: join(stateDir, "guests") });
+  return guests;
+}
+
 export async function createEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
   const host = options.host ?? "127.0.0.1";
   const stateDir = resolve(options.stateDir ?? ".lab/emulator");
   const kubeconfigPath = resolve(options.kubeconfigPath ?? ".lab/kubeconfig");
   const config = parseClusterConfig(options.cluster);
+  const authorizer = authorizerFor(options);
   const tls = loadOrCreateServingMaterial(stateDir, host);
   const adminToken = loadOrCreateAdminToken(stateDir);
+  const serviceAccounts = options.serviceAccountKubeconfigs ?? [];
+  const serviceAccountEntries = serviceAccountTokens(stateDir, serviceAccounts);
   const authenticator = new TokenAuthenticator([
     { token: adminToken, ...adminUser },
     ...(options.tokens ?? []),
+    ...serviceAccountEntries,
   ]);
 
   const store = new ObjectStore(options.watchHistorySize ?? 1000);
@@ -92,44 +144,92 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
   const stopGarbageCollector = startGarbageCollector(registry);
   const stopNamespaceController = startNamespaceController(registry);
   const vmController = new VmController(registry, recorder);
+  const guests = await guestRuntimeFor(options, registry, stateDir);
   const lifecycle = new VmiLifecycle(registry, recorder, {
     timings: timingsFor(options.timing ?? "realistic"),
-    guests: options.guests ?? noGuests,
+    guests,
     kubevirtVersion: config.kubevirt.version,
   });
   seedCluster(registry, config);
+
+  const upgrader = createKubevirtUpgrader();
+  const consoles = new ConsoleStreams(registry, guests, upgrader);
+  const portForwards = new PortForwards(
+    registry,
+    guests,
+    upgrader,
+    options.portForwardKeepAlive ?? kubevirtKeepAlive,
+  );
+  const upgrades = new UpgradeRoutes();
+  upgrades.register("virtualmachineinstances/console", consoles.handle);
+  upgrades.register("virtualmachineinstances/portforward", portForwards.handle);
+  upgrades.register("virtualmachines/portforward", portForwards.handle);
 
   let port = options.port ?? 8443;
   const api = createApiServer({
     config,
     authenticator,
-    authorizer: options.authorizer ?? allowAll,
+    authorizer,
     registry,
     rest: new RestHandler({ registry, watches }),
     openapi: createOpenApiDocuments(config.kubernetes.version),
-    upgrades: new UpgradeRoutes(),
+    upgrades,
+    guests,
     serverAddress: () => `${urlHost(host)}:${port}`,
   });
-  const server = createServer({ key: tls.keyPem, cert: tls.certPem }, api.onRequest);
-  server.on("upgrade", api.onUpgrade);
-  // Every TCP connection, including ones still in the TLS handshake or upgraded to websockets, so
-  // close() (and later fault injection) can drop them all.
-  const sockets = new Set<Socket>();
-  server.on("connection", (socket: Socket) => {
-    sockets.add(socket);
-    socket.once("close", () => sockets.delete(socket));
+  const server = createServer({ key: tls.keyPem, cert: tls.certPem });
+  const connections = new Connections(server);
+  const requestFaults = new RequestFaults();
+  const faults = createFaults({
+    watches,
+    store,
+    connections,
+    requests: requestFaults,
+    registry,
+    guests,
+    consoles,
   });
+  const faultApi = options.faults
+    ? createFaultApi({
+        faults,
+        connections,
+        authenticator,
+        isAdmin: (user) => user.username === adminUser.username,
+      })
+    : undefined;
+  const front = withFaults(api, requestFaults, faultApi);
+  server.on("request", front.onRequest);
+  server.on("upgrade", front.onUpgrade);
   // Malformed HTTP gets a 400 instead of an unhandled error.
   server.on("clientError", (_error, socket: Socket) => {
     if (socket.writable) socket.end("HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n");
     else socket.destroy();
   });
-  port = await listen(server, port, host);
+  const stopControllers = async () => {
+    lifecycle.stop();
+    vmController.stop();
+    stopNamespaceController();
+    stopGarbageCollector();
+    watches.closeAll();
+    await guests.close();
+  };
+  try {
+    port = await listen(server, port, host);
+  } catch (error) {
+    await stopControllers();
+    throw error;
+  }
 
   const url = `https://${urlHost(host)}:${port}`;
   writeKubeconfig(
     kubeconfigPath,
     renderKubeconfig({ server: url, caCertPem: tls.caCertPem, token: adminToken }),
+  );
+  serviceAccounts.forEach((account, index) =>
+    writeServiceAccountKubeconfig(account, serviceAccountEntries[index]?.token ?? "", {
+      server: url,
+      caCertPem: tls.caCertPem,
+    }),
   );
 
   let closing: Promise<void> | undefined;
@@ -137,16 +237,13 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
     url,
     kubeconfigPath,
     adminToken,
+    faults,
     close: () => {
-      closing ??= new Promise<void>((resolveClose) => {
-        lifecycle.stop();
-        vmController.stop();
-        stopNamespaceController();
-        stopGarbageCollector();
-        watches.closeAll();
-        server.close(() => resolveClose());
-        for (const socket of sockets) socket.destroy();
-      });
+      closing ??= (async () => {
+        const serverClosed = new Promise<void>((resolveClose) => server.close(() => resolveClose()));
+        connections.closeAll();
+        await Promise.all([serverClosed, stopControllers()]);
+      })();
       return closing;
     },
   };

@@ -1,11 +1,15 @@
 // The hook through which guests come to life: the VMI lifecycle calls start() before it reports a
-// VMI Running (and waits for it) and stop() when the VMI is stopped or deleted. The default does
-// nothing; real guests (src/emulator/guests) plug in here.
+// VMI Running (and waits for it) and stop() when the VMI is stopped or deleted. The subresources
+// (console, port-forward, guest agent) reach a running guest through find(). The default runs no
+// guests; sandbox-guests.ts runs real ones.
+import type { Guest } from "./guests/guest.ts";
 import type { KubeObject } from "./objects.ts";
 
 export interface GuestEvents {
   /** The guest ended on its own: powered off (Succeeded) or crashed (Failed). */
   exited(phase: "Succeeded" | "Failed", reason: string): void;
+  /** The guest agent connected or went away (KubeVirt's AgentConnected condition). */
+  agent(connected: boolean): void;
 }
 
 export interface GuestRuntime {
@@ -13,9 +17,18 @@ export interface GuestRuntime {
   start(vmi: KubeObject, events: GuestEvents): Promise<void>;
   /** Shuts the guest down; called once per started VMI when it is stopped or deleted. */
   stop(vmi: KubeObject): Promise<void>;
+  /** The running guest of a VMI, by the VMI's uid. */
+  find(vmiUid: string): Guest | undefined;
+  /** Kills a guest as a crash would (its VMI turns Failed); false when the VMI has no guest. */
+  crash(vmiUid: string, reason: string): Promise<boolean>;
+  /** Kills every guest: the emulator is shutting down. */
+  close(): Promise<void>;
 }
 
 export const noGuests: GuestRuntime = {
   start: async () => {},
   stop: async () => {},
+  find: () => undefined,
+  crash: async () => false,
+  close: async () => {},
 };

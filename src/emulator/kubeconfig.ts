@@ -6,7 +6,18 @@ import { stringify } from "yaml";
 
 export const kubeconfigContext = "lab-emulator";
 
-export function renderKubeconfig(options: { server: string; caCertPem: string; token: string }): string {
+export interface KubeconfigInput {
+  server: string;
+  caCertPem: string;
+  token: string;
+  /** The user's name in the file; default lab-admin. */
+  user?: string;
+  /** The context's default namespace; default "default". */
+  namespace?: string;
+}
+
+export function renderKubeconfig(options: KubeconfigInput): string {
+  const user = options.user ?? "lab-admin";
   return stringify({
     apiVersion: "v1",
     kind: "Config",
@@ -19,11 +30,11 @@ export function renderKubeconfig(options: { server: string; caCertPem: string; t
         },
       },
     ],
-    users: [{ name: "lab-admin", user: { token: options.token } }],
+    users: [{ name: user, user: { token: options.token } }],
     contexts: [
       {
         name: kubeconfigContext,
-        context: { cluster: kubeconfigContext, user: "lab-admin", namespace: "default" },
+        context: { cluster: kubeconfigContext, user, namespace: options.namespace ?? "default" },
       },
     ],
     "current-context": kubeconfigContext,
@@ -32,6 +43,6 @@ export function renderKubeconfig(options: { server: string; caCertPem: string; t
 
 export function writeKubeconfig(path: string, content: string): void {
   mkdirSync(dirname(path), { recursive: true });
-  // It holds a cluster-admin token.
+  // It holds a bearer token (the admin's, or a service account's).
   writeFileSync(path, content, { mode: 0o600 });
 }

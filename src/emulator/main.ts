@@ -1,7 +1,10 @@
-// `npm run emulator`: runs the emulator in the foreground until Ctrl+C.
+// `npm run emulator`: runs the emulator in the foreground until Ctrl+C (or, with --exit-with-stdin,
+// until its stdin closes: a parent that spawned it with a pipe takes it down even when SIGKILLed).
 import { parseArgs } from "node:util";
 import { loadClusterConfig } from "./cluster-config.ts";
-import { createEmulator } from "./emulator.ts";
+import { createEmulator, type EmulatorOptions } from "./emulator.ts";
+import { sandboxAvailable } from "./guests/sandbox.ts";
+import { parseServiceAccountKubeconfig } from "./service-accounts.ts";
 
 const usage = `Usage: npm run emulator -- [options]
   --host HOST           address to listen on (default 127.0.0.1)
@@ -9,14 +12,20 @@ const usage = `Usage: npm run emulator -- [options]
   --kubeconfig PATH     kubeconfig to write (default .lab/kubeconfig)
   --timing MODE         realistic (VMs Running after ~20 s) or fast (default realistic)
   --config FILE         cluster settings (YAML): versions, feature gates, nodes
-  --state-dir DIR       where the CA and admin token are kept (default .lab/emulator)`;
+  --state-dir DIR       where the CA, tokens and guests are kept (default .lab/emulator)
+  --guests MODE         sandbox (a bash in each Running VMI) or none (default sandbox)
+  --rbac PATH           enforce RBAC from these YAML files or folders (repeatable)
+  --service-account-kubeconfig NAMESPACE/NAME=PATH
+                        write a kubeconfig for that service account (repeatable)
+  --faults              serve the fault API under /emulator/faults/ (admin token only)
+  --exit-with-stdin     shut down when stdin closes`;
 
 function fail(message: string): never {
   console.error(`emulator: ${message}\n\n${usage}`);
   process.exit(2);
 }
 
-async function main(): Promise<void> {
+function readOptions(): { options: EmulatorOptions; exitWithStdin: boolean } | undefined {
   let values;
   try {
     ({ values } = parseArgs({
@@ -27,6 +36,11 @@ async function main(): Promise<void> {
         timing: { type: "string", default: "realistic" },
         config: { type: "string" },
         "state-dir": { type: "string", default: ".lab/emulator" },
+        guests: { type: "string", default: "sandbox" },
+        rbac: { type: "string", multiple: true },
+        "service-account-kubeconfig": { type: "string", multiple: true },
+        faults: { type: "boolean", default: false },
+        "exit-with-stdin": { type: "boolean", default: false },
         help: { type: "boolean", short: "h", default: false },
       },
     }));
@@ -35,7 +49,7 @@ async function main(): Promise<void> {
   }
   if (values.help) {
     console.log(usage);
-    return;
+    return undefined;
   }
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535)
@@ -43,30 +57,69 @@ async function main(): Promise<void> {
   if (values.timing !== "realistic" && values.timing !== "fast") {
     fail(`--timing must be realistic or fast, got "${values.timing}"`);
   }
+  if (values.guests !== "sandbox" && values.guests !== "none") {
+    fail(`--guests must be sandbox or none, got "${values.guests}"`);
+  }
   let cluster;
+  let serviceAccountKubeconfigs;
   try {
     cluster = values.config ? loadClusterConfig(values.config) : undefined;
+    serviceAccountKubeconfigs = (values["service-account-kubeconfig"] ?? []).map(
+      parseServiceAccountKubeconfig,
+    );
   } catch (error) {
     fail((error as Error).message);
   }
+  return {
+    options: {
+      host: values.host,
+      port,
+      kubeconfigPath: values.kubeconfig,
+      stateDir: values["state-dir"],
+      timing: values.timing,
+      guests: values.guests,
+      faults: values.faults,
+      serviceAccountKubeconfigs,
+      ...(values.rbac ? { rbacFiles: values.rbac } : {}),
+      ...(cluster ? { cluster } : {}),
+    },
+    exitWithStdin: values["exit-with-stdin"],
+  };
+}
 
-  const emulator = await createEmulator({
-    host: values.host,
-    port,
-    kubeconfigPath: values.kubeconfig,
-    stateDir: values["state-dir"],
-    timing: values.timing,
-    ...(cluster ? { cluster } : {}),
-  });
+async function main(): Promise<void> {
+  const read = readOptions();
+  if (!read) return;
+  const { options, exitWithStdin } = read;
+  if (options.guests === "sandbox") {
+    const sandbox = await sandboxAvailable();
+    if (!sandbox.ok) console.warn(`emulator: warning: VMIs will fail to start: ${sandbox.message}`);
+  }
+
+  const emulator = await createEmulator(options);
   console.log(`KubeVirt API emulator listening on ${emulator.url}`);
   console.log(`kubeconfig: ${emulator.kubeconfigPath}`);
+  for (const account of options.serviceAccountKubeconfigs ?? []) {
+    console.log(`kubeconfig of service account ${account.namespace}/${account.name}: ${account.path}`);
+  }
+  if (options.rbacFiles) console.log(`RBAC enforced from: ${options.rbacFiles.join(", ")}`);
+  if (options.faults) console.log(`fault API: POST ${emulator.url}/emulator/faults/...`);
   console.log(`try: kubectl --kubeconfig ${emulator.kubeconfigPath} get vm -A`);
 
+  let shuttingDown = false;
   const shutdown = (): void => {
+    if (shuttingDown) return;
+    shuttingDown = true;
     void emulator.close().then(() => process.exit(0));
   };
   process.once("SIGINT", shutdown);
   process.once("SIGTERM", shutdown);
+  if (exitWithStdin) {
+    process.stdin.on("end", shutdown);
+    process.stdin.on("close", shutdown);
+    process.stdin.on("error", shutdown);
+    process.stdin.resume();
+  }
 }
 
 main().catch((error: unknown) => {

@@ -186,6 +186,9 @@ export const kubevirtSubresources: { name: string; verbs: string[] }[] = [
   { name: "virtualmachines/portforward", verbs: ["get"] },
   { name: "virtualmachineinstances/console", verbs: ["get"] },
   { name: "virtualmachineinstances/portforward", verbs: ["get"] },
+  { name: "virtualmachineinstances/guestosinfo", verbs: ["get"] },
+  { name: "virtualmachineinstances/userlist", verbs: ["get"] },
+  { name: "virtualmachineinstances/filesystemlist", verbs: ["get"] },
 ];
 
 export function findResource(group: string, version: string, plural: string): ResourceType | undefined {

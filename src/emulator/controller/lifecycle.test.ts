@@ -50,6 +50,16 @@ class ScriptedGuests implements GuestRuntime {
     this.stopped.push(vmi.metadata.uid);
   }
 
+  find(): undefined {
+    return undefined;
+  }
+
+  async crash(): Promise<boolean> {
+    return false;
+  }
+
+  async close(): Promise<void> {}
+
   release(name: string): boolean {
     const resolve = this.holds.get(name);
     resolve?.();
@@ -58,6 +68,10 @@ class ScriptedGuests implements GuestRuntime {
 
   exit(name: string, phase: "Succeeded" | "Failed"): void {
     this.events.get(name)?.exited(phase, phase === "Failed" ? "guest crashed" : "guest powered off");
+  }
+
+  agent(name: string, connected: boolean): void {
+    this.events.get(name)?.agent(connected);
   }
 }
 
@@ -252,6 +266,26 @@ describe("VM and VMI lifecycle", () => {
       (vmi) => vmi.metadata.uid !== first.metadata.uid && phase("Running")(vmi),
       "a replacement VMI",
     );
+  });
+
+  it("adds AgentConnected while the guest agent runs, mirrors it to the VM and removes it after", async () => {
+    await client.create(vmsPath, vmManifest("agent-vm"));
+    await client.until<Vmi>(`${vmisPath}/agent-vm`, phase("Running"), "the VMI to run");
+    const hasAgent = (object: Vm | Vmi) =>
+      object.status?.conditions?.some((condition) => condition.type === "AgentConnected") === true;
+    guests.agent("agent-vm", true);
+    const vmi = await client.until<Vmi>(`${vmisPath}/agent-vm`, hasAgent, "AgentConnected on the VMI");
+    expect(vmi.status?.conditions?.find((condition) => condition.type === "AgentConnected")).toEqual({
+      type: "AgentConnected",
+      status: "True",
+      lastProbeTime: expect.stringMatching(/^\d{4}-/),
+      lastTransitionTime: null,
+    });
+    await client.until<Vm>(`${vmsPath}/agent-vm`, hasAgent, "AgentConnected mirrored on the VM");
+
+    guests.agent("agent-vm", false);
+    await client.until<Vmi>(`${vmisPath}/agent-vm`, (object) => !hasAgent(object), "the condition gone");
+    await client.until<Vm>(`${vmsPath}/agent-vm`, (object) => !hasAgent(object), "the VM's copy gone");
   });
 
   it("waits for the guest runtime before reporting Running", async () => {

@@ -10,7 +10,7 @@ import type { Registry } from "../registry.ts";
 import { kubeVirts, nodes, pods, secrets, virtualMachineInstances } from "../resources.ts";
 import type { StoreEvent } from "../store.ts";
 import type { EventRecorder } from "./events.ts";
-import { condition, findCondition, phaseOf, type Condition } from "./kubevirt-state.ts";
+import { condition, conditionsOf, findCondition, phaseOf, type Condition } from "./kubevirt-state.ts";
 import { buildLauncherPod, launcherRequests, memoryOverheadBytes, vcpuCount } from "./launcher-pod.ts";
 import { boundPodStatus, finishedPodStatus, runningPodStatus } from "./launcher-pod-status.ts";
 import { PodAddresses } from "./pod-addresses.ts";
@@ -19,6 +19,12 @@ import type { Timings } from "./timing.ts";
 
 export const vmiFinalizer = "kubevirt.io/foregroundDeleteVirtualMachine";
 const component = "virtualmachine-controller";
+const agentConnected = "AgentConnected";
+
+/** As virt-handler writes it: a probe time, no transition time, no reason. */
+function agentConnectedCondition(): Condition {
+  return { type: agentConnected, status: "True", lastProbeTime: timestamp(), lastTransitionTime: null };
+}
 
 interface Tracked {
   uid: string;
@@ -27,6 +33,8 @@ interface Tracked {
   timers: Set<NodeJS.Timeout>;
   podName?: string;
   guestStarted: boolean;
+  /** The guest agent is up; the AgentConnected condition shows it once the VMI is Running. */
+  agentConnected: boolean;
   stopping: boolean;
 }
 
@@ -184,6 +192,7 @@ export class VmiLifecycle {
       name: vmi.metadata.name,
       timers: new Set(),
       guestStarted: false,
+      agentConnected: false,
       stopping: false,
     };
     this.tracked.set(tracked.uid, tracked);
@@ -366,7 +375,10 @@ export class VmiLifecycle {
     if (!vmi) return;
     tracked.guestStarted = true;
     this.options.guests
-      .start(vmi, { exited: (phase, reason) => this.later(() => this.guestExited(tracked, phase, reason)) })
+      .start(vmi, {
+        exited: (phase, reason) => this.later(() => this.guestExited(tracked, phase, reason)),
+        agent: (connected) => this.later(() => this.agentChanged(tracked, connected)),
+      })
       .then(
         () => this.markRunning(tracked),
         (error: unknown) =>
@@ -387,7 +399,10 @@ export class VmiLifecycle {
     const cpu = field(vmi, "spec", "domain", "cpu");
     this.writeStatus(vmi, {
       ...this.phaseStatus(vmi, "Running"),
-      conditions: withConditions(vmi, [condition("Ready", "True")]),
+      conditions: withConditions(vmi, [
+        condition("Ready", "True"),
+        ...(tracked.agentConnected ? [agentConnectedCondition()] : []),
+      ]),
       interfaces: [
         {
           name: interfaceName,
@@ -412,18 +427,38 @@ export class VmiLifecycle {
     this.recorder.record(vmi, "Normal", "Started", "VirtualMachineInstance started.", "virt-handler");
   }
 
+  /**
+   * virt-handler adds AgentConnected while the agent's channel is connected and removes it (never sets
+   * it False) when it is not; the VM controller mirrors it onto the VM.
+   */
+  private agentChanged(tracked: Tracked, connected: boolean): void {
+    tracked.agentConnected = connected;
+    const vmi = this.current(tracked);
+    if (!vmi || phaseOf(vmi) !== "Running") return;
+    const present = findCondition(vmi, agentConnected) !== undefined;
+    if (connected === present) return;
+    this.writeStatus(vmi, {
+      conditions: connected
+        ? [...conditionsOf(vmi), agentConnectedCondition()]
+        : withConditions(vmi, [], [agentConnected]),
+    });
+  }
+
   /** The guest stopped by itself: VMI and pod reach a final phase; the VM's run strategy decides what next. */
   private guestExited(tracked: Tracked, phase: "Succeeded" | "Failed", reason: string): void {
     tracked.guestStarted = false;
+    tracked.agentConnected = false;
     const vmi = this.current(tracked);
     if (!vmi) return;
     this.finishPod(tracked, phase);
     this.writeStatus(vmi, {
       ...this.phaseStatus(vmi, phase),
       ...(phase === "Failed" ? { reason } : {}),
-      conditions: withConditions(vmi, [
-        condition("Ready", "False", "GuestNotRunning", "Guest VM is not reported as running"),
-      ]),
+      conditions: withConditions(
+        vmi,
+        [condition("Ready", "False", "GuestNotRunning", "Guest VM is not reported as running")],
+        [agentConnected],
+      ),
     });
     this.recorder.record(
       vmi,
@@ -466,6 +501,7 @@ export class VmiLifecycle {
 
   private async stopGuest(tracked: Tracked): Promise<void> {
     tracked.guestStarted = false;
+    tracked.agentConnected = false;
     const vmi = this.registry.find(virtualMachineInstances, tracked.namespace, tracked.name);
     if (!vmi) return;
     try {
@@ -483,9 +519,11 @@ export class VmiLifecycle {
       this.finishPod(tracked, "Succeeded");
       latest = this.writeStatus(vmi, {
         ...this.phaseStatus(vmi, "Succeeded"),
-        conditions: withConditions(vmi, [
-          condition("Ready", "False", "PodTerminating", "virt-launcher pod is terminating"),
-        ]),
+        conditions: withConditions(
+          vmi,
+          [condition("Ready", "False", "PodTerminating", "virt-launcher pod is terminating")],
+          [agentConnected],
+        ),
       });
     }
     const pod = this.pod(tracked);

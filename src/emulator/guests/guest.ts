@@ -4,7 +4,7 @@
 // Running and kills it when the VMI goes away.
 import { spawn, type ChildProcess } from "node:child_process";
 import { EventEmitter } from "node:events";
-import { chmod, chown, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
+import { chmod, chown, mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
 import net from "node:net";
 import { dirname, join } from "node:path";
 import type { Readable, Writable } from "node:stream";
@@ -37,6 +37,7 @@ import {
   type SandboxBackend,
   type SandboxPlan,
 } from "./sandbox.ts";
+import { removeTree } from "./remove-tree.ts";
 import { isRunning, namespaceInitOf, waitUntilEnded, type ProcessIdentity } from "./sandbox-process.ts";
 import { SerialLine, type SerialAttachment, type SerialHandlers } from "./serial-line.ts";
 
@@ -496,24 +497,5 @@ function signal(pid: number, name: NodeJS.Signals): void {
     process.kill(pid, name);
   } catch {
     // already gone
-  }
-}
-
-// Without root, a guest may leave directories without write permission for their owner (us), which rm
-// cannot descend into: make them writable and try again.
-async function removeTree(path: string): Promise<void> {
-  try {
-    await rm(path, { recursive: true, force: true });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "EACCES") throw error;
-    await makeWritable(path);
-    await rm(path, { recursive: true, force: true });
-  }
-}
-
-async function makeWritable(dir: string): Promise<void> {
-  await chmod(dir, 0o700);
-  for (const entry of await readdir(dir, { withFileTypes: true })) {
-    if (entry.isDirectory()) await makeWritable(join(dir, entry.name));
   }
 }

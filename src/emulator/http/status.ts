@@ -3,7 +3,8 @@
 import type { ServerResponse } from "node:http";
 
 export interface StatusCause {
-  reason: string;
+  /** Left out by errors that have only a message (errors.NewInternalError). */
+  reason?: string;
   message: string;
   field?: string;
 }

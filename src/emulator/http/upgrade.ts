@@ -1,6 +1,6 @@
 // Websocket upgrades on KubeVirt's streaming subresources (console, portforward, ...). Requests are
 // authenticated and authorized like any other; a table maps `resource/subresource` to a handler.
-// Until a handler is registered the answer is the API server's 404 Status, written on the raw socket.
+// Without a handler the answer is the API server's 404 Status, written on the raw socket.
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import type { UserInfo } from "../rbac/attributes.ts";
@@ -15,7 +15,8 @@ export interface UpgradeContext {
   user: UserInfo;
 }
 
-export type UpgradeHandler = (context: UpgradeContext) => void;
+/** Throws (or rejects with) an ApiError to refuse the upgrade; must not throw once it has upgraded. */
+export type UpgradeHandler = (context: UpgradeContext) => void | Promise<void>;
 
 export class UpgradeRoutes {
   private readonly handlers = new Map<string, UpgradeHandler>();
@@ -36,18 +37,27 @@ const reasonPhrases: Record<number, string> = {
   403: "Forbidden",
   404: "Not Found",
   409: "Conflict",
+  429: "Too Many Requests",
   500: "Internal Server Error",
 };
 
 /** Refuses an upgrade with a JSON Status, then closes the socket. */
 export function rejectUpgrade(socket: Duplex, error: ApiError | { code: number; body: unknown }): void {
-  const code = error.code;
   const body = JSON.stringify("toStatus" in error ? error.toStatus() : error.body);
+  writeRawResponse(socket, error.code, { "Content-Type": "application/json" }, body);
+}
+
+/** An HTTP response written on a socket that never reached the HTTP server's response object. */
+export function writeRawResponse(
+  socket: Duplex,
+  code: number,
+  headers: Record<string, string>,
+  body: string,
+): void {
+  const lines = Object.entries({ ...headers, "Content-Length": String(Buffer.byteLength(body)) }).map(
+    ([name, value]) => `${name}: ${value}\r\n`,
+  );
   socket.end(
-    `HTTP/1.1 ${code} ${reasonPhrases[code] ?? "Error"}\r\n` +
-      "Content-Type: application/json\r\n" +
-      `Content-Length: ${Buffer.byteLength(body)}\r\n` +
-      "Connection: close\r\n\r\n" +
-      body,
+    `HTTP/1.1 ${code} ${reasonPhrases[code] ?? "Error"}\r\n${lines.join("")}Connection: close\r\n\r\n${body}`,
   );
 }

@@ -11,6 +11,10 @@ export interface VmOptions {
   templateLabels?: Record<string, string>;
   /** A cloud-init Secret the VMI must mount before it runs. */
   userDataSecret?: string;
+  /** Inline cloud-init user data (cloudInitNoCloud.userData). */
+  userData?: string;
+  /** false: spec.domain.devices.autoattachSerialConsole false (no console). */
+  serialConsole?: boolean;
 }
 
 export function vmManifest(name: string, options: VmOptions = {}): Record<string, unknown> {
@@ -22,6 +26,8 @@ export function vmManifest(name: string, options: VmOptions = {}): Record<string
       name: "cloudinitdisk",
       cloudInitNoCloud: { secretRef: { name: options.userDataSecret } },
     });
+  } else if (options.userData !== undefined) {
+    volumes.push({ name: "cloudinitdisk", cloudInitNoCloud: { userData: options.userData } });
   }
   return {
     apiVersion: "kubevirt.io/v1",
@@ -44,6 +50,7 @@ export function vmManifest(name: string, options: VmOptions = {}): Record<string
             devices: {
               disks: [{ name: "containerdisk", disk: { bus: "virtio" } }],
               interfaces: [{ name: "default", masquerade: {} }],
+              ...(options.serialConsole === false ? { autoattachSerialConsole: false } : {}),
             },
           },
           networks: [{ name: "default", pod: {} }],

@@ -5,6 +5,9 @@ import type { Emulator } from "../emulator.ts";
 import { readFileSync } from "node:fs";
 import { parse as parseYaml } from "yaml";
 
+/** What a request needs to know of an emulator, in-process or a separate process. */
+export type EmulatorEndpoint = Pick<Emulator, "url" | "kubeconfigPath" | "adminToken">;
+
 export interface RawResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
@@ -21,7 +24,7 @@ export interface RawRequestOptions {
   token?: string | null;
 }
 
-function caOf(emulator: Emulator): string {
+function caOf(emulator: EmulatorEndpoint): string {
   const config = parseYaml(readFileSync(emulator.kubeconfigPath, "utf8")) as {
     clusters: { cluster: { "certificate-authority-data": string } }[];
   };
@@ -30,7 +33,7 @@ function caOf(emulator: Emulator): string {
 }
 
 export function rawRequest(
-  emulator: Emulator,
+  emulator: EmulatorEndpoint,
   method: string,
   path: string,
   options: RawRequestOptions = {},
@@ -65,7 +68,7 @@ export function rawRequest(
 
 /** A JSON request: the body is serialized, the response parsed. */
 export function jsonRequest(
-  emulator: Emulator,
+  emulator: EmulatorEndpoint,
   method: string,
   path: string,
   body?: unknown,

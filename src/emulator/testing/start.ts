@@ -1,16 +1,32 @@
-// Starts an emulator for tests: fast timing, port 0, a throwaway state directory, and a
-// @kubernetes/client-node KubeConfig that trusts its CA. Other parts' integration tests use it too.
+// Starts an emulator for tests: fast timing, port 0, a throwaway state directory, no guests unless
+// asked for (guests: "sandbox"), and a @kubernetes/client-node KubeConfig that trusts its CA. With
+// deployRbac it enforces the RBAC that deploy/base ships and hands out the BFF's service account.
+// Other parts' integration tests use it too.
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { KubeConfig } from "@kubernetes/client-node";
 import { createEmulator, type Emulator, type EmulatorOptions } from "../emulator.ts";
 import { loadOrCreateServingMaterial } from "../tls.ts";
+
+/** The BFF's identity in deploy/base (serviceaccount.yaml). */
+export const bffServiceAccount = { namespace: "lab-console", name: "lab-console" };
+export const deployBaseDir = fileURLToPath(new URL("../../../deploy/base", import.meta.url));
+
+export interface TestEmulatorOptions extends EmulatorOptions {
+  /** Enforce deploy/base's RBAC (plus the cluster defaults) and write a kubeconfig for the BFF's service account. */
+  deployRbac?: boolean;
+}
 
 export interface TestEmulator {
   emulator: Emulator;
   /** Points at the emulator as the admin user. */
   kubeConfig: KubeConfig;
+  /** Points at the emulator as the BFF's service account; only with deployRbac. */
+  bffKubeConfig(): KubeConfig;
+  /** The kubeconfig file behind bffKubeConfig(), e.g. for a BFF started as its own process. */
+  bffKubeconfigPath(): string;
   /** Temporary directory holding the kubeconfig and state; removed by close(). */
   dir: string;
   close(): Promise<void>;
@@ -36,28 +52,48 @@ function writeSharedTlsState(stateDir: string): void {
   for (const [file, content] of sharedTlsFiles) writeFileSync(join(stateDir, file), content, { mode: 0o600 });
 }
 
-export async function startTestEmulator(options: EmulatorOptions = {}): Promise<TestEmulator> {
+export async function startTestEmulator(options: TestEmulatorOptions = {}): Promise<TestEmulator> {
+  const { deployRbac = false, ...emulatorOptions } = options;
   const dir = mkdtempSync(join(tmpdir(), "lab-emulator-"));
   if (!options.stateDir && (options.host ?? "127.0.0.1") === "127.0.0.1")
     writeSharedTlsState(join(dir, "state"));
+  const bffKubeconfigPath = join(dir, "bff-kubeconfig");
   const emulator = await createEmulator({
     port: 0,
     timing: "fast",
     stateDir: join(dir, "state"),
     kubeconfigPath: join(dir, "kubeconfig"),
-    ...options,
+    guests: "none",
+    ...(deployRbac
+      ? {
+          rbacFiles: [deployBaseDir],
+          serviceAccountKubeconfigs: [{ ...bffServiceAccount, path: bffKubeconfigPath }],
+        }
+      : {}),
+    ...emulatorOptions,
   });
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromFile(emulator.kubeconfigPath);
   return {
     emulator,
     kubeConfig,
+    bffKubeConfig: () => {
+      const config = new KubeConfig();
+      config.loadFromFile(requireDeployRbac(deployRbac, bffKubeconfigPath));
+      return config;
+    },
+    bffKubeconfigPath: () => requireDeployRbac(deployRbac, bffKubeconfigPath),
     dir,
     close: async () => {
       await emulator.close();
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+function requireDeployRbac(deployRbac: boolean, path: string): string {
+  if (!deployRbac) throw new Error("start the test emulator with deployRbac: true for the BFF's kubeconfig");
+  return path;
 }
 
 /** A KubeConfig for the same emulator with another bearer token (a user from EmulatorOptions.tokens). */

@@ -1,0 +1,71 @@
+// The emulator's fault injection for reliability tests, as a typed handle. The same operations are
+// served over HTTP by fault-api.ts when the emulator runs with `faults: true`.
+import type { GuestRuntime } from "../guest-runtime.ts";
+import type { Connections } from "../http/connections.ts";
+import type { Registry } from "../registry.ts";
+import { virtualMachineInstances } from "../resources.ts";
+import type { ObjectStore } from "../store.ts";
+import type { ConsoleStreams } from "../subresources/console.ts";
+import type { WatchHub } from "../watch.ts";
+import type { RequestFaults } from "./request-faults.ts";
+
+export interface EmulatorFaults {
+  /** Ends every open watch (clients re-watch from their last resourceVersion). Returns how many. */
+  endWatches(): number;
+  /** Forgets the watch history: a watch from any earlier resourceVersion gets 410 Expired. */
+  compactHistory(): void;
+  /**
+   * Drops every connection, as if the API server restarted; returns how many. With forMs, new
+   * connections are reset for that long ("down for 20 s").
+   */
+  dropConnections(options?: { forMs?: number }): number;
+  /** The next `count` requests fail: 500 InternalError, or 429 with Retry-After (default 1 s). */
+  failRequests(options: { count: number; status: 500 | 429; retryAfterSeconds?: number }): void;
+  /** Every request waits `ms` before it is served; only the next `count` when given. 0 ends it. */
+  delayResponses(options: { ms: number; count?: number }): void;
+  /** Kills a VMI's guest as a crash would (the VMI turns Failed); false when it has no guest. */
+  killGuest(namespace: string, name: string): Promise<boolean>;
+  /** Cuts a VMI's console connection without a close frame (1006); false when none is open. */
+  cutConsole(namespace: string, name: string): boolean;
+  /** Ends pending failures, delays and a down time. */
+  reset(): void;
+}
+
+export interface FaultTargets {
+  watches: WatchHub;
+  store: ObjectStore;
+  connections: Connections;
+  requests: RequestFaults;
+  registry: Registry;
+  guests: GuestRuntime;
+  consoles: ConsoleStreams;
+}
+
+export function createFaults(targets: FaultTargets): EmulatorFaults {
+  const vmiUid = (namespace: string, name: string) =>
+    targets.registry.find(virtualMachineInstances, namespace, name)?.metadata.uid;
+  return {
+    endWatches: () => {
+      const open = targets.watches.size;
+      targets.watches.closeAll();
+      return open;
+    },
+    compactHistory: () => targets.store.compactHistory(),
+    dropConnections: (options = {}) => targets.connections.drop(options),
+    failRequests: ({ count, status, retryAfterSeconds = 1 }) =>
+      targets.requests.failNext(count, { status, retryAfterSeconds }),
+    delayResponses: ({ ms, count }) => targets.requests.delay(ms, count),
+    killGuest: async (namespace, name) => {
+      const uid = vmiUid(namespace, name);
+      return uid !== undefined && targets.guests.crash(uid, "the guest was killed (emulator fault)");
+    },
+    cutConsole: (namespace, name) => {
+      const uid = vmiUid(namespace, name);
+      return uid !== undefined && targets.consoles.cut(uid);
+    },
+    reset: () => {
+      targets.requests.reset();
+      targets.connections.up();
+    },
+  };
+}

@@ -1,0 +1,134 @@
+// The GuestRuntime that gives each Running VMI a real guest (src/emulator/guests): bash in a sandbox,
+// booted with the VMI's cloud-init user data. Guests are kept by VMI uid for the subresources.
+//
+// Each emulator keeps its guests' files in a folder named after its pid under the guests directory,
+// so two emulators sharing a state directory never touch each other's guests; folders of emulators
+// that are gone (crashed, SIGKILLed) are removed at start.
+import { mkdir, readdir } from "node:fs/promises";
+import { join } from "node:path";
+import type { GuestEvents, GuestRuntime } from "./guest-runtime.ts";
+import { userDataOf } from "./guest-user-data.ts";
+import { startGuest, type Guest } from "./guests/guest.ts";
+import { removeTree } from "./guests/remove-tree.ts";
+import type { SandboxBackend } from "./guests/sandbox.ts";
+import type { KubeObject } from "./objects.ts";
+import type { Registry } from "./registry.ts";
+
+export interface SandboxGuestsOptions {
+  registry: Registry;
+  /** Usually `<stateDir>/guests`. */
+  guestsDir: string;
+  /** Default: bubblewrap, else unshare. */
+  sandbox?: SandboxBackend;
+}
+
+interface Entry {
+  /** Resolves with the guest once booted, undefined when the boot failed. */
+  booting: Promise<Guest | undefined>;
+  guest?: Guest;
+  events: GuestEvents;
+}
+
+export async function createSandboxGuests(options: SandboxGuestsOptions): Promise<SandboxGuests> {
+  await removeLeftoverGuests(options.guestsDir);
+  const rootDir = join(options.guestsDir, String(process.pid));
+  await mkdir(rootDir, { recursive: true, mode: 0o755 });
+  return new SandboxGuests(options.registry, rootDir, options.sandbox);
+}
+
+async function removeLeftoverGuests(guestsDir: string): Promise<void> {
+  let names: string[];
+  try {
+    names = await readdir(guestsDir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
+    throw error;
+  }
+  for (const name of names) {
+    const pid = Number(name);
+    if (/^\d+$/.test(name) && pid !== process.pid && !isAlive(pid)) await removeTree(join(guestsDir, name));
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+export class SandboxGuests implements GuestRuntime {
+  readonly #entries = new Map<string, Entry>();
+  #closed = false;
+
+  constructor(
+    private readonly registry: Registry,
+    private readonly rootDir: string,
+    private readonly sandbox?: SandboxBackend,
+  ) {}
+
+  async start(vmi: KubeObject, events: GuestEvents): Promise<void> {
+    if (this.#closed) throw new Error("the emulator is shutting down");
+    const uid = vmi.metadata.uid;
+    const userData = userDataOf(this.registry, vmi);
+    const booting = startGuest({
+      name: vmi.metadata.name,
+      rootDir: this.rootDir,
+      ...(userData === undefined ? {} : { userData }),
+      ...(this.sandbox ? { sandbox: this.sandbox } : {}),
+    });
+    const entry: Entry = { booting: booting.catch(() => undefined), events };
+    this.#entries.set(uid, entry);
+    let guest: Guest;
+    try {
+      guest = await booting;
+    } catch (error) {
+      if (this.#entries.get(uid) === entry) this.#entries.delete(uid);
+      throw error;
+    }
+    // Stopped (or the emulator closed) while it booted: stop() waits for the boot and kills it.
+    if (this.#entries.get(uid) !== entry) throw new Error("the VMI was stopped while its guest booted");
+    entry.guest = guest;
+    guest.on("agent", (connected) => events.agent(connected));
+    guest.on("exit", (reason) => {
+      if (this.#entries.get(uid) !== entry) return;
+      this.#entries.delete(uid);
+      events.exited("Failed", reason);
+      void guest.kill().catch((error: unknown) => console.error("emulator: removing a dead guest:", error));
+    });
+    if (guest.agentConnected) events.agent(true);
+  }
+
+  async stop(vmi: KubeObject): Promise<void> {
+    const entry = this.#entries.get(vmi.metadata.uid);
+    if (!entry) return;
+    this.#entries.delete(vmi.metadata.uid);
+    await (await entry.booting)?.kill();
+  }
+
+  find(vmiUid: string): Guest | undefined {
+    return this.#entries.get(vmiUid)?.guest;
+  }
+
+  async crash(vmiUid: string, reason: string): Promise<boolean> {
+    const entry = this.#entries.get(vmiUid);
+    if (!entry?.guest) return false;
+    this.#entries.delete(vmiUid);
+    await entry.guest.kill();
+    entry.events.exited("Failed", reason);
+    return true;
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    const entries = [...this.#entries.values()];
+    this.#entries.clear();
+    const results = await Promise.allSettled(entries.map(async (entry) => (await entry.booting)?.kill()));
+    for (const result of results) {
+      if (result.status === "rejected") console.error("emulator: killing a guest failed:", result.reason);
+    }
+    await removeTree(this.rootDir);
+  }
+}

@@ -1,0 +1,353 @@
+// KubeVirt's subresources on real guests, over real sockets: the serial console (bash behind it, newest
+// connection wins, text frames ignored), port-forward to a server inside the guest with its keepalive,
+// the guest agent's answers, cloud-init from inline user data and from a Secret, and the sandbox.
+import { existsSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { KubeObject } from "../objects.ts";
+import { vmManifest } from "../testing/manifests.ts";
+import { jsonRequest, rawRequest } from "../testing/raw-request.ts";
+import { eventually, startTestEmulator, type TestEmulator } from "../testing/start.ts";
+import { openStream, UpgradeRefused, type StreamClient } from "../testing/websocket.ts";
+
+const namespace = "lab-sessions";
+const vmsPath = `/apis/kubevirt.io/v1/namespaces/${namespace}/virtualmachines`;
+const vmisPath = `/apis/kubevirt.io/v1/namespaces/${namespace}/virtualmachineinstances`;
+const subresources = `/apis/subresources.kubevirt.io/v1/namespaces/${namespace}`;
+const consolePath = (name: string) => `${subresources}/virtualmachineinstances/${name}/console`;
+
+const shellUserData = `#cloud-config
+write_files:
+  - path: /home/student/lab/README.txt
+    content: |
+      welcome to the lab
+runcmd:
+  - nohup node -e "require('net').createServer((s) => s.pipe(s)).listen(8080, '0.0.0.0')" >/dev/null 2>&1 &
+`;
+const secretUserData = `#cloud-config
+write_files:
+  - path: /home/student/from-secret.txt
+    content: delivered by a Secret
+`;
+
+interface Vmi extends KubeObject {
+  status?: { phase?: string; interfaces?: { ipAddress?: string }[]; conditions?: { type: string }[] };
+}
+
+let cluster: TestEmulator;
+
+async function vmi(name: string): Promise<Vmi | undefined> {
+  const response = await jsonRequest(cluster.emulator, "GET", `${vmisPath}/${name}`);
+  return response.status === 200 ? (response.json as Vmi) : undefined;
+}
+
+const hasAgent = (object: Vmi | undefined) =>
+  object?.status?.conditions?.some((condition) => condition.type === "AgentConnected") === true;
+
+async function agentConnected(name: string): Promise<Vmi> {
+  return eventually(
+    async () => {
+      const current = await vmi(name);
+      return current?.status?.phase === "Running" && hasAgent(current) ? current : undefined;
+    },
+    { what: `${name} to run with its agent connected` },
+  );
+}
+
+/** A console with a fresh prompt and nothing received yet. */
+async function consoleAtPrompt(name: string): Promise<StreamClient> {
+  const client = await openStream(cluster.emulator, consolePath(name));
+  client.send("\r");
+  await client.waitFor(/:~\$ $/);
+  client.clear();
+  return client;
+}
+
+function refusal(promise: Promise<unknown>): Promise<UpgradeRefused> {
+  return promise.then(
+    () => {
+      throw new Error("the upgrade was accepted");
+    },
+    (error: unknown) => {
+      if (error instanceof UpgradeRefused) return error;
+      throw error;
+    },
+  );
+}
+
+beforeAll(async () => {
+  cluster = await startTestEmulator({
+    guests: "sandbox",
+    portForwardKeepAlive: { pingIntervalMs: 50, timeoutMs: 500 },
+  });
+  const create = (manifest: unknown) => jsonRequest(cluster.emulator, "POST", vmsPath, manifest);
+  await create(vmManifest("shell-vm", { userData: shellUserData }));
+  // As the BFF does it: the VM first, then its cloud-init Secret.
+  await create(vmManifest("secret-vm", { userDataSecret: "secret-vm-cloudinit" }));
+  await jsonRequest(cluster.emulator, "POST", `/api/v1/namespaces/${namespace}/secrets`, {
+    apiVersion: "v1",
+    kind: "Secret",
+    metadata: { name: "secret-vm-cloudinit" },
+    data: { userData: Buffer.from(secretUserData).toString("base64") },
+  });
+  await Promise.all([agentConnected("shell-vm"), agentConnected("secret-vm")]);
+});
+
+afterAll(async () => {
+  await cluster?.close();
+});
+
+describe("the serial console", () => {
+  it("speaks plain.kubevirt.io to a real bash in the guest", async () => {
+    const client = await consoleAtPrompt("shell-vm");
+    expect(client.protocol).toBe("plain.kubevirt.io");
+    client.send("echo answer-$((6*7)); whoami; hostname\r");
+    await client.waitFor(/\ranswer-42\r\nstudent\r\nshell-vm\r\n/);
+    client.ws.close(1000);
+    expect(await client.closed).toBe(1000);
+  });
+
+  it("ignores text frames", async () => {
+    const client = await consoleAtPrompt("shell-vm");
+    client.ws.send("echo text-$((1+1))\r");
+    client.send("echo binary-$((2+2))\r");
+    await client.waitFor(/\rbinary-4\r\n/);
+    expect(client.text).not.toContain("text-2");
+    client.ws.close();
+  });
+
+  it("gives the line to the newest connection and cuts the older one without a close frame", async () => {
+    const first = await consoleAtPrompt("shell-vm");
+    const second = await openStream(cluster.emulator, consolePath("shell-vm"));
+    expect(await first.closed).toBe(1006);
+    second.send("echo second-$((3+3))\r");
+    await second.waitFor(/\rsecond-6\r\n/);
+    second.ws.close();
+  });
+
+  it("accepts a client that offers no subprotocol, choosing none", async () => {
+    const client = await openStream(cluster.emulator, consolePath("shell-vm"), { protocols: [] });
+    expect(client.protocol).toBe("");
+    client.ws.close();
+  });
+
+  it("refuses before the upgrade with KubeVirt's Status bodies", async () => {
+    const missing = await refusal(openStream(cluster.emulator, consolePath("no-such-vm")));
+    expect(missing.status).toBe(404);
+    expect(JSON.parse(missing.body)).toEqual({
+      kind: "Status",
+      apiVersion: "v1",
+      metadata: {},
+      status: "Failure",
+      message: 'virtualmachineinstance.kubevirt.io "no-such-vm" not found',
+      reason: "NotFound",
+      details: { name: "no-such-vm", group: "kubevirt.io", kind: "virtualmachineinstance" },
+      code: 404,
+    });
+
+    // Waits for a Secret that never comes: stays Scheduling.
+    await jsonRequest(
+      cluster.emulator,
+      "POST",
+      vmsPath,
+      vmManifest("waiting-vm", { userDataSecret: "absent" }),
+    );
+    await eventually(async () =>
+      (await vmi("waiting-vm"))?.status?.phase === "Scheduling" ? true : undefined,
+    );
+    const notRunning = await refusal(openStream(cluster.emulator, consolePath("waiting-vm")));
+    expect(notRunning.status).toBe(400);
+    expect(JSON.parse(notRunning.body)).toEqual({
+      kind: "Status",
+      apiVersion: "v1",
+      metadata: {},
+      status: "Failure",
+      message: "VMI is not running",
+      reason: "BadRequest",
+      code: 400,
+    });
+
+    // A Secret without user data fails the boot; Once keeps the Failed VMI.
+    await jsonRequest(cluster.emulator, "POST", `/api/v1/namespaces/${namespace}/secrets`, {
+      apiVersion: "v1",
+      kind: "Secret",
+      metadata: { name: "no-userdata" },
+      stringData: { networkData: "{}" },
+    });
+    await jsonRequest(
+      cluster.emulator,
+      "POST",
+      vmsPath,
+      vmManifest("failed-vm", { runStrategy: "Once", userDataSecret: "no-userdata" }),
+    );
+    await eventually(async () => ((await vmi("failed-vm"))?.status?.phase === "Failed" ? true : undefined));
+    const failed = await refusal(openStream(cluster.emulator, consolePath("failed-vm")));
+    expect(failed.status).toBe(409);
+    expect(JSON.parse(failed.body)).toMatchObject({
+      message:
+        'Operation cannot be fulfilled on virtualmachineinstance.kubevirt.io "failed-vm": VMI is in failed status',
+      reason: "Conflict",
+      code: 409,
+    });
+
+    await jsonRequest(cluster.emulator, "POST", vmsPath, vmManifest("headless-vm", { serialConsole: false }));
+    await agentConnected("headless-vm");
+    const headless = await refusal(openStream(cluster.emulator, consolePath("headless-vm")));
+    expect(headless.status).toBe(400);
+    expect(JSON.parse(headless.body)).toMatchObject({ message: "No serial consoles are present." });
+  });
+});
+
+describe("cloud-init and the sandbox", () => {
+  it("writes the files of inline and Secret user data before the prompt", async () => {
+    const shell = await consoleAtPrompt("shell-vm");
+    shell.send("cat ~/lab/README.txt\r");
+    await shell.waitFor(/\rwelcome to the lab\r\n/);
+    shell.ws.close();
+    const secret = await consoleAtPrompt("secret-vm");
+    secret.send("cat ~/from-secret.txt; echo\r");
+    await secret.waitFor(/\rdelivered by a Secret\r\n/);
+    secret.ws.close();
+  });
+
+  it("lets the guest write only in its home and its own /tmp", async () => {
+    const marker = `lab-escape-${process.pid}-${Date.now()}`;
+    const client = await consoleAtPrompt("shell-vm");
+    const targets = [
+      `/etc/${marker}`,
+      `/usr/${marker}`,
+      `/${marker}`,
+      `/home/${marker}`,
+      `${process.cwd()}/${marker}`,
+    ];
+    client.send(
+      `for p in ${targets.join(" ")}; do touch "$p" 2>/dev/null && echo "WROTE $p" || echo "DENIED $p"; done; ` +
+        `touch /tmp/${marker} ~/${marker} && echo OWN-OK; test -e ${process.cwd()}/package.json && echo SEES-REPO || echo NO-REPO\r`,
+    );
+    await client.waitFor(/\nOWN-OK\r\nNO-REPO\r\n/);
+    expect(client.text).not.toMatch(/WROTE \//);
+    for (const target of targets) expect(client.text).toContain(`DENIED ${target}`);
+    for (const target of [...targets, `/tmp/${marker}`]) expect(existsSync(target)).toBe(false);
+    client.ws.close();
+  });
+});
+
+describe("port-forward", () => {
+  const forward = (name: string, port: number | string, resource = "virtualmachineinstances") =>
+    `${subresources}/${resource}/${name}/portforward/${port}`;
+
+  /** The echo server starts in the background at boot: retry until it listens. */
+  const connectEcho = (path: string, client?: { autoPong: boolean }) =>
+    eventually(() => openStream(cluster.emulator, path, client ? { client } : {}), {
+      what: "the echo server",
+    });
+
+  it("reaches a server inside the guest through the VMI and the VM paths", async () => {
+    const viaVmi = await connectEcho(forward("shell-vm", 8080));
+    viaVmi.send("ping over the vmi");
+    await viaVmi.waitFor("ping over the vmi");
+    const viaVm = await connectEcho(`${forward("shell-vm", 8080, "virtualmachines")}/tcp`);
+    viaVm.send(Buffer.from([0, 1, 2, 255]));
+    await viaVm.waitFor("\x00\x01\x02\xff");
+    viaVmi.ws.close();
+    viaVm.ws.close();
+  });
+
+  it("pings a quiet client, which stays connected by answering", async () => {
+    const client = await connectEcho(forward("shell-vm", 8080));
+    let pings = 0;
+    client.ws.on("ping", (payload: Buffer) => {
+      expect(payload.toString()).toBe("keep alive");
+      pings += 1;
+    });
+    // Twice the pong timeout of this emulator, without a byte of data.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(pings).toBeGreaterThanOrEqual(5);
+    client.send("still here");
+    await client.waitFor("still here");
+    client.ws.close();
+  });
+
+  it("drops a client that answers no pings", async () => {
+    const opened = Date.now();
+    const client = await connectEcho(forward("shell-vm", 8080), { autoPong: false });
+    expect(await client.closed).toBe(1006);
+    expect(Date.now() - opened).toBeGreaterThanOrEqual(450);
+  });
+
+  it("answers 500 dialing VM when nothing listens, and 404 for a missing VMI", async () => {
+    const ip = (await vmi("shell-vm"))?.status?.interfaces?.[0]?.ipAddress;
+    const refused = await refusal(openStream(cluster.emulator, forward("shell-vm", 9999)));
+    expect(refused.status).toBe(500);
+    const message = `dialing VM: dial tcp ${ip}:9999: connect: connection refused`;
+    expect(JSON.parse(refused.body)).toEqual({
+      kind: "Status",
+      apiVersion: "v1",
+      metadata: {},
+      status: "Failure",
+      message: `Internal error occurred: ${message}`,
+      reason: "InternalError",
+      details: { causes: [{ message }] },
+      code: 500,
+    });
+    const missing = await refusal(openStream(cluster.emulator, forward("no-such-vm", 22)));
+    expect(missing.status).toBe(404);
+  });
+});
+
+describe("the guest agent", () => {
+  it("reports AgentConnected on the VMI and mirrors it on the VM", async () => {
+    const vm = (await jsonRequest(cluster.emulator, "GET", `${vmsPath}/shell-vm`)).json as Vmi;
+    expect(hasAgent(vm)).toBe(true);
+  });
+
+  it("answers guestosinfo, userlist and filesystemlist in KubeVirt's shapes", async () => {
+    const info = await jsonRequest(
+      cluster.emulator,
+      "GET",
+      `${subresources}/virtualmachineinstances/shell-vm/guestosinfo`,
+    );
+    expect(info.status).toBe(200);
+    expect(info.json).toMatchObject({ hostname: "shell-vm", userList: [{ userName: "student" }] });
+    const users = await jsonRequest(
+      cluster.emulator,
+      "GET",
+      `${subresources}/virtualmachineinstances/shell-vm/userlist`,
+    );
+    expect(users.json).toMatchObject({ metadata: {}, items: [{ userName: "student", domain: "" }] });
+    const filesystems = await jsonRequest(
+      cluster.emulator,
+      "GET",
+      `${subresources}/virtualmachineinstances/shell-vm/filesystemlist`,
+    );
+    expect(
+      (filesystems.json as { items: { mountPoint: string }[] }).items.map((item) => item.mountPoint),
+    ).toEqual(["/home/student", "/tmp"]);
+  });
+
+  it("fails with virt-api's plain-text 500 when the VMI is missing or not running", async () => {
+    const missing = await rawRequest(
+      cluster.emulator,
+      "GET",
+      `${subresources}/virtualmachineinstances/ghost/userlist`,
+    );
+    expect(missing.status).toBe(500);
+    expect(missing.headers["content-type"]).toBe("text/plain; charset=utf-8");
+    expect(missing.text).toBe('virtualmachineinstance.kubevirt.io "ghost" not found');
+    await jsonRequest(
+      cluster.emulator,
+      "POST",
+      vmsPath,
+      vmManifest("pending-vm", { userDataSecret: "never" }),
+    );
+    await eventually(async () => ((await vmi("pending-vm")) ? true : undefined));
+    const pending = await rawRequest(
+      cluster.emulator,
+      "GET",
+      `${subresources}/virtualmachineinstances/pending-vm/guestosinfo`,
+    );
+    expect(pending.status).toBe(500);
+    expect(pending.text).toBe(
+      'Operation cannot be fulfilled on virtualmachineinstance.kubevirt.io "pending-vm": VMI is not running',
+    );
+  });
+});
