@@ -1,15 +1,25 @@
-// The key that signs session cookies. Generated once and kept beside the other local state, so a
-// restart does not sign everyone out; SESSION_SECRET wins when several replicas must share it.
+// Server secrets: the key that signs session cookies, the one agent tokens derive from. Each is
+// generated once and kept beside the other local state, so a restart does not sign everyone out or
+// lock the grading agents out; a value from the environment wins when several replicas must share it.
 import { randomBytes } from "node:crypto";
 import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 
-export async function loadOrCreateSessionSecret(
+export function loadOrCreateSessionSecret(dataDir: string, fromEnv: string | undefined): Promise<string> {
+  return loadOrCreateSecret(dataDir, "session-secret", fromEnv);
+}
+
+export function loadOrCreateAgentTokenSecret(dataDir: string, fromEnv: string | undefined): Promise<string> {
+  return loadOrCreateSecret(dataDir, "agent-token-secret", fromEnv);
+}
+
+async function loadOrCreateSecret(
   dataDir: string,
+  fileName: string,
   fromEnv: string | undefined,
 ): Promise<string> {
   if (fromEnv !== undefined) return fromEnv;
-  const file = path.join(dataDir, "session-secret");
+  const file = path.join(dataDir, fileName);
   try {
     const stored = (await readFile(file, "utf8")).trim();
     if (stored.length >= 32) return stored;

@@ -1,4 +1,4 @@
-// The port-forward transport against a stand-in for virt-api: HTTPS with the kubeconfig's CA and
+// The port-forward transport (kube/portforward.ts under grading's explanations) against a stand-in for virt-api: HTTPS with the kubeconfig's CA and
 // bearer token, KubeVirt's portforward path and subprotocol, raw bytes in binary websocket messages,
 // forwarded to a real agent on loopback.
 import { mkdtemp, rm } from "node:fs/promises";
@@ -11,11 +11,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebSocketServer } from "ws";
 import { renderKubeconfig } from "../../emulator/kubeconfig.ts";
 import { loadOrCreateServingMaterial } from "../../emulator/tls.ts";
+import { createPortForwarder } from "../kube/portforward.ts";
 import { AgentUnreachableError, createAgentClient, type AgentClient } from "./agent-client.ts";
 import { createPortForwardTransport } from "./portforward-transport.ts";
 import { startLoopbackAgents, type LoopbackAgents } from "./testing/loopback-agents.ts";
 
 const session = "linux-basics-pf000001";
+/** Refuses its first two port-forwards, like a VM whose agent is still starting. */
+const lateSession = "linux-basics-pf000002";
+const attempts = new Map<string, number>();
 const clusterToken = "cluster-admin-token-for-this-test";
 const pathPattern =
   /^\/apis\/subresources\.kubevirt\.io\/v1\/namespaces\/lab-sessions\/virtualmachineinstances\/([^/]+)\/portforward\/8099$/;
@@ -35,7 +39,7 @@ function refuse(socket: Socket, status: number, body: string, type = "applicatio
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), "portforward-"));
-  agents = await startLoopbackAgents([session]);
+  agents = await startLoopbackAgents([session, lateSession]);
   const material = loadOrCreateServingMaterial(dir, "127.0.0.1");
   const websockets = new WebSocketServer({
     noServer: true,
@@ -43,11 +47,21 @@ beforeAll(async () => {
   });
   server = createServer({ cert: material.certPem, key: material.keyPem });
   server.on("upgrade", (request, socket: Socket, head) => {
-    const name = pathPattern.exec(request.url ?? "")?.[1];
+    const name = pathPattern.exec(request.url ?? "")?.[1] ?? "";
+    attempts.set(name, (attempts.get(name) ?? 0) + 1);
     if (request.headers.authorization !== `Bearer ${clusterToken}`)
       return refuse(socket, 401, '{"message":"Unauthorized"}');
     if (name === "refusing-vm") return refuse(socket, 500, "dialing VM: connection refused", "text/plain");
-    if (name !== session) {
+    if (name === "unreachable-vm") return refuse(socket, 500, "dialing VM: no route to host", "text/plain");
+    if (name === lateSession && (attempts.get(name) ?? 0) <= 2) {
+      return refuse(
+        socket,
+        500,
+        "dialing VM: dial tcp 10.0.0.9:8099: connect: connection refused",
+        "text/plain",
+      );
+    }
+    if (name !== session && name !== lateSession) {
       return refuse(
         socket,
         404,
@@ -61,7 +75,7 @@ beforeAll(async () => {
     websockets.handleUpgrade(request, socket, head, async (websocket) => {
       const record = { url: request.url ?? "", protocol: websocket.protocol || undefined, binaryOnly: true };
       seen.push(record);
-      const tcp = (await agents.connect(session, new AbortController().signal)) as Socket;
+      const tcp = (await agents.connect(name, new AbortController().signal)) as Socket;
       // virt-api's keepalive: a client that stops answering pings is cut off.
       const pings = setInterval(() => websocket.ping(), 1000);
       websocket.on("message", (data: Buffer, isBinary) => {
@@ -87,7 +101,10 @@ beforeAll(async () => {
     }),
   );
   client = createAgentClient({
-    connect: createPortForwardTransport({ kubeConfig, namespace: "lab-sessions" }),
+    connect: createPortForwardTransport(createPortForwarder(kubeConfig, "lab-sessions"), {
+      agentStartMs: 400,
+      retryEveryMs: 50,
+    }),
     tokenFor: agents.tokenFor,
   });
 });
@@ -132,9 +149,23 @@ describe("the port-forward transport", () => {
     );
   });
 
-  it("explains a guest that refuses the connection", async () => {
+  it("tries again while nothing listens yet, as right after the VM booted", async () => {
+    expect(await client.health(lateSession)).toMatchObject({ status: "ok" });
+    expect(attempts.get(lateSession)).toBe(3);
+  });
+
+  it("explains a guest where nothing listens on the agent's port, once the agent had time to start", async () => {
+    const started = Date.now();
     expect(await reasonOf(client.health("refusing-vm"))).toBe(
-      "The VM did not accept a connection to its grading agent: dialing VM: connection refused.",
+      "The grading agent in the VM does not answer: it is still starting (a few seconds after the VM boots) or it was stopped. Try again in a moment.",
+    );
+    expect(Date.now() - started).toBeGreaterThanOrEqual(300);
+    expect(attempts.get("refusing-vm")).toBeGreaterThan(4);
+  });
+
+  it("passes on any other reason the guest gives for refusing", async () => {
+    expect(await reasonOf(client.health("unreachable-vm"))).toBe(
+      "The VM did not accept a connection to its grading agent: dialing VM: no route to host.",
     );
   });
 });

@@ -43,7 +43,7 @@ export class FixedSessions implements SessionSource {
 
   async snapshot(): Promise<SessionSnapshot> {
     if (this.unavailable) throw this.unavailable;
-    return { sessions: [...this.sessions], stale: false };
+    return { sessions: [...this.sessions], objects: new Map(), stale: false };
   }
 
   version(): undefined {

@@ -1,0 +1,97 @@
+import { useState } from "react";
+import type { LabSummary } from "../../../../common/api.ts";
+import { getErrorMessage } from "../../../lib/api-error.ts";
+import { useSessions } from "../../sessions/api/get-sessions.ts";
+import { useStartGradingRun } from "../api/grading-runs.ts";
+
+/** Instructors start a run over every running session of the lab, or over the ones they tick. */
+export function StartRunForm({
+  lab,
+  runInProgress,
+  onStarted,
+}: {
+  lab: LabSummary;
+  runInProgress: boolean;
+  onStarted: (runId: string) => void;
+}) {
+  const [scope, setScope] = useState<"all" | "selected">("all");
+  const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
+  const start = useStartGradingRun(lab.id);
+  const sessions = useSessions({ lab: lab.id, status: "running", pageSize: 1000 });
+  const running = sessions.data?.items ?? [];
+  const chosen = running.filter((session) => selected.has(session.id)).map((session) => session.id);
+  const canStart = !start.isPending && !runInProgress && (scope === "all" || chosen.length > 0);
+
+  const toggle = (sessionId: string, on: boolean) =>
+    setSelected((current) => {
+      const next = new Set(current);
+      if (on) next.add(sessionId);
+      else next.delete(sessionId);
+      return next;
+    });
+
+  return (
+    <form
+      className="panel grading-start"
+      aria-labelledby="grading-start-title"
+      onSubmit={(event) => {
+        event.preventDefault();
+        if (!canStart) return;
+        start.mutate(scope === "all" ? { kind: "start" } : { kind: "start", sessionIds: chosen }, {
+          onSuccess: (run) => onStarted(run.id),
+        });
+      }}
+    >
+      <h2 id="grading-start-title" className="panel-title">
+        Start grading
+      </h2>
+      <fieldset className="grading-scope">
+        <legend className="field-label">Sessions to grade</legend>
+        <label>
+          <input type="radio" name="scope" checked={scope === "all"} onChange={() => setScope("all")} /> Every
+          running session ({sessions.data ? running.length : "…"})
+        </label>
+        <label>
+          <input
+            type="radio"
+            name="scope"
+            checked={scope === "selected"}
+            onChange={() => setScope("selected")}
+          />{" "}
+          Only the sessions I select
+        </label>
+      </fieldset>
+      {scope === "selected" &&
+        (sessions.isPending ? (
+          <p className="muted">Loading the running sessions…</p>
+        ) : running.length === 0 ? (
+          <p className="empty">No session of this lab is running.</p>
+        ) : (
+          <fieldset className="grading-session-choice">
+            <legend className="field-label">Running sessions</legend>
+            {running.map((session) => (
+              <label key={session.id}>
+                <input
+                  type="checkbox"
+                  checked={selected.has(session.id)}
+                  onChange={(event) => toggle(session.id, event.target.checked)}
+                />{" "}
+                {session.owner} <span className="muted small">{session.id}</span>
+              </label>
+            ))}
+          </fieldset>
+        ))}
+      <div className="grading-actions">
+        <button type="submit" className="button button-primary" disabled={!canStart}>
+          {start.isPending ? "Starting…" : "Start grading"}
+        </button>
+        {runInProgress && <p className="muted small">A run is in progress; wait for it to finish.</p>}
+      </div>
+      {start.isError && (
+        <p className="notice notice-error" role="alert">
+          {getErrorMessage(start.error)}
+        </p>
+      )}
+    </form>
+  );
+}
