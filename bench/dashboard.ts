@@ -22,7 +22,10 @@ import { LoginSessions } from "../src/server/auth/login-sessions.ts";
 import { hashPassword } from "../src/server/auth/passwords.ts";
 import type { SessionsReadMode } from "../src/server/config.ts";
 import { startEmbeddedEmulator } from "../src/server/embedded-emulator.ts";
+import { SqliteAuditRepository } from "../src/server/audit/sqlite-repository.ts";
+import { SqliteGradingRepository } from "../src/server/grading/sqlite-repository.ts";
 import { createClusterClient, loadKubeConfig, type ClusterClient } from "../src/server/kube/client.ts";
+import { createClusterFacts } from "../src/server/kube/cluster-facts.ts";
 import { KubeRequestCounter } from "../src/server/kube/request-counter.ts";
 import { sessionsSelector } from "../src/server/sessions/labels.ts";
 import { buildSessionObjects, newSessionId } from "../src/server/sessions/vm-manifest.ts";
@@ -105,6 +108,9 @@ async function main(): Promise<void> {
       { username: "tara", role: "ta", passwordHash },
       ...students.map((username) => ({ username, role: "student" as const, passwordHash })),
     ]);
+    // Nothing is graded here: the BFFs share an empty grading database and reach no agent.
+    const gradingRepository = SqliteGradingRepository.open(stateDir);
+    const auditRepository = SqliteAuditRepository.open(stateDir);
     const bffs: Bff[] = [];
     for (const mode of modes) {
       const kubeRequests = new KubeRequestCounter();
@@ -120,6 +126,16 @@ async function main(): Promise<void> {
         loginSessions,
         cookieSecret: "bench-secret-bench-secret-bench-secret",
         labs,
+        gradingRepository,
+        connectToAgent: () => Promise.reject(new Error("the dashboard bench grades nothing")),
+        agentTokenSecret: "bench-agent-secret-bench-agent-secret",
+        agentBundle: Buffer.alloc(0),
+        operations: {
+          clusterFacts: createClusterFacts(kubeConfig, kubeRequests),
+          kubeRequests,
+          auditRepository,
+          quotas: { perStudent: 1, perLab: null, total: null },
+        },
         allowedOrigins: [],
         trustProxy: false,
       });
@@ -155,6 +171,8 @@ async function main(): Promise<void> {
     }
     printTable(rows);
     for (const bff of bffs) await bff.app.close();
+    await gradingRepository.close();
+    await auditRepository.close();
   } finally {
     await emulator.stop();
     await rm(stateDir, { recursive: true, force: true });

@@ -1,12 +1,23 @@
-// npm run bench:grading — how long a grading run of 50 sessions takes at concurrency 1, 8 and 32.
-// Every session has its own real agent (src/agent) on 127.0.0.1, reached over TCP the way the
-// port-forward reaches a guest, and results go to a real SQLite file, so the numbers include
-// spawning each check's shell, HTTP and the durable commit of each result.
+// npm run bench:grading [-- --through loopback|emulator --sessions 50]
+//
+// How long a grading run takes at concurrency 1, 8 and 32, with a real agent (src/agent) per session
+// and results committed to a real SQLite file, so the numbers include spawning each check's shell,
+// HTTP and the durable commit of each result.
+//   loopback (default): the agents listen on 127.0.0.1 and are reached over plain TCP.
+//   emulator: real sessions on the KubeVirt emulator (sandboxed guests, the agent delivered by
+//     cloud-init exactly as at launch), reached through the emulator's portforward subresource:
+//     HTTPS, a websocket upgrade and the guest's port relay on every request.
 import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { availableParallelism, tmpdir } from "node:os";
 import path from "node:path";
+import { parseArgs } from "node:util";
+import { agentToken } from "../src/common/agent-token.ts";
 import type { Lab } from "../src/common/lab.ts";
-import { createAgentClient } from "../src/server/grading/agent-client.ts";
+import { startTestEmulator } from "../src/emulator/testing/start.ts";
+import { createAgentClient, type AgentClient } from "../src/server/grading/agent-client.ts";
+import { loadAgentBundle } from "../src/server/grading/agent-bundle.ts";
+import { createAgentDelivery } from "../src/server/grading/agent-delivery.ts";
+import { createPortForwardTransport } from "../src/server/grading/portforward-transport.ts";
 import { GradingService } from "../src/server/grading/service.ts";
 import { SqliteGradingRepository } from "../src/server/grading/sqlite-repository.ts";
 import {
@@ -16,15 +27,45 @@ import {
   FixedSessions,
 } from "../src/server/grading/testing/grading-fixtures.ts";
 import { startLoopbackAgents } from "../src/server/grading/testing/loopback-agents.ts";
+import { createClusterClient, type ClusterClient } from "../src/server/kube/client.ts";
+import { KubeRequestCounter } from "../src/server/kube/request-counter.ts";
+import { sessionsSelector } from "../src/server/sessions/labels.ts";
+import { buildSessionObjects } from "../src/server/sessions/vm-manifest.ts";
 
-const sessionCount = 50;
+const { values: args } = parseArgs({
+  options: {
+    through: { type: "string", default: "loopback" },
+    sessions: { type: "string", default: "50" },
+  },
+});
+const sessionCount = Number(args.sessions);
 const concurrencies = [1, 8, 32];
+const namespace = "lab-sessions";
+const projectRoot = path.resolve(import.meta.dirname, "..");
 
-const lab: Lab = aGradingLab([
-  aCheck({ id: "hello-file", points: 2, run: "sleep 0.05; test -f ~/hello.txt" }),
-  aCheck({ id: "notes-dir", points: 1, run: "sleep 0.05; test -d ~/notes" }),
-  aCheck({ id: "report", points: 3, run: "sleep 0.05; cat ~/fraction" }),
-]);
+const lab: Lab = aGradingLab(
+  [
+    aCheck({ id: "hello-file", points: 2, run: "sleep 0.05; test -f ~/hello.txt" }),
+    aCheck({ id: "notes-dir", points: 1, run: "sleep 0.05; test -d ~/notes" }),
+    aCheck({ id: "report", points: 3, run: "sleep 0.05; cat ~/fraction" }),
+  ],
+  // Small VMs, so that many fit on the emulator's nodes.
+  {
+    vm: {
+      cpu: 1,
+      memory: "512Mi",
+      image: "quay.io/containerdisks/fedora:41",
+      nested: false,
+      cloudInit: null,
+    },
+  },
+);
+
+interface Target {
+  ids: string[];
+  agents: AgentClient;
+  close(): Promise<void>;
+}
 
 function percentile(sorted: readonly number[], p: number): number {
   // Nearest rank: the smallest value with at least p% of the samples at or below it.
@@ -33,38 +74,119 @@ function percentile(sorted: readonly number[], p: number): number {
 
 const ms = (value: number) => `${Math.round(value)} ms`.padStart(9);
 
-async function main(): Promise<void> {
-  const ids = Array.from(
+function sessionIds(): string[] {
+  return Array.from(
     { length: sessionCount },
     (_, index) => `linux-basics-bench${String(index).padStart(3, "0")}`,
   );
+}
+
+/** Agents on 127.0.0.1, one per session, each with its own home holding that session's work. */
+async function loopbackTarget(): Promise<Target> {
+  const ids = sessionIds();
   console.log(`Starting ${sessionCount} agents on 127.0.0.1 (${availableParallelism()} CPUs)...`);
   const agents = await startLoopbackAgents(ids);
+  for (const [index, id] of ids.entries()) {
+    const home = agents.home(id);
+    await chmod(home, 0o777);
+    if (index % 2 === 0) await writeFile(path.join(home, "hello.txt"), "hello\n");
+    if (index % 3 === 0) await mkdir(path.join(home, "notes"));
+    await writeFile(path.join(home, "fraction"), `score=${(index % 5) / 4}\n`);
+  }
+  return {
+    ids,
+    agents: createAgentClient({ connect: agents.connect, tokenFor: agents.tokenFor }),
+    close: () => agents.close(),
+  };
+}
+
+/** Real sessions on the emulator, created as the BFF creates them, agent delivery included. */
+async function emulatorTarget(): Promise<Target> {
+  const secret = "bench-agent-token-secret-bench-agent-token-secret";
+  const tokenFor = (sessionId: string) => agentToken(secret, sessionId);
+  const emulator = await startTestEmulator({ guests: "sandbox" });
+  try {
+    const cluster = createClusterClient(emulator.kubeConfig, {
+      namespace,
+      labelSelector: sessionsSelector,
+      counter: new KubeRequestCounter(),
+    });
+    const delivery = createAgentDelivery(await loadAgentBundle(projectRoot), tokenFor);
+    const ids = sessionIds();
+    const started = performance.now();
+    console.log(`Launching ${sessionCount} sessions on the emulator (${availableParallelism()} CPUs)...`);
+    await Promise.all(ids.map((id) => launch(cluster, id, delivery(id))));
+    await waitUntilRunning(cluster, ids.length);
+    console.log(`All ${ids.length} VMs Running after ${ms(performance.now() - started).trim()}.`);
+    const agents = createAgentClient({ connect: createPortForwardTransport(cluster.portForward), tokenFor });
+    // Each agent starts at the end of its guest's boot: measure grading, not start-up.
+    for (const id of ids) await agents.health(id);
+    console.log(`All agents answer after ${ms(performance.now() - started).trim()}.`);
+    return { ids, agents, close: () => emulator.close() };
+  } catch (error) {
+    await emulator.close();
+    throw error;
+  }
+}
+
+async function launch(cluster: ClusterClient, sessionId: string, extraUserData: string): Promise<void> {
+  const { virtualMachine, userDataSecret } = buildSessionObjects({
+    sessionId,
+    lab,
+    owner: sessionId,
+    namespace,
+    expiresAt: new Date(Date.now() + 3600_000),
+    extraUserData,
+  });
+  const created = await cluster.createVirtualMachine(virtualMachine);
+  await cluster.createSecret({
+    ...userDataSecret,
+    metadata: {
+      ...userDataSecret.metadata,
+      ownerReferences: [
+        {
+          apiVersion: created.apiVersion,
+          kind: created.kind,
+          name: sessionId,
+          uid: created.metadata.uid ?? "",
+        },
+      ],
+    },
+  });
+}
+
+async function waitUntilRunning(cluster: ClusterClient, count: number): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    const { items } = await cluster.virtualMachineInstances.list();
+    if (items.filter((vmi) => vmi.status?.phase === "Running").length >= count) return;
+    if (Date.now() > deadline) throw new Error(`Not all ${count} VMs reached Running within 2 minutes.`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+async function main(): Promise<void> {
+  if (args.through !== "loopback" && args.through !== "emulator") {
+    throw new Error(`--through must be loopback or emulator, not ${args.through}`);
+  }
+  const target = args.through === "emulator" ? await emulatorTarget() : await loopbackTarget();
   const dataRoot = await mkdtemp(path.join(tmpdir(), "bench-grading-"));
   try {
-    for (const [index, id] of ids.entries()) {
-      const home = agents.home(id);
-      await chmod(home, 0o777);
-      if (index % 2 === 0) await writeFile(path.join(home, "hello.txt"), "hello\n");
-      if (index % 3 === 0) await mkdir(path.join(home, "notes"));
-      await writeFile(path.join(home, "fraction"), `score=${(index % 5) / 4}\n`);
-    }
-    const sessions = new FixedSessions(ids.map((id, index) => aSession({ id, owner: `student${index}` })));
-    const agentClient = createAgentClient({ connect: agents.connect, tokenFor: agents.tokenFor });
-
+    const sessions = new FixedSessions(
+      target.ids.map((id, index) => aSession({ id, owner: `student${index}` })),
+    );
     console.log(
-      `\nGrading ${sessionCount} sessions, ${lab.checks.length} checks each (each sleeps 0.05 s):\n`,
+      `\nGrading ${sessionCount} sessions, ${lab.checks.length} checks each (each sleeps 0.05 s), through ${args.through}:\n`,
     );
     console.log("concurrency     total   per session p50   per session p99   sessions/s");
     for (const concurrency of concurrencies) {
-      const dataDir = path.join(dataRoot, `c${concurrency}`);
-      const repository = SqliteGradingRepository.open(dataDir);
+      const repository = SqliteGradingRepository.open(path.join(dataRoot, `c${concurrency}`));
       const durations: number[] = [];
       const grading = new GradingService({
         repository,
         sessions,
         labs: [lab],
-        agents: agentClient,
+        agents: target.agents,
         concurrency,
         onItemGraded: ({ durationMs }) => durations.push(durationMs),
       });
@@ -95,7 +217,7 @@ async function main(): Promise<void> {
         "The agent runs at most 4 checks at a time per guest; here all guests share this machine's CPUs.",
     );
   } finally {
-    await agents.close();
+    await target.close();
     await rm(dataRoot, { recursive: true, force: true });
   }
 }

@@ -14,6 +14,24 @@ export const LoginRequest = z.object({
 });
 export type LoginRequest = z.infer<typeof LoginRequest>;
 
+/** GET /api/auth/config (no sign-in needed): which sign-in the page shows. */
+export const AuthConfig = z.discriminatedUnion("mode", [
+  z.object({ mode: z.literal("demo") }),
+  z.object({ mode: z.literal("oidc"), providerName: z.string() }),
+]);
+export type AuthConfig = z.infer<typeof AuthConfig>;
+
+/** GET /api/auth/oidc/login?returnTo=<path> starts a sign-in at the OpenID Connect provider. */
+export const oidcSignInPath = "/api/auth/oidc/login";
+
+/** Why a sign-in at the provider ended back on the sign-in page: `/sign-in?error=<code>`. */
+export const signInErrors = ["cancelled", "no-role", "expired", "failed", "unavailable"] as const;
+export type SignInError = (typeof signInErrors)[number];
+
+/** POST /api/auth/logout answers 204, or 200 with this when the provider's session should end too. */
+export const LogoutResult = z.object({ providerSignOutUrl: z.string() });
+export type LogoutResult = z.infer<typeof LogoutResult>;
+
 /** What a person sees of a lab: the lab file without the check commands. */
 export const LabSummary = z.object({
   id: z.string(),

@@ -2,16 +2,27 @@
 // build it with their own dependencies.
 import fastifyCookie from "@fastify/cookie";
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from "fastify";
+import { agentToken } from "../common/agent-token.ts";
 import type { Lab } from "../common/lab.ts";
 import type { Authenticator } from "./auth/authenticator.ts";
 import type { LoginSessions } from "./auth/login-sessions.ts";
 import { registerAuthRoutes } from "./auth/routes.ts";
 import type { SessionsReadMode } from "./config.ts";
+import { ConsoleHub } from "./console/hub.ts";
+import type { ConsoleLimits } from "./console/limits.ts";
+import { registerConsoleRoutes } from "./console/routes.ts";
+import { createAgentClient, type ConnectToAgent } from "./grading/agent-client.ts";
+import { createAgentDelivery } from "./grading/agent-delivery.ts";
+import type { GradingRepository } from "./grading/repository.ts";
+import { registerGradingRoutes } from "./grading/routes.ts";
+import { GradingService, type GradingServiceDeps } from "./grading/service.ts";
 import { registerHealthRoutes } from "./health-routes.ts";
 import { createCsrfGuard } from "./http/csrf.ts";
 import { sendError } from "./http/errors.ts";
 import type { ClusterClient } from "./kube/client.ts";
 import { registerLabRoutes } from "./lab-routes.ts";
+import { recordGrading } from "./metrics/app-metrics.ts";
+import { createOperations, type OperationsDeps } from "./operations.ts";
 import { createSessionReads } from "./sessions/reads.ts";
 import { registerSessionRoutes } from "./sessions/routes.ts";
 import { SessionService } from "./sessions/service.ts";
@@ -25,8 +36,22 @@ export interface AppDeps {
   /** Signs the session cookie. */
   cookieSecret: string;
   labs: Lab[];
+  /** Grading results; the caller opens and closes it. */
+  gradingRepository: GradingRepository;
+  /** Reaches a session's grading agent (the cluster's port-forward in production). */
+  connectToAgent: ConnectToAgent;
+  /** Agent tokens derive from it: the same on every replica. */
+  agentTokenSecret: string;
+  /** dist/agent/lab-agent.mjs, delivered into every new VM. */
+  agentBundle: Buffer;
+  /** Defaults: 8 sessions graded at a time, one self-check per session every 10 s. */
+  gradingLimits?: Pick<GradingServiceDeps, "concurrency" | "selfCheckIntervalMs">;
   allowedOrigins: string[];
   trustProxy: boolean;
+  /** Console timers and limits (console/limits.ts); tests shorten them. */
+  consoleLimits?: Partial<ConsoleLimits>;
+  /** Limits, capacity, expiry, audit, doctor and metrics. */
+  operations: OperationsDeps;
   /** The built SPA (dist/web); the API alone when absent. */
   webRoot?: string;
   logger?: FastifyServerOptions["logger"];
@@ -50,16 +75,70 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   const reads = createSessionReads(deps.cluster, deps.sessionsReadMode, app.log);
-  const sessions = new SessionService({ cluster: deps.cluster, source: reads.source, labs: deps.labs });
+  const operations = createOperations(app, deps.operations, {
+    cluster: deps.cluster,
+    reads,
+    labs: deps.labs,
+  });
+  const agentTokenFor = (sessionId: string) => agentToken(deps.agentTokenSecret, sessionId);
+  const sessions = new SessionService({
+    cluster: deps.cluster,
+    source: reads.source,
+    labs: deps.labs,
+    guestUserData: createAgentDelivery(deps.agentBundle, agentTokenFor),
+    admission: operations.admission,
+    now: operations.now,
+  });
+  const grading = new GradingService({
+    repository: deps.gradingRepository,
+    sessions: reads.source,
+    labs: deps.labs,
+    log: app.log,
+    agents: createAgentClient({ connect: deps.connectToAgent, tokenFor: agentTokenFor }),
+    onItemGraded: ({ durationMs, result }) =>
+      recordGrading(operations.metrics, "run", durationMs, result.gradable),
+    ...deps.gradingLimits,
+  });
   const { loginSessions } = deps;
 
   registerHealthRoutes(app, () => reads.readiness());
-  registerAuthRoutes(app, { authenticator: deps.authenticator, loginSessions });
+  registerAuthRoutes(app, { authenticator: deps.authenticator, loginSessions, audit: operations.audit });
   registerLabRoutes(app, { labs: deps.labs, loginSessions });
-  registerSessionRoutes(app, { sessions, loginSessions });
+  registerSessionRoutes(app, { sessions, loginSessions, audit: operations.audit });
+  operations.register({ sessions, loginSessions });
+  const consoles = new ConsoleHub({
+    connect: deps.cluster.openConsole,
+    findSession: async (id) => (await reads.source.snapshot()).sessions.find((session) => session.id === id),
+    log: app.log,
+    limits: deps.consoleLimits,
+  });
+  registerConsoleRoutes(app, {
+    hub: consoles,
+    sessions,
+    loginSessions,
+    allowedOrigins: deps.allowedOrigins,
+    audit: operations.audit,
+    onViewers: (change, as) => operations.metrics.consoleViewers.inc({ role: as }, change),
+  });
+  registerGradingRoutes(app, {
+    grading,
+    sessions,
+    loginSessions,
+    audit: operations.audit,
+    onSelfChecked: (durationMs, gradable) =>
+      recordGrading(operations.metrics, "self-check", durationMs, gradable),
+  });
   await registerWeb(app, deps.webRoot);
 
   reads.start();
-  app.addHook("onClose", () => reads.stop());
+  // Runs a previous process left unfinished go on; the service waits for the cluster's answer first.
+  grading
+    .resumeRuns()
+    .catch((error: unknown) => app.log.error({ err: error }, "resuming grading runs failed"));
+  app.addHook("onClose", async () => {
+    // Grading first: its last requests must not see the session reads vanish under them.
+    await grading.close();
+    await reads.stop();
+  });
   return app;
 }

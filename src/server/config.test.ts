@@ -41,6 +41,7 @@ describe("loadConfig", () => {
       LAB_NAMESPACE: "Lab_Sessions",
       AUTH_MODE: "ldap",
       SESSION_SECRET: "short",
+      AGENT_TOKEN_SECRET: "short",
       LAB_ALLOWED_ORIGINS: "https://ok.example, https://bad.example/path",
       TRUST_PROXY: "maybe",
       LAB_EMULATOR_TIMING: "instant",
@@ -53,6 +54,7 @@ describe("loadConfig", () => {
         "LAB_NAMESPACE",
         "AUTH_MODE",
         "SESSION_SECRET",
+        "AGENT_TOKEN_SECRET",
         "LAB_ALLOWED_ORIGINS",
         "TRUST_PROXY",
         "LAB_EMULATOR_TIMING",
@@ -91,5 +93,37 @@ describe("loadConfig", () => {
     const config = loadConfig({ env: { PORT: "", LAB_NAMESPACE: "", KUBECONFIG: "" }, inCluster: false });
     expect(config.port).toBe(8080);
     expect(config.cluster.kind).toBe("embedded-emulator");
+  });
+});
+
+describe("loadConfig: limits and metrics", () => {
+  it("allows one session per student and nothing else by default, and keeps /metrics off", () => {
+    const config = loadConfig({ env: {}, inCluster: false });
+    expect(config.quotas).toEqual({ perStudent: 1, perLab: null, total: null });
+    expect(config.metricsToken).toBeUndefined();
+  });
+
+  it("reads the limits and the metrics token, refusing nonsense", () => {
+    const config = loadConfig({
+      env: {
+        LAB_MAX_SESSIONS_PER_STUDENT: "2",
+        LAB_MAX_SESSIONS_PER_LAB: "30",
+        LAB_MAX_SESSIONS: "120",
+        METRICS_TOKEN: "0123456789abcdef0123",
+      },
+      inCluster: false,
+    });
+    expect(config.quotas).toEqual({ perStudent: 2, perLab: 30, total: 120 });
+    expect(config.metricsToken).toBe("0123456789abcdef0123");
+    const problems = problemsOf({
+      LAB_MAX_SESSIONS_PER_STUDENT: "0",
+      LAB_MAX_SESSIONS: "many",
+      METRICS_TOKEN: "short",
+    });
+    expect(problems.map((problem) => problem.split(":")[0]).sort()).toEqual([
+      "LAB_MAX_SESSIONS",
+      "LAB_MAX_SESSIONS_PER_STUDENT",
+      "METRICS_TOKEN",
+    ]);
   });
 });

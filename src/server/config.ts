@@ -4,6 +4,8 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { memoryPattern } from "../common/lab.ts";
+import type { OidcSettings } from "./auth/oidc/oidc-authenticator.ts";
+import { readOidcSettings } from "./auth/oidc/oidc-config.ts";
 import { defaultVmSizes, type VmSizes } from "./labs/load-labs.ts";
 
 export const serviceAccountDir = "/var/run/secrets/kubernetes.io/serviceaccount";
@@ -17,16 +19,29 @@ export type ClusterSource =
 export type EmulatorTiming = "realistic" | "fast";
 export type SessionsReadMode = "cache" | "direct";
 
+/** Limits on active sessions at once; null = no limit. */
+export interface SessionQuotas {
+  perStudent: number;
+  perLab: number | null;
+  total: number | null;
+}
+
 export interface Config {
   host: string;
   port: number;
   dataDir: string;
   labsDir: string;
   namespace: string;
-  authMode: "demo";
+  authMode: "demo" | "oidc";
+  /** Set exactly when authMode is "oidc" (docs/auth.md). */
+  oidc: OidcSettings | undefined;
+  /** PostgreSQL for grading results and the audit log; undefined: SQLite files in dataDir (docs/database.md). */
+  databaseUrl: string | undefined;
   usersFile: string;
   /** Undefined: generated once and kept in the data folder (see auth/secret.ts). */
   sessionSecret: string | undefined;
+  /** Grading agents' tokens derive from it. Undefined: generated once and kept in the data folder. */
+  agentTokenSecret: string | undefined;
   /** Origins besides the BFF's own that may send mutations (e.g. a dev server on another port). */
   allowedOrigins: string[];
   /** Believe X-Forwarded-Proto/-Host: only behind a proxy that sets them. */
@@ -35,6 +50,9 @@ export interface Config {
   vmSizes: VmSizes;
   /** "direct" lists from the cluster on every read: the naive mode the dashboard bench compares against. */
   sessionsReadMode: SessionsReadMode;
+  quotas: SessionQuotas;
+  /** The bearer token /metrics asks for; undefined turns /metrics off. */
+  metricsToken: string | undefined;
   logLevel: string;
 }
 
@@ -86,9 +104,17 @@ const EnvSchema = z.object({
     .max(63)
     .regex(rfc1123Label, "must be a Kubernetes namespace name (lower-case letters, digits, '-')")
     .default("lab-sessions"),
-  AUTH_MODE: z.enum(["demo"]).optional(),
+  AUTH_MODE: z.enum(["demo", "oidc"]).optional(),
+  DATABASE_URL: z
+    .string()
+    .refine(
+      (text) => URL.canParse(text) && ["postgres:", "postgresql:"].includes(new URL(text).protocol),
+      "must be a PostgreSQL URL like postgres://user:password@db.example:5432/lab_console",
+    )
+    .optional(),
   LAB_USERS_FILE: z.string().min(1).optional(),
   SESSION_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+  AGENT_TOKEN_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   LAB_ALLOWED_ORIGINS: z
     .string()
     .default("")
@@ -105,6 +131,10 @@ const EnvSchema = z.object({
   LAB_EMULATOR_TIMING: z.enum(["realistic", "fast"]).default("realistic"),
   LAB_VM_SIZES: vmSizesJson.optional(),
   LAB_SESSIONS_READ_MODE: z.enum(["cache", "direct"]).default("cache"),
+  LAB_MAX_SESSIONS_PER_STUDENT: z.coerce.number().int().min(1).default(1),
+  LAB_MAX_SESSIONS_PER_LAB: z.coerce.number().int().min(1).optional(),
+  LAB_MAX_SESSIONS: z.coerce.number().int().min(1).optional(),
+  METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
 
@@ -128,6 +158,8 @@ export function loadConfig({ env, inCluster }: Environment): Config {
     ? []
     : parsed.error.issues.map((issue) => `${issue.path.join(".") || "environment"}: ${issue.message}`);
   problems.push(...crossFieldProblems(present, inCluster));
+  const oidc = present.AUTH_MODE === "oidc" ? readOidcSettings(present) : undefined;
+  problems.push(...(oidc?.problems ?? []));
   if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
 
   const values = parsed.data;
@@ -139,13 +171,22 @@ export function loadConfig({ env, inCluster }: Environment): Config {
     labsDir: path.resolve(values.LABS_DIR),
     namespace: values.LAB_NAMESPACE,
     authMode: values.AUTH_MODE ?? "demo",
+    oidc: oidc?.settings,
+    databaseUrl: values.DATABASE_URL,
     usersFile: path.resolve(values.LAB_USERS_FILE ?? path.join(dataDir, "users.json")),
     sessionSecret: values.SESSION_SECRET,
+    agentTokenSecret: values.AGENT_TOKEN_SECRET,
     allowedOrigins: values.LAB_ALLOWED_ORIGINS,
     trustProxy: values.TRUST_PROXY,
     cluster: chooseCluster(values, dataDir, inCluster),
     vmSizes: values.LAB_VM_SIZES ?? defaultVmSizes,
     sessionsReadMode: values.LAB_SESSIONS_READ_MODE,
+    quotas: {
+      perStudent: values.LAB_MAX_SESSIONS_PER_STUDENT,
+      perLab: values.LAB_MAX_SESSIONS_PER_LAB ?? null,
+      total: values.LAB_MAX_SESSIONS ?? null,
+    },
+    metricsToken: values.METRICS_TOKEN,
     logLevel: values.LOG_LEVEL,
   };
 }
@@ -163,7 +204,7 @@ function crossFieldProblems(env: Record<string, string | undefined>, inCluster: 
   if (clusterConfigured && env.AUTH_MODE === undefined) {
     // Demo passwords are public: on a real cluster the sign-in mode is asked for, never assumed.
     problems.push(
-      "AUTH_MODE: must be set when a cluster is configured (the only mode so far is 'demo', whose passwords are public)",
+      "AUTH_MODE: must be set when a cluster is configured: 'oidc' (docs/auth.md), or 'demo' to let the demo users, whose passwords are public, in on purpose",
     );
   }
   return problems;

@@ -1,5 +1,7 @@
 // Runs the KubeVirt emulator as a child process when no cluster is configured. The server talks to
-// it like to any cluster: through the kubeconfig it writes, never by importing its code.
+// it like to any cluster: through the kubeconfig it writes, never by importing its code. The emulator
+// enforces deploy/base's RBAC and writes a kubeconfig for the console's service account, so a local
+// BFF has exactly the permissions a deployed one has; the admin kubeconfig is for people (kubectl).
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { rm } from "node:fs/promises";
@@ -10,8 +12,19 @@ import { createClusterClient, loadKubeConfig } from "./kube/client.ts";
 import { KubeRequestCounter } from "./kube/request-counter.ts";
 
 export interface EmbeddedEmulator {
+  /** The admin's kubeconfig. */
   kubeconfigPath: string;
+  /** The kubeconfig of the console's service account (lab-console/lab-console), for the BFF. */
+  consoleKubeconfigPath: string;
   stop(): Promise<void>;
+}
+
+/** deploy/base/serviceaccount.yaml. */
+const consoleServiceAccount = "lab-console/lab-console";
+
+/** Where the service account's kubeconfig goes: beside the admin's. */
+export function consoleKubeconfigPathFor(kubeconfigPath: string): string {
+  return path.join(path.dirname(kubeconfigPath), "lab-console.kubeconfig");
 }
 
 export interface EmbeddedEmulatorOptions {
@@ -25,8 +38,10 @@ export interface EmbeddedEmulatorOptions {
 
 export async function startEmbeddedEmulator(options: EmbeddedEmulatorOptions): Promise<EmbeddedEmulator> {
   const { projectRoot, kubeconfigPath, timing, log } = options;
+  const consoleKubeconfigPath = consoleKubeconfigPathFor(kubeconfigPath);
   // A kubeconfig left by an earlier run points at a port that is gone: only a new one means ready.
   await rm(kubeconfigPath, { force: true });
+  await rm(consoleKubeconfigPath, { force: true });
   const child = spawn(
     process.execPath,
     [
@@ -42,6 +57,10 @@ export async function startEmbeddedEmulator(options: EmbeddedEmulatorOptions): P
       // Its CA and admin token live beside the kubeconfig, so one DATA_DIR holds all local state.
       "--state-dir",
       path.join(path.dirname(kubeconfigPath), "emulator"),
+      "--rbac",
+      path.join(projectRoot, "deploy/base"),
+      "--service-account-kubeconfig",
+      `${consoleServiceAccount}=${consoleKubeconfigPath}`,
     ],
     // Its own process group: Ctrl-C in the terminal reaches only us, and we stop it after the app,
     // so the app never sees its cluster vanish mid-shutdown.
@@ -64,13 +83,13 @@ export async function startEmbeddedEmulator(options: EmbeddedEmulatorOptions): P
   };
 
   try {
-    await waitUntilAnswering(child, kubeconfigPath, options.readyWithinMs ?? 30_000);
+    await waitUntilAnswering(child, consoleKubeconfigPath, options.readyWithinMs ?? 30_000);
   } catch (error) {
     await stop();
     const output = recentOutput.length > 0 ? `\nIts last output:\n${recentOutput.join("\n")}` : "";
     throw new Error(`${(error as Error).message}${output}`);
   }
-  return { kubeconfigPath, stop };
+  return { kubeconfigPath, consoleKubeconfigPath, stop };
 }
 
 async function waitUntilAnswering(

@@ -6,11 +6,20 @@ import type { FastifyInstance } from "fastify";
 import { buildApp } from "./app.ts";
 import { createDemoAuthenticator } from "./auth/authenticator.ts";
 import { LoginSessions } from "./auth/login-sessions.ts";
-import { loadOrCreateSessionSecret } from "./auth/secret.ts";
+import { createOidcAuthenticator } from "./auth/oidc/oidc-authenticator.ts";
+import { loadOrCreateAgentTokenSecret, loadOrCreateSessionSecret } from "./auth/secret.ts";
 import { demoPassword, loadUsers, type UserRecord } from "./auth/users-file.ts";
 import type { Config } from "./config.ts";
-import { startEmbeddedEmulator, type EmbeddedEmulator } from "./embedded-emulator.ts";
+import { openStores, type Stores } from "./db/open-stores.ts";
+import {
+  consoleKubeconfigPathFor,
+  startEmbeddedEmulator,
+  type EmbeddedEmulator,
+} from "./embedded-emulator.ts";
+import { loadAgentBundle } from "./grading/agent-bundle.ts";
+import { createPortForwardTransport } from "./grading/portforward-transport.ts";
 import { createClusterClient, loadKubeConfig } from "./kube/client.ts";
+import { createClusterFacts } from "./kube/cluster-facts.ts";
 import { KubeRequestCounter } from "./kube/request-counter.ts";
 import { formatLabProblem, loadLabs } from "./labs/load-labs.ts";
 import { sessionsSelector } from "./sessions/labels.ts";
@@ -30,6 +39,7 @@ export async function startServer(config: Config, options: { buildWeb: boolean }
   const log = startupLog(config.logLevel);
 
   let emulator: EmbeddedEmulator | undefined;
+  let stores: Stores | undefined;
   if (config.cluster.kind === "embedded-emulator") {
     console.log(
       "No cluster configured (LAB_KUBECONFIG, KUBECONFIG): starting the embedded KubeVirt emulator...",
@@ -43,28 +53,48 @@ export async function startServer(config: Config, options: { buildWeb: boolean }
   }
 
   try {
+    // Even on the embedded emulator the BFF runs as the service account deploy/ ships, with its RBAC.
     const kubeConfig = loadKubeConfig(
       config.cluster.kind === "embedded-emulator"
-        ? { kind: "kubeconfig", path: config.cluster.kubeconfigPath }
+        ? { kind: "kubeconfig", path: consoleKubeconfigPathFor(config.cluster.kubeconfigPath) }
         : config.cluster,
     );
+    const kubeRequests = new KubeRequestCounter();
     const cluster = createClusterClient(kubeConfig, {
       namespace: config.namespace,
       labelSelector: sessionsSelector,
-      counter: new KubeRequestCounter(),
+      counter: kubeRequests,
     });
-    const users = await loadUsers(config.usersFile);
+    // Demo users exist only in demo mode: with OIDC no users file is read or created.
+    const users = config.authMode === "demo" ? await loadUsers(config.usersFile) : [];
     const { labs, problems } = loadLabs(config.labsDir, config.vmSizes);
     for (const problem of problems) log.warn(`lab skipped: ${formatLabProblem(problem)}`);
     if (options.buildWeb) await ensureWebBuilt(projectRoot, webRoot);
+    const agentBundle = await loadAgentBundle(projectRoot, { log });
+    stores = await openStores({
+      dataDir: config.dataDir,
+      databaseUrl: config.databaseUrl,
+      log: { warn: (_details, message) => log.warn(message) },
+    });
 
     const app = await buildApp({
       cluster,
       sessionsReadMode: config.sessionsReadMode,
-      authenticator: await createDemoAuthenticator(users),
+      authenticator: config.oidc ? createOidcAuthenticator(config.oidc, { log }) : await createDemoAuthenticator(users),
       loginSessions: new LoginSessions(),
       cookieSecret: await loadOrCreateSessionSecret(config.dataDir, config.sessionSecret),
       labs,
+      gradingRepository: stores.grading,
+      connectToAgent: createPortForwardTransport(cluster.portForward),
+      agentTokenSecret: await loadOrCreateAgentTokenSecret(config.dataDir, config.agentTokenSecret),
+      agentBundle,
+      operations: {
+        clusterFacts: createClusterFacts(kubeConfig, kubeRequests),
+        kubeRequests,
+        auditRepository: stores.audit,
+        quotas: config.quotas,
+        metricsToken: config.metricsToken,
+      },
       allowedOrigins: config.allowedOrigins,
       trustProxy: config.trustProxy,
       webRoot,
@@ -75,17 +105,19 @@ export async function startServer(config: Config, options: { buildWeb: boolean }
     const port = typeof address === "object" && address ? address.port : config.port;
     const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
 
-    printBanner({ url, config, users, labCount: labs.length, emulator });
+    printBanner({ url, config, users, labCount: labs.length, emulator, stores });
     return {
       url,
       app,
       async close() {
         // The app first: its watches end cleanly before the cluster under them goes away.
         await app.close();
+        await stores?.close();
         await emulator?.stop();
       },
     };
   } catch (error) {
+    await stores?.close();
     await emulator?.stop();
     throw error;
   }
@@ -97,8 +129,9 @@ function printBanner(input: {
   users: UserRecord[];
   labCount: number;
   emulator: EmbeddedEmulator | undefined;
+  stores: Stores;
 }): void {
-  const { url, config, users, labCount, emulator } = input;
+  const { url, config, users, labCount, emulator, stores } = input;
   const lines = [
     ``,
     `Lab Console: ${url}  (${labCount} labs from ${path.relative(process.cwd(), config.labsDir) || "."})`,
@@ -109,6 +142,8 @@ function printBanner(input: {
       `Demo sign-in: ${names}; password "${demoPassword}" unless changed in ${relative(config.usersFile)}`,
     );
   }
+  if (config.oidc) lines.push(`Sign-in: OpenID Connect at ${config.oidc.issuerUrl.href}`);
+  lines.push(`Grading results and audit log: ${stores.description}`);
   if (emulator) {
     lines.push(
       `The VMs it creates: kubectl --kubeconfig ${relative(emulator.kubeconfigPath)} get vm -n ${config.namespace} -w`,

@@ -48,7 +48,10 @@ const expected: Record<string, string[]> = {
     "create secrets",
     ...clusterWide,
   ],
-  "lab-console": clusterWide,
+  "lab-console": [
+    ...["get", "list", "create", "update", "delete"].map((verb) => `${verb} coordination.k8s.io/leases`),
+    ...clusterWide,
+  ],
   kubevirt: clusterWide,
   default: clusterWide,
   "": clusterWide,

@@ -7,6 +7,8 @@ export interface LoginSession {
   id: string;
   user: Me;
   expiresAt: number;
+  /** Where signing out sends the browser to end the provider's session too (OpenID Connect). */
+  providerSignOutUrl?: string;
 }
 
 export type LoginSessionListener = (ended: LoginSession) => void;
@@ -22,12 +24,13 @@ export class LoginSessions {
     private readonly now: () => number = Date.now,
   ) {}
 
-  create(user: Me): LoginSession {
+  create(user: Me, details: Pick<LoginSession, "providerSignOutUrl"> = {}): LoginSession {
     this.dropExpired();
-    const session = {
+    const session: LoginSession = {
       id: randomBytes(32).toString("base64url"),
       user,
       expiresAt: this.now() + this.lifetimeMs,
+      ...details,
     };
     this.sessions.set(session.id, session);
     return session;

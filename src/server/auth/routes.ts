@@ -1,23 +1,42 @@
 // Sign-in, sign-out and "who am I".
 import type { FastifyInstance } from "fastify";
-import { LoginRequest, type Me } from "../../common/api.ts";
+import { LoginRequest, type AuthConfig, type LogoutResult, type Me } from "../../common/api.ts";
+import type { AuditLog } from "../audit/audit-log.ts";
 import { HttpError, parseOrThrow } from "../http/errors.ts";
 import type { Authenticator } from "./authenticator.ts";
 import { clearSessionCookie, findLoginSession, requireUser, setSessionCookie } from "./current-user.ts";
 import type { LoginSessions } from "./login-sessions.ts";
+import { registerOidcRoutes } from "./oidc/routes.ts";
 
 export function registerAuthRoutes(
   app: FastifyInstance,
-  { authenticator, loginSessions }: { authenticator: Authenticator; loginSessions: LoginSessions },
+  {
+    authenticator,
+    loginSessions,
+    audit,
+  }: { authenticator: Authenticator; loginSessions: LoginSessions; audit?: AuditLog },
 ): void {
+  // Public: the sign-in page asks before anyone is signed in.
+  app.get("/api/auth/config", async (): Promise<AuthConfig> =>
+    authenticator.mode === "oidc" ? { mode: "oidc", providerName: authenticator.providerName } : { mode: "demo" },
+  );
+  if (authenticator.mode === "oidc") registerOidcRoutes(app, { authenticator, loginSessions, audit });
+
   app.post("/api/auth/login", async (request, reply): Promise<Me> => {
+    if (authenticator.mode !== "demo") {
+      throw new HttpError(400, "invalid", "Password sign-in is off: sign in with your organisation's account.");
+    }
     const { username, password } = parseOrThrow(LoginRequest, request.body);
     const user = await authenticator.login(username, password);
-    if (!user) throw new HttpError(401, "unauthenticated", "Wrong user name or password.");
+    if (!user) {
+      await audit?.record({ action: "sign-in-failed", actor: { username, role: null } }, request);
+      throw new HttpError(401, "unauthenticated", "Wrong user name or password.");
+    }
     // A fresh id on every sign-in, so an id planted before sign-in is worthless afterwards.
     const previous = findLoginSession(request, loginSessions);
     if (previous) loginSessions.end(previous.id);
     setSessionCookie(request, reply, loginSessions.create(user));
+    await audit?.record({ action: "sign-in", actor: user }, request);
     return user;
   });
 
@@ -25,7 +44,10 @@ export function registerAuthRoutes(
     const session = findLoginSession(request, loginSessions);
     if (session) loginSessions.end(session.id);
     clearSessionCookie(request, reply);
-    return reply.status(204).send();
+    // The console's session is over either way; the provider's own one ends when the browser goes there.
+    if (!session?.providerSignOutUrl) return reply.status(204).send();
+    const result: LogoutResult = { providerSignOutUrl: session.providerSignOutUrl };
+    return reply.status(200).send(result);
   });
 
   app.get("/api/me", async (request): Promise<Me> => requireUser(request, loginSessions));

@@ -5,6 +5,7 @@ import { z } from "zod";
 import type { Me, Role, Session } from "../../common/api.ts";
 import { StartGradingRunRequest, type GradingRunList } from "../../common/grading-api.ts";
 import { labIdPattern } from "../../common/lab.ts";
+import type { AuditLog } from "../audit/audit-log.ts";
 import { requireUser } from "../auth/current-user.ts";
 import type { LoginSessions } from "../auth/login-sessions.ts";
 import { DatabaseUnavailableError } from "../db/errors.ts";
@@ -17,6 +18,10 @@ export interface GradingRouteDeps {
   /** The sessions API's rules for who sees which session (SessionService). */
   sessions: { get(user: Me, id: string): Promise<Session> };
   loginSessions: LoginSessions;
+  /** Self-checks, runs and exports are recorded here. */
+  audit?: AuditLog;
+  /** How long each self-check took, and whether it could grade. */
+  onSelfChecked?: (durationMs: number, gradable: boolean) => void;
 }
 
 const SessionParams = z.object({
@@ -45,7 +50,10 @@ export function registerGradingRoutes(app: FastifyInstance, deps: GradingRouteDe
   });
 }
 
-function addRoutes(app: FastifyInstance, { grading, sessions, loginSessions }: GradingRouteDeps): void {
+function addRoutes(
+  app: FastifyInstance,
+  { grading, sessions, loginSessions, audit, onSelfChecked }: GradingRouteDeps,
+): void {
   const signedIn = (request: FastifyRequest) => requireUser(request, loginSessions);
 
   app.post("/api/sessions/:id/checks", async (request, reply) => {
@@ -56,7 +64,15 @@ function addRoutes(app: FastifyInstance, { grading, sessions, loginSessions }: G
       throw forbidden("Only the student whose session this is can check its work.");
     }
     try {
-      return reply.status(201).send(await grading.selfCheck(session));
+      const started = performance.now();
+      const check = await grading.selfCheck(session);
+      onSelfChecked?.(performance.now() - started, check.result.gradable);
+      const { score, gradable } = check.result;
+      await audit?.record(
+        { action: "self-check", actor: user, session, details: { score, gradable } },
+        request,
+      );
+      return reply.status(201).send(check);
     } catch (error) {
       if (error instanceof SelfCheckTooSoonError)
         reply.header("retry-after", String(error.retryAfterSeconds));
@@ -75,7 +91,9 @@ function addRoutes(app: FastifyInstance, { grading, sessions, loginSessions }: G
     const user = requireRole(signedIn(request), instructors, "Only instructors can start grading runs.");
     const { labId } = parseOrThrow(LabParams, request.params);
     const { sessionIds } = parseOrThrow(StartGradingRunRequest, request.body ?? {});
-    return reply.status(201).send(await grading.startRun(labId, user.username, sessionIds));
+    const run = await grading.startRun(labId, user.username, sessionIds);
+    await audit?.record({ action: "grading-run", actor: user, labId, details: { runId: run.id } }, request);
+    return reply.status(201).send(run);
   });
 
   app.get("/api/labs/:labId/grading-runs", async (request, reply) => {
@@ -95,13 +113,22 @@ function addRoutes(app: FastifyInstance, { grading, sessions, loginSessions }: G
   app.post("/api/grading-runs/:runId/rerun", async (request, reply) => {
     const user = requireRole(signedIn(request), instructors, "Only instructors can start grading runs.");
     const { runId } = parseOrThrow(RunParams, request.params);
-    return reply.status(201).send(await grading.rerun(runId, user.username));
+    const run = await grading.rerun(runId, user.username);
+    await audit?.record(
+      { action: "grading-run", actor: user, labId: run.labId, details: { runId: run.id, rerunOf: runId } },
+      request,
+    );
+    return reply.status(201).send(run);
   });
 
   app.get("/api/labs/:labId/grades.csv", async (request, reply) => {
-    requireRole(signedIn(request), staff, "Only TAs and instructors can export grades.");
+    const user = requireRole(signedIn(request), staff, "Only TAs and instructors can export grades.");
     const { labId } = parseOrThrow(LabParams, request.params);
     const csv = await grading.gradesCsv(labId);
+    await audit?.record(
+      { action: "export", actor: user, labId, details: { what: "grades", format: "csv" } },
+      request,
+    );
     return noStore(reply)
       .type("text/csv; charset=utf-8")
       .header("content-disposition", `attachment; filename="${labId}-grades.csv"`)
@@ -109,9 +136,13 @@ function addRoutes(app: FastifyInstance, { grading, sessions, loginSessions }: G
   });
 
   app.get("/api/labs/:labId/grades.json", async (request, reply) => {
-    requireRole(signedIn(request), staff, "Only TAs and instructors can export grades.");
+    const user = requireRole(signedIn(request), staff, "Only TAs and instructors can export grades.");
     const { labId } = parseOrThrow(LabParams, request.params);
     const grades = await grading.gradesJson(labId);
+    await audit?.record(
+      { action: "export", actor: user, labId, details: { what: "grades", format: "json" } },
+      request,
+    );
     return noStore(reply)
       .header("content-disposition", `attachment; filename="${labId}-grades.json"`)
       .send(grades);

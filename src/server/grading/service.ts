@@ -46,6 +46,11 @@ export interface GradingServiceDeps {
   now?: () => Date;
   newRunId?: () => string;
   log?: GradingLog;
+  /**
+   * With several replicas, whether this one is the grading worker (it holds the grading lease).
+   * Runs started on the others wait for the worker to pick them up. Default: always.
+   */
+  gradesHere?: () => boolean;
   /** Called once a session's result is recorded in a run (for metrics and the bench). */
   onItemGraded?: (event: {
     runId: string;
@@ -71,6 +76,8 @@ export class GradingService {
   private readonly now: () => Date;
   private readonly retryDelayMs: number;
   private readonly stopping = new AbortController();
+  /** Aborted when this process stops grading runs: at close, or when another replica took over. */
+  private runs = new AbortController();
   /** Runs being graded by this process, by id. */
   private readonly active = new Map<string, Promise<void>>();
   /** `${runId}/${sessionId}` of the items whose agent is being asked right now. */
@@ -95,7 +102,7 @@ export class GradingService {
       throw new HttpError(409, "conflict", `"${lab.title}" has no checks you can run yourself.`);
     }
     this.takeSelfCheckTurn(session.id);
-    const result = await this.grade(lab, checks, session.id, session.owner, session);
+    const result = await this.grade(lab, checks, session.id, session.owner, session, this.stopping.signal);
     return this.deps.repository.recordSelfCheck({
       sessionId: session.id,
       labId: lab.id,
@@ -242,6 +249,18 @@ export class GradingService {
    */
   async close(): Promise<void> {
     this.stopping.abort(new Error("The grading service is shutting down."));
+    this.runs.abort(this.stopping.signal.reason);
+    await Promise.allSettled(this.active.values());
+  }
+
+  /**
+   * Another replica became the grading worker: stops this one's runs as close() does (items in flight
+   * stay pending for the worker), while requests and self-checks go on being served here.
+   */
+  async standDown(): Promise<void> {
+    const runs = this.runs;
+    this.runs = new AbortController();
+    runs.abort(new Error("Another replica took over grading."));
     await Promise.allSettled(this.active.values());
   }
 
@@ -267,7 +286,7 @@ export class GradingService {
         createdAt: this.now().toISOString(),
         ...(await plan()),
       });
-      this.launch(run.id, lab, "new");
+      if (this.deps.gradesHere?.() ?? true) this.launch(run.id, lab, "new");
       return await this.getRun(run.id);
     } finally {
       this.starting.delete(lab.id);
@@ -275,22 +294,28 @@ export class GradingService {
   }
 
   private launch(runId: string, lab: Lab, kind: "new" | "resumed"): void {
-    const work = this.gradeRun(runId, lab, kind)
+    const signal = this.runs.signal;
+    const work = this.gradeRun(runId, lab, kind, signal)
       .catch((error: unknown) => {
-        if (this.stopping.signal.aborted) return;
+        if (signal.aborted) return;
         this.log("error", `Grading run ${runId} stopped: ${describe(error)} It resumes at the next start.`);
       })
       .finally(() => this.active.delete(runId));
     this.active.set(runId, work);
   }
 
-  private async gradeRun(runId: string, lab: Lab, kind: "new" | "resumed"): Promise<void> {
+  private async gradeRun(
+    runId: string,
+    lab: Lab,
+    kind: "new" | "resumed",
+    signal: AbortSignal,
+  ): Promise<void> {
     let pending = (await this.deps.repository.listRunItems(runId)).filter(
       (item) => item.status === "pending",
     );
     const closingResults: ItemResult[] = [];
     if (kind === "resumed") {
-      const present = new Set((await this.sessionsOnceAvailable()).map((session) => session.id));
+      const present = new Set((await this.sessionsOnceAvailable(signal)).map((session) => session.id));
       for (const item of pending.filter((each) => !present.has(each.sessionId))) {
         closingResults.push({
           sessionId: item.sessionId,
@@ -299,8 +324,8 @@ export class GradingService {
       }
       pending = pending.filter((item) => present.has(item.sessionId));
     }
-    await Promise.all(pending.map((item) => this.limit(() => this.gradeItem(runId, lab, item))));
-    if (this.stopping.signal.aborted) return;
+    await Promise.all(pending.map((item) => this.limit(() => this.gradeItem(runId, lab, item, signal))));
+    if (signal.aborted) return;
     await this.deps.repository.finishRun({
       runId,
       status: closingResults.length > 0 ? "interrupted" : "completed",
@@ -309,8 +334,7 @@ export class GradingService {
     });
   }
 
-  private async gradeItem(runId: string, lab: Lab, item: RunItemRecord): Promise<void> {
-    const signal = this.stopping.signal;
+  private async gradeItem(runId: string, lab: Lab, item: RunItemRecord, signal: AbortSignal): Promise<void> {
     if (signal.aborted) return;
     const key = `${runId}/${item.sessionId}`;
     const started = performance.now();
@@ -324,6 +348,7 @@ export class GradingService {
           item.sessionId,
           item.owner,
           await this.findSession(item.sessionId),
+          signal,
         );
       } catch (error) {
         if (signal.aborted) throw error;
@@ -337,7 +362,7 @@ export class GradingService {
       }
       // Shutting down: this answer may be cut short, so the item waits for the next start instead.
       if (signal.aborted) return;
-      const stored = await this.recordPatiently(runId, item.sessionId, result);
+      const stored = await this.recordPatiently(runId, item.sessionId, result, signal);
       if (stored.result) {
         this.deps.onItemGraded?.({
           runId,
@@ -365,6 +390,7 @@ export class GradingService {
     runId: string,
     sessionId: string,
     result: SessionResult,
+    signal: AbortSignal,
   ): Promise<RunItemRecord> {
     for (let attempt = 1; ; attempt++) {
       try {
@@ -375,7 +401,7 @@ export class GradingService {
           "error",
           `Grading run ${runId}: recording ${sessionId} failed, trying again: ${error.message}`,
         );
-        await abortableDelay(this.retryDelayMs, this.stopping.signal);
+        await abortableDelay(this.retryDelayMs, signal);
       }
     }
   }
@@ -396,6 +422,7 @@ export class GradingService {
     sessionId: string,
     owner: string,
     session: Session | undefined | "unknown",
+    signal: AbortSignal,
   ): Promise<SessionResult> {
     const notGradable = (reason: string) => this.ungradable({ id: lab.id, checks }, sessionId, owner, reason);
     if (session === "unknown") return notGradable("The console could not ask the cluster about the VM.");
@@ -407,11 +434,10 @@ export class GradingService {
       agentResults = await this.deps.agents.runChecks(
         sessionId,
         checks.map((check) => ({ id: check.id, run: check.run, timeoutSeconds: check.timeoutSeconds })),
-        this.stopping.signal,
+        signal,
       );
     } catch (error) {
-      if (error instanceof AgentUnreachableError && !this.stopping.signal.aborted)
-        return notGradable(error.message);
+      if (error instanceof AgentUnreachableError && !signal.aborted) return notGradable(error.message);
       throw error;
     }
     let scored;
@@ -453,14 +479,14 @@ export class GradingService {
   }
 
   /** Retries until the cluster answers, or the service stops. */
-  private async sessionsOnceAvailable(): Promise<Session[]> {
+  private async sessionsOnceAvailable(signal: AbortSignal): Promise<Session[]> {
     for (;;) {
       try {
         return (await this.deps.sessions.snapshot()).sessions;
       } catch (error) {
-        this.stopping.signal.throwIfAborted();
+        signal.throwIfAborted();
         this.log("info", `Waiting for the cluster before resuming grading: ${describe(error)}`);
-        await abortableDelay(this.retryDelayMs, this.stopping.signal);
+        await abortableDelay(this.retryDelayMs, signal);
       }
     }
   }

@@ -9,7 +9,9 @@ import {
   Watch,
   type V1Secret,
 } from "@kubernetes/client-node";
+import { createConsoleConnector, type ConsoleConnector } from "./console-stream.ts";
 import { ClusterUnavailableError, KubeStatusError } from "./errors.ts";
+import { createPortForwarder, type PortForwarder } from "./portforward.ts";
 import type { KubeOutcome, KubeRequestCounter, KubeVerb } from "./request-counter.ts";
 import type { Secret, VirtualMachine, VirtualMachineInstance } from "./types.ts";
 
@@ -66,9 +68,21 @@ export interface ClusterClient {
   /** Foreground deletion: the VM stays, marked for deletion, until its VMI is gone. Returns the API's answer. */
   deleteVirtualMachine(name: string): Promise<unknown>;
   createSecret(secret: Secret): Promise<void>;
+  /**
+   * Applies a JSON patch (RFC 6902) to a session VM. Include `test` operations for what the change
+   * assumes: if someone changed those fields meanwhile the API refuses it (422) and nothing changes.
+   */
+  patchVirtualMachine(name: string, operations: JsonPatchOperation[]): Promise<VirtualMachine>;
   /** The API server's version string: proves it answers and accepts our credentials. */
   serverVersion(): Promise<string>;
+  /** A websocket to a VMI's serial console (see console-stream.ts). */
+  openConsole: ConsoleConnector;
+  /** A TCP connection to a port inside a VM (see portforward.ts). */
+  portForward: PortForwarder;
 }
+
+export type JsonPatchOperation =
+  { op: "test" | "add" | "replace"; path: string; value: unknown } | { op: "remove"; path: string };
 
 const kubevirt = { group: "kubevirt.io", version: "v1" } as const;
 
@@ -179,10 +193,25 @@ export function createClusterClient(
         core.createNamespacedSecretWithHttpInfo({ namespace, body: secret as V1Secret }),
       );
     },
+    async patchVirtualMachine(name, operations) {
+      // The generated client sends a patch body as application/json-patch+json by default.
+      const patched = await send("patch", () =>
+        customObjects.patchNamespacedCustomObjectWithHttpInfo({
+          ...kubevirt,
+          namespace,
+          plural: "virtualmachines",
+          name,
+          body: operations,
+        }),
+      );
+      return patched as VirtualMachine;
+    },
     async serverVersion() {
       const info = await send("get", () => versions.getCodeWithHttpInfo());
       return info.gitVersion;
     },
+    openConsole: createConsoleConnector(kubeConfig, namespace),
+    portForward: createPortForwarder(kubeConfig, namespace),
   };
 }
 
@@ -216,7 +245,8 @@ function statusError(body: unknown, fallbackCode: number): KubeStatusError {
   return new KubeStatusError(code, status.reason ?? "", status.message ?? `HTTP ${code}`);
 }
 
-function translate(error: unknown): KubeStatusError | ClusterUnavailableError {
+/** Any failure of a client-node call as KubeStatusError (it answered) or ClusterUnavailableError (it did not). */
+export function translate(error: unknown): KubeStatusError | ClusterUnavailableError {
   if (error instanceof KubeStatusError || error instanceof ClusterUnavailableError) return error;
   if (error instanceof ApiException) return statusError(error.body, error.code);
   // The watch helper reports a refused watch as an Error with statusCode and no body.
@@ -225,6 +255,6 @@ function translate(error: unknown): KubeStatusError | ClusterUnavailableError {
   return new ClusterUnavailableError(error);
 }
 
-function outcomeOf(error: unknown): KubeOutcome {
+export function outcomeOf(error: unknown): KubeOutcome {
   return error instanceof KubeStatusError ? error.statusCode : "error";
 }

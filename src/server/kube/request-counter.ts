@@ -1,7 +1,7 @@
 // How many requests the console sent to the Kubernetes API, by verb and answer. The dashboard bench
-// reads it to show what browser polling costs the cluster; a /metrics endpoint will read it later.
+// reads it to show what browser polling costs the cluster; /metrics exports it.
 
-export type KubeVerb = "get" | "list" | "watch" | "create" | "delete";
+export type KubeVerb = "get" | "list" | "watch" | "create" | "update" | "patch" | "delete";
 /** The HTTP status, or "error" when no answer came back. */
 export type KubeOutcome = number | "error";
 

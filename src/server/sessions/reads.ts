@@ -10,6 +10,8 @@ import { createCachedSessionSource, createDirectSessionSource, type SessionSourc
 export interface SessionReads {
   source: SessionSource;
   readiness(): Promise<Readiness>;
+  /** Times each cluster watch was started again, by resource (empty in direct mode). */
+  watchRestarts(): Record<string, number>;
   start(): void;
   stop(): Promise<void>;
 }
@@ -30,6 +32,7 @@ export function createSessionReads(
           return { ready: false, reason: "The cluster does not answer." };
         }
       },
+      watchRestarts: () => ({}),
       start() {},
       async stop() {},
     };
@@ -51,6 +54,7 @@ export function createSessionReads(
       }
       return { ready: true, reason: "" };
     },
+    watchRestarts: () => ({ virtualmachines: vms.restarts, virtualmachineinstances: vmis.restarts }),
     start() {
       for (const cache of caches) cache.start();
     },

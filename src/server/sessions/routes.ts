@@ -4,6 +4,7 @@ import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { CreateSessionRequest, SessionListQuery } from "../../common/api.ts";
 import { labIdPattern } from "../../common/lab.ts";
+import type { AuditLog } from "../audit/audit-log.ts";
 import type { LoginSessions } from "../auth/login-sessions.ts";
 import { requireUser } from "../auth/current-user.ts";
 import { parseOrThrow } from "../http/errors.ts";
@@ -24,7 +25,11 @@ const CreateBody = CreateSessionRequest.extend({
 
 export function registerSessionRoutes(
   app: FastifyInstance,
-  { sessions, loginSessions }: { sessions: SessionService; loginSessions: LoginSessions },
+  {
+    sessions,
+    loginSessions,
+    audit,
+  }: { sessions: SessionService; loginSessions: LoginSessions; audit?: AuditLog },
 ): void {
   app.get("/api/sessions", async (request, reply) => {
     const user = requireUser(request, loginSessions);
@@ -35,7 +40,9 @@ export function registerSessionRoutes(
   app.post("/api/sessions", async (request, reply) => {
     const user = requireUser(request, loginSessions);
     const { labId } = parseOrThrow(CreateBody, request.body);
-    return reply.status(201).send(await sessions.create(user, labId));
+    const session = await sessions.create(user, labId);
+    await audit?.record({ action: "launch", actor: user, session }, request);
+    return reply.status(201).send(session);
   });
 
   app.get("/api/sessions/:id", async (request, reply) => {
@@ -47,6 +54,8 @@ export function registerSessionRoutes(
   app.delete("/api/sessions/:id", async (request, reply) => {
     const user = requireUser(request, loginSessions);
     const { id } = parseOrThrow(SessionParams, request.params);
-    return reply.status(202).send(await sessions.delete(user, id));
+    const session = await sessions.delete(user, id);
+    await audit?.record({ action: "end", actor: user, session }, request);
+    return reply.status(202).send(session);
   });
 }

@@ -25,6 +25,12 @@ export interface SessionServiceDeps {
   cluster: ClusterClient;
   source: SessionSource;
   labs: Lab[];
+  /** A #cloud-config part for the new session's VM, merged after the lab's (the grading agent). */
+  guestUserData?: (sessionId: string) => string;
+  /** Asked before every launch: may refuse it (limits, capacity) or hold a place until it is done. */
+  admission?: {
+    admit(user: Me, lab: Lab, sessionId: string): Promise<{ release(launched: boolean): void }>;
+  };
   now?: () => Date;
 }
 
@@ -95,7 +101,16 @@ export class SessionService {
           session.owner === user.username && session.labId === labId && activeStatuses.has(session.status),
       );
       if (existing) throw alreadyRunning(lab, existing);
-      return await this.launch(user, lab);
+      const sessionId = newSessionId(lab.id);
+      const admission = await this.deps.admission?.admit(user, lab, sessionId);
+      let launched = false;
+      try {
+        const session = await this.launch(user, lab, sessionId);
+        launched = true;
+        return session;
+      } finally {
+        admission?.release(launched);
+      }
     } finally {
       this.launching.delete(key);
     }
@@ -118,9 +133,8 @@ export class SessionService {
     return toSession({ ...deleted, metadata: { ...deleted.metadata, deletionTimestamp } }, undefined);
   }
 
-  private async launch(user: Me, lab: Lab): Promise<Session> {
+  private async launch(user: Me, lab: Lab, sessionId: string): Promise<Session> {
     const { cluster, source } = this.deps;
-    const sessionId = newSessionId(lab.id);
     const expiresAt = new Date(this.now().getTime() + lab.session.minutes * 60_000);
     const { virtualMachine, userDataSecret } = buildSessionObjects({
       sessionId,
@@ -128,6 +142,7 @@ export class SessionService {
       owner: user.username,
       namespace: cluster.namespace,
       expiresAt,
+      extraUserData: this.deps.guestUserData?.(sessionId),
     });
     const created = await cluster.createVirtualMachine(virtualMachine);
     try {

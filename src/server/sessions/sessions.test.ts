@@ -26,7 +26,8 @@ let bob: TestBrowser;
 let tara: TestBrowser;
 
 beforeAll(async () => {
-  bff = await startTestBff({ labs: [linuxBasics, gitWorkflow] });
+  // Two sessions per student, so that one person can hold both labs (the limit has its own tests).
+  bff = await startTestBff({ labs: [linuxBasics, gitWorkflow], quotas: { perStudent: 2 } });
   [alice, bob, tara] = await Promise.all([bff.signIn("alice"), bff.signIn("bob"), bff.signIn("tara")]);
   await eventually(
     () => alice.get("/api/readyz"),

@@ -14,6 +14,13 @@ export interface SessionSnapshot {
   sessions: Session[];
   /** True when the view may be behind the cluster. */
   stale: boolean;
+  /** The cluster objects behind each session, by session id: its size, its node, its phase. */
+  objects: ReadonlyMap<string, SessionObjects>;
+}
+
+export interface SessionObjects {
+  vm: VirtualMachine;
+  vmi: VirtualMachineInstance | undefined;
 }
 
 export interface SessionSource {
@@ -42,8 +49,8 @@ export function createCachedSessionSource(
     async snapshot() {
       if (!vms.synced || !vmis.synced) throw new ClusterUnavailableError(new Error("caches not synced yet"));
       if (built?.version !== version()) {
-        const sessions = buildSessions(vms.list(), (name) => vmis.get(name));
-        built = { version: version(), snapshot: { sessions, stale: vms.stale || vmis.stale } };
+        const { sessions, objects } = buildSessions(vms.list(), (name) => vmis.get(name));
+        built = { version: version(), snapshot: { sessions, objects, stale: vms.stale || vmis.stale } };
       }
       return built.snapshot;
     },
@@ -62,7 +69,7 @@ export function createDirectSessionSource(cluster: ClusterClient): SessionSource
         cluster.virtualMachineInstances.list(),
       ]);
       const vmiByName = new Map(vmiList.items.map((vmi) => [vmi.metadata.name, vmi]));
-      return { sessions: buildSessions(vmList.items, (name) => vmiByName.get(name)), stale: false };
+      return { ...buildSessions(vmList.items, (name) => vmiByName.get(name)), stale: false };
     },
     version: () => undefined,
     // Every read asks the API, so a write is visible to the next read at once.
@@ -75,10 +82,17 @@ export function createDirectSessionSource(cluster: ClusterClient): SessionSource
 function buildSessions(
   vms: VirtualMachine[],
   vmiOf: (name: string) => VirtualMachineInstance | undefined,
-): Session[] {
-  return vms
-    .map((vm) => toSession(vm, vmiOf(vm.metadata.name ?? "")))
+): { sessions: Session[]; objects: Map<string, SessionObjects> } {
+  const objects = new Map<string, SessionObjects>();
+  const sessions = vms
+    .map((vm) => {
+      const vmi = vmiOf(vm.metadata.name ?? "");
+      const session = toSession(vm, vmi);
+      objects.set(session.id, { vm, vmi });
+      return session;
+    })
     .sort((a, b) =>
       a.createdAt === b.createdAt ? a.id.localeCompare(b.id) : a.createdAt < b.createdAt ? 1 : -1,
     );
+  return { sessions, objects };
 }

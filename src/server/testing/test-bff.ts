@@ -1,20 +1,29 @@
 // The BFF against a real emulator on port 0 (fast timing), for integration tests and nothing else.
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import type { FastifyInstance } from "fastify";
+import { buildAgent } from "../../../scripts/build-agent.ts";
 import { csrfHeader } from "../../common/api.ts";
 import type { Lab } from "../../common/lab.ts";
 import { startTestEmulator, type TestEmulator } from "../../emulator/testing/start.ts";
-import { buildApp } from "../app.ts";
+import { buildApp, type AppDeps } from "../app.ts";
+import { SqliteAuditRepository } from "../audit/sqlite-repository.ts";
 import { createDemoAuthenticator } from "../auth/authenticator.ts";
 import { LoginSessions } from "../auth/login-sessions.ts";
 import { hashPassword } from "../auth/passwords.ts";
 import { demoPassword, demoUsers } from "../auth/users-file.ts";
-import type { SessionsReadMode } from "../config.ts";
-import { createClusterClient, loadKubeConfig } from "../kube/client.ts";
+import type { SessionQuotas, SessionsReadMode } from "../config.ts";
+import { createPortForwardTransport } from "../grading/portforward-transport.ts";
+import { SqliteGradingRepository } from "../grading/sqlite-repository.ts";
+import { createClusterClient } from "../kube/client.ts";
+import { createClusterFacts } from "../kube/cluster-facts.ts";
 import { KubeRequestCounter } from "../kube/request-counter.ts";
 import { sessionsSelector } from "../sessions/labels.ts";
 
 export const testNamespace = "lab-sessions";
+export const testAgentTokenSecret = "a-test-agent-token-secret-long-enough";
 
 export interface TestBff {
   url: string;
@@ -30,33 +39,69 @@ export interface TestBff {
 export async function startTestBff(options: {
   labs: Lab[];
   sessionsReadMode?: SessionsReadMode;
-  /** Share a running emulator (it is then left running on close). */
+  /**
+   * Share a running emulator (it is then left running on close). Start it with deployRbac: the BFF
+   * runs as deploy/base's service account under deploy/base's RBAC, as it would on a cluster.
+   */
   emulator?: TestEmulator;
+  /** Where grading.db lives; share it to restart the BFF on the same results. Default: a fresh folder. */
+  gradingDataDir?: string;
+  gradingLimits?: AppDeps["gradingLimits"];
+  consoleLimits?: AppDeps["consoleLimits"];
+  /** Default: one active session per student, no other limit. */
+  quotas?: Partial<SessionQuotas>;
+  /** The clock for expiries, extensions and the reaper. */
+  now?: () => Date;
+  reaperIntervalMs?: number;
+  metricsToken?: string;
+  /** Default: the demo users (password "demo"). */
+  authenticator?: AppDeps["authenticator"];
+  /** Default 0: any free port. */
+  port?: number;
 }): Promise<TestBff> {
   const ownsEmulator = options.emulator === undefined;
-  const emulator = options.emulator ?? (await startTestEmulator());
+  const emulator = options.emulator ?? (await startTestEmulator({ deployRbac: true }));
+  const ownsDataDir = options.gradingDataDir === undefined;
+  const gradingDataDir = options.gradingDataDir ?? (await mkdtemp(path.join(tmpdir(), "test-bff-")));
+  const gradingRepository = SqliteGradingRepository.open(gradingDataDir);
+  // Beside grading.db, as both live in DATA_DIR in production.
+  const auditRepository = SqliteAuditRepository.open(gradingDataDir);
   const kubeRequests = new KubeRequestCounter();
-  const cluster = createClusterClient(
-    loadKubeConfig({ kind: "kubeconfig", path: emulator.emulator.kubeconfigPath }),
-    {
-      namespace: testNamespace,
-      labelSelector: sessionsSelector,
-      counter: kubeRequests,
-    },
-  );
+  const kubeConfig = emulator.bffKubeConfig();
+  const cluster = createClusterClient(kubeConfig, {
+    namespace: testNamespace,
+    labelSelector: sessionsSelector,
+    counter: kubeRequests,
+  });
   const passwordHash = await hashPassword(demoPassword);
   const loginSessions = new LoginSessions();
   const app = await buildApp({
     cluster,
     sessionsReadMode: options.sessionsReadMode ?? "cache",
-    authenticator: await createDemoAuthenticator(demoUsers.map((user) => ({ ...user, passwordHash }))),
+    authenticator:
+      options.authenticator ?? (await createDemoAuthenticator(demoUsers.map((user) => ({ ...user, passwordHash })))),
     loginSessions,
     cookieSecret: "a-test-secret-that-is-long-enough-to-sign",
     labs: options.labs,
+    gradingRepository,
+    connectToAgent: createPortForwardTransport(cluster.portForward),
+    agentTokenSecret: testAgentTokenSecret,
+    agentBundle: await testAgentBundle(),
+    gradingLimits: options.gradingLimits,
+    consoleLimits: options.consoleLimits,
+    operations: {
+      clusterFacts: createClusterFacts(kubeConfig, kubeRequests),
+      kubeRequests,
+      auditRepository,
+      quotas: { perStudent: 1, perLab: null, total: null, ...options.quotas },
+      metricsToken: options.metricsToken,
+      reaperIntervalMs: options.reaperIntervalMs,
+      now: options.now,
+    },
     allowedOrigins: [],
     trustProxy: false,
   });
-  await app.listen({ host: "127.0.0.1", port: 0 });
+  await app.listen({ host: "127.0.0.1", port: options.port ?? 0 });
   const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   let closed = false;
   return {
@@ -75,15 +120,34 @@ export async function startTestBff(options: {
       if (closed) return;
       closed = true;
       await app.close();
+      await gradingRepository.close();
+      await auditRepository.close();
+      if (ownsDataDir) await rm(gradingDataDir, { recursive: true, force: true });
       if (ownsEmulator) await emulator.close().catch(() => undefined);
     },
   };
 }
 
+let agentBundle: Promise<Buffer> | undefined;
+
+/** The agent as guests get it, built once per test process (never into dist/, which others may be reading). */
+function testAgentBundle(): Promise<Buffer> {
+  agentBundle ??= (async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "test-agent-bundle-"));
+    try {
+      await buildAgent(path.join(dir, "lab-agent.mjs"));
+      return await readFile(path.join(dir, "lab-agent.mjs"));
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  })();
+  return agentBundle;
+}
+
 export interface Answer {
   status: number;
   headers: Headers;
-  /** The parsed JSON body, or undefined when there was none. */
+  /** The parsed JSON body, the text of any other body, or undefined when there was none. */
   body: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- tests read arbitrary fields
 }
 
@@ -133,7 +197,12 @@ export class TestBrowser {
       this.cookie = pair === "lab_session=" ? undefined : pair;
     }
     const text = await response.text();
-    return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
+    const json = response.headers.get("content-type")?.startsWith("application/json") ?? false;
+    return {
+      status: response.status,
+      headers: response.headers,
+      body: text ? (json ? JSON.parse(text) : text) : undefined,
+    };
   }
 }
 

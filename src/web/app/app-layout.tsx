@@ -20,6 +20,9 @@ export function AppLayout() {
             Labs
           </NavLink>
           {isStaff(me.role) && <NavLink to={paths.sessions.to()}>Sessions</NavLink>}
+          {isStaff(me.role) && <NavLink to={paths.grading.to()}>Grading</NavLink>}
+          {me.role === "instructor" && <NavLink to={paths.doctor.to()}>Doctor</NavLink>}
+          {me.role === "instructor" && <NavLink to={paths.audit.to()}>Audit log</NavLink>}
         </nav>
         <UserMenu />
       </header>

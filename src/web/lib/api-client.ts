@@ -58,7 +58,10 @@ export async function apiRequest<T = void>(path: string, options: RequestOptions
 
 async function toApiError(response: Response): Promise<ApiError> {
   const parsed = ApiErrorBody.safeParse(await response.json().catch(() => undefined));
-  if (parsed.success) return new ApiError(response.status, parsed.data.error.code, parsed.data.error.message);
+  if (parsed.success) {
+    const { code, message } = parsed.data.error;
+    return new ApiError(response.status, code, message, retryAfterSeconds(response));
+  }
   if (response.status >= 500) {
     return new ApiError(
       response.status,
@@ -67,4 +70,10 @@ async function toApiError(response: Response): Promise<ApiError> {
     );
   }
   return new ApiError(response.status, "http", `The request failed (HTTP ${response.status}).`);
+}
+
+/** Only the delay-seconds form: the BFF never sends an HTTP date. */
+function retryAfterSeconds(response: Response): number | null {
+  const seconds = Number(response.headers.get("retry-after") ?? "");
+  return Number.isInteger(seconds) && seconds > 0 ? seconds : null;
 }

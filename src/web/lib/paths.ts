@@ -18,6 +18,22 @@ export const paths = {
     pattern: "/sessions/:sessionId",
     to: (sessionId: string) => `/sessions/${encodeURIComponent(sessionId)}`,
   },
+  grading: {
+    pattern: "/grading",
+    to: () => "/grading",
+  },
+  labGrading: {
+    pattern: "/grading/:labId",
+    to: (labId: string) => `/grading/${encodeURIComponent(labId)}`,
+  },
+  doctor: {
+    pattern: "/admin/doctor",
+    to: () => "/admin/doctor",
+  },
+  audit: {
+    pattern: "/admin/audit",
+    to: () => "/admin/audit",
+  },
 } as const;
 
 /** Only same-origin paths are followed after sign-in, so a crafted link cannot send people elsewhere. */

@@ -34,6 +34,7 @@ export class ObjectCache<T extends Named> {
   private syncedOnce = false;
   private watching = false;
   private changeCount = 0;
+  private restartCount = 0;
 
   constructor(
     private readonly source: WatchableResource<T>,
@@ -48,6 +49,11 @@ export class ObjectCache<T extends Named> {
   /** True when the view may be behind the cluster: not synced yet, or the watch is broken. */
   get stale(): boolean {
     return !this.watching;
+  }
+
+  /** How often the watch ended (closed, expired or failed) and the loop listed and watched again. */
+  get restarts(): number {
+    return this.restartCount;
   }
 
   /** Changes whenever the contents or staleness change; cheap to compare for memoizing. */
@@ -104,6 +110,7 @@ export class ObjectCache<T extends Named> {
     while (this.running) {
       const outcome = await this.listAndWatch();
       if (!this.running) break;
+      this.restartCount += 1;
       if (outcome.kind === "failed") {
         this.setWatching(false);
         this.options.log.warn(

@@ -2,7 +2,10 @@ import { Link } from "react-router";
 import type { Session } from "../../../../common/api.ts";
 import { Elapsed, TimeLeft } from "../../../components/duration.tsx";
 import { paths } from "../../../lib/paths.ts";
+import { useSignedInUser } from "../../auth/components/signed-in-user.ts";
 import { EndSessionButton } from "./end-session-button.tsx";
+import { ExpiryWarning } from "./expiry-warning.tsx";
+import { ExtendSessionButton } from "./extend-session-button.tsx";
 import { SessionTimeline } from "./session-timeline.tsx";
 import { StatusBadge } from "./status-badge.tsx";
 
@@ -23,6 +26,7 @@ export function SessionCard({
   const Heading = headingLevel === 2 ? "h2" : "h3";
   const titleId = `session-${session.id}-title`;
   const live = session.status === "starting" || session.status === "running";
+  const me = useSignedInUser();
 
   return (
     <article className="card session-card" aria-labelledby={titleId} data-status={session.status}>
@@ -43,6 +47,8 @@ export function SessionCard({
         <p className="muted small">A lab VM usually takes about 20 seconds to start.</p>
       )}
 
+      {live && <ExpiryWarning session={session} own={session.owner === me.username} />}
+
       {session.message && (
         <p className={`notice ${session.status === "failed" ? "notice-error" : "notice-warning"}`}>
           {session.message}
@@ -55,6 +61,7 @@ export function SessionCard({
             Details
           </Link>
         )}
+        {live && <ExtendSessionButton session={session} />}
         {session.status !== "stopping" && session.status !== "deleted" && (
           <EndSessionButton session={session} labTitle={labTitle} onEnded={onEnded} />
         )}

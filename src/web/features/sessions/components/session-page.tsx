@@ -5,6 +5,8 @@ import { isApiError } from "../../../lib/api-error.ts";
 import { paths } from "../../../lib/paths.ts";
 import { isStaff } from "../../auth/components/role-label.ts";
 import { useSignedInUser } from "../../auth/components/signed-in-user.ts";
+import { SessionConsole } from "../../console/components/session-console.tsx";
+import { SelfCheckPanel } from "../../grading/components/self-check-panel.tsx";
 import { useLabTitles } from "../../labs/api/get-labs.ts";
 import { useSession } from "../api/get-session.ts";
 import { SessionCard } from "./session-card.tsx";
@@ -82,6 +84,8 @@ function SessionDetails({ session }: { session: Session }) {
         <dt>Ends</dt>
         <dd>{new Date(session.expiresAt).toLocaleString()}</dd>
       </dl>
+      <SessionConsole key={session.id} session={session} />
+      <SelfCheckPanel session={session} />
     </>
   );
 }

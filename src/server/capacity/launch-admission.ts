@@ -1,0 +1,219 @@
+// Decides, before anything reaches the cluster, whether a launch may go ahead: the per-student, per-lab
+// and overall limits on active sessions, then whether one more VM of the lab fits on a node. A refusal
+// names the limit and says when room frees up.
+//
+// Launches in flight are held as reservations from the check until reads show their VM, so two
+// launches checked at the same moment cannot both take the last place.
+import type { Me, SessionStatus } from "../../common/api.ts";
+import type { Lab } from "../../common/lab.ts";
+import type { SessionQuotas } from "../config.ts";
+import { HttpError } from "../http/errors.ts";
+import type { SessionSource } from "../sessions/source.ts";
+import type { CapacityService } from "./capacity-service.ts";
+import type { PodRequest } from "./launcher-resources.ts";
+import { countFits, largestFree } from "./node-room.ts";
+
+/** Sessions that count against the limits: a failed one still holds its place until it is ended. */
+const activeStatuses: ReadonlySet<SessionStatus> = new Set(["starting", "running", "failed"]);
+/** A reservation whose VM never showed up in reads (a lost watch event) stops counting after this. */
+const reservationTimeoutMs = 60_000;
+
+export type RefusalReason = "per-student" | "per-lab" | "total" | "capacity";
+
+export class LaunchRefusedError extends HttpError {
+  constructor(
+    readonly reason: RefusalReason,
+    message: string,
+  ) {
+    super(reason === "capacity" ? 503 : 429, reason === "capacity" ? "capacity" : "quota", message);
+  }
+}
+
+export interface Admission {
+  /** Call once the launch is over: `launched` false when no VM was created, which frees the place at once. */
+  release(launched: boolean): void;
+}
+
+export interface LaunchAdmissionDeps {
+  quotas: SessionQuotas;
+  capacity: CapacityService;
+  source: SessionSource;
+  labs: Lab[];
+  now: () => Date;
+  log: { warn(object: object, message: string): void };
+  onRefused?: (reason: RefusalReason) => void;
+}
+
+interface Reservation {
+  sessionId: string;
+  owner: string;
+  labId: string;
+  request: PodRequest | undefined;
+  at: number;
+}
+
+/** Stands in for a session whose VM reads do not show yet. */
+interface Holder {
+  owner: string;
+  labId: string;
+  expiresAt: string | undefined;
+}
+
+export class LaunchAdmission {
+  private reservations: Reservation[] = [];
+  private readonly labTitles: Map<string, string>;
+
+  constructor(private readonly deps: LaunchAdmissionDeps) {
+    this.labTitles = new Map(deps.labs.map((lab) => [lab.id, lab.title]));
+  }
+
+  /** Throws LaunchRefusedError, or holds a place for `sessionId` until released. */
+  async admit(user: Me, lab: Lab, sessionId: string): Promise<Admission> {
+    const { capacity, source, log } = this.deps;
+    let shape: Awaited<ReturnType<CapacityService["clusterShape"]>> | undefined;
+    try {
+      shape = await capacity.clusterShape();
+    } catch (error) {
+      // The cluster is the final judge of room; not knowing the nodes must not stop every launch.
+      log.warn({ err: error }, "capacity unknown: nodes or the KubeVirt CR could not be read");
+    }
+    const snapshot = await source.snapshot();
+    // From here to the reservation nothing awaits, so no other admission interleaves.
+    const now = this.deps.now().getTime();
+    const visible = new Set(snapshot.sessions.map((session) => session.id));
+    this.reservations = this.reservations.filter(
+      (reservation) => !visible.has(reservation.sessionId) && now - reservation.at < reservationTimeoutMs,
+    );
+    const holders: Holder[] = [
+      ...snapshot.sessions.filter((session) => activeStatuses.has(session.status)),
+      ...this.reservations.map((reservation) => ({ ...reservation, expiresAt: undefined })),
+    ];
+    this.checkQuotas(user, lab, holders, now);
+
+    let request: PodRequest | undefined;
+    if (shape) {
+      request = capacity.podRequestFor(lab, shape);
+      const pending = this.reservations.flatMap((reservation) =>
+        reservation.request ? [reservation.request] : [],
+      );
+      const rooms = capacity.rooms(shape, snapshot, pending);
+      if (countFits(rooms, request, 1) === 0) {
+        const active = snapshot.sessions.filter((session) => activeStatuses.has(session.status));
+        this.refuse("capacity", noRoomMessage(lab, request, rooms, nextEnd(active, now)));
+      }
+    }
+
+    const reservation: Reservation = { sessionId, owner: user.username, labId: lab.id, request, at: now };
+    this.reservations.push(reservation);
+    const drop = () => {
+      this.reservations = this.reservations.filter((entry) => entry !== reservation);
+    };
+    return {
+      release: (launched) => {
+        // A failed launch gives its place back at once; a launched VM keeps it until reads show the VM
+        // (usually already so: the launch waits for that), as the snapshots count it from then on.
+        if (!launched) return drop();
+        source.snapshot().then(
+          (current) => {
+            if (current.sessions.some((session) => session.id === sessionId)) drop();
+          },
+          () => undefined,
+        );
+      },
+    };
+  }
+
+  private checkQuotas(user: Me, lab: Lab, holders: Holder[], now: number): void {
+    const { perStudent, perLab, total } = this.deps.quotas;
+    if (user.role === "student") {
+      const own = holders.filter((holder) => holder.owner === user.username);
+      if (own.length >= perStudent) {
+        const labs = [
+          ...new Set(own.map((holder) => `"${this.labTitles.get(holder.labId) ?? holder.labId}"`)),
+        ];
+        const ends = nextEnd(own, now);
+        this.refuse(
+          "per-student",
+          own.length === 1
+            ? `You already have an active session (${labs.join(", ")}), and students may have ${perStudent} at ` +
+                `a time. End it to start another${ends ? `; otherwise it ends ${ends}` : ""}.`
+            : `You already have ${own.length} active sessions (${labs.join(", ")}), and students may have ` +
+                `${perStudent} at a time. End one to start another${ends ? `; otherwise the next one ends ${ends}` : ""}.`,
+        );
+      }
+    }
+    if (perLab !== null) {
+      const ofLab = holders.filter((holder) => holder.labId === lab.id);
+      if (ofLab.length >= perLab) {
+        this.refuse(
+          "per-lab",
+          `"${lab.title}" is full: it allows ${perLab} active sessions at once. ${tryAgain(ofLab, now)}`,
+        );
+      }
+    }
+    if (total !== null && holders.length >= total) {
+      this.refuse(
+        "total",
+        `Lab Console is at its limit of ${total} active sessions at once. ${tryAgain(holders, now)}`,
+      );
+    }
+  }
+
+  private refuse(reason: RefusalReason, message: string): never {
+    this.deps.onRefused?.(reason);
+    throw new LaunchRefusedError(reason, message);
+  }
+}
+
+/** "in 12 min" until the earliest expiry among the holders; undefined when none is known yet. */
+function nextEnd(holders: { expiresAt?: string | undefined }[], now: number): string | undefined {
+  const first = holders
+    .map((holder) => Date.parse(holder.expiresAt ?? ""))
+    .filter((time) => Number.isFinite(time))
+    .sort((a, b) => a - b)[0];
+  return first === undefined ? undefined : formatIn(first - now);
+}
+
+function tryAgain(holders: { expiresAt?: string | undefined }[], now: number): string {
+  const ends = nextEnd(holders, now);
+  return ends ? `Try again when one ends; the next one ends ${ends}.` : "Try again when one ends.";
+}
+
+export function formatIn(ms: number): string {
+  if (ms < 60_000) return "in under a minute";
+  const minutes = Math.ceil(ms / 60_000);
+  if (minutes < 60) return `in ${minutes} min`;
+  const rest = minutes % 60;
+  return `in ${Math.floor(minutes / 60)} h${rest === 0 ? "" : ` ${rest} min`}`;
+}
+
+function noRoomMessage(
+  lab: Lab,
+  request: PodRequest,
+  rooms: ReturnType<CapacityService["rooms"]>,
+  nextEnd: string | undefined,
+): string {
+  if (rooms.length === 0) {
+    return (
+      "No node in the cluster can run lab VMs right now (none is Ready, schedulable and has KVM). " +
+      "Tell your instructor: the doctor page shows why."
+    );
+  }
+  const free = largestFree(rooms);
+  return (
+    `There is no room on the cluster for another "${lab.title}" VM right now: it needs ` +
+    `${formatCpu(request.cpuMillis)} and ${formatMemory(request.memoryBytes)} on one node, and the most ` +
+    `any node has free is ${formatCpu(Math.max(0, free.cpuMillis))} and ` +
+    `${formatMemory(Math.max(0, free.memoryBytes))}. Room frees up as sessions end` +
+    (nextEnd ? `; the next one ends ${nextEnd}.` : ".")
+  );
+}
+
+export function formatCpu(millis: number): string {
+  return `${Number((millis / 1000).toFixed(3))} CPU`;
+}
+
+export function formatMemory(bytes: number): string {
+  const gib = bytes / 2 ** 30;
+  return gib >= 1 ? `${gib.toFixed(1)} GiB of memory` : `${Math.round(bytes / 2 ** 20)} MiB of memory`;
+}

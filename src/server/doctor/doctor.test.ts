@@ -1,0 +1,147 @@
+// The doctor against emulated clusters: a healthy one, the KubeVirt 1.9 + Kubernetes 1.34 ImageVolume
+// trap of the field notes, one without KVM, and a console service account that was wrongly allowed to
+// create pods. Always with the console's own credentials under deploy/base's RBAC.
+import { execFile } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import path from "node:path";
+import { promisify } from "node:util";
+import { afterAll, describe, expect, it } from "vitest";
+import type { DoctorReport } from "../../common/operations-api.ts";
+import {
+  deployBaseDir,
+  startTestEmulator,
+  type TestEmulator,
+  type TestEmulatorOptions,
+} from "../../emulator/testing/start.ts";
+import { createClusterFacts } from "../kube/cluster-facts.ts";
+import { KubeRequestCounter } from "../kube/request-counter.ts";
+import { aLab } from "../sessions/testing/fixtures.ts";
+import { startTestBff } from "../testing/test-bff.ts";
+import { runDoctor } from "./doctor.ts";
+
+const run = promisify(execFile);
+const repository = path.resolve(import.meta.dirname, "../../..");
+const emulators: TestEmulator[] = [];
+
+afterAll(async () => {
+  await Promise.all(emulators.map((emulator) => emulator.close()));
+});
+
+async function cluster(options: TestEmulatorOptions = {}): Promise<TestEmulator> {
+  const emulator = await startTestEmulator({ deployRbac: true, ...options });
+  emulators.push(emulator);
+  return emulator;
+}
+
+async function doctorOn(emulator: TestEmulator): Promise<DoctorReport> {
+  return runDoctor(createClusterFacts(emulator.bffKubeConfig(), new KubeRequestCounter()), {
+    vmNamespace: "lab-sessions",
+  });
+}
+
+function statuses(report: DoctorReport): Record<string, string> {
+  return Object.fromEntries(report.checks.map((check) => [check.id, check.status]));
+}
+
+function check(report: DoctorReport, id: string) {
+  const found = report.checks.find((entry) => entry.id === id);
+  if (!found) throw new Error(`no check ${id}`);
+  return found;
+}
+
+const healthy = { kubevirt: { disabledFeatureGates: ["ImageVolume"] } };
+
+describe("the doctor", () => {
+  it("passes a healthy cluster, and the instructor page shows the same report", async () => {
+    const emulator = await cluster({ cluster: healthy });
+    const report = await doctorOn(emulator);
+    expect(statuses(report)).toEqual({
+      cluster: "ok",
+      kubevirt: "ok",
+      "image-volume": "ok",
+      kvm: "ok",
+      "vm-namespace": "ok",
+      permissions: "ok",
+      "cpu-allocation-ratio": "ok",
+      "serial-console-log": "ok",
+    });
+    expect(report.status).toBe("ok");
+    expect(check(report, "cluster").summary).toBe("Kubernetes v1.34.1 answers.");
+    expect(check(report, "kvm").summary).toBe("3 of 3 node(s) expose devices.kubevirt.io/kvm.");
+    expect(check(report, "image-volume").details[0]).toContain("disabledFeatureGates");
+    expect(check(report, "cpu-allocation-ratio").details[0]).toContain("requests 200m CPU and 4400Mi memory");
+
+    const bff = await startTestBff({ labs: [aLab()], emulator });
+    try {
+      const ta = await bff.signIn("tara");
+      expect((await ta.get("/api/doctor")).status).toBe(403);
+      const page = await (await bff.signIn("ivan")).get("/api/doctor");
+      expect(page.status).toBe(200);
+      expect(statuses(page.body)).toEqual(statuses(report));
+    } finally {
+      await bff.close();
+    }
+  });
+
+  it("fails the ImageVolume trap of KubeVirt 1.9 on Kubernetes 1.34, and npm run doctor exits 1", async () => {
+    const emulator = await cluster({
+      cluster: { kubernetes: { version: "v1.34.1" }, kubevirt: { version: "v1.9.0" } },
+    });
+    const report = await doctorOn(emulator);
+    const imageVolume = check(report, "image-volume");
+    expect(imageVolume.status).toBe("fail");
+    expect(imageVolume.summary).toBe(
+      "KubeVirt mounts container disks as image volumes, but Kubernetes' ImageVolume gate is off: no VM will start.",
+    );
+    expect(imageVolume.details.join("\n")).toContain('kubernetes_feature_enabled{name="ImageVolume"} 0');
+    expect(imageVolume.details.join("\n")).toContain('exec: "/container-disk-binary/usr/bin/container-disk"');
+    expect(imageVolume.fix).toContain('"disabledFeatureGates":["ImageVolume"]');
+    expect(report.status).toBe("fail");
+
+    const kubeconfig = path.join(emulator.dir, "console.kubeconfig");
+    writeFileSync(kubeconfig, emulator.bffKubeConfig().exportConfig());
+    const cli = await run(
+      process.execPath,
+      ["--import", "tsx", "src/server/doctor/main.ts", "--json", "--kubeconfig", kubeconfig],
+      {
+        cwd: repository,
+      },
+    ).then(
+      () => ({ code: 0, stdout: "" }),
+      (error: { code: number; stdout: string }) => error,
+    );
+    expect(cli.code).toBe(1);
+    expect(statuses(JSON.parse(cli.stdout) as DoctorReport)["image-volume"]).toBe("fail");
+  });
+
+  it("fails a cluster whose nodes have no KVM", async () => {
+    const emulator = await cluster({
+      cluster: {
+        ...healthy,
+        nodes: [
+          { name: "node01", kvm: false },
+          { name: "node02", kvm: false },
+        ],
+      },
+    });
+    const kvm = check(await doctorOn(emulator), "kvm");
+    expect(kvm.status).toBe("fail");
+    expect(kvm.summary).toBe(
+      "No node exposes devices.kubevirt.io/kvm: VMs can be created but never scheduled.",
+    );
+    expect(kvm.fix).toContain("virtualization");
+  });
+
+  it("fails when a Role lets the console create pods in the VM namespace", async () => {
+    const extra = path.join(repository, "src/server/doctor/testing/pods-create-role.yaml");
+    const emulator = await cluster({ cluster: healthy, rbacFiles: [deployBaseDir, extra] });
+    const permissions = check(await doctorOn(emulator), "permissions");
+    expect(permissions.status).toBe("fail");
+    expect(permissions.summary).toBe(
+      "The console's credentials may create pods in lab-sessions: a path to root on the nodes.",
+    );
+    expect(permissions.details).toEqual([
+      "Allowed but must not be: create pods in lab-sessions. That namespace admits privileged pods, so whoever may create pods there can become root on the nodes.",
+    ]);
+  });
+});

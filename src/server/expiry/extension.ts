@@ -1,0 +1,103 @@
+// Extending a session: the expiry lives on the VM (annotations), so it survives BFF restarts and every
+// replica sees the same one. A student may extend their own session by the lab's extendMinutes, at
+// most maxExtensions times; TAs and instructors may extend any session without that limit.
+import type { Me, Session } from "../../common/api.ts";
+import type { Lab } from "../../common/lab.ts";
+import { HttpError } from "../http/errors.ts";
+import type { ClusterClient } from "../kube/client.ts";
+import { KubeStatusError } from "../kube/errors.ts";
+import { annotationKeys } from "../sessions/labels.ts";
+import type { SessionSource } from "../sessions/source.ts";
+
+const waitForReadsMs = 2000;
+
+export interface SessionExtensionsDeps {
+  cluster: Pick<ClusterClient, "patchVirtualMachine">;
+  source: SessionSource;
+  /** The sessions API's rules for who sees which session (SessionService.get). */
+  sessions: { get(user: Me, id: string): Promise<Session> };
+  labs: Lab[];
+  now: () => Date;
+}
+
+export interface Extended {
+  session: Session;
+  minutes: number;
+}
+
+export class SessionExtensions {
+  private readonly labs: Map<string, Lab>;
+  /** Sessions with an extension in flight: a double click must not extend twice. */
+  private readonly extending = new Set<string>();
+
+  constructor(private readonly deps: SessionExtensionsDeps) {
+    this.labs = new Map(deps.labs.map((lab) => [lab.id, lab]));
+  }
+
+  async extend(user: Me, id: string): Promise<Extended> {
+    const session = await this.deps.sessions.get(user, id);
+    const lab = this.labs.get(session.labId);
+    if (!lab)
+      throw conflict(
+        `The lab of this session (${session.labId}) is no longer offered; it cannot be extended.`,
+      );
+    if (session.status !== "starting" && session.status !== "running") {
+      throw conflict(`Only a starting or running session can be extended; this one is ${session.status}.`);
+    }
+    const expiresAt = Date.parse(session.expiresAt);
+    const now = this.deps.now().getTime();
+    if (!Number.isFinite(expiresAt)) throw conflict("This session has no end time to extend.");
+    if (expiresAt <= now) throw conflict("This session's time is already up; it is being ended.");
+    const { extendMinutes, maxExtensions } = lab.session;
+    if (user.role === "student" && session.extensions >= maxExtensions) {
+      throw new HttpError(
+        409,
+        "quota",
+        maxExtensions === 0
+          ? `"${lab.title}" sessions cannot be extended. Ask a TA if you need more time.`
+          : `You have used ${maxExtensions === 1 ? "the one extension" : `all ${maxExtensions} extensions`} ` +
+              "this lab allows. Ask a TA if you need more time.",
+      );
+    }
+    if (this.extending.has(id)) throw conflict("This session is being extended already.");
+    this.extending.add(id);
+    try {
+      const newExpiry = new Date(expiresAt + extendMinutes * 60_000).toISOString();
+      const newCount = String(session.extensions + 1);
+      await this.patch(id, session, newExpiry, newCount);
+      await this.deps.source.waitForVm(
+        id,
+        (vm) => vm?.metadata.annotations?.[annotationKeys.expiresAt] === newExpiry,
+        waitForReadsMs,
+      );
+      const current = await this.deps.sessions.get(user, id);
+      return {
+        session: { ...current, expiresAt: newExpiry, extensions: Number(newCount) },
+        minutes: extendMinutes,
+      };
+    } finally {
+      this.extending.delete(id);
+    }
+  }
+
+  private async patch(id: string, seen: Session, expiresAt: string, extensions: string): Promise<void> {
+    const path = (key: string) => `/metadata/annotations/${key.replace(/~/g, "~0").replace(/\//g, "~1")}`;
+    try {
+      await this.deps.cluster.patchVirtualMachine(id, [
+        // Only if nobody changed the expiry since we read it (another replica, another click).
+        { op: "test", path: path(annotationKeys.expiresAt), value: seen.expiresAt },
+        { op: "replace", path: path(annotationKeys.expiresAt), value: expiresAt },
+        { op: "add", path: path(annotationKeys.extensions), value: extensions },
+      ]);
+    } catch (error) {
+      if (error instanceof KubeStatusError && error.statusCode === 422) {
+        throw conflict("This session changed at the same moment (extended or ended elsewhere). Try again.");
+      }
+      throw error;
+    }
+  }
+}
+
+function conflict(message: string): HttpError {
+  return new HttpError(409, "conflict", message);
+}
