@@ -157,7 +157,8 @@ export class SessionService {
               kind: created.kind,
               name: sessionId,
               uid: created.metadata.uid ?? "",
-              blockOwnerDeletion: true,
+              // No blockOwnerDeletion: with OwnerReferencesPermissionEnforcement it would need update on
+              // virtualmachines/finalizers, a permission deploy/ deliberately does not grant.
             },
           ],
         },
