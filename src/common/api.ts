@@ -1,5 +1,6 @@
 // The JSON API between the SPA and the BFF: one schema per body, shared by both sides.
 import { z } from "zod";
+import { Translations } from "./lab.ts";
 
 export const roles = ["student", "ta", "instructor"] as const;
 export const Role = z.enum(roles);
@@ -32,7 +33,10 @@ export type SignInError = (typeof signInErrors)[number];
 export const LogoutResult = z.object({ providerSignOutUrl: z.string() });
 export type LogoutResult = z.infer<typeof LogoutResult>;
 
-/** What a person sees of a lab: the lab file without the check commands. */
+/**
+ * What a person sees of a lab: the lab file without the check commands. Texts are plain (English),
+ * with `translations` for the languages the lab file gives; the SPA falls back to the plain text.
+ */
 export const LabSummary = z.object({
   id: z.string(),
   title: z.string(),
@@ -40,8 +44,15 @@ export const LabSummary = z.object({
   vm: z.object({ cpu: z.number(), memory: z.string(), nested: z.boolean() }),
   session: z.object({ minutes: z.number(), extendMinutes: z.number(), maxExtensions: z.number() }),
   checks: z.array(
-    z.object({ id: z.string(), title: z.string(), points: z.number(), selfCheck: z.boolean() }),
+    z.object({
+      id: z.string(),
+      title: z.string(),
+      points: z.number(),
+      selfCheck: z.boolean(),
+      translations: z.object({ title: Translations.optional() }).optional(),
+    }),
   ),
+  translations: z.object({ title: Translations.optional(), description: Translations.optional() }).optional(),
 });
 export type LabSummary = z.infer<typeof LabSummary>;
 

@@ -53,7 +53,21 @@ export interface Config {
   quotas: SessionQuotas;
   /** The bearer token /metrics asks for; undefined turns /metrics off. */
   metricsToken: string | undefined;
+  /** How replicas share the reaper, the grading worker and consoles (docs/scaling.md). */
+  coordination: CoordinationSettings;
   logLevel: string;
+}
+
+export interface CoordinationSettings {
+  /** "leases": coordinate through Leases (the default, right for one replica too); "off": act alone. */
+  mode: "leases" | "off";
+  /** Where the leases live: the console's own namespace. */
+  namespace: string;
+  /** A dead replica's duties move after this long; renewals come every 2/15 of it. */
+  leaseDurationSeconds: number;
+  /** The pod's name and IP (downward API): the replica's identity, and where its peers reach it. */
+  podName: string | undefined;
+  podIp: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -135,6 +149,16 @@ const EnvSchema = z.object({
   LAB_MAX_SESSIONS_PER_LAB: z.coerce.number().int().min(1).optional(),
   LAB_MAX_SESSIONS: z.coerce.number().int().min(1).optional(),
   METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
+  LAB_COORDINATION: z.enum(["leases", "off"]).default("leases"),
+  LAB_LEASE_NAMESPACE: z
+    .string()
+    .max(63)
+    .regex(rfc1123Label, "must be a Kubernetes namespace name (lower-case letters, digits, '-')")
+    .optional(),
+  LAB_LEASE_DURATION_SECONDS: z.coerce.number().int().min(2).max(300).default(15),
+  POD_NAMESPACE: z.string().min(1).optional(),
+  POD_NAME: z.string().min(1).optional(),
+  POD_IP: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
 
@@ -187,6 +211,13 @@ export function loadConfig({ env, inCluster }: Environment): Config {
       total: values.LAB_MAX_SESSIONS ?? null,
     },
     metricsToken: values.METRICS_TOKEN,
+    coordination: {
+      mode: values.LAB_COORDINATION,
+      namespace: values.LAB_LEASE_NAMESPACE ?? values.POD_NAMESPACE ?? "lab-console",
+      leaseDurationSeconds: values.LAB_LEASE_DURATION_SECONDS,
+      podName: values.POD_NAME,
+      podIp: values.POD_IP,
+    },
     logLevel: values.LOG_LEVEL,
   };
 }

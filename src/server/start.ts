@@ -10,6 +10,8 @@ import { createOidcAuthenticator } from "./auth/oidc/oidc-authenticator.ts";
 import { loadOrCreateAgentTokenSecret, loadOrCreateSessionSecret } from "./auth/secret.ts";
 import { demoPassword, loadUsers, type UserRecord } from "./auth/users-file.ts";
 import type { Config } from "./config.ts";
+import { coordinationFromConfig } from "./coordination/from-config.ts";
+import { replicaEndpoint } from "./coordination/identity.ts";
 import { openStores, type Stores } from "./db/open-stores.ts";
 import {
   consoleKubeconfigPathFor,
@@ -80,7 +82,9 @@ export async function startServer(config: Config, options: { buildWeb: boolean }
     const app = await buildApp({
       cluster,
       sessionsReadMode: config.sessionsReadMode,
-      authenticator: config.oidc ? createOidcAuthenticator(config.oidc, { log }) : await createDemoAuthenticator(users),
+      authenticator: config.oidc
+        ? createOidcAuthenticator(config.oidc, { log })
+        : await createDemoAuthenticator(users),
       loginSessions: new LoginSessions(),
       cookieSecret: await loadOrCreateSessionSecret(config.dataDir, config.sessionSecret),
       labs,
@@ -95,6 +99,7 @@ export async function startServer(config: Config, options: { buildWeb: boolean }
         quotas: config.quotas,
         metricsToken: config.metricsToken,
       },
+      coordination: coordinationFromConfig(config.coordination, kubeConfig, kubeRequests),
       allowedOrigins: config.allowedOrigins,
       trustProxy: config.trustProxy,
       webRoot,
@@ -104,6 +109,7 @@ export async function startServer(config: Config, options: { buildWeb: boolean }
     const address = app.server.address();
     const port = typeof address === "object" && address ? address.port : config.port;
     const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
+    app.coordination.announce(replicaEndpoint(config.coordination.podIp, config.host, port));
 
     printBanner({ url, config, users, labCount: labs.length, emulator, stores });
     return {

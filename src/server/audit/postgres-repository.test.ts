@@ -1,7 +1,12 @@
 // The audit repository contract on a real PostgreSQL, and its own table beside the grading tables.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { postgresAuditSchema } from "../db/postgres/audit-schema.ts";
-import { createTestSchema, runSql, startTestPostgres, type TestPostgres } from "../db/postgres/testing/test-postgres.ts";
+import {
+  createTestSchema,
+  runSql,
+  startTestPostgres,
+  type TestPostgres,
+} from "../db/postgres/testing/test-postgres.ts";
 import { PostgresGradingRepository } from "../grading/postgres-repository.ts";
 import { PostgresAuditRepository } from "./postgres-repository.ts";
 import { anAuditEntry, describeAuditRepositoryContract } from "./testing/repository-contract.ts";
@@ -41,7 +46,9 @@ describe("the PostgreSQL audit table", () => {
     const audit = await PostgresAuditRepository.open(schema.url);
     try {
       await audit.append(anAuditEntry());
-      expect(await runSql(schema.url, "SELECT component, version FROM lab_console_schema ORDER BY component")).toEqual([
+      expect(
+        await runSql(schema.url, "SELECT component, version FROM lab_console_schema ORDER BY component"),
+      ).toEqual([
         { component: "audit", version: postgresAuditSchema.migrations.length },
         { component: "grading", version: expect.any(Number) },
       ]);

@@ -3,6 +3,7 @@ import type { FastifyInstance } from "fastify";
 import { LoginRequest, type AuthConfig, type LogoutResult, type Me } from "../../common/api.ts";
 import type { AuditLog } from "../audit/audit-log.ts";
 import { HttpError, parseOrThrow } from "../http/errors.ts";
+import { RateLimiter, refuseWhileLimited } from "../http/rate-limit.ts";
 import type { Authenticator } from "./authenticator.ts";
 import { clearSessionCookie, findLoginSession, requireUser, setSessionCookie } from "./current-user.ts";
 import type { LoginSessions } from "./login-sessions.ts";
@@ -16,19 +17,36 @@ export function registerAuthRoutes(
     audit,
   }: { authenticator: Authenticator; loginSessions: LoginSessions; audit?: AuditLog },
 ): void {
+  // Each attempt hashes a password (tens of ms of CPU): a generous allowance per address, enough for a
+  // class behind one NAT signing in together. Guessing one person's password is slowed further by
+  // counting that name's failures from that address.
+  const signInsByAddress = new RateLimiter({ burst: 300, refillMs: 200 });
+  const failuresByName = new RateLimiter({ burst: 10, refillMs: 30_000 });
+  const tooManySignIns = (seconds: number) => `Too many sign-in attempts. Try again in ${seconds} s.`;
+
   // Public: the sign-in page asks before anyone is signed in.
   app.get("/api/auth/config", async (): Promise<AuthConfig> =>
-    authenticator.mode === "oidc" ? { mode: "oidc", providerName: authenticator.providerName } : { mode: "demo" },
+    authenticator.mode === "oidc"
+      ? { mode: "oidc", providerName: authenticator.providerName }
+      : { mode: "demo" },
   );
   if (authenticator.mode === "oidc") registerOidcRoutes(app, { authenticator, loginSessions, audit });
 
   app.post("/api/auth/login", async (request, reply): Promise<Me> => {
     if (authenticator.mode !== "demo") {
-      throw new HttpError(400, "invalid", "Password sign-in is off: sign in with your organisation's account.");
+      throw new HttpError(
+        400,
+        "invalid",
+        "Password sign-in is off: sign in with your organisation's account.",
+      );
     }
     const { username, password } = parseOrThrow(LoginRequest, request.body);
+    signInsByAddress.takeOrRefuse(request.ip, reply, tooManySignIns);
+    const nameKey = `${request.ip}\n${username}`;
+    refuseWhileLimited(failuresByName.waitSeconds(nameKey), reply, tooManySignIns);
     const user = await authenticator.login(username, password);
     if (!user) {
+      failuresByName.take(nameKey);
       await audit?.record({ action: "sign-in-failed", actor: { username, role: null } }, request);
       throw new HttpError(401, "unauthenticated", "Wrong user name or password.");
     }

@@ -125,7 +125,7 @@ describe("the PostgreSQL grading tables", () => {
       attempt.catch(() => undefined);
       // An operator ends the console's connection while it waits for the lock.
       const deadline = Date.now() + 10_000;
-      for (let ended = 0; ended === 0; ) {
+      for (let ended = 0; ended === 0;) {
         if (Date.now() > deadline) throw new Error("the console never waited for the lock");
         const [row] = await runSql<{ ended: number }>(
           server.url,
@@ -161,8 +161,13 @@ describe("the PostgreSQL grading tables", () => {
 
   it("refuses tables from a newer console instead of guessing their schema", async () => {
     await openRepository();
-    await runSql(schema.url, "UPDATE lab_console_schema SET version = version + 1 WHERE component = 'grading'");
-    await expect(openRepository()).rejects.toThrow(/grading tables in .* were written by a newer Lab Console/);
+    await runSql(
+      schema.url,
+      "UPDATE lab_console_schema SET version = version + 1 WHERE component = 'grading'",
+    );
+    await expect(openRepository()).rejects.toThrow(
+      /grading tables in .* were written by a newer Lab Console/,
+    );
   });
 
   it("refuses a stored result that does not have the result shape", async () => {

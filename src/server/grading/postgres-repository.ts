@@ -142,7 +142,9 @@ export class PostgresGradingRepository implements GradingRepository {
   async finishRun(finish: FinishRun): Promise<RunRecord> {
     return this.db.transaction(async (client) => {
       // Locks the run: a result recorded meanwhile waits, and then sees the finished run.
-      const locked = await client.query("SELECT 1 FROM grading_runs WHERE id = $1 FOR UPDATE", [finish.runId]);
+      const locked = await client.query("SELECT 1 FROM grading_runs WHERE id = $1 FOR UPDATE", [
+        finish.runId,
+      ]);
       if (locked.length === 0) throw new Error(`There is no grading run ${finish.runId}.`);
       const run = await requireRun(client, finish.runId);
       if (run.status !== "running") return run;

@@ -79,7 +79,8 @@ export async function startTestBff(options: {
     cluster,
     sessionsReadMode: options.sessionsReadMode ?? "cache",
     authenticator:
-      options.authenticator ?? (await createDemoAuthenticator(demoUsers.map((user) => ({ ...user, passwordHash })))),
+      options.authenticator ??
+      (await createDemoAuthenticator(demoUsers.map((user) => ({ ...user, passwordHash })))),
     loginSessions,
     cookieSecret: "a-test-secret-that-is-long-enough-to-sign",
     labs: options.labs,

@@ -42,9 +42,19 @@ export function describeAuditRepositoryContract(
     afterEach(() => harness.cleanup());
 
     it("returns each entry as stored, with an id of its own", async () => {
-      const first = await repository.append(anAuditEntry({ details: { minutes: 15, reason: "asked", ok: true } }));
+      const first = await repository.append(
+        anAuditEntry({ details: { minutes: 15, reason: "asked", ok: true } }),
+      );
       const second = await repository.append(
-        anAuditEntry({ actor: "system", actorRole: null, sessionId: null, labId: null, owner: null, ip: null, userAgent: null }),
+        anAuditEntry({
+          actor: "system",
+          actorRole: null,
+          sessionId: null,
+          labId: null,
+          owner: null,
+          ip: null,
+          userAgent: null,
+        }),
       );
       expect(second.id).toBeGreaterThan(first.id);
       expect(await repository.list({}, { limit: 10 })).toEqual([second, first]);
@@ -53,7 +63,9 @@ export function describeAuditRepositoryContract(
 
     it("keeps entries across reopening and filters them by person, action, session, lab and time", async () => {
       await repository.append(anAuditEntry());
-      await repository.append(anAuditEntry({ at: "2030-01-01T09:10:00.000Z", actor: "tara", actorRole: "ta", action: "end" }));
+      await repository.append(
+        anAuditEntry({ at: "2030-01-01T09:10:00.000Z", actor: "tara", actorRole: "ta", action: "end" }),
+      );
       await repository.append(
         anAuditEntry({
           at: "2030-01-01T10:00:00.000Z",
@@ -81,7 +93,9 @@ export function describeAuditRepositoryContract(
 
     it("pages newest first by id, each page below the last one's ids", async () => {
       for (let index = 0; index < 5; index += 1) {
-        await repository.append(anAuditEntry({ action: index % 2 === 0 ? "launch" : "end", details: { index } }));
+        await repository.append(
+          anAuditEntry({ action: index % 2 === 0 ? "launch" : "end", details: { index } }),
+        );
       }
       const indexes = async (page: { before?: number; limit: number }, filter = {}) =>
         (await repository.list(filter, page)).map((entry) => entry.details.index);

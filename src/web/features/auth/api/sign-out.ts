@@ -1,9 +1,11 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { LogoutResult } from "../../../../common/api.ts";
 import { apiRequest } from "../../../lib/api-client.ts";
 import { authKeys } from "./auth-keys.ts";
 
-export function signOut(): Promise<void> {
-  return apiRequest("/auth/logout", { method: "POST" });
+/** Undefined (204), or where to end the provider's session too (OpenID Connect). */
+export function signOut(): Promise<LogoutResult | undefined> {
+  return apiRequest("/auth/logout", { method: "POST", schema: LogoutResult.optional() });
 }
 
 export function useSignOut() {

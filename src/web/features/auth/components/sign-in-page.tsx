@@ -2,21 +2,44 @@ import { useState, type FormEvent } from "react";
 import { Navigate, useNavigate, useSearchParams } from "react-router";
 import { getErrorMessage } from "../../../lib/api-error.ts";
 import { safeReturnPath } from "../../../lib/paths.ts";
-import { Loading } from "../../../components/page-state.tsx";
+import { ErrorPanel, Loading } from "../../../components/page-state.tsx";
+import { useAuthConfig } from "../api/get-auth-config.ts";
 import { useMe } from "../api/get-me.ts";
 import { useSignIn } from "../api/sign-in.ts";
+import { ProviderSignIn } from "./provider-sign-in.tsx";
 
 export function SignInPage() {
   const [searchParams] = useSearchParams();
   const returnPath = safeReturnPath(searchParams.get("from"));
   const me = useMe();
+  const authConfig = useAuthConfig();
   const signIn = useSignIn();
   const navigate = useNavigate();
   const [username, setUsername] = useState("");
   const [password, setPassword] = useState("");
 
   if (me.data) return <Navigate to={returnPath} replace />;
-  if (me.isPending) return <Loading label="Checking your sign-in…" />;
+  if (me.isPending || authConfig.isPending) return <Loading label="Checking your sign-in…" />;
+  if (authConfig.isError) {
+    return (
+      <main className="sign-in">
+        <ErrorPanel
+          title="Lab Console is not answering"
+          error={authConfig.error}
+          onRetry={() => void authConfig.refetch()}
+        />
+      </main>
+    );
+  }
+  if (authConfig.data.mode === "oidc") {
+    return (
+      <ProviderSignIn
+        providerName={authConfig.data.providerName}
+        returnPath={returnPath}
+        error={searchParams.get("error")}
+      />
+    );
+  }
 
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();

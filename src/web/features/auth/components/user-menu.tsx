@@ -20,7 +20,13 @@ export function UserMenu() {
         className="button button-quiet"
         disabled={signOut.isPending}
         onClick={() =>
-          signOut.mutate(undefined, { onSuccess: () => navigate(paths.signIn.to(), { replace: true }) })
+          signOut.mutate(undefined, {
+            onSuccess: (result) => {
+              // Signed in through a provider: its session ends too, and it sends the browser back.
+              if (result) window.location.assign(result.providerSignOutUrl);
+              else void navigate(paths.signIn.to(), { replace: true });
+            },
+          })
         }
       >
         Sign out

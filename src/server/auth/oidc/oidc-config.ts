@@ -1,0 +1,85 @@
+// The OIDC_* variables, read when AUTH_MODE=oidc. Problems come back as a list so that config.ts
+// reports them with every other bad value in one go.
+import { z } from "zod";
+import { isLoopbackUrl, oidcCallbackPath, type OidcSettings } from "./oidc-authenticator.ts";
+import { RoleGroups } from "./role-groups.ts";
+
+const required = "required with AUTH_MODE=oidc";
+
+// Tokens and codes cross these URLs: plain HTTP only where nobody else can listen.
+const secureUrl = z
+  .string({ error: required })
+  .transform((text, context) => {
+    try {
+      return new URL(text);
+    } catch {
+      context.addIssue({ code: "custom", message: "must be an absolute URL" });
+      return z.NEVER;
+    }
+  })
+  .refine(
+    (url) => url.protocol === "https:" || (url.protocol === "http:" && isLoopbackUrl(url)),
+    "must use https (plain http only on 127.0.0.1 or localhost, for tests)",
+  );
+
+const roleGroupsJson = z
+  .string({ error: `${required}; e.g. {"instructor":["course-staff"],"ta":["course-tas"]}` })
+  .transform((text, context) => {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      context.addIssue({ code: "custom", message: "must be JSON" });
+      return z.NEVER;
+    }
+  })
+  .pipe(RoleGroups);
+
+const OidcEnv = z.object({
+  OIDC_ISSUER_URL: secureUrl,
+  OIDC_CLIENT_ID: z.string({ error: required }),
+  OIDC_CLIENT_SECRET: z.string({ error: required }),
+  OIDC_REDIRECT_URL: secureUrl.optional(),
+  PUBLIC_URL: secureUrl.optional(),
+  OIDC_SCOPES: z
+    .string()
+    .default("openid profile")
+    .refine((scopes) => scopes.split(/\s+/).includes("openid"), "must include openid"),
+  OIDC_USERNAME_CLAIM: z.string().default("preferred_username"),
+  OIDC_GROUPS_CLAIM: z.string().default("groups"),
+  OIDC_ROLE_GROUPS: roleGroupsJson,
+  OIDC_PROVIDER_NAME: z.string().max(40).optional(),
+});
+
+/** `env` holds only the variables that are set (not empty). */
+export function readOidcSettings(env: Record<string, string | undefined>): {
+  settings: OidcSettings | undefined;
+  problems: string[];
+} {
+  const parsed = OidcEnv.safeParse(env);
+  const problems = parsed.success
+    ? []
+    : parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
+  if (env.OIDC_REDIRECT_URL === undefined && env.PUBLIC_URL === undefined) {
+    problems.push(
+      `OIDC_REDIRECT_URL: ${required}, or PUBLIC_URL (the address people open) to derive it as <PUBLIC_URL>${oidcCallbackPath}`,
+    );
+  }
+  if (!parsed.success || problems.length > 0) return { settings: undefined, problems };
+  const values = parsed.data;
+  const redirectUrl = values.OIDC_REDIRECT_URL ?? new URL(oidcCallbackPath, values.PUBLIC_URL);
+  return {
+    settings: {
+      issuerUrl: values.OIDC_ISSUER_URL,
+      clientId: values.OIDC_CLIENT_ID,
+      clientSecret: values.OIDC_CLIENT_SECRET,
+      redirectUrl,
+      postLogoutRedirectUrl: new URL("/sign-in", redirectUrl),
+      scopes: values.OIDC_SCOPES,
+      usernameClaim: values.OIDC_USERNAME_CLAIM,
+      groupsClaim: values.OIDC_GROUPS_CLAIM,
+      roleGroups: values.OIDC_ROLE_GROUPS,
+      providerName: values.OIDC_PROVIDER_NAME ?? values.OIDC_ISSUER_URL.hostname,
+    },
+    problems: [],
+  };
+}
