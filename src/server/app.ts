@@ -1,7 +1,12 @@
 // Builds the BFF from its dependencies without listening: main.ts listens, tests and the bench
 // build it with their own dependencies.
 import fastifyCookie from "@fastify/cookie";
-import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from "fastify";
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyServerOptions,
+} from "fastify";
 import { agentToken } from "../common/agent-token.ts";
 import type { Lab } from "../common/lab.ts";
 import type { Authenticator } from "./auth/authenticator.ts";
@@ -11,6 +16,9 @@ import type { SessionsReadMode } from "./config.ts";
 import { ConsoleHub } from "./console/hub.ts";
 import type { ConsoleLimits } from "./console/limits.ts";
 import { registerConsoleRoutes } from "./console/routes.ts";
+import { ConsolePlacement, registerInternalConsoleRoute } from "./coordination/console-forwarding.ts";
+import { soloCoordination, type Coordination } from "./coordination/coordination.ts";
+import { gradingLeaseName, gradingWork } from "./coordination/grading-duty.ts";
 import { createAgentClient, type ConnectToAgent } from "./grading/agent-client.ts";
 import { createAgentDelivery } from "./grading/agent-delivery.ts";
 import type { GradingRepository } from "./grading/repository.ts";
@@ -52,10 +60,25 @@ export interface AppDeps {
   consoleLimits?: Partial<ConsoleLimits>;
   /** Limits, capacity, expiry, audit, doctor and metrics. */
   operations: OperationsDeps;
+  /**
+   * How this replica shares the reaper, the grading worker and consoles with the others
+   * (docs/scaling.md), built with the app's logger. Default: alone, doing all of it itself.
+   */
+  coordination?: (log: FastifyBaseLogger) => Coordination;
   /** The built SPA (dist/web); the API alone when absent. */
   webRoot?: string;
   logger?: FastifyServerOptions["logger"];
 }
+
+declare module "fastify" {
+  interface FastifyInstance {
+    /** This replica's part among the others; start.ts announces it once listening. */
+    coordination: Coordination;
+  }
+}
+
+/** How soon the grading worker notices a run started on another replica. */
+const gradingPollMs = 2_000;
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Browsers poll every few seconds: per-request log lines would drown everything else.
@@ -75,7 +98,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   const reads = createSessionReads(deps.cluster, deps.sessionsReadMode, app.log);
+  const coordination = deps.coordination?.(app.log) ?? soloCoordination();
+  app.decorate("coordination", coordination);
   const operations = createOperations(app, deps.operations, {
+    coordination,
     cluster: deps.cluster,
     reads,
     labs: deps.labs,
@@ -89,7 +115,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     admission: operations.admission,
     now: operations.now,
   });
+  const gradingDuty = coordination.duty(gradingLeaseName);
   const grading = new GradingService({
+    gradesHere: () => gradingDuty.held,
     repository: deps.gradingRepository,
     sessions: reads.source,
     labs: deps.labs,
@@ -106,14 +134,32 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerLabRoutes(app, { labs: deps.labs, loginSessions });
   registerSessionRoutes(app, { sessions, loginSessions, audit: operations.audit });
   operations.register({ sessions, loginSessions });
-  const consoles = new ConsoleHub({
+  const consoles: ConsoleHub = new ConsoleHub({
     connect: deps.cluster.openConsole,
     findSession: async (id) => (await reads.source.snapshot()).sessions.find((session) => session.id === id),
     log: app.log,
     limits: deps.consoleLimits,
+    onClosed: (id) => void coordination.consoles.release(id, () => consoles.has(id)),
   });
+  // One connection per VM across replicas: each browser goes to the replica holding the VM's console.
+  coordination.consoles.onLost(() => consoles.letGo());
+  const consolePlacement = new ConsolePlacement({
+    ownership: coordination.consoles,
+    hub: consoles,
+    secret: deps.cookieSecret,
+    log: app.log,
+  });
+  if (coordination.replicated) {
+    registerInternalConsoleRoute(app, {
+      ownership: coordination.consoles,
+      hub: consoles,
+      secret: deps.cookieSecret,
+      maxFrameBytes: consoles.limits.maxFrameBytes,
+    });
+  }
   registerConsoleRoutes(app, {
     hub: consoles,
+    placement: consolePlacement,
     sessions,
     loginSessions,
     allowedOrigins: deps.allowedOrigins,
@@ -132,9 +178,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   reads.start();
   // Runs a previous process left unfinished go on; the service waits for the cluster's answer first.
-  grading
-    .resumeRuns()
-    .catch((error: unknown) => app.log.error({ err: error }, "resuming grading runs failed"));
+  // With replicas, the grading worker also picks up the runs the others start.
+  gradingDuty.perform(
+    gradingWork(grading, { pollMs: coordination.replicated ? gradingPollMs : undefined, log: app.log }),
+  );
+  // Before the server stops: duties end here and their leases go to another replica at once.
+  app.addHook("preClose", () => coordination.close());
   app.addHook("onClose", async () => {
     // Grading first: its last requests must not see the session reads vanish under them.
     await grading.close();

@@ -58,6 +58,8 @@ export async function startTestBff(options: {
   authenticator?: AppDeps["authenticator"];
   /** Default 0: any free port. */
   port?: number;
+  /** A built SPA to serve (dist/web's layout); default none, the API alone. */
+  webRoot?: string;
 }): Promise<TestBff> {
   const ownsEmulator = options.emulator === undefined;
   const emulator = options.emulator ?? (await startTestEmulator({ deployRbac: true }));
@@ -101,6 +103,7 @@ export async function startTestBff(options: {
     },
     allowedOrigins: [],
     trustProxy: false,
+    webRoot: options.webRoot,
   });
   await app.listen({ host: "127.0.0.1", port: options.port ?? 0 });
   const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;

@@ -61,13 +61,13 @@ function BackLink() {
 }
 
 function SessionDetails({ session }: { session: Session }) {
-  const labTitles = useLabTitles();
+  const labTitle = useLabTitles();
   const navigate = useNavigate();
   return (
     <>
       <SessionCard
         session={session}
-        labTitle={labTitles.get(session.labId) ?? session.labId}
+        labTitle={labTitle(session.labId)}
         headingLevel={2}
         showDetailsLink={false}
         onEnded={() => navigate(paths.home.to())}

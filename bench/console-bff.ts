@@ -1,0 +1,31 @@
+// The BFF in a process of its own for bench/console.ts, so that its memory is measured apart from
+// the bench's clients: started as `npm start` starts it (startServer), against the bench's emulator.
+// Parent -> child: "stats" (the console hub's counts), "memory" (process.memoryUsage() after a full
+// GC, with the counts) or "stop".
+import { loadConfig } from "../src/server/config.ts";
+import { startServer } from "../src/server/start.ts";
+
+type HubStats = ReturnType<Awaited<ReturnType<typeof startServer>>["app"]["consoleHub"]["stats"]>;
+
+export type BffMessage =
+  | { type: "ready"; url: string }
+  | { type: "stats"; consoles: HubStats }
+  | { type: "memory"; usage: NodeJS.MemoryUsage; consoles: HubStats };
+
+const send = (message: BffMessage) => process.send?.(message);
+
+const server = await startServer(loadConfig({ env: process.env, inCluster: false }), { buildWeb: false });
+send({ type: "ready", url: server.url });
+
+process.on("message", (message) => {
+  if (message === "stats") {
+    send({ type: "stats", consoles: server.app.consoleHub.stats() });
+  } else if (message === "memory") {
+    // Twice: the first pass may leave finalizable objects the second one frees.
+    globalThis.gc?.();
+    globalThis.gc?.();
+    send({ type: "memory", usage: process.memoryUsage(), consoles: server.app.consoleHub.stats() });
+  } else if (message === "stop") {
+    void server.close().then(() => process.exit(0));
+  }
+});

@@ -1,0 +1,594 @@
+// What the console relay costs, side by side in one run:
+//  - throughput: guest output through emulator -> BFF -> websocket client, against the same client
+//    connected straight to the emulator's console subresource (as KubeVirt serves it);
+//  - keystroke echo latency p50/p99, both ways;
+//  - while another VM floods its console with `yes`: echo latency, and how long Ctrl-C takes to
+//    bring the prompt back;
+//  - the BFF's memory with 100 open consoles (idle, then each with a full scrollback).
+//
+//   npm run bench:console [-- --megabytes 50 --runs 3 --echoes 400 --consoles 100]
+//
+// The emulator and the BFF run as processes of their own (as with `npm start`); the clients run
+// here and only count bytes, acknowledging them as the SPA does once xterm.js has written them.
+import { fork, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import WebSocket from "ws";
+import { consoleAckBytes, ConsoleServerMessage } from "../src/common/console-protocol.ts";
+import type { Lab } from "../src/common/lab.ts";
+import { signInCookie } from "../src/server/console/testing/console-client.ts";
+import { startEmbeddedEmulator } from "../src/server/embedded-emulator.ts";
+import { createClusterClient, loadKubeConfig, type ClusterClient } from "../src/server/kube/client.ts";
+import { KubeRequestCounter } from "../src/server/kube/request-counter.ts";
+import { openVmiWebSocket } from "../src/server/kube/vmi-websocket.ts";
+import { sessionsSelector } from "../src/server/sessions/labels.ts";
+import { buildSessionObjects, newSessionId } from "../src/server/sessions/vm-manifest.ts";
+import type { KubeConfig } from "@kubernetes/client-node";
+import type { BffMessage } from "./console-bff.ts";
+
+const { values: args } = parseArgs({
+  options: {
+    megabytes: { type: "string", default: "50" },
+    runs: { type: "string", default: "3" },
+    echoes: { type: "string", default: "400" },
+    consoles: { type: "string", default: "100" },
+  },
+});
+const outputBytes = Number(args.megabytes) * 1024 * 1024;
+const runs = Number(args.runs);
+const echoCount = Number(args.echoes);
+const consoleCount = Number(args.consoles);
+const namespace = "lab-sessions";
+const projectRoot = path.resolve(import.meta.dirname, "..");
+const mb = (bytes: number) => bytes / (1024 * 1024);
+
+const benchLab: Lab = {
+  id: "linux-basics",
+  title: "Linux basics",
+  description: "",
+  vm: { cpu: 1, memory: "1Gi", image: "quay.io/containerdisks/fedora:41", nested: false, cloudInit: null },
+  session: { minutes: 60, extendMinutes: 15, maxExtensions: 2 },
+  checks: [],
+};
+
+/** A console as the bench uses it, whichever way it is connected. */
+interface Line {
+  send(text: string): void;
+  onData(listener: (chunk: Buffer) => void): () => void;
+  close(): void;
+}
+
+function lineOf(socket: WebSocket, afterData: (bytes: number) => void = () => {}): Line {
+  const listeners = new Set<(chunk: Buffer) => void>();
+  socket.on("message", (data: Buffer, isBinary) => {
+    if (!isBinary) return;
+    for (const listener of listeners) listener(data);
+    afterData(data.length);
+  });
+  return {
+    send: (text) => socket.send(Buffer.from(text, "utf8"), { binary: true }),
+    onData(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    close: () => socket.close(),
+  };
+}
+
+/** Straight to the emulator's console subresource with the admin's credentials, as virtctl would. */
+async function openDirect(kubeConfig: KubeConfig, vmiName: string): Promise<Line> {
+  const socket = await openVmiWebSocket({
+    kubeConfig,
+    namespace,
+    vmiName,
+    subresource: "console",
+    options: { perMessageDeflate: false },
+    signal: AbortSignal.timeout(10_000),
+  });
+  return lineOf(socket);
+}
+
+interface RelayLine {
+  line: Line;
+  socket: WebSocket;
+  /** Resolves once a control message matching `accept` arrived (from the start of the socket). */
+  until(accept: (message: ConsoleServerMessage) => boolean): Promise<void>;
+  /** Screens replayed since the first: the BFF skipped output this client was too slow for. */
+  catchUps(): number;
+}
+
+/** Through the BFF, as the SPA connects: cookie, Origin, and acks (every 32 KiB or when idle). */
+async function openRelay(
+  bffUrl: string,
+  cookie: string,
+  sessionId: string,
+  mode?: "observe",
+): Promise<RelayLine> {
+  const url = new URL(`/api/sessions/${sessionId}/console${mode ? "?mode=observe" : ""}`, bffUrl);
+  url.protocol = "ws:";
+  const socket = new WebSocket(url, {
+    headers: { cookie, origin: new URL(bffUrl).origin },
+    perMessageDeflate: false,
+  });
+  let unacked = 0;
+  let flushScheduled = false;
+  const ack = () => {
+    flushScheduled = false;
+    if (unacked === 0 || socket.readyState !== WebSocket.OPEN) return;
+    socket.send(JSON.stringify({ type: "ack", bytes: unacked }));
+    unacked = 0;
+  };
+  const line = lineOf(socket, (bytes) => {
+    unacked += bytes;
+    if (unacked >= consoleAckBytes) ack();
+    else if (!flushScheduled) {
+      flushScheduled = true;
+      setImmediate(ack);
+    }
+  });
+  const messages: ConsoleServerMessage[] = [];
+  const waiters = new Set<() => void>();
+  socket.on("message", (data: Buffer, isBinary) => {
+    if (isBinary) return;
+    messages.push(ConsoleServerMessage.parse(JSON.parse(data.toString("utf8"))));
+    for (const check of [...waiters]) check();
+  });
+  const until = (accept: (message: ConsoleServerMessage) => boolean) =>
+    new Promise<void>((resolve, reject) => {
+      const check = () => {
+        const ended = messages.find((message) => message.type === "ended");
+        if (ended) reject(new Error(`console ended: ${JSON.stringify(ended)}`));
+        else if (!messages.some(accept)) return;
+        else resolve();
+        waiters.delete(check);
+      };
+      waiters.add(check);
+      check();
+    });
+  await new Promise<void>((resolve, reject) => {
+    socket.once("open", resolve);
+    socket.once("error", reject);
+    socket.once("unexpected-response", (_request, response) =>
+      reject(new Error(`the BFF refused the console: HTTP ${response.statusCode}`)),
+    );
+  });
+  await until((message) => message.type === "replay-end");
+  await until((message) => message.type === "status" && message.state === "connected");
+  const catchUps = () => messages.filter((message) => message.type === "replay-begin").length - 1;
+  return { line, socket, until, catchUps };
+}
+
+/**
+ * Resolves once the stream shows `pattern` in what arrives from now on. Only the ends of each chunk
+ * are searched (decoding all of it would slow the client down): every pattern waited for here is the
+ * last thing printed.
+ */
+function waitForText(line: Line, pattern: RegExp | string, timeoutMs = 120_000): Promise<number> {
+  return new Promise((resolve, reject) => {
+    let tail = "";
+    let received = 0;
+    const timer = setTimeout(() => {
+      stop();
+      reject(new Error(`timed out waiting for ${String(pattern)}; last output: ${JSON.stringify(tail)}`));
+    }, timeoutMs);
+    const stop = line.onData((chunk) => {
+      received += chunk.length;
+      const seen = tail + chunk.subarray(0, 256).toString("latin1");
+      const end = chunk.length > 256 ? chunk.subarray(-256).toString("latin1") : "";
+      tail = (end || seen).slice(-256);
+      const matches = (text: string) =>
+        typeof pattern === "string" ? text.includes(pattern) : pattern.test(text);
+      if (matches(seen) || (end !== "" && matches(end))) {
+        clearTimeout(timer);
+        stop();
+        resolve(received);
+      }
+    });
+  });
+}
+
+const prompt = /\$ $/;
+
+/** Gets a fresh prompt, so nothing earlier is still arriving when a measurement starts. */
+async function atPrompt(line: Line): Promise<void> {
+  const shown = waitForText(line, prompt, 30_000);
+  line.send("\r");
+  await shown;
+}
+
+async function throughput(line: Line, producer: string): Promise<{ bytes: number; seconds: number }> {
+  await atPrompt(line);
+  const nonce = randomBytes(4).toString("hex");
+  const done = waitForText(line, `tp-done-${nonce}`);
+  const started = performance.now();
+  // The echoed command reads tp-done''-..., so only the shell's output matches.
+  line.send(`${producer}; echo tp-done''-${nonce}\r`);
+  const bytes = await done;
+  return { bytes, seconds: (performance.now() - started) / 1000 };
+}
+
+async function echoLatencies(line: Line, count: number): Promise<number[]> {
+  await atPrompt(line);
+  const samples: number[] = [];
+  const warmup = 20;
+  for (let index = 0; index < count + warmup; index += 1) {
+    const echoed = new Promise<void>((resolve) => {
+      const stop = line.onData(() => {
+        stop();
+        resolve();
+      });
+    });
+    const started = performance.now();
+    // A letter, then a backspace: the line never grows.
+    line.send(index % 2 === 0 ? "x" : "\x7f");
+    await echoed;
+    if (index >= warmup) samples.push(performance.now() - started);
+  }
+  return samples;
+}
+
+function percentile(samples: number[], p: number): number {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+}
+
+// The BFF process
+
+interface BffProcess {
+  url: string;
+  memory(): Promise<Extract<BffMessage, { type: "memory" }>>;
+  /** Resolves once the BFF has let go of every viewer (a closed socket is gone on its side too). */
+  noViewers(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+async function startBff(kubeconfigPath: string, dataDir: string): Promise<BffProcess> {
+  const child: ChildProcess = fork(path.join(import.meta.dirname, "console-bff.ts"), [], {
+    execArgv: ["--import", "tsx", "--expose-gc"],
+    cwd: projectRoot,
+    env: {
+      ...process.env,
+      LAB_KUBECONFIG: kubeconfigPath,
+      AUTH_MODE: "demo",
+      HOST: "127.0.0.1",
+      PORT: "0",
+      DATA_DIR: dataDir,
+      LOG_LEVEL: "warn",
+    },
+    stdio: ["ignore", "ignore", "inherit", "ipc"],
+  });
+  const nextMessage = <T extends BffMessage["type"]>(type: T) =>
+    new Promise<Extract<BffMessage, { type: T }>>((resolve, reject) => {
+      const onExit = (code: number | null) => reject(new Error(`the BFF exited (${code})`));
+      const onMessage = (message: BffMessage) => {
+        if (message.type !== type) return;
+        child.off("message", onMessage).off("exit", onExit);
+        resolve(message as Extract<BffMessage, { type: T }>);
+      };
+      child.on("message", onMessage).once("exit", onExit);
+    });
+  const { url } = await nextMessage("ready");
+  return {
+    url,
+    memory() {
+      const answer = nextMessage("memory");
+      child.send("memory");
+      return answer;
+    },
+    async noViewers() {
+      for (;;) {
+        const answer = nextMessage("stats");
+        child.send("stats");
+        if ((await answer).consoles.viewers === 0) return;
+      }
+    },
+    async stop() {
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.send("stop");
+      await exited;
+    },
+  };
+}
+
+// Sessions
+
+async function createRunningSessions(cluster: ClusterClient, owners: string[]): Promise<string[]> {
+  const ids: string[] = [];
+  for (const owner of owners) {
+    const sessionId = newSessionId(benchLab.id);
+    const { virtualMachine, userDataSecret } = buildSessionObjects({
+      sessionId,
+      lab: benchLab,
+      owner,
+      namespace,
+      expiresAt: new Date(Date.now() + 3600_000),
+    });
+    const created = await cluster.createVirtualMachine(virtualMachine);
+    await cluster.createSecret({
+      ...userDataSecret,
+      metadata: {
+        ...userDataSecret.metadata,
+        ownerReferences: [
+          {
+            apiVersion: created.apiVersion,
+            kind: created.kind,
+            name: sessionId,
+            uid: created.metadata.uid ?? "",
+          },
+        ],
+      },
+    });
+    ids.push(sessionId);
+  }
+  const deadline = Date.now() + 10 * 60_000;
+  for (;;) {
+    const running = new Set(
+      (await cluster.virtualMachineInstances.list()).items
+        .filter((vmi) => vmi.status?.phase === "Running")
+        .map((vmi) => vmi.metadata.name),
+    );
+    if (ids.every((id) => running.has(id))) return ids;
+    if (Date.now() > deadline) throw new Error("the bench's VMs did not all reach Running in 10 minutes");
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
+
+// The measurements
+
+interface ThroughputRow {
+  label: string;
+  /** Seconds from Enter to the end marker (median), and what arrived on the wire. */
+  direct: { seconds: number; wireMb: number };
+  relay: { seconds: number; wireMb: number; catchUps: number };
+}
+
+async function measureThroughput(
+  kubeConfig: KubeConfig,
+  bff: BffProcess,
+  cookie: string,
+  sessionId: string,
+): Promise<ThroughputRow[]> {
+  const producers = [
+    { label: "text, 78-char lines", command: `base64 -w 78 /dev/urandom | head -c ${outputBytes}` },
+    { label: "`yes`, 2-byte lines", command: `yes | head -c ${outputBytes}` },
+  ];
+  const rows: ThroughputRow[] = [];
+  for (const { label, command } of producers) {
+    const direct: { seconds: number; bytes: number }[] = [];
+    const relay: { seconds: number; bytes: number; catchUps: number }[] = [];
+    for (let run = 0; run < runs; run += 1) {
+      // One at a time: a second console connection would kick the first, as KubeVirt's does.
+      const straight = await openDirect(kubeConfig, sessionId);
+      direct.push(await throughput(straight, command));
+      straight.close();
+
+      const relayed = await openRelay(bff.url, cookie, sessionId);
+      relay.push({ ...(await throughput(relayed.line, command)), catchUps: relayed.catchUps() });
+      relayed.line.close();
+      await bff.noViewers();
+      process.stdout.write(".");
+    }
+    const middle = <T extends { seconds: number }>(results: T[]) =>
+      [...results].sort((a, b) => a.seconds - b.seconds)[Math.floor(results.length / 2)]!;
+    const d = middle(direct);
+    const r = middle(relay);
+    rows.push({
+      label,
+      direct: { seconds: d.seconds, wireMb: mb(d.bytes) },
+      relay: { seconds: r.seconds, wireMb: mb(r.bytes), catchUps: r.catchUps },
+    });
+  }
+  process.stdout.write("\n");
+  return rows;
+}
+
+async function measureEcho(
+  kubeConfig: KubeConfig,
+  bff: BffProcess,
+  cookie: string,
+  sessionId: string,
+): Promise<{ direct: number[]; relay: number[] }> {
+  const direct: number[] = [];
+  const relay: number[] = [];
+  const rounds = 4;
+  for (let round = 0; round < rounds; round += 1) {
+    const straight = await openDirect(kubeConfig, sessionId);
+    direct.push(...(await echoLatencies(straight, Math.ceil(echoCount / rounds))));
+    straight.close();
+    const { line } = await openRelay(bff.url, cookie, sessionId);
+    relay.push(...(await echoLatencies(line, Math.ceil(echoCount / rounds))));
+    line.close();
+    await bff.noViewers();
+  }
+  return { direct, relay };
+}
+
+async function measureFlood(
+  bffUrl: string,
+  cookie: string,
+  flooding: string,
+  quiet: string,
+): Promise<{ echo: number[]; ctrlCMs: number; floodMb: number }> {
+  const { line: flood } = await openRelay(bffUrl, cookie, flooding);
+  const { line: other } = await openRelay(bffUrl, cookie, quiet);
+  await atPrompt(flood);
+  let flooded = 0;
+  const stopCounting = flood.onData((chunk) => (flooded += chunk.length));
+  flood.send("yes\r");
+  await waitForText(flood, "y\r\ny\r\ny\r\n");
+  const echo = await echoLatencies(other, echoCount);
+  const backAtPrompt = waitForText(flood, prompt, 30_000);
+  const started = performance.now();
+  flood.send("\x03");
+  await backAtPrompt;
+  const ctrlCMs = performance.now() - started;
+  stopCounting();
+  flood.close();
+  other.close();
+  return { echo, ctrlCMs, floodMb: mb(flooded) };
+}
+
+async function measureMemory(
+  kubeconfigPath: string,
+  dataDir: string,
+  cluster: ClusterClient,
+  existing: string[],
+): Promise<{ label: string; rss: number; heap: number; external: number; viewers: number }[]> {
+  const more = await createRunningSessions(
+    cluster,
+    Array.from({ length: Math.max(0, consoleCount - existing.length) }, (_, index) => `student-${index}`),
+  );
+  const sessions = [...existing, ...more].slice(0, consoleCount);
+  const bff = await startBff(kubeconfigPath, dataDir);
+  try {
+    const tara = await signInCookie(bff.url, "tara");
+    const rows: { label: string; rss: number; heap: number; external: number; viewers: number }[] = [];
+    const sample = async (label: string) => {
+      const { usage, consoles } = await bff.memory();
+      rows.push({
+        label,
+        rss: mb(usage.rss),
+        heap: mb(usage.heapUsed),
+        external: mb(usage.external + usage.arrayBuffers),
+        viewers: consoles.viewers,
+      });
+    };
+    await sample("no console open");
+
+    const lines: RelayLine[] = [];
+    for (let start = 0; start < sessions.length; start += 10) {
+      lines.push(
+        ...(await Promise.all(
+          sessions.slice(start, start + 10).map((id) => openRelay(bff.url, tara, id, "observe")),
+        )),
+      );
+    }
+    await sample(`${sessions.length} consoles, idle`);
+
+    // A TA takes each keyboard and prints more than the BFF keeps (1,000 lines of scrollback).
+    for (let start = 0; start < lines.length; start += 4) {
+      await Promise.all(
+        lines.slice(start, start + 4).map(async ({ line, socket, until }) => {
+          socket.send(JSON.stringify({ type: "take-keyboard" }));
+          await until((message) => message.type === "keyboard" && message.canType);
+          const nonce = randomBytes(4).toString("hex");
+          const done = waitForText(line, `fill-done-${nonce}`);
+          line.send(
+            `seq -f 'line %g of the scrollback, long enough to look like real output' 1 1500; echo fill-done''-${nonce}\r`,
+          );
+          await done;
+        }),
+      );
+    }
+    await sample(`${sessions.length} consoles, full scrollback`);
+    for (const { line } of lines) line.close();
+    return rows;
+  } finally {
+    await bff.stop();
+  }
+}
+
+// Reporting
+
+const fixed = (value: number, digits = 1) => value.toFixed(digits);
+const pad = (text: string, width: number) => text.padStart(width);
+
+async function main(): Promise<void> {
+  const stateDir = await mkdtemp(path.join(tmpdir(), "lab-bench-console-"));
+  console.log("Starting the emulator and the BFF (each a process of its own)...");
+  const emulator = await startEmbeddedEmulator({
+    projectRoot,
+    kubeconfigPath: path.join(stateDir, "kubeconfig"),
+    timing: "fast",
+    log: { info() {} },
+  });
+  try {
+    const kubeConfig = loadKubeConfig({ kind: "kubeconfig", path: emulator.kubeconfigPath });
+    const cluster = createClusterClient(kubeConfig, {
+      namespace,
+      labelSelector: sessionsSelector,
+      counter: new KubeRequestCounter(),
+    });
+    const [measured, quiet] = await createRunningSessions(cluster, ["alice", "alice"]);
+    if (!measured || !quiet) throw new Error("no sessions");
+
+    const bff = await startBff(emulator.kubeconfigPath, path.join(stateDir, "bff"));
+    let tp: ThroughputRow[];
+    let echo: { direct: number[]; relay: number[] };
+    let flood: Awaited<ReturnType<typeof measureFlood>>;
+    try {
+      const alice = await signInCookie(bff.url, "alice");
+      console.log(`Throughput: ${args.megabytes} MB of guest output, ${runs} runs each way`);
+      tp = await measureThroughput(kubeConfig, bff, alice, measured);
+      console.log(`Echo latency: ${echoCount} keystrokes each way`);
+      echo = await measureEcho(kubeConfig, bff, alice, measured);
+      console.log("A `yes` flood in one VM, echo in another");
+      flood = await measureFlood(bff.url, alice, measured, quiet);
+    } finally {
+      await bff.stop();
+    }
+    console.log(`Memory: ${consoleCount} consoles (starting ${consoleCount} VMs)`);
+    const memory = await measureMemory(emulator.kubeconfigPath, path.join(stateDir, "bff-memory"), cluster, [
+      measured,
+      quiet,
+    ]);
+
+    console.log(
+      `\nThroughput: ${args.megabytes} MB printed by the guest, MB/s from Enter to the last byte (median of ${runs})`,
+    );
+    console.log(`  ${"output".padEnd(22)}${pad("direct", 10)}${pad("via BFF", 10)}${pad("ratio", 8)}   goal`);
+    for (const row of tp) {
+      const ratio = row.direct.seconds / row.relay.seconds;
+      console.log(
+        `  ${row.label.padEnd(22)}${pad(fixed(mb(outputBytes) / row.direct.seconds), 10)}${pad(fixed(mb(outputBytes) / row.relay.seconds), 10)}${pad(`${fixed(ratio * 100, 0)}%`, 8)}   >= 80% ${ratio >= 0.8 ? "ok" : "MISSED"}`,
+      );
+      console.log(
+        `  ${"".padEnd(22)}${pad(`${fixed(row.direct.wireMb)} MB`, 10)}${pad(`${fixed(row.relay.wireMb)} MB`, 10)}   on the wire; the relay client caught up by replay ${row.relay.catchUps} times`,
+      );
+    }
+
+    const [d50, d99, r50, r99] = [
+      percentile(echo.direct, 50),
+      percentile(echo.direct, 99),
+      percentile(echo.relay, 50),
+      percentile(echo.relay, 99),
+    ];
+    console.log(`\nKeystroke echo latency (ms, ${echo.direct.length} keystrokes each way)`);
+    console.log(`  ${"".padEnd(10)}${pad("p50", 8)}${pad("p99", 8)}`);
+    console.log(`  ${"direct".padEnd(10)}${pad(fixed(d50, 2), 8)}${pad(fixed(d99, 2), 8)}`);
+    console.log(`  ${"via BFF".padEnd(10)}${pad(fixed(r50, 2), 8)}${pad(fixed(r99, 2), 8)}`);
+    console.log(
+      `  ${"added".padEnd(10)}${pad(fixed(r50 - d50, 2), 8)}${pad(fixed(r99 - d99, 2), 8)}   goal: p99 added < 5 ms ${r99 - d99 < 5 ? "ok" : "MISSED"}`,
+    );
+    console.log(`  ratio     ${pad(`${fixed(r50 / d50, 2)}x`, 8)}${pad(`${fixed(r99 / d99, 2)}x`, 8)}`);
+
+    console.log("\nWhile another VM floods its console with `yes` (both via the BFF)");
+    console.log(
+      `  echo latency of the quiet VM: p50 ${fixed(percentile(flood.echo, 50), 2)} ms, p99 ${fixed(percentile(flood.echo, 99), 2)} ms`,
+    );
+    console.log(
+      `  Ctrl-C in the flooding VM to its prompt: ${fixed(flood.ctrlCMs, 0)} ms (goal < 1000 ms ${flood.ctrlCMs < 1000 ? "ok" : "MISSED"}); ${fixed(flood.floodMb)} MB flooded meanwhile`,
+    );
+
+    console.log(`\nBFF memory (MB, after a full GC)`);
+    console.log(`  ${"".padEnd(34)}${pad("RSS", 8)}${pad("heap", 8)}${pad("buffers", 9)}`);
+    for (const row of memory) {
+      console.log(
+        `  ${row.label.padEnd(34)}${pad(fixed(row.rss), 8)}${pad(fixed(row.heap), 8)}${pad(fixed(row.external), 9)}`,
+      );
+    }
+    const base = memory[0]!.rss;
+    for (const row of memory.slice(1)) {
+      const cost = row.rss - base;
+      console.log(`  ${row.label}: +${fixed(cost)} MB   goal < 200 MB ${cost < 200 ? "ok" : "MISSED"}`);
+    }
+  } finally {
+    await emulator.stop();
+    await rm(stateDir, { recursive: true, force: true });
+  }
+}
+
+await main();

@@ -1,0 +1,44 @@
+import { expect, test } from "./fixtures.ts";
+import { ConsoleView } from "./pages/console-view.ts";
+
+test("a student types in the console, a reload keeps the screen, a TA watches live and cannot type", async ({
+  apiAs,
+  pageAs,
+  lab,
+}) => {
+  const alice = await apiAs("alice");
+  const session = await alice.launch(lab.id);
+  await alice.waitUntilRunning(session.id);
+
+  const student = new ConsoleView(await pageAs("alice"));
+  await student.goto(session.id);
+  await expect(student.region).toHaveAttribute("data-status", "connected");
+  await expect(student.region).toHaveAttribute("data-mode", "interactive");
+  await expect(student.rows).toBeVisible();
+  // The shell prints hello-lab; the echoed input reads he''llo-lab, so only the output matches.
+  await student.typeLine("echo he''llo-lab");
+  await expect(student.rows).toContainText("hello-lab");
+
+  await student.page.reload();
+  await expect(student.region).toHaveAttribute("data-status", "connected");
+  await expect(student.rows).toContainText("hello-lab");
+
+  const ta = new ConsoleView(await pageAs("tara"));
+  await ta.goto(session.id);
+  await expect(ta.region).toHaveAttribute("data-mode", "observe");
+  await expect(ta.region).toHaveAttribute("data-status", "connected");
+  await expect(ta.rows).toContainText("hello-lab");
+  await expect(ta.region).toContainText("Read-only: the student has the keyboard.");
+  await expect(ta.takeKeyboard).toBeVisible();
+
+  await student.typeLine("echo live''-from-alice");
+  await expect(ta.rows).toContainText("live-from-alice");
+
+  await ta.typeLine("echo typed''-by-ta");
+  // Whatever the TA typed would reach the VM before this later line of the student's.
+  await student.typeLine("echo after''-ta");
+  await expect(student.rows).toContainText("after-ta");
+  await expect(ta.rows).toContainText("after-ta");
+  await expect(student.rows).not.toContainText("typed-by-ta");
+  await expect(student.rows).not.toContainText("typed''-by-ta");
+});

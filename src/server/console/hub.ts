@@ -1,0 +1,117 @@
+// Every open console in the BFF, one per VMI however many browsers watch it (KubeVirt allows one
+// connection per VMI: a second would kick the first). Owns the timers all consoles share.
+import type { FastifyBaseLogger } from "fastify";
+import type WebSocket from "ws";
+import type { Session } from "../../common/api.ts";
+import type { ConsoleConnector } from "../kube/console-stream.ts";
+import { defaultConsoleLimits, type ConsoleLimits } from "./limits.ts";
+import { SharedConsole } from "./shared-console.ts";
+import { ConsoleViewer, type ViewerIdentity } from "./viewer.ts";
+
+export interface ConsoleHubDeps {
+  connect: ConsoleConnector;
+  findSession(id: string): Promise<Session | undefined>;
+  log: FastifyBaseLogger;
+  limits?: Partial<ConsoleLimits>;
+  /** A console closed (ended, idle or shut down): with several replicas, its lease goes. */
+  onClosed?(sessionId: string): void;
+}
+
+export interface ConsoleHubStats {
+  consoles: number;
+  connectedUpstreams: number;
+  viewers: number;
+}
+
+export class ConsoleHub {
+  readonly limits: ConsoleLimits;
+  private readonly consoles = new Map<string, SharedConsole>();
+  private heartbeatTimer: NodeJS.Timeout | undefined;
+  private sessionCheckTimer: NodeJS.Timeout | undefined;
+  private closed = false;
+
+  constructor(private readonly deps: ConsoleHubDeps) {
+    this.limits = { ...defaultConsoleLimits, ...deps.limits };
+  }
+
+  /** Adds an accepted browser socket to its session's console (opening that console if needed). */
+  join(session: { id: string; owner: string }, socket: WebSocket, identity: ViewerIdentity): void {
+    if (this.closed) {
+      socket.close(1001, "server shutting down");
+      return;
+    }
+    let shared = this.consoles.get(session.id);
+    if (!shared) {
+      shared = new SharedConsole({
+        sessionId: session.id,
+        owner: session.owner,
+        connect: this.deps.connect,
+        findSession: this.deps.findSession,
+        limits: this.limits,
+        log: this.deps.log,
+        onFinished: (finished) => this.forget(finished),
+      });
+      this.consoles.set(session.id, shared);
+      this.startTimers();
+    }
+    shared.join(new ConsoleViewer(socket, identity, this.limits, shared));
+  }
+
+  /** A sign-in ended (sign-out or expiry): its sockets close at once. */
+  endLoginSession(loginSessionId: string): void {
+    for (const shared of [...this.consoles.values()]) {
+      shared.endViewersOf(loginSessionId, "You signed out. Sign in again to reopen the console.");
+    }
+  }
+
+  has(sessionId: string): boolean {
+    return this.consoles.has(sessionId);
+  }
+
+  /**
+   * Another replica may hold these consoles now (this one lost touch with the cluster): close them
+   * without an "ended"; their browsers reconnect and find where each console lives.
+   */
+  letGo(): void {
+    for (const shared of [...this.consoles.values()]) shared.shutDown();
+  }
+
+  stats(): ConsoleHubStats {
+    let connectedUpstreams = 0;
+    let viewers = 0;
+    for (const shared of this.consoles.values()) {
+      if (shared.upstreamConnected) connectedUpstreams += 1;
+      viewers += shared.viewerCount;
+    }
+    return { consoles: this.consoles.size, connectedUpstreams, viewers };
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const shared of [...this.consoles.values()]) shared.shutDown();
+    this.stopTimers();
+  }
+
+  private forget(finished: SharedConsole): void {
+    if (this.consoles.get(finished.sessionId) === finished) this.consoles.delete(finished.sessionId);
+    if (this.consoles.size === 0) this.stopTimers();
+    this.deps.onClosed?.(finished.sessionId);
+  }
+
+  private startTimers(): void {
+    this.heartbeatTimer ??= setInterval(() => {
+      const now = Date.now();
+      for (const shared of this.consoles.values()) shared.heartbeat(now);
+    }, this.limits.pingIntervalMs);
+    this.sessionCheckTimer ??= setInterval(() => {
+      for (const shared of this.consoles.values()) void shared.checkSession();
+    }, this.limits.sessionCheckMs);
+  }
+
+  private stopTimers(): void {
+    clearInterval(this.heartbeatTimer);
+    clearInterval(this.sessionCheckTimer);
+    this.heartbeatTimer = undefined;
+    this.sessionCheckTimer = undefined;
+  }
+}

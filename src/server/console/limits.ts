@@ -1,0 +1,59 @@
+// Every number the console hub lives by, in one place: docs/console.md explains each. Tests and the
+// bench shorten the timers.
+import { consoleMaxFrameBytes } from "../../common/console-protocol.ts";
+
+export interface ConsoleLimits {
+  /** Pings to the VM's console and to every browser; a peer that missed the last one is dropped. */
+  pingIntervalMs: number;
+  /** How long the VM's console stays open after the last viewer left (a reload comes back to it). */
+  lingerMs: number;
+  /** How often every open console re-checks that its session still exists. */
+  sessionCheckMs: number;
+  /** How long to keep asking while the VMI is not Running yet (virtctl: 5 minutes, every second). */
+  notRunningTimeoutMs: number;
+  notRunningRetryMs: number;
+  /** Reconnect backoff after the VM's console dropped while the VMI is Running. */
+  reconnectInitialMs: number;
+  reconnectMaxMs: number;
+
+  /** The BFF's copy of each screen: scrollback kept for replay (browsers keep more). */
+  scrollbackLines: number;
+  /** Guest size until someone fits it: what the guest's getty sets at boot. */
+  initialCols: number;
+  initialRows: number;
+
+  /**
+   * Unacknowledged output above which the owner's viewers are held (output skipped, the screen
+   * replayed once they are below the low watermark), and parse backlog of the screen copy above
+   * which the VM's console is not read (until below the low one).
+   */
+  highWatermarkBytes: number;
+  lowWatermarkBytes: number;
+  /** An observer further behind than this is dropped (it reconnects and gets the screen again). */
+  observerMaxBehindBytes: number;
+
+  /** Keystrokes: a burst of this many bytes, then this many per second. */
+  inputBurstBytes: number;
+  inputBytesPerSecond: number;
+  /** Largest frame a browser may send; larger ones close the socket (1009). */
+  maxFrameBytes: number;
+}
+
+export const defaultConsoleLimits: ConsoleLimits = {
+  pingIntervalMs: 25_000,
+  lingerMs: 60_000,
+  sessionCheckMs: 2_000,
+  notRunningTimeoutMs: 5 * 60_000,
+  notRunningRetryMs: 1_000,
+  reconnectInitialMs: 250,
+  reconnectMaxMs: 5_000,
+  scrollbackLines: 1_000,
+  initialCols: 80,
+  initialRows: 24,
+  highWatermarkBytes: 1024 * 1024,
+  lowWatermarkBytes: 256 * 1024,
+  observerMaxBehindBytes: 4 * 1024 * 1024,
+  inputBurstBytes: 64 * 1024,
+  inputBytesPerSecond: 32 * 1024,
+  maxFrameBytes: consoleMaxFrameBytes,
+};

@@ -1,0 +1,146 @@
+// Finds output the screen copy may skip. A long run of plain text (printable characters, CR, LF,
+// tab, backspace, printed while no escape sequence is open) only prints lines and moves the cursor:
+// once it has printed more lines than the screen and its scrollback hold, everything it printed
+// before its last that-many lines has scrolled away. So the head of such a run can be replaced by a
+// CR without changing the screen or the scrollback, and a `yes` flood costs a parse of the last
+// thousand lines instead of every line.
+//
+// To know where plain text is, this follows the escape-sequence grammar of a VT500 parser (the one
+// xterm.js implements) just far enough to tell "no sequence open" from everything else. Where it is
+// unsure it counts the bytes as not plain, which only means they are parsed.
+//
+// WARNING: exact for the whole screen as a scroll region (a shell, and full-screen programs' own
+// buffers, which have no scrollback). Plain text printed with a scroll region smaller than the
+// screen, or with the cursor below it, may leave a different copy than the real screen.
+
+const ESC = 0x1b;
+const CAN = 0x18;
+const SUB = 0x1a;
+const BEL = 0x07;
+const LF = 0x0a;
+
+type State = "ground" | "escape" | "escape-intermediate" | "csi" | "osc" | "string";
+
+/** A stretch of the input to drop (replace with a CR): [start, end). */
+export interface Skippable {
+  start: number;
+  end: number;
+}
+
+// What a byte is while no sequence is open: most are plain, and a table keeps the loop over them fast.
+const PLAIN = 0;
+const LINE_FEED = 1;
+const SPECIAL = 2;
+const groundClass = new Uint8Array(256).fill(SPECIAL);
+groundClass.fill(PLAIN, 0x20, 0x7f);
+groundClass.fill(PLAIN, 0x80, 0x100);
+for (const control of [0x08, 0x09, 0x0d]) groundClass[control] = PLAIN;
+groundClass[LF] = LINE_FEED;
+// 0xC2 starts U+0080..U+00BF, among them the C1 controls U+0080..U+009F.
+groundClass[0xc2] = SPECIAL;
+
+export class PlainRunFinder {
+  private state: State = "ground";
+  /** The previous byte was 0xC2, which starts a C1 control (U+0080..U+009F) if 0x80..0x9F follows. */
+  private afterC2 = false;
+
+  /**
+   * Scans the next chunk of output (the state carries over between chunks) and returns the heads of
+   * plain runs inside it that have more than `keepLines` line feeds after them within the run.
+   */
+  scan(bytes: Uint8Array, keepLines: number): Skippable[] {
+    const skippable: Skippable[] = [];
+    let runStart = -1;
+    let runLineFeeds = 0;
+    let index = 0;
+    while (index < bytes.length) {
+      if (this.state === "ground" && !this.afterC2) {
+        if (runStart < 0) runStart = index;
+        for (; index < bytes.length; index += 1) {
+          const kind = groundClass[bytes[index]!]!;
+          if (kind === SPECIAL) break;
+          if (kind === LINE_FEED) runLineFeeds += 1;
+        }
+        if (index === bytes.length) break;
+        const byte = bytes[index]!;
+        // A character from U+00A0..U+00BF is plain; 0xC2 before anything else is not.
+        if (byte === 0xc2 && index + 1 < bytes.length && bytes[index + 1]! >= 0xa0) {
+          index += 2;
+          continue;
+        }
+      }
+      if (runStart >= 0) {
+        if (runLineFeeds > keepLines) {
+          const cut = cutKeepingLines(bytes, runStart, index, keepLines);
+          if (cut > runStart) skippable.push({ start: runStart, end: cut });
+        }
+        runStart = -1;
+        runLineFeeds = 0;
+      }
+      this.advance(bytes[index]!);
+      index += 1;
+    }
+    if (runStart >= 0 && runLineFeeds > keepLines) {
+      const cut = cutKeepingLines(bytes, runStart, bytes.length, keepLines);
+      if (cut > runStart) skippable.push({ start: runStart, end: cut });
+    }
+    return skippable;
+  }
+
+  private advance(byte: number): void {
+    const afterC2 = this.afterC2;
+    this.afterC2 = byte === 0xc2;
+    if (byte === CAN || byte === SUB) {
+      this.state = "ground";
+      return;
+    }
+    if (byte === ESC) {
+      this.state = "escape";
+      return;
+    }
+    if (afterC2 && byte >= 0x80 && byte <= 0x9f) {
+      this.state = c1Transition(byte, this.state);
+      return;
+    }
+    switch (this.state) {
+      case "ground":
+        return;
+      case "escape":
+        if (byte === 0x5b) this.state = "csi";
+        else if (byte === 0x5d) this.state = "osc";
+        else if (byte === 0x50 || byte === 0x58 || byte === 0x5e || byte === 0x5f) this.state = "string";
+        else if (byte >= 0x20 && byte <= 0x2f) this.state = "escape-intermediate";
+        else if (byte >= 0x30 && byte <= 0x7e) this.state = "ground";
+        return;
+      case "escape-intermediate":
+        if (byte >= 0x30 && byte <= 0x7e) this.state = "ground";
+        return;
+      case "csi":
+        if (byte >= 0x40 && byte <= 0x7e) this.state = "ground";
+        return;
+      case "osc":
+        if (byte === BEL) this.state = "ground";
+        return;
+      case "string":
+        return;
+    }
+  }
+}
+
+function c1Transition(code: number, state: State): State {
+  if (code === 0x9b) return "csi";
+  if (code === 0x9d) return "osc";
+  if (code === 0x90 || code === 0x98 || code === 0x9e || code === 0x9f) return "string";
+  if (code === 0x9c) return "ground";
+  return state;
+}
+
+/** The position just after the line feed that leaves `keepLines` line feeds in [cut, end). */
+function cutKeepingLines(bytes: Uint8Array, start: number, end: number, keepLines: number): number {
+  let position = end;
+  for (let kept = 0; kept <= keepLines; kept += 1) {
+    position = bytes.lastIndexOf(LF, position - 1);
+    if (position < start) return start;
+  }
+  return position + 1;
+}

@@ -1,0 +1,136 @@
+// GET /api/sessions/:id/console, upgraded to a websocket. Everything is checked before the upgrade,
+// so a refused browser gets a plain HTTP answer: the Origin (a websocket is not bound by CORS, so a
+// foreign page could otherwise ride the student's cookie), the sign-in, and who may see the session.
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { WebSocketServer } from "ws";
+import { z } from "zod";
+import type { Me } from "../../common/api.ts";
+import { ConsoleQuery } from "../../common/console-protocol.ts";
+import type { AuditLog } from "../audit/audit-log.ts";
+import { findLoginSession } from "../auth/current-user.ts";
+import type { LoginSessions } from "../auth/login-sessions.ts";
+import { HttpError, parseOrThrow, unauthenticated } from "../http/errors.ts";
+import type { ConsolePlacement } from "../coordination/console-forwarding.ts";
+import type { SessionService } from "../sessions/service.ts";
+import type { ConsoleHub } from "./hub.ts";
+import type { ViewerAccess } from "./viewer.ts";
+import { isWebsocketUpgrade, routeWebsocketUpgrades } from "./websocket-upgrade.ts";
+
+declare module "fastify" {
+  interface FastifyInstance {
+    /** The console hub, for tests and the bench to inspect. */
+    consoleHub: ConsoleHub;
+  }
+}
+
+const ConsoleParams = z.object({
+  id: z
+    .string()
+    .max(63)
+    .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, "a session id has only lower-case letters, digits and '-'"),
+});
+
+export interface ConsoleRouteDeps {
+  hub: ConsoleHub;
+  /** Joins each browser to the hub here, or to the replica holding the VM's console (docs/scaling.md). */
+  placement: ConsolePlacement;
+  sessions: SessionService;
+  loginSessions: LoginSessions;
+  allowedOrigins: string[];
+  /** Attaching and detaching are recorded here, as owner or observer. */
+  audit?: AuditLog;
+  /** A browser attached (+1) or detached (-1), for the viewers gauge. */
+  onViewers?: (change: 1 | -1, as: "owner" | "observer") => void;
+}
+
+export function registerConsoleRoutes(app: FastifyInstance, deps: ConsoleRouteDeps): void {
+  const { hub, sessions, loginSessions } = deps;
+  const allowedOrigins = new Set(deps.allowedOrigins);
+  const server = new WebSocketServer({
+    noServer: true,
+    maxPayload: hub.limits.maxFrameBytes,
+    perMessageDeflate: false,
+    clientTracking: false,
+  });
+  routeWebsocketUpgrades(app);
+  app.decorate("consoleHub", hub);
+  const stopListening = loginSessions.onEnded((ended) => {
+    hub.endLoginSession(ended.id);
+    deps.placement.endLoginSession(ended.id);
+  });
+  // Before the server waits for open connections to end: consoles would otherwise keep it up.
+  app.addHook("preClose", async () => {
+    stopListening();
+    hub.close();
+    deps.placement.close();
+  });
+
+  app.get("/api/sessions/:id/console", async (request, reply) => {
+    if (!isWebsocketUpgrade(request)) {
+      throw new HttpError(
+        426,
+        "upgrade_required",
+        "The console is a websocket; open it from the session page.",
+      );
+    }
+    checkOrigin(request, allowedOrigins);
+    const login = findLoginSession(request, loginSessions);
+    if (!login) throw unauthenticated();
+    const { id } = parseOrThrow(ConsoleParams, request.params);
+    const { mode } = parseOrThrow(ConsoleQuery, request.query);
+    // 404 for a session the person may not see, exactly as the rest of the API answers.
+    const session = await sessions.get(login.user, id);
+    const access = accessFor(login.user, session.owner, mode);
+    const as = access === "owner" ? "owner" : "observer";
+    await deps.placement.open({
+      request,
+      reply,
+      server,
+      session,
+      identity: {
+        username: login.user.username,
+        role: login.user.role,
+        access,
+        loginSessionId: login.id,
+        loginExpiresAt: login.expiresAt,
+      },
+      onAccepted: (socket) => {
+        deps.onViewers?.(1, as);
+        socket.once("close", () => {
+          deps.onViewers?.(-1, as);
+          void deps.audit?.record(
+            { action: "console-detach", actor: login.user, session, details: { as } },
+            request,
+          );
+        });
+        void deps.audit?.record(
+          { action: "console-attach", actor: login.user, session, details: { as } },
+          request,
+        );
+      },
+    });
+  });
+}
+
+function checkOrigin(request: FastifyRequest, allowed: Set<string>): void {
+  const origin = request.headers.origin;
+  if (origin === undefined) {
+    throw new HttpError(403, "forbidden", "Console connections must come from the Lab Console page.");
+  }
+  if (origin !== `${request.protocol}://${request.host}` && !allowed.has(origin)) {
+    throw new HttpError(403, "forbidden", `Console connections from ${origin} are not allowed.`);
+  }
+}
+
+function accessFor(user: Me, owner: string, mode: ConsoleQuery["mode"]): ViewerAccess {
+  if (user.username === owner) return mode === "observe" ? "watcher" : "owner";
+  // Only staff get this far for someone else's session (students got a 404).
+  if (mode !== "observe") {
+    throw new HttpError(
+      403,
+      "forbidden",
+      "Staff open a student's console read-only: add ?mode=observe, then take the keyboard if needed.",
+    );
+  }
+  return "staff";
+}

@@ -1,0 +1,132 @@
+import serializePackage from "@xterm/addon-serialize";
+import headlessPackage, { type ITerminalAddon } from "@xterm/headless";
+import { afterEach, describe, expect, it } from "vitest";
+import { ConsoleScreen } from "./screen.ts";
+
+const options = { cols: 40, rows: 5, scrollback: 20 };
+
+const screens: ConsoleScreen[] = [];
+afterEach(() => {
+  for (const screen of screens.splice(0)) screen.dispose();
+});
+
+function aScreen(scrollback = 100): ConsoleScreen {
+  const screen = new ConsoleScreen({ ...options, scrollback }, () => {});
+  screens.push(screen);
+  return screen;
+}
+
+describe("ConsoleScreen", () => {
+  it("snapshots exactly the output written before the snapshot was asked for", async () => {
+    const screen = aScreen();
+    screen.write(Buffer.from("first line\r\n\x1b[31mred\x1b[0m"));
+    const snapshot = screen.snapshot();
+    screen.write(Buffer.from("\r\nlater line\r\n"));
+    const text = await snapshot;
+    expect(text).toContain("first line");
+    expect(text).toContain("\x1b[31mred");
+    expect(text).not.toContain("later line");
+  });
+
+  it("keeps an escape sequence split across writes whole", async () => {
+    const screen = aScreen();
+    screen.write(Buffer.from("\x1b[3"));
+    screen.write(Buffer.from("2mgreen\x1b[0m"));
+    expect(await screen.snapshot()).toContain("\x1b[32mgreen");
+  });
+
+  it("keeps only the configured scrollback", async () => {
+    const screen = aScreen(10);
+    screen.write(Buffer.from(Array.from({ length: 100 }, (_, line) => `line-${line}`).join("\r\n")));
+    const text = await screen.snapshot();
+    expect(text).toContain("line-99");
+    expect(text).toContain("line-85");
+    expect(text).not.toContain("line-84");
+  });
+
+  it("answers a pending snapshot when disposed", async () => {
+    const screen = aScreen();
+    screen.write(Buffer.from("x".repeat(100_000)));
+    const snapshot = screen.snapshot();
+    screen.dispose();
+    expect(await snapshot).toBe("");
+  });
+});
+
+/** What a terminal shows after all of `output`, parsed byte for byte with nothing skipped. */
+function reference(output: Buffer): Promise<string> {
+  const terminal = new headlessPackage.Terminal({ ...options, allowProposedApi: true });
+  const serializer = new serializePackage.SerializeAddon();
+  terminal.loadAddon(serializer as unknown as ITerminalAddon);
+  return new Promise((resolve) =>
+    terminal.write(output, () => {
+      resolve(serializer.serialize());
+      terminal.dispose();
+    }),
+  );
+}
+
+/** A small deterministic random source, so a failure can be replayed. */
+function randomSource(seed: number) {
+  let state = seed;
+  const next = () => {
+    state = (state * 1103515245 + 12345) % 2 ** 31;
+    return state / 2 ** 31;
+  };
+  return { next, int: (below: number) => Math.floor(next() * below) };
+}
+
+/** Shell-like output: floods of plain lines between colours, cursor moves, titles, full-screen programs. */
+function outputOf(seed: number): Buffer {
+  const random = randomSource(seed);
+  const word = () =>
+    ["ls", "make", "ok", "°C", "日本", "tab\there", "back\b\bsp", "x".repeat(60)][random.int(8)]!;
+  const pieces: string[] = [];
+  for (let piece = 0; piece < 40; piece += 1) {
+    switch (random.int(8)) {
+      case 0:
+      case 1:
+      case 2: {
+        const count = random.int(80);
+        for (let line = 0; line < count; line += 1) pieces.push(`${word()} ${line} ${word()}\r\n`);
+        break;
+      }
+      case 3:
+        pieces.push(`\x1b[3${random.int(8)}m`, word(), "\x1b[0m");
+        break;
+      case 4:
+        pieces.push(`\x1b[${1 + random.int(5)};${1 + random.int(40)}H`, "\x1b[2K", word());
+        break;
+      case 5:
+        pieces.push(`\x1b]0;title\r\n${word()}\r\nmore\x07`);
+        break;
+      case 6:
+        pieces.push("\x1b[?1049h\x1b[H", word(), "\r\n".repeat(random.int(30)), word(), "\x1b[?1049l");
+        break;
+      case 7:
+        pieces.push(`\u009b1m${word()}\u009b0m`, `\x1bP1$r${word()}\r\n${word()}\x1b\\`);
+        break;
+    }
+  }
+  return Buffer.from(pieces.join(""), "utf8");
+}
+
+describe("ConsoleScreen skipping scrolled-away output", () => {
+  it("ends with exactly the screen and scrollback of a terminal that parsed every byte", async () => {
+    for (let seed = 1; seed <= 25; seed += 1) {
+      const output = outputOf(seed);
+      const random = randomSource(seed * 7919);
+      const screen = aScreen(options.scrollback);
+      const snapshots: Promise<string>[] = [];
+      for (let offset = 0; offset < output.length;) {
+        const size = 1 + random.int(4000);
+        screen.write(output.subarray(offset, offset + size));
+        offset += size;
+        // Snapshots mid-stream cut batches at odd places.
+        if (random.int(4) === 0) snapshots.push(screen.snapshot());
+      }
+      await Promise.all(snapshots);
+      expect(await screen.snapshot(), `seed ${seed}`).toBe(await reference(output));
+    }
+  });
+});

@@ -1,0 +1,223 @@
+// A console viewer for tests and the bench, speaking the browser's protocol over a real websocket:
+// output goes into a headless xterm.js (as in the browser) and is acknowledged once written.
+import type { IncomingMessage } from "node:http";
+import headlessPackage from "@xterm/headless";
+import WebSocket from "ws";
+import { csrfHeader } from "../../../common/api.ts";
+import {
+  consoleAckBytes,
+  ConsoleServerMessage,
+  type ConsoleClientMessage,
+} from "../../../common/console-protocol.ts";
+
+const { Terminal } = headlessPackage;
+const emptyWrite = new Uint8Array(0);
+
+export interface ConsoleClientOptions {
+  /** The `lab_session=...` cookie; none to play a browser that is not signed in. */
+  cookie?: string;
+  /** Default: the BFF's own origin; null sends none. */
+  origin?: string | null;
+  mode?: "observe";
+  /** Acknowledge output once written, as the SPA does; false plays a browser that stopped reading. */
+  ack?: boolean;
+  /** Answer pings, as browsers do; false plays a connection that died silently. */
+  answerPings?: boolean;
+}
+
+/** Signs in through the API and returns the cookie a browser would keep. */
+export async function signInCookie(baseUrl: string, username: string, password = "demo"): Promise<string> {
+  const response = await fetch(`${baseUrl}/api/auth/login`, {
+    method: "POST",
+    headers: { "content-type": "application/json", [csrfHeader.name]: csrfHeader.value },
+    body: JSON.stringify({ username, password }),
+  });
+  const cookie = response.headers
+    .getSetCookie()
+    .find((line) => line.startsWith("lab_session="))
+    ?.split(";")[0];
+  if (response.status !== 200 || !cookie)
+    throw new Error(`sign-in as ${username} failed: ${response.status}`);
+  return cookie;
+}
+
+function socketFor(baseUrl: string, sessionId: string, options: ConsoleClientOptions): WebSocket {
+  const url = new URL(`/api/sessions/${encodeURIComponent(sessionId)}/console`, baseUrl);
+  url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
+  if (options.mode) url.searchParams.set("mode", options.mode);
+  const origin = options.origin === undefined ? new URL(baseUrl).origin : options.origin;
+  return new WebSocket(url, {
+    headers: { ...(options.cookie ? { cookie: options.cookie } : {}), ...(origin ? { origin } : {}) },
+    perMessageDeflate: false,
+    autoPong: options.answerPings ?? true,
+  });
+}
+
+/** The HTTP status with which the BFF refused the upgrade (fails if it accepted). */
+export function refusedStatus(
+  baseUrl: string,
+  sessionId: string,
+  options: ConsoleClientOptions,
+): Promise<number> {
+  const socket = socketFor(baseUrl, sessionId, options);
+  return new Promise((resolve, reject) => {
+    socket.on("unexpected-response", (request: { destroy(): void }, response: IncomingMessage) => {
+      request.destroy();
+      resolve(response.statusCode ?? 0);
+    });
+    socket.on("open", () => {
+      socket.terminate();
+      reject(new Error("the console accepted a connection it should have refused"));
+    });
+    socket.on("error", () => {});
+  });
+}
+
+export class ConsoleTestClient {
+  readonly messages: ConsoleServerMessage[] = [];
+  /** Bytes of output received (replay included). */
+  received = 0;
+  closedWith: { code: number; reason: string } | undefined;
+  private readonly terminal = new Terminal({ cols: 80, rows: 24, scrollback: 5000, allowProposedApi: true });
+  private readonly checks = new Set<() => void>();
+  private unacked = 0;
+  /** Writes handed to the terminal and not parsed yet. */
+  private writing = 0;
+
+  private constructor(
+    private readonly socket: WebSocket,
+    private ack: boolean,
+  ) {
+    socket.on("message", (data: Buffer, isBinary) => {
+      if (isBinary) this.output(data);
+      else this.control(data.toString("utf8"));
+    });
+    socket.on("close", (code, reason) => {
+      this.terminal.write(emptyWrite, () => {
+        this.closedWith = { code, reason: reason.toString() };
+        this.recheck();
+      });
+    });
+    socket.on("error", () => {});
+  }
+
+  static connect(
+    baseUrl: string,
+    sessionId: string,
+    options: ConsoleClientOptions,
+  ): Promise<ConsoleTestClient> {
+    const socket = socketFor(baseUrl, sessionId, options);
+    const client = new ConsoleTestClient(socket, options.ack ?? true);
+    return new Promise((resolve, reject) => {
+      socket.once("open", () => resolve(client));
+      socket.once("unexpected-response", (_request, response: IncomingMessage) =>
+        reject(new Error(`the console refused the connection: HTTP ${response.statusCode}`)),
+      );
+      socket.once("error", reject);
+    });
+  }
+
+  /** Everything in the terminal, scrollback included, one line per row. */
+  screen(): string {
+    const buffer = this.terminal.buffer.active;
+    const lines: string[] = [];
+    for (let row = 0; row < buffer.length; row += 1) {
+      lines.push(buffer.getLine(row)?.translateToString(true) ?? "");
+    }
+    return lines.join("\n");
+  }
+
+  /** How many rows of the terminal contain `text`. */
+  rowsContaining(text: string): number {
+    return this.screen()
+      .split("\n")
+      .filter((line) => line.includes(text)).length;
+  }
+
+  lastMessage<T extends ConsoleServerMessage["type"]>(
+    type: T,
+  ): Extract<ConsoleServerMessage, { type: T }> | undefined {
+    return this.messages.findLast((message) => message.type === type) as
+      Extract<ConsoleServerMessage, { type: T }> | undefined;
+  }
+
+  type(text: string | Buffer): void {
+    this.socket.send(typeof text === "string" ? Buffer.from(text, "utf8") : text, { binary: true });
+  }
+
+  send(message: ConsoleClientMessage): void {
+    this.socket.send(JSON.stringify(message));
+  }
+
+  /** Resolves once `condition` holds (re-checked whenever something arrives), or fails after the deadline. */
+  until(condition: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
+    if (condition()) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const check = () => {
+        if (!condition()) return;
+        clearTimeout(timer);
+        this.checks.delete(check);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        this.checks.delete(check);
+        const tail = this.screen().split("\n").filter(Boolean).slice(-8).join("\n");
+        reject(new Error(`timed out waiting for ${what}; screen ends with:\n${tail}`));
+      }, timeoutMs);
+      this.checks.add(check);
+    });
+  }
+
+  untilScreenShows(text: string, timeoutMs?: number): Promise<void> {
+    return this.until(() => this.screen().includes(text), JSON.stringify(text), timeoutMs);
+  }
+
+  untilClosed(timeoutMs?: number): Promise<{ code: number; reason: string }> {
+    return this.until(() => this.closedWith !== undefined, "the socket to close", timeoutMs).then(
+      () => this.closedWith!,
+    );
+  }
+
+  /** Acknowledge from now on, including what was written so far. */
+  startAcking(): void {
+    this.ack = true;
+    if (this.unacked > 0) {
+      this.send({ type: "ack", bytes: this.unacked });
+      this.unacked = 0;
+    }
+  }
+
+  close(): void {
+    this.socket.close();
+    this.terminal.dispose();
+  }
+
+  private output(bytes: Buffer): void {
+    this.received += bytes.length;
+    this.writing += 1;
+    this.terminal.write(bytes, () => {
+      this.writing -= 1;
+      this.unacked += bytes.length;
+      if (this.ack && (this.unacked >= consoleAckBytes || this.writing === 0)) {
+        this.send({ type: "ack", bytes: this.unacked });
+        this.unacked = 0;
+      }
+      this.recheck();
+    });
+  }
+
+  // Recorded in the terminal's write order: a message counts as seen once the output before it is
+  // on the screen, so "replay-end seen" means the replay is there to read.
+  private control(text: string): void {
+    const parsed = ConsoleServerMessage.safeParse(JSON.parse(text));
+    if (!parsed.success) throw new Error(`the BFF sent a control message outside the protocol: ${text}`);
+    this.terminal.write(emptyWrite, () => {
+      this.messages.push(parsed.data);
+      this.recheck();
+    });
+  }
+
+  private recheck(): void {
+    for (const check of [...this.checks]) check();
+  }
+}

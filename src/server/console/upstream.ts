@@ -1,0 +1,72 @@
+// The BFF's one open connection to a VM's console. KubeVirt sends nothing on an idle console, so
+// proxies on the way cut it: pings keep it busy and find a dead one. Reading pauses on request,
+// which pushes back through TCP to the guest rather than piling output up in the BFF.
+import type WebSocket from "ws";
+import type { RawData } from "ws";
+
+export interface UpstreamEvents {
+  output(chunk: Buffer): void;
+  /** It closed without our asking: kicked by another client, the VM went away, or the line died. */
+  lost(code: number): void;
+}
+
+export class UpstreamLink {
+  private closing = false;
+  private answeredPing = true;
+  private paused = false;
+
+  constructor(
+    private readonly socket: WebSocket,
+    events: UpstreamEvents,
+  ) {
+    socket.on("message", (data: RawData, isBinary: boolean) => {
+      // KubeVirt's console speaks binary only; anything else is not serial output.
+      if (isBinary && !this.closing) events.output(toBuffer(data));
+    });
+    socket.on("pong", () => {
+      this.answeredPing = true;
+    });
+    socket.on("error", () => {});
+    socket.on("close", (code: number) => {
+      if (!this.closing) events.lost(code);
+    });
+  }
+
+  send(bytes: Uint8Array): void {
+    if (this.socket.readyState === this.socket.OPEN) this.socket.send(bytes, { binary: true });
+  }
+
+  pause(): void {
+    this.paused = true;
+    this.socket.pause();
+  }
+
+  resume(): void {
+    this.paused = false;
+    this.socket.resume();
+  }
+
+  /** Pings; a line that did not answer the previous ping is cut, which counts as lost. */
+  heartbeat(): void {
+    // While paused its pong sits unread in the socket: no verdict until reading resumes.
+    if (this.paused) return;
+    if (!this.answeredPing) {
+      this.socket.terminate();
+      return;
+    }
+    this.answeredPing = false;
+    this.socket.ping();
+  }
+
+  close(): void {
+    this.closing = true;
+    this.socket.close(1000);
+    // A peer that never answers the close frame must not keep the socket alive.
+    setTimeout(() => this.socket.terminate(), 5_000).unref();
+  }
+}
+
+function toBuffer(data: RawData): Buffer {
+  if (Buffer.isBuffer(data)) return data;
+  return Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
+}

@@ -1,0 +1,252 @@
+// One browser's websocket to a console: what it may do, how far behind it is, how fast it may type,
+// and whether it still answers. The shared console decides; the viewer only reports and sends.
+import type WebSocket from "ws";
+import type { RawData } from "ws";
+import type { Role } from "../../common/api.ts";
+import {
+  ConsoleClientMessage,
+  consoleCloseCodes,
+  type ConsoleServerMessage,
+} from "../../common/console-protocol.ts";
+import type { ConsoleLimits } from "./limits.ts";
+import { TokenBucket } from "./token-bucket.ts";
+
+/**
+ * owner: the session's student, typing whenever they hold the keyboard (by default they do).
+ * staff: a TA or instructor observing; may take the keyboard.
+ * watcher: the owner's read-only window (?mode=observe); never types.
+ */
+export type ViewerAccess = "owner" | "staff" | "watcher";
+
+export interface ViewerIdentity {
+  username: string;
+  role: Role;
+  access: ViewerAccess;
+  /** The sign-in the socket belongs to: signing out, or its expiry, closes the socket. */
+  loginSessionId: string;
+  loginExpiresAt: number;
+}
+
+export interface ViewerEvents {
+  input(viewer: ConsoleViewer, bytes: Buffer): void;
+  control(viewer: ConsoleViewer, message: Exclude<ConsoleClientMessage, { type: "ack" }>): void;
+  /** The viewer caught up a little: a paused console may resume. */
+  acked(viewer: ConsoleViewer): void;
+  closed(viewer: ConsoleViewer): void;
+}
+
+const maxControlMessageChars = 1024;
+
+export class ConsoleViewer {
+  /** Bytes of output sent, and acknowledged by the browser as written into its terminal. */
+  private sent = 0;
+  private acked = 0;
+  /** Where the last replay ended in the stream: the watermarks judge live output after it. */
+  private replayEnd = 0;
+  /** While a replay is being prepared, live output waits here, so it lands after the screen it follows. */
+  private queued: Uint8Array[] | undefined = [];
+  private queuedBytes = 0;
+  /** Too far behind: output is skipped until the next replay brings the viewer up to date. */
+  private held = false;
+  /** Output of this turn of the event loop, sent as one frame: fewer, larger frames cost less. */
+  private outgoing: Uint8Array[] = [];
+  private outgoingBytes = 0;
+  private flushScheduled = false;
+  private answeredPing = true;
+  /** Set as soon as either side starts closing: nothing more is sent. */
+  private closed = false;
+  private reportedClosed = false;
+  private readonly input: TokenBucket;
+  private resumeReading: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly socket: WebSocket,
+    readonly identity: ViewerIdentity,
+    private readonly limits: ConsoleLimits,
+    private readonly events: ViewerEvents,
+  ) {
+    this.input = new TokenBucket(limits.inputBurstBytes, limits.inputBytesPerSecond);
+    socket.on("message", (data, isBinary) => this.receive(data, isBinary));
+    socket.on("pong", () => {
+      this.answeredPing = true;
+    });
+    // "close" always follows an error.
+    socket.on("error", () => {});
+    socket.on("close", () => this.markClosed());
+  }
+
+  /** Output sent or queued that the browser has not confirmed writing into its terminal. */
+  get bytesBehind(): number {
+    return this.sent + this.queuedBytes - this.acked;
+  }
+
+  /** The same, leaving out the last replay: a big screen alone must not count as falling behind. */
+  get liveBytesBehind(): number {
+    return this.sent + this.queuedBytes - Math.max(this.acked, this.replayEnd);
+  }
+
+  get isHeld(): boolean {
+    return this.held;
+  }
+
+  get isReplaying(): boolean {
+    return this.queued !== undefined;
+  }
+
+  get isOpen(): boolean {
+    return !this.closed;
+  }
+
+  send(message: ConsoleServerMessage): void {
+    if (this.closed) return;
+    // After the output before it, never overtaking it.
+    this.flushOutput();
+    this.socket.send(JSON.stringify(message));
+  }
+
+  output(chunk: Uint8Array): void {
+    if (this.closed || this.held) return;
+    if (this.queued) {
+      this.queued.push(chunk);
+      this.queuedBytes += chunk.length;
+    } else {
+      this.sendBytes(chunk);
+    }
+  }
+
+  /** Skip output from now on: the viewer is too far behind to be worth sending it all. */
+  hold(): void {
+    this.held = true;
+  }
+
+  /** A replay is coming: queue live output until it is sent. */
+  beginReplay(): void {
+    this.held = false;
+    this.queued ??= [];
+  }
+
+  /** The screen so far, then whatever arrived meanwhile; from here on output goes out at once. */
+  replay(serializedScreen: string, fresh: boolean): void {
+    const queued = this.queued;
+    if (this.closed || !queued) return;
+    this.queued = undefined;
+    this.queuedBytes = 0;
+    this.send({ type: "replay-begin", fresh });
+    this.sendBytes(Buffer.from(serializedScreen, "utf8"));
+    this.replayEnd = this.sent;
+    this.send({ type: "replay-end" });
+    for (const chunk of queued) this.sendBytes(chunk);
+  }
+
+  /** Pings; a viewer that did not answer the previous ping is cut off. */
+  heartbeat(): void {
+    if (this.closed) return;
+    if (!this.answeredPing) {
+      this.socket.terminate();
+      return;
+    }
+    this.answeredPing = false;
+    this.socket.ping();
+  }
+
+  /** The console is over for this viewer: say why, then close normally. */
+  end(reason: string): void {
+    if (this.closed) return;
+    this.send({ type: "ended", reason });
+    this.closeWith(1000, "console ended");
+  }
+
+  /**
+   * Cut off a viewer that fell behind; it reconnects and gets the current screen instead. What is
+   * still buffered for it is thrown away soon after, so a stuck browser cannot hold memory.
+   */
+  dropAsTooSlow(): void {
+    if (this.closed) return;
+    this.closeWith(consoleCloseCodes.tooSlow, "too far behind");
+    setTimeout(() => this.socket.terminate(), 1000).unref();
+  }
+
+  /** The BFF is shutting down: "going away" tells the browser to reconnect later. */
+  goAway(): void {
+    if (!this.closed) this.closeWith(1001, "server shutting down");
+  }
+
+  private closeWith(code: number, reason: string): void {
+    this.socket.close(code, reason);
+    this.markClosed();
+  }
+
+  private markClosed(): void {
+    this.closed = true;
+    this.queued = undefined;
+    this.queuedBytes = 0;
+    this.outgoing = [];
+    this.outgoingBytes = 0;
+    clearTimeout(this.resumeReading);
+    if (this.reportedClosed) return;
+    this.reportedClosed = true;
+    this.events.closed(this);
+  }
+
+  private sendBytes(bytes: Uint8Array): void {
+    this.sent += bytes.length;
+    this.outgoing.push(bytes);
+    this.outgoingBytes += bytes.length;
+    if (this.outgoingBytes >= this.limits.maxFrameBytes) {
+      this.flushOutput();
+    } else if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      setImmediate(() => this.flushOutput());
+    }
+  }
+
+  private flushOutput(): void {
+    this.flushScheduled = false;
+    if (this.outgoingBytes === 0 || this.closed) return;
+    const bytes = this.outgoing.length === 1 ? this.outgoing[0]! : Buffer.concat(this.outgoing);
+    this.outgoing = [];
+    this.outgoingBytes = 0;
+    for (let offset = 0; offset < bytes.length; offset += this.limits.maxFrameBytes) {
+      this.socket.send(bytes.subarray(offset, offset + this.limits.maxFrameBytes), { binary: true });
+    }
+  }
+
+  private receive(data: RawData, isBinary: boolean): void {
+    if (this.closed) return;
+    const bytes = Buffer.isBuffer(data)
+      ? data
+      : Array.isArray(data)
+        ? Buffer.concat(data)
+        : Buffer.from(data);
+    if (isBinary) {
+      this.events.input(this, bytes);
+      this.throttleInput(bytes.length);
+      return;
+    }
+    if (bytes.length > maxControlMessageChars) return;
+    let json: unknown;
+    try {
+      json = JSON.parse(bytes.toString("utf8"));
+    } catch {
+      return;
+    }
+    const parsed = ConsoleClientMessage.safeParse(json);
+    if (!parsed.success) return;
+    if (parsed.data.type === "ack") {
+      this.acked = Math.min(this.sent, this.acked + parsed.data.bytes);
+      this.events.acked(this);
+    } else {
+      this.events.control(this, parsed.data);
+    }
+  }
+
+  // Past the limit, stop reading the socket until the debt is paid: nothing typed is lost.
+  private throttleInput(bytes: number): void {
+    const waitMs = this.input.take(bytes);
+    if (waitMs === 0 || this.socket.isPaused) return;
+    this.socket.pause();
+    this.resumeReading = setTimeout(() => {
+      if (!this.closed) this.socket.resume();
+    }, waitMs);
+  }
+}

@@ -1,0 +1,14 @@
+import { lazy, Suspense } from "react";
+import { Loading } from "../../../components/page-state.tsx";
+
+// xterm.js is most of the console's weight: it loads only when a console opens, never on the dashboard.
+const ConsoleView = lazy(() => import("./console-view.tsx"));
+
+/** A session's console: read-write for its owner, read-only (observe) for staff. */
+export function ConsolePanel({ sessionId, observe }: { sessionId: string; observe: boolean }) {
+  return (
+    <Suspense fallback={<Loading label="Loading the console…" />}>
+      <ConsoleView sessionId={sessionId} observe={observe} />
+    </Suspense>
+  );
+}

@@ -1,0 +1,29 @@
+import "@xterm/xterm/css/xterm.css";
+import "./console.css";
+import { useRef } from "react";
+import { consoleUrl } from "../api/console-url.ts";
+import { ConsoleToolbar } from "./console-toolbar.tsx";
+import { KeyBar } from "./key-bar.tsx";
+import { PasteDialog } from "./paste-dialog.tsx";
+import { useConsoleState, useConsoleTerminal } from "./use-console-terminal.ts";
+
+/** The terminal with its controls. Loaded lazily (see console-panel.tsx). */
+export default function ConsoleView({ sessionId, observe }: { sessionId: string; observe: boolean }) {
+  const hostRef = useRef<HTMLDivElement>(null);
+  const terminal = useConsoleTerminal(hostRef, consoleUrl(sessionId, observe));
+  const state = useConsoleState(terminal);
+
+  return (
+    <section
+      className="console"
+      aria-label="Console"
+      data-status={state?.status.kind ?? "connecting"}
+      data-mode={observe ? "observe" : "interactive"}
+    >
+      {terminal && state && <ConsoleToolbar terminal={terminal} state={state} observe={observe} />}
+      <div ref={hostRef} className="console-screen" data-testid="console-screen" />
+      {terminal && state?.keyboard?.canType && <KeyBar terminal={terminal} ctrlArmed={state.ctrlArmed} />}
+      {terminal && <PasteDialog terminal={terminal} pending={state?.pendingPaste ?? null} />}
+    </section>
+  );
+}

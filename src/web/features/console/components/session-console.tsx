@@ -1,0 +1,27 @@
+import { useState } from "react";
+import type { Session } from "../../../../common/api.ts";
+import { useSignedInUser } from "../../auth/components/signed-in-user.ts";
+import { ConsolePanel } from "./console-panel.tsx";
+
+/** The console section of a session page: the owner types, staff observe. */
+export function SessionConsole({ session }: { session: Session }) {
+  const me = useSignedInUser();
+  const [opened, setOpened] = useState(false);
+  // Once open it stays open: when the VM goes away the console itself says so, with the reason.
+  if (session.status === "running" && !opened) setOpened(true);
+
+  return (
+    <div className="session-console">
+      <h2 className="section-title">Console</h2>
+      {opened ? (
+        <ConsolePanel sessionId={session.id} observe={me.username !== session.owner} />
+      ) : (
+        <p className="muted">
+          {session.status === "starting"
+            ? "The console opens as soon as the VM is running."
+            : "The console is only available while the VM is running."}
+        </p>
+      )}
+    </div>
+  );
+}

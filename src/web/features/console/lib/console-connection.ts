@@ -1,0 +1,229 @@
+// The browser's end of a console websocket: connects, writes output into the terminal and
+// acknowledges it once written (the BFF pauses the VM when we fall behind), sends keystrokes as
+// binary frames, and reconnects with capped backoff until the BFF says the console has ended.
+import {
+  consoleAckBytes,
+  consoleCloseCodes,
+  ConsoleServerMessage,
+  type ConsoleClientMessage,
+  type UpstreamState,
+} from "../../../../common/console-protocol.ts";
+import { reconnectDelayMs } from "./reconnect-backoff.ts";
+
+export type ConsoleStatus =
+  /** Opening the socket, or the BFF is waiting for the VM (`message` says what for). */
+  | { kind: "connecting"; message: string | null }
+  | { kind: "connected" }
+  /** `retryAt`: when the browser reconnects its own socket; null while the BFF reconnects to the VM. */
+  | { kind: "reconnecting"; message: string | null; retryAt: number | null }
+  | { kind: "ended"; reason: string };
+
+export interface KeyboardState {
+  holder: string;
+  holderIsOwner: boolean;
+  canType: boolean;
+  canTake: boolean;
+  canRelease: boolean;
+}
+
+export interface ConsoleState {
+  status: ConsoleStatus;
+  /** Unknown until the BFF says. */
+  keyboard: KeyboardState | null;
+  guestSize: { cols: number; rows: number } | null;
+}
+
+/** The terminal as the connection needs it. */
+export interface TerminalSink {
+  /** `written` runs once the bytes are parsed into the screen. */
+  write(bytes: Uint8Array, written: () => void): void;
+  /** Empties the terminal once everything written so far is parsed (before a replay). */
+  clear(): void;
+  /** A line of our own between outputs, e.g. that earlier output was lost. */
+  notice(text: string): void;
+}
+
+// Keystrokes go out in frames well under the BFF's cap, so a long paste is never refused.
+const maxInputFrameBytes = 16 * 1024;
+
+export class ConsoleConnection {
+  private state: ConsoleState = {
+    status: { kind: "connecting", message: null },
+    keyboard: null,
+    guestSize: null,
+  };
+  private readonly listeners = new Set<() => void>();
+  private socket: WebSocket | undefined;
+  /** Bumped per socket, so writes of an old socket never acknowledge on a new one. */
+  private generation = 0;
+  private unacked = 0;
+  /** Writes of this socket's output not parsed yet. */
+  private writing = 0;
+  private failedAttempts = 0;
+  private retryTimer: ReturnType<typeof setTimeout> | undefined;
+  private ended = false;
+  private disposed = false;
+  /** The terminal shows output from an earlier socket. */
+  private showsOutput = false;
+  private readonly encoder = new TextEncoder();
+
+  constructor(
+    private readonly url: string,
+    private readonly sink: TerminalSink,
+  ) {}
+
+  /** For useSyncExternalStore. */
+  readonly subscribe = (listener: () => void): (() => void) => {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  };
+
+  readonly getState = (): ConsoleState => this.state;
+
+  start(): void {
+    this.connect();
+  }
+
+  reconnectNow(): void {
+    if (this.ended || this.disposed || this.socket) return;
+    clearTimeout(this.retryTimer);
+    this.connect();
+  }
+
+  /** What xterm.js reports typed (onData): UTF-8 text. */
+  sendText(data: string): void {
+    this.sendBytes(this.encoder.encode(data));
+  }
+
+  /** What xterm.js reports as raw bytes (onBinary, e.g. some mouse reports): one char per byte. */
+  sendBinaryString(data: string): void {
+    this.sendBytes(Uint8Array.from(data, (char) => char.charCodeAt(0) & 0xff));
+  }
+
+  takeKeyboard(): void {
+    this.sendControl({ type: "take-keyboard" });
+  }
+
+  releaseKeyboard(): void {
+    this.sendControl({ type: "release-keyboard" });
+  }
+
+  fitGuest(cols: number, rows: number): void {
+    this.sendControl({ type: "fit-guest", cols, rows });
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    clearTimeout(this.retryTimer);
+    this.socket?.close(1000, "console closed");
+    this.socket = undefined;
+    this.listeners.clear();
+  }
+
+  private connect(): void {
+    this.retryTimer = undefined;
+    const generation = ++this.generation;
+    this.unacked = 0;
+    this.writing = 0;
+    const socket = new WebSocket(this.url);
+    socket.binaryType = "arraybuffer";
+    this.socket = socket;
+    if (this.state.status.kind !== "reconnecting") this.setStatus({ kind: "connecting", message: null });
+    socket.onmessage = (event: MessageEvent<ArrayBuffer | string>) => {
+      if (typeof event.data === "string") this.receiveControl(event.data);
+      else this.receiveOutput(new Uint8Array(event.data), generation);
+    };
+    socket.onclose = (event) => {
+      if (this.socket !== socket) return;
+      this.socket = undefined;
+      if (this.ended || this.disposed) return;
+      // A viewer dropped for being slow comes straight back for the current screen.
+      const delay = event.code === consoleCloseCodes.tooSlow ? 0 : reconnectDelayMs(this.failedAttempts);
+      this.failedAttempts += 1;
+      this.setStatus({
+        kind: "reconnecting",
+        message: "Lost the connection to Lab Console.",
+        retryAt: Date.now() + delay,
+      });
+      this.retryTimer = setTimeout(() => this.connect(), delay);
+    };
+  }
+
+  private receiveOutput(bytes: Uint8Array, generation: number): void {
+    this.showsOutput = true;
+    this.writing += 1;
+    this.sink.write(bytes, () => {
+      if (generation !== this.generation) return;
+      this.writing -= 1;
+      this.unacked += bytes.length;
+      if (this.unacked >= consoleAckBytes || this.writing === 0) {
+        this.sendControl({ type: "ack", bytes: this.unacked });
+        this.unacked = 0;
+      }
+    });
+  }
+
+  private receiveControl(text: string): void {
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      return;
+    }
+    const parsed = ConsoleServerMessage.safeParse(json);
+    if (!parsed.success) return;
+    const message = parsed.data;
+    switch (message.type) {
+      case "status":
+        this.setStatus(statusFromUpstream(message.state, message.message));
+        if (message.state === "connected") this.failedAttempts = 0;
+        return;
+      case "replay-begin":
+        // The BFF's screen replaces ours; if it has none (it restarted), keep ours and say so.
+        if (!message.fresh) this.sink.clear();
+        else if (this.showsOutput)
+          this.sink.notice("(reconnected: output since the connection dropped is lost)");
+        return;
+      case "replay-end":
+        return;
+      case "keyboard": {
+        const { holder, holderIsOwner, canType, canTake, canRelease } = message;
+        this.update({ keyboard: { holder, holderIsOwner, canType, canTake, canRelease } });
+        return;
+      }
+      case "guest-size":
+        this.update({ guestSize: { cols: message.cols, rows: message.rows } });
+        return;
+      case "ended":
+        this.ended = true;
+        this.setStatus({ kind: "ended", reason: message.reason });
+        return;
+    }
+  }
+
+  private sendBytes(bytes: Uint8Array): void {
+    if (this.socket?.readyState !== WebSocket.OPEN || !this.state.keyboard?.canType) return;
+    for (let offset = 0; offset < bytes.length; offset += maxInputFrameBytes) {
+      this.socket.send(bytes.subarray(offset, offset + maxInputFrameBytes));
+    }
+  }
+
+  private sendControl(message: ConsoleClientMessage): void {
+    if (this.socket?.readyState === WebSocket.OPEN) this.socket.send(JSON.stringify(message));
+  }
+
+  private setStatus(status: ConsoleStatus): void {
+    this.update({ status });
+  }
+
+  private update(change: Partial<ConsoleState>): void {
+    this.state = { ...this.state, ...change };
+    for (const listener of this.listeners) listener();
+  }
+}
+
+function statusFromUpstream(state: UpstreamState, message: string | null): ConsoleStatus {
+  if (state === "connected") return { kind: "connected" };
+  if (state === "connecting") return { kind: "connecting", message };
+  return { kind: "reconnecting", message, retryAt: null };
+}

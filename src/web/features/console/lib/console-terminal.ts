@@ -1,0 +1,226 @@
+// An xterm.js terminal wired to a console connection: sized to its box by a ResizeObserver, with
+// copy on select, Ctrl+Shift+C/V, a guard before pasting many lines, a sticky Ctrl for the key bar
+// and a font size control. A plain class: the React hook only creates and disposes it.
+import { FitAddon } from "@xterm/addon-fit";
+import { Terminal } from "@xterm/xterm";
+import { guestSizeLimits } from "../../../../common/console-protocol.ts";
+import { ConsoleConnection, type ConsoleState } from "./console-connection.ts";
+import { clampFontSize, loadFontSize, saveFontSize } from "./font-size.ts";
+import { lineCount, pasteNeedsConfirmation } from "./paste-guard.ts";
+import { sequenceFor, withControl, type BarKey } from "./terminal-keys.ts";
+
+export interface ConsoleTerminalState extends ConsoleState {
+  fontSize: number;
+  /** The key bar's Ctrl was pressed: the next key is sent as a control character. */
+  ctrlArmed: boolean;
+  /** A paste waiting for the person to confirm it. */
+  pendingPaste: { text: string; lines: number } | null;
+}
+
+type LocalState = Pick<ConsoleTerminalState, "fontSize" | "ctrlArmed" | "pendingPaste">;
+
+const scrollbackLines = 5000;
+const emptyWrite = new Uint8Array(0);
+
+export class ConsoleTerminal {
+  private readonly terminal: Terminal;
+  private readonly fitAddon = new FitAddon();
+  private readonly connection: ConsoleConnection;
+  private readonly disposers: (() => void)[] = [];
+  private readonly listeners = new Set<() => void>();
+  private local: LocalState;
+  private state: ConsoleTerminalState;
+  private fitFrame = 0;
+
+  constructor(host: HTMLElement, url: string) {
+    this.local = { fontSize: loadFontSize(), ctrlArmed: false, pendingPaste: null };
+    this.terminal = new Terminal({
+      scrollback: scrollbackLines,
+      fontSize: this.local.fontSize,
+      fontFamily: '"DejaVu Sans Mono", "Cascadia Mono", ui-monospace, monospace',
+      cursorBlink: true,
+      // Read-only until the BFF says this viewer holds the keyboard.
+      disableStdin: true,
+      theme: { background: "#101418", foreground: "#e6e9ef" },
+    });
+    this.terminal.loadAddon(this.fitAddon);
+    this.terminal.open(host);
+    this.fitAddon.fit();
+
+    this.connection = new ConsoleConnection(url, {
+      write: (bytes, written) => this.terminal.write(bytes, written),
+      // Reset in the write queue's order, so nothing written before it survives into the replay.
+      clear: () => this.terminal.write(emptyWrite, () => this.terminal.reset()),
+      notice: (text) => this.terminal.write(`\r\n\x1b[2m${text}\x1b[0m\r\n`),
+    });
+    this.state = { ...this.connection.getState(), ...this.local };
+
+    this.disposers.push(
+      this.connection.subscribe(() => this.refresh()),
+      disposable(this.terminal.onData((data) => this.type(data))),
+      disposable(this.terminal.onBinary((data) => this.connection.sendBinaryString(data))),
+      disposable(this.terminal.onSelectionChange(() => this.copyOnSelect())),
+      listen(host, "paste", (event) => this.interceptPaste(event as ClipboardEvent), { capture: true }),
+      observeSize(host, () => this.scheduleFit()),
+    );
+    this.terminal.attachCustomKeyEventHandler((event) => this.clipboardKeys(event));
+    this.connection.start();
+  }
+
+  readonly subscribe = (listener: () => void): (() => void) => {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  };
+
+  readonly getState = (): ConsoleTerminalState => this.state;
+
+  focus(): void {
+    this.terminal.focus();
+  }
+
+  reconnectNow(): void {
+    this.connection.reconnectNow();
+  }
+
+  takeKeyboard(): void {
+    this.connection.takeKeyboard();
+  }
+
+  releaseKeyboard(): void {
+    this.connection.releaseKeyboard();
+  }
+
+  /** Tells the guest this window's size (it types `stty rows R cols C` at the prompt). */
+  fitGuest(): void {
+    const cols = clamp(this.terminal.cols, guestSizeLimits.minCols, guestSizeLimits.maxCols);
+    const rows = clamp(this.terminal.rows, guestSizeLimits.minRows, guestSizeLimits.maxRows);
+    this.connection.fitGuest(cols, rows);
+    this.focus();
+  }
+
+  changeFontSize(delta: number): void {
+    const fontSize = clampFontSize(this.local.fontSize + delta);
+    this.terminal.options.fontSize = fontSize;
+    saveFontSize(fontSize);
+    this.setLocal({ fontSize });
+    this.fitAddon.fit();
+  }
+
+  pressKey(key: BarKey | "ctrl"): void {
+    if (key === "ctrl") {
+      this.setLocal({ ctrlArmed: !this.local.ctrlArmed });
+    } else {
+      this.setLocal({ ctrlArmed: false });
+      this.connection.sendText(sequenceFor(key, this.terminal.modes.applicationCursorKeysMode));
+    }
+    this.focus();
+  }
+
+  confirmPaste(): void {
+    const pending = this.local.pendingPaste;
+    this.setLocal({ pendingPaste: null });
+    if (pending) this.terminal.paste(pending.text);
+    this.focus();
+  }
+
+  cancelPaste(): void {
+    this.setLocal({ pendingPaste: null });
+    this.focus();
+  }
+
+  dispose(): void {
+    cancelAnimationFrame(this.fitFrame);
+    for (const dispose of this.disposers) dispose();
+    this.connection.dispose();
+    this.terminal.dispose();
+    this.listeners.clear();
+  }
+
+  private type(data: string): void {
+    if (this.local.ctrlArmed) {
+      this.setLocal({ ctrlArmed: false });
+      this.connection.sendText(withControl(data));
+    } else {
+      this.connection.sendText(data);
+    }
+  }
+
+  private requestPaste(text: string): void {
+    if (text === "" || !this.state.keyboard?.canType) return;
+    if (pasteNeedsConfirmation(text)) this.setLocal({ pendingPaste: { text, lines: lineCount(text) } });
+    // paste() applies the guest's bracketed-paste mode and line endings, then arrives at onData.
+    else this.terminal.paste(text);
+  }
+
+  private interceptPaste(event: ClipboardEvent): void {
+    event.preventDefault();
+    event.stopPropagation();
+    this.requestPaste(event.clipboardData?.getData("text/plain") ?? "");
+  }
+
+  private copyOnSelect(): void {
+    if (this.terminal.hasSelection()) writeClipboard(this.terminal.getSelection());
+  }
+
+  /** Ctrl+Shift+C copies and Ctrl+Shift+V pastes, as in desktop terminals (Ctrl+C is the guest's). */
+  private clipboardKeys(event: KeyboardEvent): boolean {
+    if (!event.ctrlKey || !event.shiftKey || (event.code !== "KeyC" && event.code !== "KeyV")) return true;
+    if (event.type === "keydown") {
+      // Chromium would open the developer tools on Ctrl+Shift+C.
+      event.preventDefault();
+      if (event.code === "KeyC") writeClipboard(this.terminal.getSelection());
+      else
+        void navigator.clipboard?.readText().then(
+          (text) => this.requestPaste(text),
+          () => {},
+        );
+    }
+    return false;
+  }
+
+  private scheduleFit(): void {
+    cancelAnimationFrame(this.fitFrame);
+    this.fitFrame = requestAnimationFrame(() => this.fitAddon.fit());
+  }
+
+  private setLocal(change: Partial<LocalState>): void {
+    this.local = { ...this.local, ...change };
+    this.refresh();
+  }
+
+  private refresh(): void {
+    const connectionState = this.connection.getState();
+    this.terminal.options.disableStdin = !connectionState.keyboard?.canType;
+    this.state = { ...connectionState, ...this.local };
+    for (const listener of this.listeners) listener();
+  }
+}
+
+function writeClipboard(text: string): void {
+  // Refused without focus or permission: copying is a convenience, never an error to show.
+  if (text) void navigator.clipboard?.writeText(text).catch(() => {});
+}
+
+function clamp(value: number, min: number, max: number): number {
+  return Math.min(max, Math.max(min, value));
+}
+
+function disposable(handle: { dispose(): void }): () => void {
+  return () => handle.dispose();
+}
+
+function listen(
+  target: EventTarget,
+  type: string,
+  handler: (event: Event) => void,
+  options: AddEventListenerOptions,
+): () => void {
+  target.addEventListener(type, handler, options);
+  return () => target.removeEventListener(type, handler, options);
+}
+
+function observeSize(element: Element, onResize: () => void): () => void {
+  const observer = new ResizeObserver(onResize);
+  observer.observe(element);
+  return () => observer.disconnect();
+}
