@@ -64,6 +64,18 @@ export type SessionStatus = z.infer<typeof SessionStatus>;
 export const TimelineEntry = z.object({ phase: z.string(), at: z.string() });
 export type TimelineEntry = z.infer<typeof TimelineEntry>;
 
+/** A student's raised hand ("Ask for help"), until a TA acknowledges it. */
+export const HelpRequest = z.object({
+  raisedAt: z.string(),
+  note: z.string(),
+  /** The TA or instructor who answered it; null while it waits. */
+  acknowledgedBy: z.string().nullable(),
+});
+export type HelpRequest = z.infer<typeof HelpRequest>;
+
+export const RaiseHandRequest = z.object({ note: z.string().max(500).default("") });
+export type RaiseHandRequest = z.infer<typeof RaiseHandRequest>;
+
 export const Session = z.object({
   id: z.string(),
   labId: z.string(),
@@ -77,6 +89,8 @@ export const Session = z.object({
   timeline: z.array(TimelineEntry),
   /** A plain-words reason when something is wrong, else null. */
   message: z.string().nullable(),
+  /** The raised hand, absent when there is none. */
+  help: HelpRequest.optional(),
 });
 export type Session = z.infer<typeof Session>;
 
@@ -103,6 +117,21 @@ export const SessionList = z.object({
   stale: z.boolean(),
 });
 export type SessionList = z.infer<typeof SessionList>;
+
+/** A console recording (asciicast v2); it outlives its session until the retention period ends. */
+export const RecordingSummary = z.object({
+  sessionId: z.string(),
+  owner: z.string(),
+  labId: z.string(),
+  startedAt: z.string(),
+  lastWrittenAt: z.string(),
+  bytes: z.number(),
+});
+export type RecordingSummary = z.infer<typeof RecordingSummary>;
+
+export const RecordingListQuery = z.object({ lab: z.string().max(40).optional() });
+export const RecordingList = z.object({ items: z.array(RecordingSummary) });
+export type RecordingList = z.infer<typeof RecordingList>;
 
 /** Every error the API returns has this shape; `code` is stable and machine-readable. */
 export const ApiErrorBody = z.object({

@@ -45,6 +45,7 @@ const expected: Record<string, string[]> = {
     ...["list", "watch"].map((verb) => `${verb} kubevirt.io/virtualmachineinstances`),
     "get subresources.kubevirt.io/virtualmachineinstances/console",
     "get subresources.kubevirt.io/virtualmachineinstances/portforward",
+    "update subresources.kubevirt.io/virtualmachines/restart",
     "create secrets",
     ...clusterWide,
   ],

@@ -4,6 +4,7 @@ import type { FastifyBaseLogger } from "fastify";
 import type WebSocket from "ws";
 import type { Session } from "../../common/api.ts";
 import type { ConsoleConnector } from "../kube/console-stream.ts";
+import type { RecordingStore } from "../recordings/recording-store.ts";
 import { defaultConsoleLimits, type ConsoleLimits } from "./limits.ts";
 import { SharedConsole } from "./shared-console.ts";
 import { ConsoleViewer, type ViewerIdentity } from "./viewer.ts";
@@ -13,6 +14,8 @@ export interface ConsoleHubDeps {
   findSession(id: string): Promise<Session | undefined>;
   log: FastifyBaseLogger;
   limits?: Partial<ConsoleLimits>;
+  /** Where every console's output is recorded (docs/console.md, "Recordings"); none when absent. */
+  recordings?: Pick<RecordingStore, "recorderFor">;
   /** A console closed (ended, idle or shut down): with several replicas, its lease goes. */
   onClosed?(sessionId: string): void;
 }
@@ -40,6 +43,25 @@ export class ConsoleHub {
       socket.close(1001, "server shutting down");
       return;
     }
+    const shared = this.consoleFor(session);
+    shared.join(new ConsoleViewer(socket, identity, this.limits, shared));
+  }
+
+  /**
+   * Keeps a session's console open with nobody watching, for a class wall (SharedConsole.keepOpen);
+   * undefined once the hub is closed.
+   */
+  keepOpen(session: { id: string; owner: string }): (() => void) | undefined {
+    if (this.closed) return undefined;
+    return this.consoleFor(session).keepOpen();
+  }
+
+  /** An open console's screen, for miniatures: its version and, when asked, its text. */
+  screenOf(sessionId: string): Pick<SharedConsole, "screenVersion" | "screenText"> | undefined {
+    return this.consoles.get(sessionId);
+  }
+
+  private consoleFor(session: { id: string; owner: string }): SharedConsole {
     let shared = this.consoles.get(session.id);
     if (!shared) {
       shared = new SharedConsole({
@@ -49,12 +71,16 @@ export class ConsoleHub {
         findSession: this.deps.findSession,
         limits: this.limits,
         log: this.deps.log,
+        recorder: this.deps.recordings?.recorderFor(session, {
+          cols: this.limits.initialCols,
+          rows: this.limits.initialRows,
+        }),
         onFinished: (finished) => this.forget(finished),
       });
       this.consoles.set(session.id, shared);
       this.startTimers();
     }
-    shared.join(new ConsoleViewer(socket, identity, this.limits, shared));
+    return shared;
   }
 
   /** A sign-in ended (sign-out or expiry): its sockets close at once. */

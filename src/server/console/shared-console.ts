@@ -22,8 +22,9 @@ import type {
 } from "../../common/console-protocol.ts";
 import { KubeStatusError } from "../kube/errors.ts";
 import type { ConsoleConnector } from "../kube/console-stream.ts";
+import type { ConsoleRecorder } from "../recordings/recording-store.ts";
 import type { ConsoleLimits } from "./limits.ts";
-import { ConsoleScreen } from "./screen.ts";
+import { ConsoleScreen, type ScreenText } from "./screen.ts";
 import { verdictFor } from "./session-verdict.ts";
 import { UpstreamLink } from "./upstream.ts";
 import type { ConsoleViewer, ViewerEvents } from "./viewer.ts";
@@ -36,6 +37,8 @@ export interface SharedConsoleDeps {
   findSession(id: string): Promise<Session | undefined>;
   limits: ConsoleLimits;
   log: FastifyBaseLogger;
+  /** Records the VM's output as it arrives (before any flow control: viewers may skip, it may not). */
+  recorder?: ConsoleRecorder;
   /** The console is over (ended, idle, shut down): forget it. */
   onFinished(console: SharedConsole): void;
 }
@@ -62,6 +65,8 @@ export class SharedConsole implements ViewerEvents {
   private guestSize: { cols: number; rows: number };
   private paused = false;
   private finished = false;
+  /** Open class walls showing this console: they keep its line open without a viewer. */
+  private keepers = 0;
   private everConnected = false;
   private connectedAt = 0;
   private waitingForStartSince: number | undefined;
@@ -88,6 +93,38 @@ export class SharedConsole implements ViewerEvents {
 
   get upstreamConnected(): boolean {
     return this.upstream !== undefined;
+  }
+
+  get isFinished(): boolean {
+    return this.finished;
+  }
+
+  /** Goes up whenever the screen may have changed (see ConsoleScreen.version). */
+  get screenVersion(): number {
+    return this.screen.version;
+  }
+
+  screenText(): ScreenText {
+    return this.screen.text();
+  }
+
+  /**
+   * Keeps the line to the VM (and so the screen copy) open with no viewer, for a class wall's
+   * miniature; the returned function lets go. Still one connection per VMI: viewers share it.
+   */
+  keepOpen(): () => void {
+    if (this.finished) return () => undefined;
+    clearTimeout(this.lingerTimer);
+    this.lingerTimer = undefined;
+    this.keepers += 1;
+    if (!this.upstream && !this.attempt && !this.retryTimer) void this.connect();
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.keepers -= 1;
+      this.lingerIfUnused();
+    };
   }
 
   join(viewer: ConsoleViewer): void {
@@ -179,9 +216,12 @@ export class SharedConsole implements ViewerEvents {
     if (access === "staff" && this.keyboardHolder === username && !stillHere) {
       this.giveKeyboardTo(this.deps.owner, "returned (its holder left)");
     }
-    if (this.viewers.size === 0) {
-      this.lingerTimer = setTimeout(() => this.shutDown(), this.deps.limits.lingerMs);
-    }
+    this.lingerIfUnused();
+  }
+
+  private lingerIfUnused(): void {
+    if (this.finished || this.viewers.size > 0 || this.keepers > 0 || this.lingerTimer) return;
+    this.lingerTimer = setTimeout(() => this.shutDown(), this.deps.limits.lingerMs);
   }
 
   // Connecting
@@ -274,7 +314,7 @@ export class SharedConsole implements ViewerEvents {
   private onLost(code: number): void {
     this.upstream = undefined;
     this.deps.log.info({ sessionId: this.deps.sessionId, code }, "VM console connection lost");
-    if (this.viewers.size === 0) {
+    if (this.viewers.size === 0 && this.keepers === 0) {
       this.shutDown();
       return;
     }
@@ -313,6 +353,7 @@ export class SharedConsole implements ViewerEvents {
   // Output and flow control
 
   private deliver(chunk: Buffer): void {
+    this.deps.recorder?.output(chunk);
     this.screen.write(chunk);
     const { highWatermarkBytes, observerMaxBehindBytes } = this.deps.limits;
     for (const viewer of [...this.viewers]) {

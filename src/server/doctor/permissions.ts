@@ -68,6 +68,14 @@ export const requiredPermissions: readonly Permission[] = [
     scope: "vm-namespace",
     why: "grading (the agent's port)",
   },
+  {
+    verb: "update",
+    group: subresources,
+    resource: "virtualmachines",
+    subresource: "restart",
+    scope: "vm-namespace",
+    why: "restarting a session's VM",
+  },
   { verb: "create", group: "", resource: "secrets", scope: "vm-namespace", why: "each session's cloud-init" },
   {
     verb: "get",

@@ -12,6 +12,7 @@ import {
 import { createConsoleConnector, type ConsoleConnector } from "./console-stream.ts";
 import { ClusterUnavailableError, KubeStatusError } from "./errors.ts";
 import { createPortForwarder, type PortForwarder } from "./portforward.ts";
+import { sendRaw } from "./raw-request.ts";
 import type { KubeOutcome, KubeRequestCounter, KubeVerb } from "./request-counter.ts";
 import type { Secret, VirtualMachine, VirtualMachineInstance } from "./types.ts";
 
@@ -73,6 +74,8 @@ export interface ClusterClient {
    * assumes: if someone changed those fields meanwhile the API refuses it (422) and nothing changes.
    */
   patchVirtualMachine(name: string, operations: JsonPatchOperation[]): Promise<VirtualMachine>;
+  /** KubeVirt's restart: a new VMI (new UID, same name) replaces the running one. 409 when not running. */
+  restartVirtualMachine(name: string): Promise<void>;
   /** The API server's version string: proves it answers and accepts our credentials. */
   serverVersion(): Promise<string>;
   /** A websocket to a VMI's serial console (see console-stream.ts). */
@@ -205,6 +208,17 @@ export function createClusterClient(
         }),
       );
       return patched as VirtualMachine;
+    },
+    async restartVirtualMachine(name) {
+      const path = `/apis/subresources.kubevirt.io/v1/namespaces/${encodeURIComponent(namespace)}/virtualmachines/${encodeURIComponent(name)}/restart`;
+      try {
+        const answer = await sendRaw(kubeConfig, "PUT", path, {});
+        counter.record("update", answer.status);
+      } catch (error) {
+        const translated = translate(error);
+        counter.record("update", outcomeOf(translated));
+        throw translated;
+      }
     },
     async serverVersion() {
       const info = await send("get", () => versions.getCodeWithHttpInfo());

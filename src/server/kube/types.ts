@@ -109,6 +109,8 @@ export interface VirtualMachine {
     ready?: boolean;
     conditions?: Condition[];
     startFailure?: { consecutiveFailCount?: number; retryAfterTimestamp?: string };
+    /** Pending start/stop requests; a restart is [Stop (old VMI uid), Start] until the new VMI exists. */
+    stateChangeRequests?: { action: string; uid?: string }[];
   };
 }
 

@@ -17,6 +17,8 @@ export const annotationKeys = {
   expiresAt: "labconsole.dev/expires-at",
   /** How often the session was extended, as a decimal string. */
   extensions: "labconsole.dev/extensions",
+  /** The raised hand as JSON (HelpRequest): on the VM, so it survives restarts and every replica sees it. */
+  help: "labconsole.dev/help",
 } as const;
 
 export const managedByValue = "lab-console";

@@ -9,6 +9,7 @@ import type { LoginSessions } from "../auth/login-sessions.ts";
 import { requireUser } from "../auth/current-user.ts";
 import { parseOrThrow } from "../http/errors.ts";
 import { sendWithEtag } from "../http/etag.ts";
+import { RateLimiter, refuseWhileLimited } from "../http/rate-limit.ts";
 import type { SessionService } from "./service.ts";
 
 /** Session ids are VM names: RFC 1123 labels. Checked before anything reaches the cluster. */
@@ -31,6 +32,10 @@ export function registerSessionRoutes(
     audit,
   }: { sessions: SessionService; loginSessions: LoginSessions; audit?: AuditLog },
 ): void {
+  // Each launch creates a VM: a person who launches and ends in a loop would churn the cluster.
+  // Counted per person, on launches that created one.
+  const launches = new RateLimiter({ burst: 10, refillMs: 6_000 });
+
   app.get("/api/sessions", async (request, reply) => {
     const user = requireUser(request, loginSessions);
     const query = parseOrThrow(SessionListQuery, request.query);
@@ -40,7 +45,13 @@ export function registerSessionRoutes(
   app.post("/api/sessions", async (request, reply) => {
     const user = requireUser(request, loginSessions);
     const { labId } = parseOrThrow(CreateBody, request.body);
+    refuseWhileLimited(
+      launches.waitSeconds(user.username),
+      reply,
+      (seconds) => `You started sessions too quickly. Try again in ${seconds} s.`,
+    );
     const session = await sessions.create(user, labId);
+    launches.take(user.username);
     await audit?.record({ action: "launch", actor: user, session }, request);
     return reply.status(201).send(session);
   });

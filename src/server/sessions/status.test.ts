@@ -185,6 +185,20 @@ describe("toSession", () => {
     ).toBe("stopping");
   });
 
+  it("is starting, not stopping, while a restart replaces the VMI, unless the VM is being deleted", () => {
+    const restart = [{ action: "Stop", uid: "old-uid" }, { action: "Start" }];
+    const restarting = aSessionVm({ printableStatus: "Stopping" });
+    restarting.status = { ...restarting.status, stateChangeRequests: restart };
+    const tearingDown = aSessionVmi("Running", { deletionTimestamp: "2026-08-22T10:30:00Z" });
+    expect(toSession(restarting, tearingDown)).toMatchObject({
+      status: "starting",
+      message: "The VM is restarting",
+    });
+    const ended = aSessionVm({ printableStatus: "Stopping", deletionTimestamp: "2026-08-22T10:30:00Z" });
+    ended.status = { ...ended.status, stateChangeRequests: restart };
+    expect(toSession(ended, tearingDown).status).toBe("stopping");
+  });
+
   it("calls a VM halted outside Lab Console failed rather than starting forever", () => {
     const halted = toSession(aSessionVm({ printableStatus: "Stopped", runStrategy: "Halted" }), undefined);
     expect(halted).toMatchObject({ status: "failed", message: "The VM was stopped outside Lab Console" });

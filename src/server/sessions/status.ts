@@ -6,6 +6,7 @@
 //
 // | seen                                                                  | status   | message          |
 // |-----------------------------------------------------------------------|----------|------------------|
+// | VM restarting: a Start state-change request pending, VM not deleted   | starting | "is restarting"  |
 // | VM deletionTimestamp; printableStatus Terminating or Stopping;        | stopping | -                |
 // |   VMI deletionTimestamp                                               |          |                  |
 // | VMI phase Failed                                                      | failed   | why it stopped   |
@@ -25,7 +26,7 @@
 // |   WaitingForReceiver, Unknown                                         |          |                  |
 //
 // "deleted" is not derived here: it means the VM is gone, which only the caller can know (deletedSession).
-import type { Session, SessionStatus } from "../../common/api.ts";
+import { HelpRequest, type Session, type SessionStatus } from "../../common/api.ts";
 import type { Condition, VirtualMachine, VirtualMachineInstance } from "../kube/types.ts";
 import { annotationKeys, labelKeys } from "./labels.ts";
 
@@ -46,7 +47,20 @@ export function toSession(vm: VirtualMachine, vmi: VirtualMachineInstance | unde
       at: entry.phaseTransitionTimestamp,
     })),
     message,
+    ...helpOf(vm),
   };
+}
+
+/** The raised hand, or nothing when the annotation is absent or not one (edited by hand). */
+function helpOf(vm: VirtualMachine): { help?: HelpRequest } {
+  const raw = vm.metadata.annotations?.[annotationKeys.help];
+  if (raw === undefined) return {};
+  try {
+    const parsed = HelpRequest.safeParse(JSON.parse(raw));
+    return parsed.success ? { help: parsed.data } : {};
+  } catch {
+    return {};
+  }
 }
 
 /** The session of a VM that no longer exists, e.g. from a watch's DELETED event. */
@@ -63,6 +77,12 @@ function deriveStatus(
   const ok = (status: SessionStatus) => ({ status, message: null });
   const failed = (message: string) => ({ status: "failed" as const, message });
 
+  // Restart (KubeVirt's subresource or virtctl): the old VMI is torn down while the VM waits to
+  // start a new one. Not the end of the session, so consoles wait instead of ending.
+  const restarting = vm.status?.stateChangeRequests?.some((request) => request.action === "Start");
+  if (restarting && !vm.metadata.deletionTimestamp) {
+    return { status: "starting", message: "The VM is restarting" };
+  }
   if (
     vm.metadata.deletionTimestamp ||
     printable === "Terminating" ||

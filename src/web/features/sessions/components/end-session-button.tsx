@@ -1,7 +1,10 @@
 import { useState } from "react";
+import { Trans, useTranslation } from "react-i18next";
 import type { Session } from "../../../../common/api.ts";
 import { ConfirmDialog } from "../../../components/confirm-dialog.tsx";
-import { getErrorMessage } from "../../../lib/api-error.ts";
+import { ErrorText } from "../../../components/error-text.tsx";
+import { LangText } from "../../../components/lang-text.tsx";
+import type { LocalText } from "../../../lib/i18n/pick-translation.ts";
 import { useEndSession } from "../api/end-session.ts";
 
 /** "End session" behind a confirmation, because ending deletes the VM and everything on it. */
@@ -11,9 +14,10 @@ export function EndSessionButton({
   onEnded,
 }: {
   session: Session;
-  labTitle: string;
+  labTitle: LocalText;
   onEnded?: () => void;
 }) {
+  const { t } = useTranslation();
   const [confirming, setConfirming] = useState(false);
   const endSession = useEndSession();
 
@@ -27,18 +31,18 @@ export function EndSessionButton({
           setConfirming(true);
         }}
       >
-        End session
+        {t("sessions.end.button")}
       </button>
       <ConfirmDialog
         open={confirming}
-        title="End this session?"
-        confirmLabel="End session"
-        pendingLabel="Ending…"
+        title={t("sessions.end.confirmTitle")}
+        confirmLabel={t("sessions.end.button")}
+        pendingLabel={t("sessions.end.pending")}
         pending={endSession.isPending}
         error={
           endSession.isError && (
             <p className="notice notice-error" role="alert">
-              {getErrorMessage(endSession.error)}
+              <ErrorText error={endSession.error} />
             </p>
           )
         }
@@ -53,8 +57,16 @@ export function EndSessionButton({
         }
       >
         <p>
-          The virtual machine for <strong>{labTitle}</strong> is deleted with everything on it. Work that is
-          not graded or copied elsewhere is lost.
+          <Trans
+            i18nKey="sessions.end.confirmBody"
+            components={{
+              lab: (
+                <strong>
+                  <LangText text={labTitle} />
+                </strong>
+              ),
+            }}
+          />
         </p>
       </ConfirmDialog>
     </>

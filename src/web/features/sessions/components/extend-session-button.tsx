@@ -1,5 +1,7 @@
+import { useTranslation } from "react-i18next";
 import type { Session } from "../../../../common/api.ts";
-import { getErrorMessage } from "../../../lib/api-error.ts";
+import { ErrorText } from "../../../components/error-text.tsx";
+import { useFormat } from "../../../lib/i18n/use-format.ts";
 import { isStaff } from "../../auth/components/role-label.ts";
 import { useSignedInUser } from "../../auth/components/signed-in-user.ts";
 import { useLabs } from "../../labs/api/get-labs.ts";
@@ -11,6 +13,8 @@ import "./extend-session.css";
  * instructors may extend any session beyond that (the BFF enforces the same rules).
  */
 export function ExtendSessionButton({ session }: { session: Session }) {
+  const { t } = useTranslation();
+  const format = useFormat();
   const me = useSignedInUser();
   const lab = useLabs().data?.find((entry) => entry.id === session.labId);
   const extend = useExtendSession();
@@ -28,16 +32,18 @@ export function ExtendSessionButton({ session }: { session: Session }) {
         disabled={usedUp || extend.isPending}
         onClick={() => extend.mutate(session.id)}
       >
-        {extend.isPending ? "Extending…" : `Extend by ${extendMinutes} min`}
+        {extend.isPending
+          ? t("sessions.extend.pending")
+          : t("sessions.extend.button", { duration: format.coarse(extendMinutes * 60_000) })}
       </button>
       <span className="muted small" data-testid="extensions-used">
         {usedUp
-          ? "No extensions left"
-          : `${session.extensions} of ${maxExtensions} extension${maxExtensions === 1 ? "" : "s"} used`}
+          ? t("sessions.extend.noneLeft")
+          : t("sessions.extend.used", { used: session.extensions, count: maxExtensions })}
       </span>
       {extend.isError && (
         <p className="notice notice-error" role="alert">
-          {getErrorMessage(extend.error)}
+          <ErrorText error={extend.error} />
         </p>
       )}
     </div>

@@ -1,7 +1,9 @@
+import { useTranslation } from "react-i18next";
 import { Link } from "react-router";
-import type { LabSummary, Session } from "../../../../common/api.ts";
-import { getErrorMessage } from "../../../lib/api-error.ts";
+import type { Session } from "../../../../common/api.ts";
+import { ErrorText } from "../../../components/error-text.tsx";
 import { paths } from "../../../lib/paths.ts";
+import type { LocalizedLab } from "../../labs/api/localize-lab.ts";
 import { useCreateSession } from "../api/create-session.ts";
 
 /** Launch for a lab, or a link to the person's session when one is already active (one per lab). */
@@ -9,9 +11,10 @@ export function LaunchLabButton({
   lab,
   activeSession,
 }: {
-  lab: LabSummary;
+  lab: LocalizedLab;
   activeSession: Session | undefined;
 }) {
+  const { t } = useTranslation();
   const createSession = useCreateSession();
 
   if (activeSession) {
@@ -19,9 +22,9 @@ export function LaunchLabButton({
       <Link
         className="button"
         to={paths.session.to(activeSession.id)}
-        aria-label={`Open session for ${lab.title}`}
+        aria-label={t("sessions.launch.openLabel", { lab: lab.title.text })}
       >
-        Open session
+        {t("sessions.launch.open")}
       </Link>
     );
   }
@@ -31,15 +34,15 @@ export function LaunchLabButton({
       <button
         type="button"
         className="button button-primary"
-        aria-label={`Launch ${lab.title}`}
+        aria-label={t("sessions.launch.label", { lab: lab.title.text })}
         disabled={createSession.isPending}
         onClick={() => createSession.mutate(lab.id)}
       >
-        {createSession.isPending ? "Launching…" : "Launch"}
+        {createSession.isPending ? t("sessions.launch.pending") : t("sessions.launch.button")}
       </button>
       {createSession.isError && (
         <p className="notice notice-error" role="alert">
-          {getErrorMessage(createSession.error)}
+          <ErrorText error={createSession.error} />
         </p>
       )}
     </div>

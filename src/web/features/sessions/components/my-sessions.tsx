@@ -1,5 +1,7 @@
+import { useTranslation } from "react-i18next";
 import type { SessionList } from "../../../../common/api.ts";
 import { ErrorPanel, Loading, RefreshWarning } from "../../../components/page-state.tsx";
+import type { LocalText } from "../../../lib/i18n/pick-translation.ts";
 import { useLabTitles } from "../../labs/api/get-labs.ts";
 import type { useSessions } from "../api/get-sessions.ts";
 import { SessionCard } from "./session-card.tsx";
@@ -8,18 +10,19 @@ import { visibleSessions } from "./visible-sessions.ts";
 
 /** The signed-in person's sessions, newest first; ended ones drop out. */
 export function MySessions({ query }: { query: ReturnType<typeof useSessions> }) {
-  const labTitles = useLabTitles();
+  const { t } = useTranslation();
+  const labTitle = useLabTitles();
 
   return (
     <section className="section" aria-labelledby="my-sessions-title">
       <h2 id="my-sessions-title" className="section-title">
-        Your sessions
+        {t("sessions.mine.title")}
       </h2>
       {query.isPending ? (
-        <Loading label="Loading your sessions…" />
+        <Loading label={t("sessions.mine.loading")} />
       ) : query.isError && !query.data ? (
         <ErrorPanel
-          title="Could not load your sessions"
+          title={t("sessions.mine.loadFailed")}
           error={query.error}
           onRetry={() => void query.refetch()}
         />
@@ -27,26 +30,23 @@ export function MySessions({ query }: { query: ReturnType<typeof useSessions> })
         <>
           <RefreshWarning error={query.error} />
           <StaleNotice list={query.data} />
-          <SessionCards list={query.data} labTitles={labTitles} />
+          <SessionCards list={query.data} labTitle={labTitle} />
         </>
       )}
     </section>
   );
 }
 
-function SessionCards({ list, labTitles }: { list: SessionList; labTitles: ReadonlyMap<string, string> }) {
+function SessionCards({ list, labTitle }: { list: SessionList; labTitle: (labId: string) => LocalText }) {
+  const { t } = useTranslation();
   const sessions = visibleSessions(list);
   if (sessions.length === 0) {
-    return <p className="empty">No sessions yet. Launch a lab below to start a virtual machine.</p>;
+    return <p className="empty">{t("sessions.mine.empty")}</p>;
   }
   return (
     <div className="session-grid">
       {sessions.map((session) => (
-        <SessionCard
-          key={session.id}
-          session={session}
-          labTitle={labTitles.get(session.labId) ?? session.labId}
-        />
+        <SessionCard key={session.id} session={session} labTitle={labTitle(session.labId)} />
       ))}
     </div>
   );

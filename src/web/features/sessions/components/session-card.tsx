@@ -1,12 +1,16 @@
+import { Trans, useTranslation } from "react-i18next";
 import { Link } from "react-router";
 import type { Session } from "../../../../common/api.ts";
 import { Elapsed, TimeLeft } from "../../../components/duration.tsx";
+import { LangText } from "../../../components/lang-text.tsx";
+import { english, type LocalText } from "../../../lib/i18n/pick-translation.ts";
 import { paths } from "../../../lib/paths.ts";
 import { useSignedInUser } from "../../auth/components/signed-in-user.ts";
 import { EndSessionButton } from "./end-session-button.tsx";
+import { RestartSessionButton } from "./restart-session-button.tsx";
 import { ExpiryWarning } from "./expiry-warning.tsx";
 import { ExtendSessionButton } from "./extend-session-button.tsx";
-import { SessionTimeline } from "./session-timeline.tsx";
+import { currentStep, SessionTimeline } from "./session-timeline.tsx";
 import { StatusBadge } from "./status-badge.tsx";
 
 /** A student's view of one session: where its VM is, how long it has left, and how to end it. */
@@ -18,11 +22,12 @@ export function SessionCard({
   onEnded,
 }: {
   session: Session;
-  labTitle: string;
+  labTitle: LocalText;
   headingLevel?: 2 | 3;
   showDetailsLink?: boolean;
   onEnded?: () => void;
 }) {
+  const { t } = useTranslation();
   const Heading = headingLevel === 2 ? "h2" : "h3";
   const titleId = `session-${session.id}-title`;
   const live = session.status === "starting" || session.status === "running";
@@ -32,36 +37,35 @@ export function SessionCard({
     <article className="card session-card" aria-labelledby={titleId} data-status={session.status}>
       <header className="session-card-header">
         <Heading id={titleId} className="card-title">
-          {labTitle}
+          <LangText text={labTitle} />
         </Heading>
-        {/* Announce status changes, not the ticking clock below. */}
-        <span aria-live="polite">
-          <StatusBadge status={session.status} />
-        </span>
+        <StatusBadge status={session.status} />
       </header>
+      <ProgressAnnouncement session={session} labTitle={labTitle} />
 
-      <p className="session-summary">{summaryFor(session)}</p>
+      <p className="session-summary">
+        <SessionSummary session={session} />
+      </p>
 
       {live && <SessionTimeline session={session} />}
-      {session.status === "starting" && (
-        <p className="muted small">A lab VM usually takes about 20 seconds to start.</p>
-      )}
+      {session.status === "starting" && <p className="muted small">{t("sessions.card.startHint")}</p>}
 
       {live && <ExpiryWarning session={session} own={session.owner === me.username} />}
 
       {session.message && (
         <p className={`notice ${session.status === "failed" ? "notice-error" : "notice-warning"}`}>
-          {session.message}
+          <LangText text={english(session.message)} />
         </p>
       )}
 
       <div className="card-actions">
         {showDetailsLink && (
           <Link className="button" to={paths.session.to(session.id)}>
-            Details
+            {t("sessions.card.details")}
           </Link>
         )}
         {live && <ExtendSessionButton session={session} />}
+        {session.status === "running" && <RestartSessionButton session={session} />}
         {session.status !== "stopping" && session.status !== "deleted" && (
           <EndSessionButton session={session} labTitle={labTitle} onEnded={onEnded} />
         )}
@@ -70,27 +74,49 @@ export function SessionCard({
   );
 }
 
-function summaryFor(session: Session) {
+/**
+ * Launch progress for screen readers: the start-up step while the VM starts, then its status. Only
+ * changes are read out (not the card as it first appears, nor the ticking clocks).
+ */
+function ProgressAnnouncement({ session, labTitle }: { session: Session; labTitle: LocalText }) {
+  const { t } = useTranslation();
+  const step =
+    session.status === "starting"
+      ? t(`sessions.phase.${currentStep(session)}`)
+      : t(`sessions.status.${session.status}`);
+  return (
+    <p className="visually-hidden" role="status">
+      {t("sessions.card.progress", { lab: labTitle.text, step })}
+    </p>
+  );
+}
+
+function SessionSummary({ session }: { session: Session }) {
+  const { t } = useTranslation();
   switch (session.status) {
     case "starting":
       return (
-        <>
-          Starting your VM… <Elapsed since={session.createdAt} />
-        </>
+        <Trans
+          i18nKey="sessions.card.starting"
+          components={{ elapsed: <Elapsed since={session.createdAt} /> }}
+        />
       );
     case "running":
       return (
-        <>
-          Running for <Elapsed since={runningSince(session)} format="coarse" /> · Time left{" "}
-          <TimeLeft until={session.expiresAt} />
-        </>
+        <Trans
+          i18nKey="sessions.card.running"
+          components={{
+            elapsed: <Elapsed since={runningSince(session)} format="coarse" />,
+            left: <TimeLeft until={session.expiresAt} />,
+          }}
+        />
       );
     case "stopping":
-      return "Ending: the VM is shutting down.";
+      return t("sessions.card.stopping");
     case "failed":
-      return "The VM could not start.";
+      return t("sessions.card.failed");
     case "deleted":
-      return "This session has ended.";
+      return t("sessions.card.deleted");
   }
 }
 

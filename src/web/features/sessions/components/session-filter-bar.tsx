@@ -1,7 +1,8 @@
 import { useEffect, useId, useState } from "react";
+import { useTranslation } from "react-i18next";
 import { sessionStatuses, type SessionStatus } from "../../../../common/api.ts";
+import { languageInfo } from "../../../lib/i18n/languages.ts";
 import { useLabs } from "../../labs/api/get-labs.ts";
-import { statusLabels } from "./status-badge.tsx";
 
 export interface SessionFilterValues {
   lab: string;
@@ -19,6 +20,7 @@ export function SessionFilterBar({
   values: SessionFilterValues;
   onChange: (changes: Partial<SessionFilterValues>) => void;
 }) {
+  const { t } = useTranslation();
   const labs = useLabs();
   // Labels point at their controls with ids: a label wrapped around a <select> would also take in the
   // option texts, and "Status" would no longer name the status filter.
@@ -42,47 +44,47 @@ export function SessionFilterBar({
     <form
       className="filters"
       role="search"
-      aria-label="Filter sessions"
+      aria-label={t("sessions.filters.label")}
       onSubmit={(event) => event.preventDefault()}
     >
       <div className="field">
         <label className="field-label" htmlFor={ids.lab}>
-          Lab
+          {t("sessions.filters.lab")}
         </label>
         <select id={ids.lab} value={values.lab} onChange={(event) => onChange({ lab: event.target.value })}>
-          <option value="">All labs</option>
+          <option value="">{t("sessions.filters.allLabs")}</option>
           {labs.data?.map((lab) => (
-            <option key={lab.id} value={lab.id}>
-              {lab.title}
+            <option key={lab.id} value={lab.id} lang={languageInfo[lab.title.lang].tag}>
+              {lab.title.text}
             </option>
           ))}
         </select>
       </div>
       <div className="field">
         <label className="field-label" htmlFor={ids.status}>
-          Status
+          {t("sessions.filters.status")}
         </label>
         <select
           id={ids.status}
           value={values.status}
           onChange={(event) => onChange({ status: event.target.value as SessionStatus | "" })}
         >
-          <option value="">Any status</option>
+          <option value="">{t("sessions.filters.anyStatus")}</option>
           {sessionStatuses.map((status) => (
             <option key={status} value={status}>
-              {statusLabels[status]}
+              {t(`sessions.status.${status}`)}
             </option>
           ))}
         </select>
       </div>
       <div className="field">
         <label className="field-label" htmlFor={ids.student}>
-          Student
+          {t("sessions.filters.student")}
         </label>
         <input
           id={ids.student}
           type="search"
-          placeholder="Exact username"
+          placeholder={t("sessions.filters.exactUsername")}
           autoComplete="off"
           value={student}
           onChange={(event) => setStudent(event.target.value)}

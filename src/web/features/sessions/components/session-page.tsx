@@ -1,17 +1,21 @@
+import { useTranslation } from "react-i18next";
 import { Link, useNavigate, useParams } from "react-router";
 import type { Session } from "../../../../common/api.ts";
 import { ErrorPanel, Loading, RefreshWarning } from "../../../components/page-state.tsx";
 import { isApiError } from "../../../lib/api-error.ts";
+import { useFormat } from "../../../lib/i18n/use-format.ts";
 import { paths } from "../../../lib/paths.ts";
 import { isStaff } from "../../auth/components/role-label.ts";
 import { useSignedInUser } from "../../auth/components/signed-in-user.ts";
 import { SessionConsole } from "../../console/components/session-console.tsx";
+import { HelpPanel } from "../../help/components/help-panel.tsx";
 import { SelfCheckPanel } from "../../grading/components/self-check-panel.tsx";
 import { useLabTitles } from "../../labs/api/get-labs.ts";
 import { useSession } from "../api/get-session.ts";
 import { SessionCard } from "./session-card.tsx";
 
 export function SessionPage() {
+  const { t } = useTranslation();
   const { sessionId = "" } = useParams();
   const query = useSession(sessionId);
   const session = query.data;
@@ -19,19 +23,19 @@ export function SessionPage() {
 
   return (
     <main className="page">
-      <title>Session · Lab Console</title>
+      <title>{t("app.pageTitle", { page: t("sessions.detail.title") })}</title>
       <BackLink />
-      <h1 className="page-title">Session</h1>
+      <h1 className="page-title">{t("sessions.detail.title")}</h1>
       {query.isPending ? (
-        <Loading label="Loading the session…" />
+        <Loading label={t("sessions.detail.loading")} />
       ) : gone ? (
         <div className="panel" role="alert">
-          <h2 className="panel-title">Session not found</h2>
-          <p>This session has ended, or it is not one of yours. Your own sessions are on the labs page.</p>
+          <h2 className="panel-title">{t("sessions.detail.notFound")}</h2>
+          <p>{t("sessions.detail.notFoundBody")}</p>
         </div>
       ) : !session ? (
         <ErrorPanel
-          title="Could not load the session"
+          title={t("sessions.detail.loadFailed")}
           error={query.error}
           onRetry={() => void query.refetch()}
         />
@@ -47,20 +51,21 @@ export function SessionPage() {
 
 /** Staff arrive here from the sessions table, students from their labs page. */
 function BackLink() {
+  const { t } = useTranslation();
   const me = useSignedInUser();
-  const [to, label] = isStaff(me.role)
-    ? [paths.sessions.to(), "Back to sessions"]
-    : [paths.home.to(), "Back to labs"];
+  const staff = isStaff(me.role);
   return (
     <p>
-      <Link to={to} className="back-link">
-        ← {label}
+      <Link to={staff ? paths.sessions.to() : paths.home.to()} className="back-link">
+        {staff ? t("sessions.detail.backToSessions") : t("sessions.detail.backToLabs")}
       </Link>
     </p>
   );
 }
 
 function SessionDetails({ session }: { session: Session }) {
+  const { t } = useTranslation();
+  const format = useFormat();
   const labTitle = useLabTitles();
   const navigate = useNavigate();
   return (
@@ -73,18 +78,22 @@ function SessionDetails({ session }: { session: Session }) {
         onEnded={() => navigate(paths.home.to())}
       />
       <dl className="details">
-        <dt>Student</dt>
-        <dd>{session.owner}</dd>
-        <dt>Session id</dt>
+        <dt>{t("sessions.detail.student")}</dt>
+        <dd translate="no">{session.owner}</dd>
+        <dt>{t("sessions.detail.id")}</dt>
         <dd>
-          <code>{session.id}</code>
+          <code translate="no">{session.id}</code>
         </dd>
-        <dt>Started</dt>
-        <dd>{new Date(session.createdAt).toLocaleString()}</dd>
-        <dt>Ends</dt>
-        <dd>{new Date(session.expiresAt).toLocaleString()}</dd>
+        <dt>{t("sessions.detail.started")}</dt>
+        <dd>{format.dateTime(session.createdAt)}</dd>
+        <dt>{t("sessions.detail.ends")}</dt>
+        <dd>{format.dateTime(session.expiresAt)}</dd>
       </dl>
+      <HelpPanel session={session} />
       <SessionConsole key={session.id} session={session} />
+      <p>
+        <Link to={paths.recording.to(session.id)}>{t("recordings.replay")}</Link>
+      </p>
       <SelfCheckPanel session={session} />
     </>
   );

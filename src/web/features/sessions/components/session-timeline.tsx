@@ -1,6 +1,7 @@
+import { useTranslation } from "react-i18next";
 import type { Session } from "../../../../common/api.ts";
 import { Elapsed } from "../../../components/duration.tsx";
-import { formatElapsed } from "../../../lib/durations.ts";
+import { useFormat } from "../../../lib/i18n/use-format.ts";
 
 // The VMI phases a start goes through, in order, as KubeVirt names them.
 const steps = ["Pending", "Scheduling", "Scheduled", "Running"] as const;
@@ -12,11 +13,13 @@ type StepState = "done" | "current" | "upcoming";
  * so a 20-second start reads as progress rather than a hang.
  */
 export function SessionTimeline({ session }: { session: Session }) {
+  const { t } = useTranslation();
+  const format = useFormat();
   const current = currentStepIndex(session);
   const createdAt = Date.parse(session.createdAt);
 
   return (
-    <ol className="timeline" aria-label="Start-up progress">
+    <ol className="timeline" aria-label={t("sessions.timeline.label")}>
       {steps.map((step, index) => {
         const state: StepState =
           index < current || (index === current && step === "Running")
@@ -29,16 +32,17 @@ export function SessionTimeline({ session }: { session: Session }) {
           <li
             key={step}
             className="timeline-step"
+            data-step={step}
             data-state={state}
             aria-current={state === "current" ? "step" : undefined}
           >
             <span className="timeline-marker" aria-hidden="true" />
-            <span className="timeline-name">{step}</span>
+            <span className="timeline-name">{t(`sessions.phase.${step}`)}</span>
             <span className="timeline-time">
               {state === "current" ? (
                 <Elapsed since={reachedAt ?? session.createdAt} />
               ) : state === "done" && reachedAt ? (
-                `after ${formatElapsed(Date.parse(reachedAt) - createdAt)}`
+                t("sessions.timeline.after", { duration: format.elapsed(Date.parse(reachedAt) - createdAt) })
               ) : null}
             </span>
           </li>
@@ -46,6 +50,11 @@ export function SessionTimeline({ session }: { session: Session }) {
       })}
     </ol>
   );
+}
+
+/** The step a start has reached, as KubeVirt names it. */
+export function currentStep(session: Session): (typeof steps)[number] {
+  return steps[currentStepIndex(session)] ?? "Pending";
 }
 
 function currentStepIndex(session: Session): number {

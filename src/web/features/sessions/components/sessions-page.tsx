@@ -1,7 +1,9 @@
 import { useCallback, useMemo } from "react";
-import { useSearchParams } from "react-router";
+import { useTranslation } from "react-i18next";
+import { Link, useSearchParams } from "react-router";
 import { SessionStatus } from "../../../../common/api.ts";
 import { ErrorPanel, Loading, RefreshWarning } from "../../../components/page-state.tsx";
+import { paths } from "../../../lib/paths.ts";
 import { useLabTitles } from "../../labs/api/get-labs.ts";
 import { useSessions, type SessionFilters } from "../api/get-sessions.ts";
 import { StaleNotice } from "./stale-notice.tsx";
@@ -13,6 +15,7 @@ const pageSize = 50;
 
 /** TAs' and instructors' live view of every session, filtered and paged on the server. */
 export function SessionsPage() {
+  const { t } = useTranslation();
   const [searchParams, setSearchParams] = useSearchParams();
   const values = useMemo(() => readFilterValues(searchParams), [searchParams]);
   const page = readPage(searchParams);
@@ -24,7 +27,7 @@ export function SessionsPage() {
     pageSize,
   };
   const query = useSessions(filters);
-  const labTitles = useLabTitles();
+  const labTitle = useLabTitles();
 
   const changeFilters = useCallback(
     (changes: Partial<SessionFilterValues>) => {
@@ -58,14 +61,19 @@ export function SessionsPage() {
 
   return (
     <main className="page page-wide">
-      <title>Sessions · Lab Console</title>
-      <h1 className="page-title">Sessions</h1>
+      <title>{t("app.pageTitle", { page: t("sessions.page.title") })}</title>
+      <h1 className="page-title">{t("sessions.page.title")}</h1>
       <SessionFilterBar values={values} onChange={changeFilters} />
+      {values.lab && (
+        <p>
+          <Link to={paths.labWall.to(values.lab)}>{t("wall.open")}</Link>
+        </p>
+      )}
       {query.isPending ? (
-        <Loading label="Loading sessions…" />
+        <Loading label={t("sessions.page.loading")} />
       ) : !list ? (
         <ErrorPanel
-          title="Could not load the sessions"
+          title={t("sessions.page.loadFailed")}
           error={query.error}
           onRetry={() => void query.refetch()}
         />
@@ -75,24 +83,22 @@ export function SessionsPage() {
           <StaleNotice list={list} />
           <StatusCounts list={list} />
           {list.items.length === 0 ? (
-            <p className="empty">No sessions match these filters.</p>
+            <p className="empty">{t("sessions.page.noMatch")}</p>
           ) : (
-            <SessionsTable sessions={list.items} labTitles={labTitles} busy={query.isPlaceholderData} />
+            <SessionsTable sessions={list.items} labTitle={labTitle} busy={query.isPlaceholderData} />
           )}
-          <nav className="pager" aria-label="Pages">
+          <nav className="pager" aria-label={t("sessions.page.pager")}>
             <button type="button" className="button" disabled={page <= 1} onClick={() => goToPage(page - 1)}>
-              Previous page
+              {t("sessions.page.previous")}
             </button>
-            <span>
-              Page {Math.min(page, pageCount)} of {pageCount}
-            </span>
+            <span>{t("sessions.page.pageOf", { page: Math.min(page, pageCount), total: pageCount })}</span>
             <button
               type="button"
               className="button"
               disabled={page >= pageCount}
               onClick={() => goToPage(page + 1)}
             >
-              Next page
+              {t("sessions.page.next")}
             </button>
           </nav>
         </>

@@ -1,8 +1,13 @@
 import { memo } from "react";
+import { useTranslation } from "react-i18next";
 import { Link } from "react-router";
 import type { Session } from "../../../../common/api.ts";
 import { Elapsed, TimeLeft } from "../../../components/duration.tsx";
+import { LangText } from "../../../components/lang-text.tsx";
+import { english, type LocalText } from "../../../lib/i18n/pick-translation.ts";
 import { paths } from "../../../lib/paths.ts";
+import { HandBadge } from "../../help/components/hand-badge.tsx";
+import { isVmiPhase } from "./session-phase.ts";
 import { StatusBadge } from "./status-badge.tsx";
 
 /**
@@ -12,33 +17,30 @@ import { StatusBadge } from "./status-badge.tsx";
  */
 export function SessionsTable({
   sessions,
-  labTitles,
+  labTitle,
   busy,
 }: {
   sessions: Session[];
-  labTitles: ReadonlyMap<string, string>;
+  labTitle: (labId: string) => LocalText;
   busy: boolean;
 }) {
+  const { t } = useTranslation();
   return (
     <div className="table-scroll">
-      <table className="table" aria-label="Sessions" aria-busy={busy}>
+      <table className="table" aria-label={t("sessions.table.label")} aria-busy={busy}>
         <thead>
           <tr>
-            <th scope="col">Student</th>
-            <th scope="col">Lab</th>
-            <th scope="col">Status</th>
-            <th scope="col">Phase</th>
-            <th scope="col">Age</th>
-            <th scope="col">Time left</th>
+            <th scope="col">{t("sessions.table.student")}</th>
+            <th scope="col">{t("sessions.table.lab")}</th>
+            <th scope="col">{t("sessions.table.status")}</th>
+            <th scope="col">{t("sessions.table.phase")}</th>
+            <th scope="col">{t("sessions.table.age")}</th>
+            <th scope="col">{t("sessions.table.timeLeft")}</th>
           </tr>
         </thead>
         <tbody>
           {sessions.map((session) => (
-            <SessionRow
-              key={session.id}
-              session={session}
-              labTitle={labTitles.get(session.labId) ?? session.labId}
-            />
+            <SessionRow key={session.id} session={session} labTitle={labTitle(session.labId)} />
           ))}
         </tbody>
       </table>
@@ -46,19 +48,33 @@ export function SessionsTable({
   );
 }
 
-const SessionRow = memo(function SessionRow({ session, labTitle }: { session: Session; labTitle: string }) {
+const SessionRow = memo(function SessionRow({
+  session,
+  labTitle,
+}: {
+  session: Session;
+  labTitle: LocalText;
+}) {
+  const { t } = useTranslation();
   const hasTimeLeft = session.status === "starting" || session.status === "running";
   return (
     <tr data-status={session.status}>
-      <th scope="row">
+      <th scope="row" translate="no">
         <Link to={paths.session.to(session.id)}>{session.owner}</Link>
+        <HandBadge help={session.help} />
       </th>
-      <td>{labTitle}</td>
+      <td>
+        <LangText text={labTitle} />
+      </td>
       <td>
         <StatusBadge status={session.status} />
-        {session.message && <span className="row-message">{session.message}</span>}
+        {session.message && (
+          <span className="row-message">
+            <LangText text={english(session.message)} />
+          </span>
+        )}
       </td>
-      <td>{session.phase || "—"}</td>
+      <td>{isVmiPhase(session.phase) ? t(`sessions.phase.${session.phase}`) : session.phase || "—"}</td>
       <td>
         <Elapsed since={session.createdAt} format="coarse" />
       </td>

@@ -1,0 +1,148 @@
+// Console recordings over real sockets: a browser's console (ws, the SPA's protocol) -> BFF -> the
+// emulator's KubeVirt console -> a bash in a sandboxed guest, and the recording as the API serves it.
+import WebSocket from "ws";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestEmulator, type TestEmulator } from "../../emulator/testing/start.ts";
+import { signInCookie } from "../console/testing/console-client.ts";
+import { aLab } from "../sessions/testing/fixtures.ts";
+import { eventually, startTestBff, type TestBff, type TestBrowser } from "../testing/test-bff.ts";
+import { parseHeader } from "./asciicast.ts";
+
+let emulator: TestEmulator;
+let bff: TestBff;
+
+beforeAll(async () => {
+  emulator = await startTestEmulator({ guests: "sandbox", deployRbac: true });
+  bff = await startTestBff({
+    labs: [aLab({ id: "lab-rec", title: "Recorded lab" })],
+    emulator,
+    consoleLimits: { reconnectInitialMs: 50, notRunningRetryMs: 100 },
+  });
+});
+
+afterAll(async () => {
+  await bff?.close();
+  await emulator?.close();
+});
+
+/** The output events of an asciicast file, joined as the player would write them. */
+function outputOf(cast: string): string {
+  return cast
+    .trimEnd()
+    .split("\n")
+    .slice(1)
+    .map((line) => JSON.parse(line) as [number, string, string])
+    .filter(([, kind]) => kind === "o")
+    .map(([, , text]) => text)
+    .join("");
+}
+
+/** A browser's console socket that keeps every live output byte exactly as it arrived. */
+async function rawConsole(sessionId: string, cookie: string) {
+  const url = new URL(`/api/sessions/${sessionId}/console`, bff.url);
+  url.protocol = "ws:";
+  const socket = new WebSocket(url, { headers: { cookie, origin: new URL(bff.url).origin } });
+  const live: Buffer[] = [];
+  let replayDone = false;
+  let connected = false;
+  socket.on("message", (data: Buffer, isBinary) => {
+    if (isBinary) {
+      if (replayDone) live.push(Buffer.from(data));
+      return;
+    }
+    const message = JSON.parse(data.toString("utf8")) as { type: string; state?: string };
+    if (message.type === "replay-end") replayDone = true;
+    if (message.type === "status") connected = message.state === "connected";
+  });
+  await new Promise((resolve, reject) => socket.once("open", resolve).once("error", reject));
+  await eventually(
+    async () => replayDone && connected,
+    (ready) => ready,
+    { what: "the replay and a connected console", timeoutMs: 20_000 },
+  );
+  return {
+    type: (text: string) => socket.send(Buffer.from(text, "utf8"), { binary: true }),
+    live: () => Buffer.concat(live),
+    close: () => socket.close(),
+  };
+}
+
+describe("console recordings", () => {
+  let alice: TestBrowser;
+  let sessionId: string;
+  let shown: Buffer;
+
+  beforeAll(async () => {
+    alice = await bff.signIn("alice");
+    const created = await alice.post("/api/sessions", { labId: "lab-rec" });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    sessionId = created.body.id as string;
+    await eventually(
+      () => alice.get(`/api/sessions/${sessionId}`),
+      (answer) => answer.body?.status === "running",
+      { what: "the session running", timeoutMs: 20_000 },
+    );
+    const console = await rawConsole(sessionId, await signInCookie(bff.url, "alice"));
+    // Multi-byte characters, so a chunk boundary inside one would show as a difference.
+    console.type("echo rec''orded-ünïcødé-€-$((6*7))\r");
+    await eventually(
+      async () => console.live().toString("utf8"),
+      (text) => text.includes("recorded-ünïcødé-€-42"),
+      { what: "the command's output" },
+    );
+    shown = console.live();
+    console.close();
+  });
+
+  it("replays byte for byte what the console showed, with a header naming the session", async () => {
+    const download = await eventually(
+      () => alice.get(`/api/sessions/${sessionId}/recording`),
+      (answer) => answer.status === 200 && Buffer.from(outputOf(String(answer.body))).length >= shown.length,
+      { what: "the recording to hold everything shown" },
+    );
+    const cast = String(download.body);
+    expect(Buffer.from(outputOf(cast))).toEqual(shown);
+    expect(download.headers.get("content-type")).toBe("application/x-asciicast");
+    expect(download.headers.get("content-disposition")).toBe(`attachment; filename="${sessionId}.cast"`);
+    const header = parseHeader(cast.slice(0, cast.indexOf("\n")));
+    expect(header).toMatchObject({
+      version: 2,
+      width: 80,
+      height: 24,
+      lab_console: { sessionId, owner: "alice", labId: "lab-rec" },
+    });
+    const times = cast
+      .trimEnd()
+      .split("\n")
+      .slice(1)
+      .map((line) => (JSON.parse(line) as [number])[0]);
+    expect(times).toEqual([...times].sort((a, b) => a - b));
+  });
+
+  it("lets staff list and download it, the owner download it, and nobody else", async () => {
+    const tara = await bff.signIn("tara");
+    const bob = await bff.signIn("bob");
+    expect((await tara.get(`/api/sessions/${sessionId}/recording`)).status).toBe(200);
+    expect((await bob.get(`/api/sessions/${sessionId}/recording`)).status).toBe(404);
+    const listed = await tara.get("/api/recordings?lab=lab-rec");
+    expect(listed.body.items).toEqual([
+      expect.objectContaining({ sessionId, owner: "alice", labId: "lab-rec" }),
+    ]);
+    expect((await tara.get("/api/recordings?lab=lab-other")).body.items).toEqual([]);
+    expect((await bob.get("/api/recordings")).body.items).toEqual([]);
+    expect((await alice.get("/api/recordings")).body.items).toHaveLength(1);
+  });
+
+  it("keeps the recording after the session is deleted", async () => {
+    const before = await alice.get(`/api/sessions/${sessionId}/recording`);
+    expect((await alice.delete(`/api/sessions/${sessionId}`)).status).toBeLessThan(300);
+    await eventually(
+      () => alice.get(`/api/sessions/${sessionId}`),
+      (answer) => answer.status === 404,
+      { what: "the session gone", timeoutMs: 20_000 },
+    );
+    const after = await (await bff.signIn("ivan")).get(`/api/sessions/${sessionId}/recording`);
+    expect(after.status).toBe(200);
+    expect(String(after.body).startsWith(String(before.body).slice(0, 200))).toBe(true);
+  });
+});

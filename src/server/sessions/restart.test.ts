@@ -1,0 +1,103 @@
+// Restarting a session's VM over real sockets: the BFF calls KubeVirt's restart subresource (as the
+// deployed service account, under deploy/base's RBAC), the emulator replaces the VMI, and browsers
+// already watching the console stay attached and see the new guest.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestEmulator, type TestEmulator } from "../../emulator/testing/start.ts";
+import { ConsoleTestClient, signInCookie } from "../console/testing/console-client.ts";
+import { adminCluster } from "../proof/testing/cluster-sessions.ts";
+import { eventually, startTestBff, type TestBff, type TestBrowser } from "../testing/test-bff.ts";
+import { aLab } from "./testing/fixtures.ts";
+
+let emulator: TestEmulator;
+let bff: TestBff;
+const clients: ConsoleTestClient[] = [];
+
+beforeAll(async () => {
+  emulator = await startTestEmulator({ guests: "sandbox", deployRbac: true });
+  bff = await startTestBff({
+    labs: [aLab({ id: "lab-restart", title: "Restartable" })],
+    emulator,
+    consoleLimits: { reconnectInitialMs: 50, notRunningRetryMs: 100 },
+  });
+});
+
+afterAll(async () => {
+  for (const client of clients) client.close();
+  await bff?.close();
+  await emulator?.close();
+});
+
+async function vmiUid(sessionId: string): Promise<string | undefined> {
+  const { items } = await adminCluster(emulator).virtualMachineInstances.list();
+  return items.find((vmi) => vmi.metadata.name === sessionId)?.metadata.uid;
+}
+
+async function openConsole(sessionId: string, who: string, mode?: "observe"): Promise<ConsoleTestClient> {
+  const client = await ConsoleTestClient.connect(bff.url, sessionId, {
+    cookie: await signInCookie(bff.url, who),
+    mode,
+  });
+  clients.push(client);
+  await client.until(
+    () =>
+      client.lastMessage("replay-end") !== undefined && client.lastMessage("status")?.state === "connected",
+    "a connected console",
+    20_000,
+  );
+  return client;
+}
+
+describe("restarting a session's VM", () => {
+  let alice: TestBrowser;
+  let sessionId: string;
+
+  beforeAll(async () => {
+    alice = await bff.signIn("alice");
+    const created = await alice.post("/api/sessions", { labId: "lab-restart" });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    sessionId = created.body.id as string;
+    await eventually(
+      () => alice.get(`/api/sessions/${sessionId}`),
+      (answer) => answer.body?.status === "running",
+      { what: "the session running", timeoutMs: 20_000 },
+    );
+  });
+
+  it("keeps the owner and an observer attached through the new VMI", async () => {
+    const owner = await openConsole(sessionId, "alice");
+    const observer = await openConsole(sessionId, "tara", "observe");
+    owner.type("export MARK=before''restart; echo mark-$MARK\r");
+    await observer.untilScreenShows("mark-beforerestart");
+    const firstUid = await vmiUid(sessionId);
+
+    const restarted = await alice.post(`/api/sessions/${sessionId}/restart`);
+    expect(restarted.status, JSON.stringify(restarted.body)).toBe(202);
+    await eventually(
+      () => vmiUid(sessionId),
+      (uid) => uid !== undefined && uid !== firstUid,
+      { what: "a new VMI", timeoutMs: 20_000 },
+    );
+    await owner.until(
+      () => owner.messages.some((message) => message.type === "status" && message.state !== "connected"),
+      "the console noticing the old VMI went",
+      20_000,
+    );
+    await owner.until(() => owner.lastMessage("status")?.state === "connected", "reconnected", 20_000);
+
+    // The new guest's shell has no MARK: the variable was set in the old one.
+    owner.type("echo after-[$MARK]-restart\r");
+    await observer.untilScreenShows("after-[]-restart", 20_000);
+    await owner.untilScreenShows("after-[]-restart");
+    expect(owner.closedWith).toBeUndefined();
+    expect(observer.closedWith).toBeUndefined();
+  });
+
+  it("is refused for someone else's session and for a VM that is not running", async () => {
+    const bob = await bff.signIn("bob");
+    expect((await bob.post(`/api/sessions/${sessionId}/restart`)).status).toBe(404);
+    const ended = await alice.delete(`/api/sessions/${sessionId}`);
+    expect(ended.status).toBe(202);
+    const refused = await alice.post(`/api/sessions/${sessionId}/restart`);
+    expect([404, 409]).toContain(refused.status);
+  });
+});
