@@ -1,4 +1,5 @@
 import type { Locator, Page } from "@playwright/test";
+import { translator, type Translate } from "../support/catalog.ts";
 
 /** The "Check my work" panel on a session's page. */
 export class CheckMyWorkPanel {
@@ -7,11 +8,14 @@ export class CheckMyWorkPanel {
   readonly latest;
   readonly earlier;
 
-  constructor(readonly page: Page) {
-    this.region = page.getByRole("region", { name: "Check my work", exact: true });
-    this.button = this.region.getByRole("button", { name: "Check my work" });
-    this.latest = this.region.getByRole("region", { name: /^Latest check/ });
-    this.earlier = this.region.getByRole("region", { name: "Earlier checks" });
+  constructor(
+    readonly page: Page,
+    readonly t: Translate = translator("en"),
+  ) {
+    this.region = page.getByRole("region", { name: t("grading.self.title"), exact: true });
+    this.button = this.region.getByRole("button", { name: t("grading.self.button") });
+    this.latest = this.region.getByRole("region", { name: new RegExp(`^${t("grading.self.latest")}`) });
+    this.earlier = this.region.getByRole("region", { name: t("grading.self.earlier") });
   }
 
   async goto(sessionId: string): Promise<void> {

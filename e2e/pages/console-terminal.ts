@@ -1,11 +1,15 @@
 import { expect, type Page } from "@playwright/test";
+import { translator, type Translate } from "../support/catalog.ts";
 
 /** The console on a session page, as the student types into it. */
 export class ConsoleTerminal {
   readonly region;
 
-  constructor(readonly page: Page) {
-    this.region = page.getByRole("region", { name: "Console" });
+  constructor(
+    readonly page: Page,
+    readonly t: Translate = translator("en"),
+  ) {
+    this.region = page.getByRole("region", { name: t("console.title") });
   }
 
   /**
@@ -14,7 +18,7 @@ export class ConsoleTerminal {
    */
   async run(command: string): Promise<void> {
     await expect(this.region).toHaveAttribute("data-status", "connected");
-    await expect(this.region).toContainText("You have the keyboard.");
+    await expect(this.region).toContainText(this.t("console.keyboard.yours"));
     await this.region.getByTestId("console-screen").click();
     const marker = `done-${Math.random().toString(36).slice(2, 8)}`;
     await this.page.keyboard.type(`${command}; echo ${marker}-$((6*7))`);

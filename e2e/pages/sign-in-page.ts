@@ -1,4 +1,5 @@
 import type { Page } from "@playwright/test";
+import { translator, type Translate } from "../support/catalog.ts";
 import { demoPassword } from "../support/demo-users.ts";
 
 export class SignInPage {
@@ -7,11 +8,14 @@ export class SignInPage {
   readonly password;
   readonly submit;
 
-  constructor(readonly page: Page) {
-    this.heading = page.getByRole("heading", { name: "Sign in to Lab Console" });
-    this.username = page.getByLabel("Username", { exact: true });
-    this.password = page.getByLabel("Password", { exact: true });
-    this.submit = page.getByRole("button", { name: "Sign in" });
+  constructor(
+    readonly page: Page,
+    readonly t: Translate = translator("en"),
+  ) {
+    this.heading = page.getByRole("heading", { name: t("auth.signIn.heading") });
+    this.username = page.getByLabel(t("auth.signIn.username"), { exact: true });
+    this.password = page.getByLabel(t("auth.signIn.password"), { exact: true });
+    this.submit = page.getByRole("button", { name: t("auth.signIn.submit") });
   }
 
   async goto(): Promise<void> {

@@ -2,6 +2,7 @@
 export const demoUsers = {
   alice: "student",
   bob: "student",
+  carol: "student",
   tara: "ta",
   ivan: "instructor",
 } as const;

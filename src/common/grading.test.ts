@@ -37,6 +37,7 @@ describe("scoreChecks", () => {
       maxPoints: 4,
       passed: true,
       message: "Passed.",
+      outcome: { kind: "passed" },
       outputExcerpt: "ok",
       durationMs: 120,
     });
@@ -77,6 +78,24 @@ describe("scoreChecks", () => {
     expect(scoreOne(check({ hint: undefined }), result({ exitCode: null, signal: "SIGSEGV" })).message).toBe(
       "Stopped by SIGSEGV.",
     );
+  });
+
+  it("gives the outcome and hint as data with their translations, so pages can say them in other languages", () => {
+    const translated = check({
+      translations: { title: { ja: "nginx がページを返す" }, hint: { zh: "nginx 在运行吗？" } },
+    });
+    expect(scoreOne(translated, result({ exitCode: 7 }))).toMatchObject({
+      outcome: { kind: "exit", code: 7 },
+      hint: "Is nginx running?",
+      translations: { title: { ja: "nginx がページを返す" }, hint: { zh: "nginx 在运行吗？" } },
+    });
+    const passed = scoreOne(translated, result());
+    expect(passed.hint).toBeUndefined();
+    expect(passed.translations).toEqual({ title: { ja: "nginx がページを返す" } });
+    expect(scoreOne(check(), result({ timedOut: true, durationMs: 30_200 })).outcome).toEqual({
+      kind: "timed-out",
+      seconds: 30,
+    });
   });
 
   it("keeps the last 20 lines of output as the excerpt", () => {

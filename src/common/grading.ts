@@ -1,6 +1,18 @@
 // Grading results: one shape for every grade, and the rule that turns agent results into points.
 import { z } from "zod";
 import type * as Wire from "./agent-protocol.ts";
+import { Translations } from "./lab.ts";
+
+/** How a check ended, as data, so a page can say it in the reader's language. */
+export const CheckOutcome = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("passed") }),
+  z.object({ kind: z.literal("timed-out"), seconds: z.number() }),
+  z.object({ kind: z.literal("partial"), percent: z.number() }),
+  z.object({ kind: z.literal("scored-zero") }),
+  z.object({ kind: z.literal("signal"), signal: z.string().nullable() }),
+  z.object({ kind: z.literal("exit"), code: z.number() }),
+]);
+export type CheckOutcome = z.infer<typeof CheckOutcome>;
 
 export const CheckResult = z.object({
   checkId: z.string(),
@@ -9,7 +21,13 @@ export const CheckResult = z.object({
   maxPoints: z.number(),
   /** Full points. A check with partial credit has points > 0 and passed false. */
   passed: z.boolean(),
+  /** In English: the outcome, then the hint when the check fell short. */
   message: z.string(),
+  // The message's parts for other languages; results recorded before they existed lack them.
+  outcome: CheckOutcome.optional(),
+  /** The lab's hint (plain text), on a check that fell short. */
+  hint: z.string().optional(),
+  translations: z.object({ title: Translations.optional(), hint: Translations.optional() }).optional(),
   /** The last lines of the check's output. */
   outputExcerpt: z.string(),
   durationMs: z.number(),
@@ -81,6 +99,7 @@ export interface GradedCheck {
   title: string;
   points: number;
   hint?: string | null;
+  translations?: { title?: Translations; hint?: Translations };
 }
 
 const excerptLines = 20;
@@ -117,13 +136,22 @@ export function scoreChecks(
 function scoreOne(check: GradedCheck, result: Wire.AgentCheckResult): CheckResult {
   const fraction = earnedFraction(result);
   const passed = fraction === 1;
+  const outcome = passed ? ({ kind: "passed" } as const) : shortfall(result, fraction);
+  const hint = passed ? undefined : (check.hint ?? undefined);
+  const translations = {
+    ...(check.translations?.title && { title: check.translations.title }),
+    ...(hint !== undefined && check.translations?.hint && { hint: check.translations.hint }),
+  };
   return {
     checkId: check.id,
     title: check.title,
     points: roundPoints(fraction * check.points),
     maxPoints: check.points,
     passed,
-    message: passed ? "Passed." : withHint(shortfall(result, fraction), check.hint),
+    message: withHint(describeOutcome(outcome), hint),
+    outcome,
+    ...(hint !== undefined && { hint }),
+    ...(Object.keys(translations).length > 0 && { translations }),
     outputExcerpt: outputExcerpt(result.output),
     durationMs: result.durationMs,
   };
@@ -135,15 +163,32 @@ function earnedFraction(result: Wire.AgentCheckResult): number {
   return result.exitCode === 0 ? 1 : 0;
 }
 
-function shortfall(result: Wire.AgentCheckResult, fraction: number): string {
-  if (result.timedOut) return `Timed out after ${Math.round(result.durationMs / 1000)} s.`;
-  if (fraction > 0) return `Partial credit: ${Math.round(fraction * 100)}%.`;
-  if (result.score !== null) return "Scored 0.";
-  if (result.exitCode === null) return `Stopped by ${result.signal ?? "a signal"}.`;
-  return `Exited with code ${result.exitCode}.`;
+function shortfall(result: Wire.AgentCheckResult, fraction: number): CheckOutcome {
+  if (result.timedOut) return { kind: "timed-out", seconds: Math.round(result.durationMs / 1000) };
+  if (fraction > 0) return { kind: "partial", percent: Math.round(fraction * 100) };
+  if (result.score !== null) return { kind: "scored-zero" };
+  if (result.exitCode === null) return { kind: "signal", signal: result.signal };
+  return { kind: "exit", code: result.exitCode };
 }
 
-function withHint(text: string, hint: string | null | undefined): string {
+function describeOutcome(outcome: CheckOutcome): string {
+  switch (outcome.kind) {
+    case "passed":
+      return "Passed.";
+    case "timed-out":
+      return `Timed out after ${outcome.seconds} s.`;
+    case "partial":
+      return `Partial credit: ${outcome.percent}%.`;
+    case "scored-zero":
+      return "Scored 0.";
+    case "signal":
+      return `Stopped by ${outcome.signal ?? "a signal"}.`;
+    case "exit":
+      return `Exited with code ${outcome.code}.`;
+  }
+}
+
+function withHint(text: string, hint: string | undefined): string {
   return hint ? `${text} Hint: ${hint}` : text;
 }
 

@@ -11,14 +11,65 @@ const Id = z
   .max(40, { error: "must be at most 40 characters" })
   .regex(labIdPattern, { error: `must be ${idRules}` });
 
-// Every text a person reads goes through this one schema, so that per-language texts can later
-// widen it (e.g. to a string or an {en, ja, zh} object) in one place.
-const Text = (max: number) =>
+/** The languages a lab's texts may come in: English, Japanese and Simplified Chinese. */
+export const textLanguages = ["en", "ja", "zh"] as const;
+export type TextLanguage = (typeof textLanguages)[number];
+/** Languages besides English: their texts are optional and fall back to the plain (English) one. */
+export const translatedLanguages = ["ja", "zh"] as const;
+export type TranslatedLanguage = (typeof translatedLanguages)[number];
+/** One text's Japanese and Chinese versions, where the lab file gives them. */
+export const Translations = z.object({ ja: z.string().optional(), zh: z.string().optional() });
+export type Translations = z.infer<typeof Translations>;
+
+const TextValue = (max: number) =>
   z
     .string()
     .trim()
     .min(1, { error: "must not be empty" })
     .max(max, { error: `must be at most ${max} characters` });
+
+/**
+ * Every text a person reads: one string for every language, or one per language with `en` required,
+ * since English is what a missing language falls back to (and what the server's own messages use).
+ */
+function Localized<Value extends z.ZodType<string>>(value: Value) {
+  return z.union(
+    [
+      value,
+      z
+        .strictObject({ en: value, ja: value.optional(), zh: value.optional() })
+        .meta({ description: "One text per language; en is required, ja and zh fall back to it." }),
+    ],
+    {
+      error: ({ input }) => {
+        if (input === undefined) return "is required";
+        if (input !== null && typeof input === "object" && !Array.isArray(input))
+          return "needs en: the English text, which the other languages fall back to";
+        const expected = "must be text, or one text per language like {en: …, ja: …, zh: …}";
+        return input === null ? `${expected} (it is empty)` : expected;
+      },
+    },
+  );
+}
+const Text = (max: number) => Localized(TextValue(max));
+
+/** A localized text from a lab file as the plain (English) text and its other languages. */
+export type LocalizedInput = string | ({ en: string } & Translations);
+
+export function plainText(text: LocalizedInput): string {
+  return typeof text === "string" ? text : text.en;
+}
+
+/** The Japanese and Chinese versions of a text; undefined when it has none. */
+export function translationsOf(text: LocalizedInput | undefined): Translations | undefined {
+  if (text === undefined || typeof text === "string") return undefined;
+  const translations: Translations = {};
+  for (const language of translatedLanguages) {
+    const value = text[language];
+    if (value !== undefined) translations[language] = value;
+  }
+  return Object.keys(translations).length > 0 ? translations : undefined;
+}
 
 /** A Kubernetes memory quantity in whole Mi or Gi, as KubeVirt's memory.guest takes it. */
 export const memoryPattern = /^[1-9][0-9]{0,6}(Mi|Gi)$/;
@@ -102,7 +153,7 @@ const Session = z.strictObject({
   maxExtensions: z.int().min(0).max(100).default(2).meta({ description: "How often a student may extend." }),
 });
 
-export const LabCheck = z.strictObject({
+const LabCheckFile = z.strictObject({
   id: Id.meta({ description: "Unique within the lab; grading results refer to it." }),
   title: Text(200).meta({ description: "What the student has to do, in one line." }),
   points: z.int().min(0).max(1000).default(1).meta({ description: "Points for passing." }),
@@ -120,20 +171,17 @@ export const LabCheck = z.strictObject({
   selfCheck: z.boolean().default(false).meta({ description: "Students may run this check themselves." }),
   hint: Text(2000).optional().meta({ description: "Shown to students when the check fails." }),
 });
-export type LabCheck = z.output<typeof LabCheck>;
 
 export const LabFile = z
   .strictObject({
     id: Id.meta({ description: "Unique across the lab directory; part of every session's VM name." }),
     title: Text(200).meta({ description: "The lab's name as students see it." }),
-    description: z
-      .string()
-      .max(64 * 1024)
+    description: Localized(z.string().max(64 * 1024, { error: "must be at most 64 KiB" }))
       .default("")
       .meta({ description: "Markdown shown to students." }),
     vm: Vm,
     session: Session.default({ minutes: 60, extendMinutes: 15, maxExtensions: 2 }),
-    checks: z.array(LabCheck).max(200).default([]).meta({ description: "What grading looks at." }),
+    checks: z.array(LabCheckFile).max(200).default([]).meta({ description: "What grading looks at." }),
   })
   .superRefine((lab, ctx) => {
     const firstIndexById = new Map<string, number>();
@@ -154,6 +202,21 @@ export const LabFile = z
   });
 export type LabFile = z.output<typeof LabFile>;
 
+/**
+ * A check as the server uses it. `title` and `hint` are the plain (English) texts, which the server's
+ * own messages and exports use; `translations` holds the other languages the file gives.
+ */
+export interface LabCheck {
+  id: string;
+  title: string;
+  points: number;
+  run: string;
+  timeoutSeconds: number;
+  selfCheck: boolean;
+  hint?: string;
+  translations?: { title?: Translations; hint?: Translations };
+}
+
 /** A lab as the server uses it: the size resolved to cpu and memory, every default filled in. */
 export interface Lab {
   id: string;
@@ -162,4 +225,6 @@ export interface Lab {
   vm: { cpu: number; memory: string; image: string; nested: boolean; cloudInit: string | null };
   session: { minutes: number; extendMinutes: number; maxExtensions: number };
   checks: LabCheck[];
+  /** Title and description in the other languages, where the file gives them. */
+  translations?: { title?: Translations; description?: Translations };
 }

@@ -66,6 +66,9 @@ export const auditActions = [
   "self-check",
   "grading-run",
   "export",
+  "raise-hand",
+  "acknowledge-hand",
+  "wall-open",
 ] as const;
 export const AuditAction = z.enum(auditActions);
 export type AuditAction = z.infer<typeof AuditAction>;

@@ -2,9 +2,11 @@
 // for core kinds, and KubeVirt's validating webhooks for VirtualMachines, VirtualMachineInstances
 // and the KubeVirt CR, with their messages and the deprecation warning for spec.running.
 import { ApiError, badRequest, invalid, type StatusCause } from "./http/status.ts";
+import { admitLease } from "./lease-admission.ts";
 import { field, isJsonObject, type JsonObject, type ObjectMeta } from "./objects.ts";
 import {
   kubeVirts,
+  leases,
   namespaces,
   secrets,
   virtualMachineInstances,
@@ -272,6 +274,8 @@ export function admit(resource: ResourceType, object: JsonObject, operation: Ope
       return { object: admitSecret(object), warnings: [] };
     case namespaces:
       return { object: admitNamespace(object), warnings: [] };
+    case leases:
+      return { object: admitLease(object), warnings: [] };
     default:
       return { object, warnings: [] };
   }

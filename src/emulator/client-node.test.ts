@@ -63,6 +63,7 @@ describe("@kubernetes/client-node", () => {
       "default",
       "kube-system",
       "kubevirt",
+      "lab-console",
       "lab-sessions",
     ]);
     const nodes = await core.listNode();

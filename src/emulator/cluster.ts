@@ -7,11 +7,14 @@ import type { Registry } from "./registry.ts";
 import { kubeVirts, namespaces, nodes } from "./resources.ts";
 
 export const labSessionsNamespace = "lab-sessions";
+export const labConsoleNamespace = "lab-console";
 
 const initialNamespaces: { name: string; labels?: Record<string, string> }[] = [
   { name: "default" },
   { name: "kube-system" },
   { name: "kubevirt" },
+  // Where the BFF runs (deploy/base): its replicas' Leases live here.
+  { name: labConsoleNamespace, labels: { "pod-security.kubernetes.io/enforce": "restricted" } },
   // virt-launcher pods need privileges (see the field notes), so the VM namespace enforces "privileged".
   { name: labSessionsNamespace, labels: { "pod-security.kubernetes.io/enforce": "privileged" } },
 ];

@@ -4,6 +4,7 @@
 import type { ClusterConfig } from "./cluster-config.ts";
 import {
   authorizationGroup,
+  coordinationGroup,
   kubevirtSubresources,
   resourceTypes,
   subresourcesGroup,
@@ -88,7 +89,7 @@ export function apiVersions(serverAddress: string): Record<string, unknown> {
   };
 }
 
-const groups = [authorizationGroup, "kubevirt.io", subresourcesGroup];
+const groups = [authorizationGroup, coordinationGroup, "kubevirt.io", subresourcesGroup];
 
 function apiGroup(name: string): Record<string, unknown> {
   const version = { groupVersion: `${name}/v1`, version: "v1" };

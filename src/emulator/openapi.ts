@@ -4,7 +4,7 @@
 // kinds, as for any CRD), and `kubectl explain` reads the schemas.
 import { createHash } from "node:crypto";
 import type { SchemaNode } from "./openapi/schema-node.ts";
-import { resourceTypes, type ResourceType } from "./resources.ts";
+import { isCustomResource, resourceTypes, type ResourceType } from "./resources.ts";
 import { definitions } from "./schema.ts";
 
 const definitionPrefix = "#/definitions/";
@@ -126,7 +126,7 @@ function operation(
 function patchTypes(resource: ResourceType): string[] {
   const types = ["application/json-patch+json", "application/merge-patch+json"];
   // Only built-in kinds take strategic merge patch, as on a real API server.
-  return resource.group === "" ? [...types, "application/strategic-merge-patch+json"] : types;
+  return isCustomResource(resource) ? types : [...types, "application/strategic-merge-patch+json"];
 }
 
 function pathsFor(resource: ResourceType): Record<string, unknown> {

@@ -4,7 +4,7 @@
 import { randomUUID } from "node:crypto";
 import { alreadyExists, conflict, forbidden, invalid, notFound, staleObjectMessage } from "./http/status.ts";
 import { clone, timestamp, type JsonObject, type KubeObject, type ObjectMeta } from "./objects.ts";
-import { apiVersionOf, namespaces, type ResourceType } from "./resources.ts";
+import { apiVersionOf, isCustomResource, namespaces, type ResourceType } from "./resources.ts";
 import type { ObjectStore } from "./store.ts";
 
 export interface DeleteOptions {
@@ -30,9 +30,9 @@ export function generateNameSuffix(): string {
   return suffix;
 }
 
-// Kinds in API groups other than core track spec changes in metadata.generation.
+// Custom resources track spec changes in metadata.generation; the built-in kinds emulated here do not.
 function tracksGeneration(resource: ResourceType): boolean {
-  return resource.group !== "";
+  return isCustomResource(resource);
 }
 
 // The parts of an object that count as its spec for metadata.generation.

@@ -162,6 +162,22 @@ export const kubeVirts = resource({
   fieldSelectors: [],
 });
 
+// Leader election and the BFF's replicas coordinate through these (client-go's resourcelock kind).
+export const leases = resource({
+  group: "coordination.k8s.io",
+  version: "v1",
+  plural: "leases",
+  singular: "lease",
+  kind: "Lease",
+  shortNames: [],
+  categories: [],
+  namespaced: true,
+  verbs: allVerbs,
+  hasStatusSubresource: false,
+  schema: "io.k8s.api.coordination.v1.Lease",
+  fieldSelectors: [],
+});
+
 /** Every stored kind, in the order discovery lists them. */
 export const resourceTypes: ResourceType[] = [
   namespaces,
@@ -169,12 +185,14 @@ export const resourceTypes: ResourceType[] = [
   pods,
   nodes,
   events,
+  leases,
   virtualMachines,
   virtualMachineInstances,
   kubeVirts,
 ];
 
 export const kubevirtGroup = "kubevirt.io";
+export const coordinationGroup = "coordination.k8s.io";
 export const subresourcesGroup = "subresources.kubevirt.io";
 export const authorizationGroup = "authorization.k8s.io";
 
@@ -195,6 +213,14 @@ export function findResource(group: string, version: string, plural: string): Re
   return resourceTypes.find(
     (type) => type.group === group && type.version === version && type.plural === plural,
   );
+}
+
+/**
+ * KubeVirt's kinds are custom resources: they track metadata.generation, require a resourceVersion
+ * on update and take no strategic merge patch. Built-in kinds (core, coordination.k8s.io) do neither.
+ */
+export function isCustomResource(type: ResourceType): boolean {
+  return type.group === kubevirtGroup;
 }
 
 export function apiVersionOf(type: ResourceType): string {

@@ -17,7 +17,14 @@ import {
 import { isJsonObject, type JsonObject, type KubeObject, type ObjectMeta } from "./objects.ts";
 import { jsonPatch, mergePatch } from "./patch.ts";
 import type { Registry } from "./registry.ts";
-import { apiVersionOf, findResource, namespaces, type ResourceType, type Verb } from "./resources.ts";
+import {
+  apiVersionOf,
+  findResource,
+  isCustomResource,
+  namespaces,
+  type ResourceType,
+  type Verb,
+} from "./resources.ts";
 import { checkAgainstSchema } from "./schema.ts";
 import { matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector } from "./selectors.ts";
 import { objectKey } from "./store.ts";
@@ -366,7 +373,7 @@ export class RestHandler {
     const updated = this.context.registry.update(resource, prepared.object, {
       dryRun,
       ...(subresource === "status" ? { subresource: "status" as const } : {}),
-      requireResourceVersion: resource.group !== "",
+      requireResourceVersion: isCustomResource(resource),
     });
     sendJson(response, 200, updated, warningHeaders(prepared.warnings));
   }
@@ -385,7 +392,7 @@ export class RestHandler {
     const contentType = mediaType(request);
     const supported = ["application/json-patch+json", "application/merge-patch+json"];
     // Built-in kinds also take strategic merge patch; for the flat kinds emulated here it merges like a merge patch.
-    if (resource.group === "") supported.push("application/strategic-merge-patch+json");
+    if (!isCustomResource(resource)) supported.push("application/strategic-merge-patch+json");
     if (!supported.includes(contentType)) throw unsupportedMediaType(contentType, supported);
     const patchDocument = decodeBody(await readBody(request), contentType);
     const current = this.context.registry.get(resource, namespace, name);

@@ -299,6 +299,16 @@ const columnsByResource: Record<string, Column[]> = {
       cell: (o) => stringField(o, "message") ?? "",
     },
   ],
+  "coordination.k8s.io/leases": [
+    nameColumn,
+    {
+      name: "Holder",
+      type: "string",
+      description: "holderIdentity contains the identity of the holder of a current lease.",
+      cell: (o) => stringField(o, "spec", "holderIdentity") ?? "",
+    },
+    ageColumn,
+  ],
 };
 
 function rowObject(object: KubeObject, include: IncludeObject, apiVersion: string): unknown {

@@ -25,16 +25,22 @@ import type { GradingRepository } from "./grading/repository.ts";
 import { registerGradingRoutes } from "./grading/routes.ts";
 import { GradingService, type GradingServiceDeps } from "./grading/service.ts";
 import { registerHealthRoutes } from "./health-routes.ts";
+import { HelpRequests } from "./help/help-requests.ts";
+import { registerHelpRoutes } from "./help/routes.ts";
 import { createCsrfGuard } from "./http/csrf.ts";
 import { sendError } from "./http/errors.ts";
 import type { ClusterClient } from "./kube/client.ts";
 import { registerLabRoutes } from "./lab-routes.ts";
 import { recordGrading } from "./metrics/app-metrics.ts";
 import { createOperations, type OperationsDeps } from "./operations.ts";
+import { RecordingStore } from "./recordings/recording-store.ts";
+import { registerRecordingRoutes } from "./recordings/routes.ts";
 import { createSessionReads } from "./sessions/reads.ts";
+import { registerRestartRoute } from "./sessions/restart-routes.ts";
 import { registerSessionRoutes } from "./sessions/routes.ts";
 import { SessionService } from "./sessions/service.ts";
 import { registerWeb } from "./spa/static.ts";
+import { registerWallRoutes, type WallTiming } from "./wall/routes.ts";
 
 export interface AppDeps {
   cluster: ClusterClient;
@@ -56,8 +62,12 @@ export interface AppDeps {
   gradingLimits?: Pick<GradingServiceDeps, "concurrency" | "selfCheckIntervalMs">;
   allowedOrigins: string[];
   trustProxy: boolean;
+  /** Where console recordings go, their size cap and retention; none are recorded when absent. */
+  recordings?: { dir: string; maxBytes: number; retentionMs: number };
   /** Console timers and limits (console/limits.ts); tests shorten them. */
   consoleLimits?: Partial<ConsoleLimits>;
+  /** The class wall's intervals (wall/routes.ts); tests shorten them. */
+  wallTiming?: Partial<WallTiming>;
   /** Limits, capacity, expiry, audit, doctor and metrics. */
   operations: OperationsDeps;
   /**
@@ -79,6 +89,8 @@ declare module "fastify" {
 
 /** How soon the grading worker notices a run started on another replica. */
 const gradingPollMs = 2_000;
+/** How often recordings past their retention are removed. */
+const recordingSweepMs = 3_600_000;
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Browsers poll every few seconds: per-request log lines would drown everything else.
@@ -133,12 +145,28 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerAuthRoutes(app, { authenticator: deps.authenticator, loginSessions, audit: operations.audit });
   registerLabRoutes(app, { labs: deps.labs, loginSessions });
   registerSessionRoutes(app, { sessions, loginSessions, audit: operations.audit });
+  registerRestartRoute(app, { sessions, cluster: deps.cluster, loginSessions });
   operations.register({ sessions, loginSessions });
+  const findSession = async (id: string) =>
+    (await reads.source.snapshot()).sessions.find((session) => session.id === id);
+  const recordings =
+    deps.recordings &&
+    new RecordingStore({
+      ...deps.recordings,
+      labOf: async (id) => (await findSession(id))?.labId,
+      log: app.log,
+    });
+  if (recordings) {
+    registerRecordingRoutes(app, { recordings, loginSessions });
+    const stopSweeping = recordings.sweepEvery(recordingSweepMs);
+    app.addHook("onClose", async () => stopSweeping());
+  }
   const consoles: ConsoleHub = new ConsoleHub({
     connect: deps.cluster.openConsole,
-    findSession: async (id) => (await reads.source.snapshot()).sessions.find((session) => session.id === id),
+    findSession,
     log: app.log,
     limits: deps.consoleLimits,
+    recordings,
     onClosed: (id) => void coordination.consoles.release(id, () => consoles.has(id)),
   });
   // One connection per VM across replicas: each browser goes to the replica holding the VM's console.
@@ -165,6 +193,31 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     allowedOrigins: deps.allowedOrigins,
     audit: operations.audit,
     onViewers: (change, as) => operations.metrics.consoleViewers.inc({ role: as }, change),
+  });
+  registerHelpRoutes(app, {
+    help: new HelpRequests({ cluster: deps.cluster, sessions, source: reads.source, now: operations.now }),
+    loginSessions,
+    audit: operations.audit,
+  });
+  registerWallRoutes(app, {
+    consoles: {
+      // Only where this replica holds (or may take) the console: a second connection would kick it.
+      keepOpen: (session) =>
+        coordination.consoles
+          .claim(session.id, (home) => (home.kind === "here" ? consoles.keepOpen(session) : undefined))
+          .catch(() => undefined),
+      screenOf: (id) => consoles.screenOf(id),
+    },
+    sessions,
+    labIds: new Set(deps.labs.map((lab) => lab.id)),
+    loginSessions,
+    allowedOrigins: deps.allowedOrigins,
+    lastScore: async (id) => {
+      const [latest] = await deps.gradingRepository.listSelfChecks(id, 1);
+      return latest?.result.gradable ? latest.result.score : null;
+    },
+    audit: operations.audit,
+    timing: deps.wallTiming,
   });
   registerGradingRoutes(app, {
     grading,

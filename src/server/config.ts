@@ -53,6 +53,8 @@ export interface Config {
   quotas: SessionQuotas;
   /** The bearer token /metrics asks for; undefined turns /metrics off. */
   metricsToken: string | undefined;
+  /** Console recordings in dataDir/recordings: the size cap per session and how long they are kept. */
+  recordings: { maxBytes: number; retentionMs: number };
   /** How replicas share the reaper, the grading worker and consoles (docs/scaling.md). */
   coordination: CoordinationSettings;
   logLevel: string;
@@ -149,6 +151,8 @@ const EnvSchema = z.object({
   LAB_MAX_SESSIONS_PER_LAB: z.coerce.number().int().min(1).optional(),
   LAB_MAX_SESSIONS: z.coerce.number().int().min(1).optional(),
   METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
+  LAB_RECORDING_MAX_MB: z.coerce.number().min(1).default(16),
+  LAB_RECORDING_RETENTION_DAYS: z.coerce.number().min(1).default(30),
   LAB_COORDINATION: z.enum(["leases", "off"]).default("leases"),
   LAB_LEASE_NAMESPACE: z
     .string()
@@ -211,6 +215,10 @@ export function loadConfig({ env, inCluster }: Environment): Config {
       total: values.LAB_MAX_SESSIONS ?? null,
     },
     metricsToken: values.METRICS_TOKEN,
+    recordings: {
+      maxBytes: Math.round(values.LAB_RECORDING_MAX_MB * 1024 * 1024),
+      retentionMs: values.LAB_RECORDING_RETENTION_DAYS * 24 * 3_600_000,
+    },
     coordination: {
       mode: values.LAB_COORDINATION,
       namespace: values.LAB_LEASE_NAMESPACE ?? values.POD_NAMESPACE ?? "lab-console",

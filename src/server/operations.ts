@@ -11,6 +11,7 @@ import { CapacityService } from "./capacity/capacity-service.ts";
 import { LaunchAdmission } from "./capacity/launch-admission.ts";
 import { registerCapacityRoutes } from "./capacity/routes.ts";
 import type { SessionQuotas } from "./config.ts";
+import { reaperLeaseName, type Coordination } from "./coordination/coordination.ts";
 import { registerDoctorRoutes } from "./doctor/routes.ts";
 import { SessionExtensions } from "./expiry/extension.ts";
 import { SessionReaper } from "./expiry/reaper.ts";
@@ -50,7 +51,7 @@ export interface Operations {
 export function createOperations(
   app: FastifyInstance,
   deps: OperationsDeps,
-  context: { cluster: ClusterClient; reads: SessionReads; labs: Lab[] },
+  context: { coordination: Coordination; cluster: ClusterClient; reads: SessionReads; labs: Lab[] },
 ): Operations {
   const now = deps.now ?? (() => new Date());
   const { cluster, reads, labs } = context;
@@ -110,8 +111,8 @@ export function createOperations(
       });
       registerAuditRoutes(app, { audit, loginSessions });
       registerMetricsRoute(app, { registry: metrics.registry, token: deps.metricsToken });
-      reaper.start();
-      app.addHook("onClose", () => reaper.stop());
+      // One replica reaps at a time; coordination.close() stops it when the app closes.
+      context.coordination.duty(reaperLeaseName).perform(reaper);
     },
   };
 }

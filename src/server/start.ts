@@ -102,6 +102,7 @@ export async function startServer(config: Config, options: { buildWeb: boolean }
       coordination: coordinationFromConfig(config.coordination, kubeConfig, kubeRequests),
       allowedOrigins: config.allowedOrigins,
       trustProxy: config.trustProxy,
+      recordings: { dir: path.join(config.dataDir, "recordings"), ...config.recordings },
       webRoot,
       logger: { level: config.logLevel },
     });

@@ -17,6 +17,11 @@ const typeMeta: Record<string, SchemaNode> = {
 const open: SchemaNode = { type: "object", "x-kubernetes-preserve-unknown-fields": true };
 const stringMap: SchemaNode = { type: "object", additionalProperties: { type: "string" } };
 
+/** metav1.MicroTime: RFC 3339 with exactly six fractional digits (admission checks the digits). */
+function microTime(description: string): SchemaNode {
+  return { type: "string", format: "date-time", description };
+}
+
 export const coreDefinitions: Record<string, SchemaNode> = {
   "io.k8s.api.core.v1.Namespace": {
     description: "Namespace provides a scope for Names. Use of multiple namespaces is optional.",
@@ -77,6 +82,49 @@ export const coreDefinitions: Record<string, SchemaNode> = {
       source: open,
       reportingComponent: { type: "string" },
       reportingInstance: { type: "string" },
+    },
+  },
+  "io.k8s.api.coordination.v1.Lease": {
+    description: "Lease defines a lease concept.",
+    type: "object",
+    properties: {
+      ...typeMeta,
+      metadata: objectMeta,
+      spec: {
+        description: "LeaseSpec is a specification of a Lease.",
+        type: "object",
+        properties: {
+          holderIdentity: {
+            type: "string",
+            description: "holderIdentity contains the identity of the holder of a current lease.",
+          },
+          leaseDurationSeconds: {
+            type: "integer",
+            format: "int32",
+            description:
+              "leaseDurationSeconds is a duration that candidates for a lease need to wait to force acquire it. This is measured against the time of last observed renewTime.",
+          },
+          acquireTime: microTime("acquireTime is a time when the current lease was acquired."),
+          renewTime: microTime(
+            "renewTime is a time when the current holder of a lease has last updated the lease.",
+          ),
+          leaseTransitions: {
+            type: "integer",
+            format: "int32",
+            description: "leaseTransitions is the number of transitions of a lease between holders.",
+          },
+          strategy: {
+            type: "string",
+            description:
+              "Strategy indicates the strategy for picking the leader for coordinated leader election.",
+          },
+          preferredHolder: {
+            type: "string",
+            description:
+              "PreferredHolder signals to a lease holder that the lease has a more optimal holder and should be given up.",
+          },
+        },
+      },
     },
   },
   "io.k8s.api.authorization.v1.SelfSubjectAccessReview": {

@@ -21,6 +21,7 @@ describe("users file", () => {
     expect(users.map(({ username, role }) => `${username}:${role}`)).toEqual([
       "alice:student",
       "bob:student",
+      "carol:student",
       "tara:ta",
       "ivan:instructor",
     ]);

@@ -10,6 +10,7 @@ export const demoPassword = "demo";
 export const demoUsers: { username: string; role: Role }[] = [
   { username: "alice", role: "student" },
   { username: "bob", role: "student" },
+  { username: "carol", role: "student" },
   { username: "tara", role: "ta" },
   { username: "ivan", role: "instructor" },
 ];

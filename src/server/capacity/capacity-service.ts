@@ -129,5 +129,7 @@ function placementOf(session: Session, { vm, vmi }: SessionObjects): { node: str
   if (node) return { node };
   // Never scheduled and already on its way out: it will not take room any more.
   if (vm.metadata.deletionTimestamp || session.status === "deleted") return "none";
+  // Stopped outside the console (runStrategy Halted, running: false): nothing runs and nothing will.
+  if (!vmi && (vm.spec.runStrategy === "Halted" || vm.spec.running === false)) return "none";
   return { node: undefined };
 }

@@ -112,7 +112,7 @@ export function registerConsoleRoutes(app: FastifyInstance, deps: ConsoleRouteDe
   });
 }
 
-function checkOrigin(request: FastifyRequest, allowed: Set<string>): void {
+export function checkOrigin(request: FastifyRequest, allowed: Set<string>): void {
   const origin = request.headers.origin;
   if (origin === undefined) {
     throw new HttpError(403, "forbidden", "Console connections must come from the Lab Console page.");

@@ -14,6 +14,12 @@ import { PlainRunFinder } from "./plain-runs.ts";
 const { Terminal } = headlessPackage;
 const { SerializeAddon } = serializePackage;
 
+/** The visible screen as text, for miniatures (the class wall). */
+export interface ScreenText {
+  rows: string[];
+  cursor: { x: number; y: number };
+}
+
 export interface ScreenOptions {
   cols: number;
   rows: number;
@@ -42,6 +48,7 @@ export class ConsoleScreen {
   private parsed = 0;
   private parsing = false;
   private disposed = false;
+  private changes = 0;
 
   /** `onParsed` runs whenever a batch has been parsed, so the owner can resume a paused source. */
   constructor(
@@ -64,6 +71,11 @@ export class ConsoleScreen {
     return this.received - this.parsed;
   }
 
+  /** Goes up whenever the screen may have changed: readers compare it instead of the screen. */
+  get version(): number {
+    return this.changes;
+  }
+
   /** False until the first output arrives: nothing to replay. */
   get hasOutput(): boolean {
     return this.received > 0;
@@ -84,7 +96,19 @@ export class ConsoleScreen {
   }
 
   resize(cols: number, rows: number): void {
-    if (!this.disposed) this.terminal.resize(cols, rows);
+    if (this.disposed) return;
+    this.terminal.resize(cols, rows);
+    this.changes += 1;
+  }
+
+  /** The visible rows as plain text (trailing blanks trimmed) and the cursor, as parsed so far. */
+  text(): ScreenText {
+    const buffer = this.terminal.buffer.active;
+    const rows: string[] = [];
+    for (let y = 0; y < this.terminal.rows; y += 1) {
+      rows.push(buffer.getLine(buffer.baseY + y)?.translateToString(true) ?? "");
+    }
+    return { rows, cursor: { x: buffer.cursorX, y: buffer.cursorY } };
   }
 
   dispose(): void {
@@ -121,6 +145,7 @@ export class ConsoleScreen {
   private batchParsed(size: number): void {
     this.parsing = false;
     this.parsed += size;
+    this.changes += 1;
     if (this.disposed) return;
     while (this.snapshots[0] && this.snapshots[0].at <= this.parsed) {
       this.snapshots.shift()!.resolve(this.serializer.serialize());

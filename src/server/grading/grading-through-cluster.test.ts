@@ -25,6 +25,7 @@ const lab = aGradingLab([
     selfCheck: true,
     run: "grep -q hello ~/hello.txt",
     hint: "Use echo and a redirect.",
+    translations: { hint: { ja: "echo とリダイレクトを使いましょう。" } },
   }),
   aCheck({ id: "notes-dir", selfCheck: true, run: "test -d ~/notes", hint: "mkdir makes directories." }),
   // Long enough for a run to be caught in the middle: by a deleted VM, or by a restart.
@@ -101,6 +102,10 @@ describe("Check my work on a real session", () => {
       passed: false,
       message: "Exited with code 2. Hint: Use echo and a redirect.",
       outputExcerpt: "grep: /home/student/hello.txt: No such file or directory",
+      // The message's parts, so pages in other languages can say it in theirs.
+      outcome: { kind: "exit", code: 2 },
+      hint: "Use echo and a redirect.",
+      translations: { hint: { ja: "echo とリダイレクトを使いましょう。" } },
     });
 
     // Straight away again: too soon, with the wait in plain words and in Retry-After.
@@ -124,6 +129,11 @@ describe("Check my work on a real session", () => {
 
     const history = SelfCheckHistory.parse((await alice.get(checksPath)).body).items;
     expect(history.map((item) => item.result.score)).toEqual([3, 0]);
+    // Stored and read back with its parts for other languages.
+    expect(history[1]?.result.checks[0]).toMatchObject({
+      outcome: { kind: "exit", code: 2 },
+      translations: { hint: { ja: "echo とリダイレクトを使いましょう。" } },
+    });
     // A TA reads the same history; another student cannot even see the session.
     expect((await bff.signIn("tara").then((tara) => tara.get(checksPath))).body.items).toHaveLength(2);
     expect((await browserOf.get("bob")!.get(checksPath)).status).toBe(404);

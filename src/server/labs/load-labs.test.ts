@@ -52,7 +52,21 @@ describe("loadLabs", () => {
       timeoutSeconds: 10,
       selfCheck: true,
       hint: "Use echo and a redirect.",
+      translations: {
+        title: { ja: "内容に hello を含む ~/hello.txt を作成する", zh: "创建内容包含 hello 的 ~/hello.txt" },
+        hint: { ja: "echo とリダイレクトを使いましょう。", zh: "使用 echo 和重定向。" },
+      },
     });
+    // Every example lab reads in all three languages (a hint that is only a command needs no translation).
+    for (const lab of labs) {
+      for (const language of ["ja", "zh"] as const) {
+        expect(lab.translations?.title?.[language], `${lab.id} title ${language}`).toBeTruthy();
+        expect(lab.translations?.description?.[language], `${lab.id} description ${language}`).toBeTruthy();
+        for (const check of lab.checks) {
+          expect(check.translations?.title?.[language], `${lab.id} ${check.id} ${language}`).toBeTruthy();
+        }
+      }
+    }
     expect(labs.find((lab) => lab.id === "nested-kvm")?.vm).toMatchObject({
       cpu: 4,
       memory: "8Gi",
@@ -80,6 +94,41 @@ describe("loadLabs", () => {
         checks: [{ id: "one", title: "One", points: 1, run: "true", timeoutSeconds: 10, selfCheck: false }],
       },
     ]);
+  });
+
+  it("takes texts per language beside plain ones: English is the plain text, the others translations", () => {
+    const text = [
+      minimalLab().replace("title: Minimal\n", "title:\n  en: Minimal\n  ja: 最小のラボ\n  zh: 最小实验\n"),
+      "description:",
+      "  en: Plain **Markdown**.",
+      "  zh: 普通的 **Markdown**。",
+      "checks:",
+      "  - id: one",
+      "    title: One for everyone",
+      '    run: "true"',
+      "    hint: {en: Try harder., ja: もう少し頑張りましょう。}",
+      "",
+    ].join("\n");
+    const { labs, problems } = loadLabs(labDir({ "lab.yaml": text }), defaultVmSizes);
+    expect(problems).toEqual([]);
+    expect(labs[0]).toMatchObject({
+      title: "Minimal",
+      description: "Plain **Markdown**.",
+      translations: {
+        title: { ja: "最小のラボ", zh: "最小实验" },
+        description: { zh: "普通的 **Markdown**。" },
+      },
+    });
+    expect(labs[0]?.checks[0]).toEqual({
+      id: "one",
+      title: "One for everyone",
+      points: 1,
+      run: "true",
+      timeoutSeconds: 10,
+      selfCheck: false,
+      hint: "Try harder.",
+      translations: { hint: { ja: "もう少し頑張りましょう。" } },
+    });
   });
 
   it("takes cpu and memory instead of a size, and the sizes the server is configured with", () => {
@@ -129,6 +178,26 @@ describe("loadLabs", () => {
     ["an id over 40 characters", minimalLab("a".repeat(41)), ["1: id: must be at most 40 characters"]],
     ["a misspelt field", `${minimalLab()}sesion:\n  minutes: 30\n`, ["6: sesion: unknown field"]],
     ["a missing title", minimalLab().replace("title: Minimal\n", ""), ["1: title: is required"]],
+    [
+      "texts per language without English",
+      minimalLab().replace("title: Minimal\n", "title:\n  ja: 最小\n"),
+      ["2: title: needs en: the English text, which the other languages fall back to"],
+    ],
+    [
+      "an unknown language",
+      minimalLab().replace("title: Minimal\n", "title:\n  en: Minimal\n  jp: 最小\n"),
+      ["4: title.jp: unknown field"],
+    ],
+    [
+      "an empty translation",
+      minimalLab().replace("title: Minimal\n", "title:\n  en: Minimal\n  zh: ''\n"),
+      ["4: title.zh: must not be empty"],
+    ],
+    [
+      "a list as a title",
+      minimalLab().replace("title: Minimal\n", "title: [a, b]\n"),
+      ["2: title: must be text, or one text per language like {en: …, ja: …, zh: …}"],
+    ],
     [
       "a missing image",
       minimalLab().replace("  image: quay.io/containerdisks/fedora:41\n", ""),
@@ -298,7 +367,12 @@ describe("toLabSummary", () => {
       title: "Set your Git user.name and user.email",
       points: 1,
       selfCheck: true,
+      translations: {
+        title: { ja: "Git の user.name と user.email を設定する", zh: "设置 Git 的 user.name 和 user.email" },
+      },
     });
-    expect(JSON.stringify(summary)).not.toMatch(/git config|quay\.io|cloud-config|hint/);
+    expect(summary.translations?.title).toEqual({ ja: "Git のワークフロー", zh: "Git 工作流程" });
+    expect(summary.translations?.description?.ja).toMatch(/^自分のリポジトリで/);
+    expect(JSON.stringify(summary)).not.toMatch(/git config|quay\.io|cloud-config|hint|あなたの名前/);
   });
 });

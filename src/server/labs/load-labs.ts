@@ -61,21 +61,27 @@ export function formatLabProblem(problem: LabProblem): string {
   return `${problem.file}${problem.line === null ? "" : `:${problem.line}`}: ${problem.message}`;
 }
 
-/** What students and staff see of a lab: no check commands, no image or cloud-init. */
+/** What students and staff see of a lab: no check commands, no image or cloud-init, no hints. */
 export function toLabSummary(lab: Lab): LabSummary {
-  return {
+  const summary: LabSummary = {
     id: lab.id,
     title: lab.title,
     description: lab.description,
     vm: { cpu: lab.vm.cpu, memory: lab.vm.memory, nested: lab.vm.nested },
     session: { ...lab.session },
-    checks: lab.checks.map((check) => ({
-      id: check.id,
-      title: check.title,
-      points: check.points,
-      selfCheck: check.selfCheck,
-    })),
+    checks: lab.checks.map((check) => {
+      const title = check.translations?.title;
+      return {
+        id: check.id,
+        title: check.title,
+        points: check.points,
+        selfCheck: check.selfCheck,
+        ...(title && { translations: { title } }),
+      };
+    }),
   };
+  if (lab.translations) summary.translations = lab.translations;
+  return summary;
 }
 
 /**

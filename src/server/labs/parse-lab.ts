@@ -1,7 +1,14 @@
 // Turns the text of one lab file into a Lab, or into problems that each name a line and a field.
 import { Scalar, isScalar } from "yaml";
 import type { z } from "zod";
-import { LabFile, type Lab } from "../../common/lab.ts";
+import {
+  LabFile,
+  plainText,
+  translationsOf,
+  type Lab,
+  type LabCheck,
+  type Translations,
+} from "../../common/lab.ts";
 import { parseCloudConfig } from "./cloud-config.ts";
 import type { VmSizes } from "./load-labs.ts";
 import { parseYaml, type YamlPath, type YamlProblem, type YamlSource } from "./yaml-source.ts";
@@ -54,15 +61,36 @@ export function parseLab(text: string, sizes: VmSizes): ParsedLab {
     return { ok: false, problems: sortByLine(problems) };
   }
 
+  const labTranslations = translatedFields({
+    title: translationsOf(file.title),
+    description: translationsOf(file.description),
+  });
   const lab: Lab = {
     id: file.id,
-    title: file.title,
-    description: file.description,
+    title: plainText(file.title),
+    description: plainText(file.description),
     vm: { cpu, memory, image: file.vm.image, nested: file.vm.nested, cloudInit: file.vm.cloudInit ?? null },
     session: file.session,
-    checks: file.checks,
+    checks: file.checks.map(({ title, hint, ...check }): LabCheck => {
+      const translations = translatedFields({ title: translationsOf(title), hint: translationsOf(hint) });
+      return {
+        ...check,
+        title: plainText(title),
+        ...(hint !== undefined && { hint: plainText(hint) }),
+        ...(translations && { translations }),
+      };
+    }),
+    ...(labTranslations && { translations: labTranslations }),
   };
   return { ok: true, lab, idLine: source.lineOf(["id"]) };
+}
+
+/** The fields that have translations, or undefined when none has: a lab in one language carries none. */
+function translatedFields<Field extends string>(
+  byField: Record<Field, Translations | undefined>,
+): Partial<Record<Field, Translations>> | undefined {
+  const found = Object.entries<Translations | undefined>(byField).filter((entry) => entry[1] !== undefined);
+  return found.length > 0 ? (Object.fromEntries(found) as Partial<Record<Field, Translations>>) : undefined;
 }
 
 function describe(issue: z.core.$ZodIssue, source: YamlSource): YamlProblem[] {

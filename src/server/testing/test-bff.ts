@@ -31,6 +31,8 @@ export interface TestBff {
   emulator: TestEmulator;
   kubeRequests: KubeRequestCounter;
   loginSessions: LoginSessions;
+  /** Where this BFF writes console recordings. */
+  recordingsDir: string;
   /** A browser signed in as one of the demo users. */
   signIn(username: string): Promise<TestBrowser>;
   close(): Promise<void>;
@@ -48,6 +50,9 @@ export async function startTestBff(options: {
   gradingDataDir?: string;
   gradingLimits?: AppDeps["gradingLimits"];
   consoleLimits?: AppDeps["consoleLimits"];
+  wallTiming?: AppDeps["wallTiming"];
+  /** Default: 16 MiB per recording, kept 30 days. */
+  recordingLimits?: { maxBytes?: number; retentionMs?: number };
   /** Default: one active session per student, no other limit. */
   quotas?: Partial<SessionQuotas>;
   /** The clock for expiries, extensions and the reaper. */
@@ -92,6 +97,12 @@ export async function startTestBff(options: {
     agentBundle: await testAgentBundle(),
     gradingLimits: options.gradingLimits,
     consoleLimits: options.consoleLimits,
+    wallTiming: options.wallTiming,
+    recordings: {
+      dir: path.join(gradingDataDir, "recordings"),
+      maxBytes: options.recordingLimits?.maxBytes ?? 16 * 1024 * 1024,
+      retentionMs: options.recordingLimits?.retentionMs ?? 30 * 86_400_000,
+    },
     operations: {
       clusterFacts: createClusterFacts(kubeConfig, kubeRequests),
       kubeRequests,
@@ -114,6 +125,7 @@ export async function startTestBff(options: {
     emulator,
     kubeRequests,
     loginSessions,
+    recordingsDir: path.join(gradingDataDir, "recordings"),
     async signIn(username) {
       const browser = new TestBrowser(url);
       const answer = await browser.post("/api/auth/login", { username, password: demoPassword });

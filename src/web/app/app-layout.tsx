@@ -1,29 +1,33 @@
+import { useTranslation } from "react-i18next";
 import { NavLink, Outlet } from "react-router";
+import { LanguageSwitcher } from "../components/language-switcher.tsx";
 import { useSignedInUser } from "../features/auth/components/signed-in-user.ts";
 import { isStaff } from "../features/auth/components/role-label.ts";
 import { UserMenu } from "../features/auth/components/user-menu.tsx";
 import { paths } from "../lib/paths.ts";
 
 export function AppLayout() {
+  const { t } = useTranslation();
   const me = useSignedInUser();
   return (
     <>
       <a className="skip-link" href="#content">
-        Skip to content
+        {t("app.skipToContent")}
       </a>
       <header className="app-header">
         <NavLink to={paths.home.to()} className="brand" end>
-          Lab Console
+          {t("app.name")}
         </NavLink>
-        <nav aria-label="Main" className="main-nav">
+        <nav aria-label={t("app.nav.label")} className="main-nav">
           <NavLink to={paths.home.to()} end>
-            Labs
+            {t("app.nav.labs")}
           </NavLink>
-          {isStaff(me.role) && <NavLink to={paths.sessions.to()}>Sessions</NavLink>}
-          {isStaff(me.role) && <NavLink to={paths.grading.to()}>Grading</NavLink>}
-          {me.role === "instructor" && <NavLink to={paths.doctor.to()}>Doctor</NavLink>}
-          {me.role === "instructor" && <NavLink to={paths.audit.to()}>Audit log</NavLink>}
+          {isStaff(me.role) && <NavLink to={paths.sessions.to()}>{t("app.nav.sessions")}</NavLink>}
+          {isStaff(me.role) && <NavLink to={paths.grading.to()}>{t("app.nav.grading")}</NavLink>}
+          {me.role === "instructor" && <NavLink to={paths.doctor.to()}>{t("app.nav.doctor")}</NavLink>}
+          {me.role === "instructor" && <NavLink to={paths.audit.to()}>{t("app.nav.audit")}</NavLink>}
         </nav>
+        <LanguageSwitcher />
         <UserMenu />
       </header>
       <div id="content" className="app-content">

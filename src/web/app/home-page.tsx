@@ -1,3 +1,4 @@
+import { useTranslation } from "react-i18next";
 import { useSignedInUser } from "../features/auth/components/signed-in-user.ts";
 import { isStaff } from "../features/auth/components/role-label.ts";
 import { LabCatalog } from "../features/labs/components/lab-catalog.tsx";
@@ -8,6 +9,7 @@ import { visibleSessions } from "../features/sessions/components/visible-session
 
 /** Everyone's start page: their own sessions on top, then the catalog to launch from. */
 export function HomePage() {
+  const { t } = useTranslation();
   const me = useSignedInUser();
   // Staff see every session in the API; here they want their own, like a student.
   const sessions = useSessions(isStaff(me.role) ? { owner: me.username } : {});
@@ -15,11 +17,9 @@ export function HomePage() {
 
   return (
     <main className="page">
-      <title>Labs · Lab Console</title>
-      <h1 className="page-title">Labs</h1>
-      <p className="lead">
-        Launch a lab to get your own virtual machine. It stops by itself when its time is up.
-      </p>
+      <title>{t("app.pageTitle", { page: t("home.title") })}</title>
+      <h1 className="page-title">{t("home.title")}</h1>
+      <p className="lead">{t("home.lead")}</p>
       <MySessions query={sessions} />
       <LabCatalog
         renderAction={(lab) => (

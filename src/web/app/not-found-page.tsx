@@ -1,14 +1,16 @@
+import { useTranslation } from "react-i18next";
 import { Link } from "react-router";
 import { paths } from "../lib/paths.ts";
 
 export function NotFoundPage() {
+  const { t } = useTranslation();
   return (
     <main className="page">
-      <title>Not found · Lab Console</title>
+      <title>{t("app.pageTitle", { page: t("notFound.title") })}</title>
       <div className="panel" role="alert">
-        <h1 className="panel-title">Page not found</h1>
-        <p>There is nothing at this address.</p>
-        <Link to={paths.home.to()}>Go to your labs</Link>
+        <h1 className="panel-title">{t("notFound.heading")}</h1>
+        <p>{t("notFound.body")}</p>
+        <Link to={paths.home.to()}>{t("notFound.home")}</Link>
       </div>
     </main>
   );

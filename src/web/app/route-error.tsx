@@ -1,12 +1,14 @@
+import { useTranslation } from "react-i18next";
 import { useRouteError } from "react-router";
 import { ErrorPanel } from "../components/page-state.tsx";
 
 /** Last line of defence for a page that crashed while rendering: say so and offer a reload. */
 export function RouteError() {
+  const { t } = useTranslation();
   const error = useRouteError();
   return (
     <main className="page">
-      <ErrorPanel title="This page stopped working" error={error} onRetry={() => window.location.reload()} />
+      <ErrorPanel title={t("app.routeError")} error={error} onRetry={() => window.location.reload()} />
     </main>
   );
 }

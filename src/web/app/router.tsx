@@ -7,7 +7,9 @@ import { DoctorPage } from "../features/doctor/components/doctor-page.tsx";
 import { GradingIndexPage } from "../features/grading/components/grading-index-page.tsx";
 import { GradingPage } from "../features/grading/components/grading-page.tsx";
 import { SessionPage } from "../features/sessions/components/session-page.tsx";
+import { RecordingPage } from "../features/recordings/components/recording-page.tsx";
 import { SessionsPage } from "../features/sessions/components/sessions-page.tsx";
+import { WallPage } from "../features/wall/components/wall-page.tsx";
 import { paths } from "../lib/paths.ts";
 import { AppLayout } from "./app-layout.tsx";
 import { HomePage } from "./home-page.tsx";
@@ -39,6 +41,15 @@ export function createRouter() {
                   ),
                 },
                 { path: paths.session.pattern, element: <SessionPage /> },
+                { path: paths.recording.pattern, element: <RecordingPage /> },
+                {
+                  path: paths.labWall.pattern,
+                  element: (
+                    <RequireRole roles={staff}>
+                      <WallPage />
+                    </RequireRole>
+                  ),
+                },
                 {
                   path: paths.grading.pattern,
                   element: (

@@ -1,4 +1,5 @@
 import { useEffect, useId, useRef, type ReactNode } from "react";
+import { useTranslation } from "react-i18next";
 
 interface ConfirmDialogProps {
   open: boolean;
@@ -19,6 +20,7 @@ interface ConfirmDialogProps {
  */
 export function ConfirmDialog(props: ConfirmDialogProps) {
   const { open, title, confirmLabel, pendingLabel, pending, error, onConfirm, onCancel, children } = props;
+  const { t } = useTranslation();
   const dialogRef = useRef<HTMLDialogElement>(null);
   const titleId = useId();
 
@@ -46,7 +48,7 @@ export function ConfirmDialog(props: ConfirmDialogProps) {
       {error}
       <div className="dialog-actions">
         <button type="button" className="button" onClick={onCancel} disabled={pending} autoFocus>
-          Cancel
+          {t("common.cancel")}
         </button>
         <button type="button" className="button button-danger" onClick={onConfirm} disabled={pending}>
           {pending ? pendingLabel : confirmLabel}

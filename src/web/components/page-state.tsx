@@ -1,5 +1,6 @@
 import type { ReactNode } from "react";
-import { getErrorMessage } from "../lib/api-error.ts";
+import { Trans, useTranslation } from "react-i18next";
+import { ErrorText } from "./error-text.tsx";
 
 export function Loading({ label }: { label: string }) {
   return (
@@ -22,14 +23,17 @@ export function ErrorPanel({
   onRetry?: () => void;
   children?: ReactNode;
 }) {
+  const { t } = useTranslation();
   return (
     <div className="panel panel-error" role="alert">
       <h2 className="panel-title">{title}</h2>
-      <p>{getErrorMessage(error)}</p>
+      <p>
+        <ErrorText error={error} />
+      </p>
       {children}
       {onRetry && (
         <button type="button" className="button" onClick={onRetry}>
-          Try again
+          {t("common.tryAgain")}
         </button>
       )}
     </div>
@@ -41,7 +45,7 @@ export function RefreshWarning({ error }: { error: unknown }) {
   if (!error) return null;
   return (
     <p className="notice notice-warning" role="status">
-      Could not refresh: {getErrorMessage(error)} Showing the last known state; retrying on its own.
+      <Trans i18nKey="common.refreshFailed" components={{ reason: <ErrorText error={error} /> }} />
     </p>
   );
 }

@@ -18,6 +18,14 @@ export const paths = {
     pattern: "/sessions/:sessionId",
     to: (sessionId: string) => `/sessions/${encodeURIComponent(sessionId)}`,
   },
+  recording: {
+    pattern: "/recordings/:sessionId",
+    to: (sessionId: string) => `/recordings/${encodeURIComponent(sessionId)}`,
+  },
+  labWall: {
+    pattern: "/labs/:labId/wall",
+    to: (labId: string) => `/labs/${encodeURIComponent(labId)}/wall`,
+  },
   grading: {
     pattern: "/grading",
     to: () => "/grading",

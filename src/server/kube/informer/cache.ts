@@ -105,7 +105,9 @@ export class ObjectCache<T extends Named> {
 
   private async run(): Promise<void> {
     const initialBackoffMs = this.options.initialBackoffMs ?? 250;
-    const maxBackoffMs = this.options.maxBackoffMs ?? 30_000;
+    // Capped low: two lists every few seconds cost an API server nothing, and after an outage the
+    // view must be current again within seconds, not after a 30 s sleep that began while it was down.
+    const maxBackoffMs = this.options.maxBackoffMs ?? 5_000;
     let backoffMs = initialBackoffMs;
     while (this.running) {
       const outcome = await this.listAndWatch();

@@ -1,79 +1,92 @@
+import { useTranslation } from "react-i18next";
+import { LangText } from "../../../components/lang-text.tsx";
 import { ErrorPanel, Loading } from "../../../components/page-state.tsx";
+import { useFormat } from "../../../lib/i18n/use-format.ts";
 import { useLabTitles } from "../../labs/api/get-labs.ts";
 import { useCapacity } from "../api/get-capacity.ts";
 import { formatCpu, formatMemory } from "./format-resources.ts";
 
 /** How many more sessions of each lab fit now, and the room on each VM node. */
 export function CapacityPanel() {
+  const { t } = useTranslation();
+  const format = useFormat();
   const query = useCapacity();
-  const labTitles = useLabTitles();
+  const labTitle = useLabTitles();
   const report = query.data;
+  const cpu = (millis: number) => formatCpu(millis, format.locale);
+  const memory = (bytes: number) => formatMemory(bytes, format.locale);
 
   return (
     <section className="section" aria-labelledby="capacity-title">
       <h2 id="capacity-title" className="section-title">
-        Capacity
+        {t("capacity.title")}
       </h2>
       {query.isPending ? (
-        <Loading label="Reading the nodes…" />
+        <Loading label={t("capacity.loading")} />
       ) : !report ? (
         <ErrorPanel
-          title="Could not read the capacity"
+          title={t("capacity.loadFailed")}
           error={query.error}
           onRetry={() => void query.refetch()}
         />
       ) : (
         <>
-          <p className="muted small">
-            From the nodes that can run VMs (Ready, schedulable, with KVM), minus what Lab Console's sessions
-            hold, with KubeVirt's launcher-pod formula at cpuAllocationRatio {report.cpuAllocationRatio}.
-            Other workloads on those nodes are not counted.
-          </p>
+          <p className="muted small">{t("capacity.explain", { ratio: report.cpuAllocationRatio })}</p>
           <div className="table-scroll">
-            <table className="table" aria-label="Room per lab">
+            <table className="table" aria-label={t("capacity.labs.label")}>
               <thead>
                 <tr>
-                  <th scope="col">Lab</th>
-                  <th scope="col">One VM needs</th>
-                  <th scope="col">More that fit now</th>
+                  <th scope="col">{t("capacity.labs.lab")}</th>
+                  <th scope="col">{t("capacity.labs.needs")}</th>
+                  <th scope="col">{t("capacity.labs.fits")}</th>
                 </tr>
               </thead>
               <tbody>
                 {report.labs.map((lab) => (
                   <tr key={lab.labId} data-fits={lab.fits}>
-                    <th scope="row">{labTitles.get(lab.labId) ?? lab.labId}</th>
+                    <th scope="row">
+                      <LangText text={labTitle(lab.labId)} />
+                    </th>
                     <td>
-                      {formatCpu(lab.request.cpuMillis)}, {formatMemory(lab.request.memoryBytes)}
+                      {cpu(lab.request.cpuMillis)}, {memory(lab.request.memoryBytes)}
                     </td>
-                    <td>{lab.fits >= 999 ? "999 or more" : lab.fits}</td>
+                    <td>{lab.fits >= 999 ? t("capacity.labs.many") : format.number(lab.fits)}</td>
                   </tr>
                 ))}
               </tbody>
             </table>
           </div>
           <div className="table-scroll">
-            <table className="table" aria-label="VM nodes">
+            <table className="table" aria-label={t("capacity.nodes.label")}>
               <thead>
                 <tr>
-                  <th scope="col">Node</th>
-                  <th scope="col">CPU in use</th>
-                  <th scope="col">Memory in use</th>
+                  <th scope="col">{t("capacity.nodes.node")}</th>
+                  <th scope="col">{t("capacity.nodes.cpu")}</th>
+                  <th scope="col">{t("capacity.nodes.memory")}</th>
                 </tr>
               </thead>
               <tbody>
                 {report.nodes.length === 0 && (
                   <tr>
-                    <td colSpan={3}>No node can run VMs: see the KVM check above.</td>
+                    <td colSpan={3}>{t("capacity.nodes.none")}</td>
                   </tr>
                 )}
                 {report.nodes.map((node) => (
                   <tr key={node.name}>
-                    <th scope="row">{node.name}</th>
+                    <th scope="row" translate="no">
+                      {node.name}
+                    </th>
                     <td>
-                      {formatCpu(node.used.cpuMillis)} of {formatCpu(node.allocatable.cpuMillis)}
+                      {t("capacity.nodes.used", {
+                        used: cpu(node.used.cpuMillis),
+                        total: cpu(node.allocatable.cpuMillis),
+                      })}
                     </td>
                     <td>
-                      {formatMemory(node.used.memoryBytes)} of {formatMemory(node.allocatable.memoryBytes)}
+                      {t("capacity.nodes.used", {
+                        used: memory(node.used.memoryBytes),
+                        total: memory(node.allocatable.memoryBytes),
+                      })}
                     </td>
                   </tr>
                 ))}

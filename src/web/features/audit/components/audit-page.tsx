@@ -1,19 +1,24 @@
 import { useId, useMemo } from "react";
+import { useTranslation } from "react-i18next";
 import { Link, useSearchParams } from "react-router";
 import { AuditAction, auditActions, type AuditEntry } from "../../../../common/operations-api.ts";
+import { LangText } from "../../../components/lang-text.tsx";
 import { ErrorPanel, Loading, RefreshWarning } from "../../../components/page-state.tsx";
+import { languageInfo } from "../../../lib/i18n/languages.ts";
+import type { LocalText } from "../../../lib/i18n/pick-translation.ts";
+import { useFormat } from "../../../lib/i18n/use-format.ts";
 import { paths } from "../../../lib/paths.ts";
 import { useLabs, useLabTitles } from "../../labs/api/get-labs.ts";
 import { auditSearch, useAuditLog, type AuditFilters } from "../api/get-audit.ts";
-import { auditActionLabels } from "./audit-labels.ts";
 import "../audit.css";
 
 /** Who did what, when and from where: filtered by the URL, newest first, exportable as JSON lines. */
 export function AuditPage() {
+  const { t } = useTranslation();
   const [searchParams, setSearchParams] = useSearchParams();
   const filters = useMemo(() => readFilters(searchParams), [searchParams]);
   const query = useAuditLog(filters);
-  const labTitles = useLabTitles();
+  const labTitle = useLabTitles();
   const entries = query.data?.pages.flatMap((page) => page.items) ?? [];
 
   const change = (name: keyof AuditFilters, value: string) =>
@@ -29,30 +34,26 @@ export function AuditPage() {
 
   return (
     <main className="page page-wide">
-      <title>Audit log · Lab Console</title>
-      <h1 className="page-title">Audit log</h1>
-      <p className="lead">Sign-ins, sessions, consoles and grading: who did what, when and from where.</p>
+      <title>{t("app.pageTitle", { page: t("audit.title") })}</title>
+      <h1 className="page-title">{t("audit.title")}</h1>
+      <p className="lead">{t("audit.lead")}</p>
       <AuditFilterBar filters={filters} onChange={change} />
       <div className="audit-actions">
         <a className="button" href={`/api/audit/export?${auditSearch(filters)}`} download>
-          Export as JSON lines
+          {t("audit.export")}
         </a>
       </div>
       {query.isPending ? (
-        <Loading label="Loading the audit log…" />
+        <Loading label={t("audit.loading")} />
       ) : query.isError && !query.data ? (
-        <ErrorPanel
-          title="Could not load the audit log"
-          error={query.error}
-          onRetry={() => void query.refetch()}
-        />
+        <ErrorPanel title={t("audit.loadFailed")} error={query.error} onRetry={() => void query.refetch()} />
       ) : (
         <>
           <RefreshWarning error={query.error} />
           {entries.length === 0 ? (
-            <p className="empty">No entries match these filters.</p>
+            <p className="empty">{t("audit.noMatch")}</p>
           ) : (
-            <AuditTable entries={entries} labTitles={labTitles} />
+            <AuditTable entries={entries} labTitle={labTitle} />
           )}
           {query.hasNextPage && (
             <button
@@ -61,7 +62,7 @@ export function AuditPage() {
               disabled={query.isFetchingNextPage}
               onClick={() => void query.fetchNextPage()}
             >
-              {query.isFetchingNextPage ? "Loading…" : "Load older entries"}
+              {query.isFetchingNextPage ? t("audit.loadingMore") : t("audit.loadMore")}
             </button>
           )}
         </>
@@ -87,23 +88,24 @@ function AuditFilterBar({
   filters: AuditFilters;
   onChange: (name: keyof AuditFilters, value: string) => void;
 }) {
+  const { t } = useTranslation();
   const labs = useLabs();
   const ids = { user: useId(), action: useId(), lab: useId(), session: useId() };
   return (
     <form
       className="filters"
       role="search"
-      aria-label="Filter the audit log"
+      aria-label={t("audit.filters.label")}
       onSubmit={(event) => event.preventDefault()}
     >
       <div className="field">
         <label className="field-label" htmlFor={ids.user}>
-          Person
+          {t("audit.filters.person")}
         </label>
         <input
           id={ids.user}
           type="search"
-          placeholder="Exact username"
+          placeholder={t("sessions.filters.exactUsername")}
           autoComplete="off"
           key={filters.user ?? ""}
           defaultValue={filters.user ?? ""}
@@ -115,46 +117,46 @@ function AuditFilterBar({
       </div>
       <div className="field">
         <label className="field-label" htmlFor={ids.action}>
-          Action
+          {t("audit.filters.action")}
         </label>
         <select
           id={ids.action}
           value={filters.action ?? ""}
           onChange={(event) => onChange("action", event.target.value)}
         >
-          <option value="">Any action</option>
+          <option value="">{t("audit.filters.anyAction")}</option>
           {auditActions.map((action) => (
             <option key={action} value={action}>
-              {auditActionLabels[action]}
+              {t(`audit.action.${action}`)}
             </option>
           ))}
         </select>
       </div>
       <div className="field">
         <label className="field-label" htmlFor={ids.lab}>
-          Lab
+          {t("sessions.filters.lab")}
         </label>
         <select
           id={ids.lab}
           value={filters.lab ?? ""}
           onChange={(event) => onChange("lab", event.target.value)}
         >
-          <option value="">All labs</option>
+          <option value="">{t("sessions.filters.allLabs")}</option>
           {labs.data?.map((lab) => (
-            <option key={lab.id} value={lab.id}>
-              {lab.title}
+            <option key={lab.id} value={lab.id} lang={languageInfo[lab.title.lang].tag}>
+              {lab.title.text}
             </option>
           ))}
         </select>
       </div>
       <div className="field">
         <label className="field-label" htmlFor={ids.session}>
-          Session
+          {t("audit.filters.session")}
         </label>
         <input
           id={ids.session}
           type="search"
-          placeholder="Session id"
+          placeholder={t("audit.filters.sessionId")}
           autoComplete="off"
           key={filters.session ?? ""}
           defaultValue={filters.session ?? ""}
@@ -170,51 +172,61 @@ function AuditFilterBar({
 
 function AuditTable({
   entries,
-  labTitles,
+  labTitle,
 }: {
   entries: AuditEntry[];
-  labTitles: ReadonlyMap<string, string>;
+  labTitle: (labId: string) => LocalText;
 }) {
+  const { t } = useTranslation();
+  const format = useFormat();
   return (
     <div className="table-scroll">
-      <table className="table" aria-label="Audit log">
+      <table className="table" aria-label={t("audit.table.label")}>
         <thead>
           <tr>
-            <th scope="col">When</th>
-            <th scope="col">Who</th>
-            <th scope="col">What</th>
-            <th scope="col">Session</th>
-            <th scope="col">Details</th>
-            <th scope="col">From</th>
+            <th scope="col">{t("audit.table.when")}</th>
+            <th scope="col">{t("audit.table.who")}</th>
+            <th scope="col">{t("audit.table.what")}</th>
+            <th scope="col">{t("audit.table.session")}</th>
+            <th scope="col">{t("audit.table.details")}</th>
+            <th scope="col">{t("audit.table.from")}</th>
           </tr>
         </thead>
         <tbody>
           {entries.map((entry) => (
             <tr key={entry.id} data-action={entry.action}>
               <td>
-                <time dateTime={entry.at}>{new Date(entry.at).toLocaleString()}</time>
+                <time dateTime={entry.at}>{format.dateTime(entry.at)}</time>
               </td>
               <th scope="row">
-                {entry.actor}
-                {entry.actorRole && <span className="muted small"> ({entry.actorRole})</span>}
+                <span translate="no">{entry.actor}</span>
+                {entry.actorRole && <span className="muted small"> ({t(`roles.${entry.actorRole}`)})</span>}
               </th>
-              <td>{auditActionLabels[entry.action]}</td>
+              <td>{t(`audit.action.${entry.action}`)}</td>
               <td>
                 {entry.sessionId ? (
                   <>
-                    <Link to={paths.session.to(entry.sessionId)}>{entry.owner ?? entry.sessionId}</Link>
-                    <span className="muted small"> {labTitles.get(entry.labId ?? "") ?? entry.labId}</span>
+                    <Link to={paths.session.to(entry.sessionId)} translate="no">
+                      {entry.owner ?? entry.sessionId}
+                    </Link>{" "}
+                    {entry.labId && (
+                      <span className="muted small">
+                        <LangText text={labTitle(entry.labId)} />
+                      </span>
+                    )}
                   </>
+                ) : entry.labId ? (
+                  <LangText text={labTitle(entry.labId)} />
                 ) : (
-                  (labTitles.get(entry.labId ?? "") ?? entry.labId ?? "—")
+                  "—"
                 )}
               </td>
-              <td className="audit-details">
+              <td className="audit-details" translate="no">
                 {Object.entries(entry.details)
                   .map(([key, value]) => `${key}: ${String(value)}`)
                   .join(", ") || "—"}
               </td>
-              <td className="audit-details" title={entry.userAgent ?? undefined}>
+              <td className="audit-details" title={entry.userAgent ?? undefined} translate="no">
                 {entry.ip ?? "—"}
               </td>
             </tr>

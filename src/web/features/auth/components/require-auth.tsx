@@ -1,3 +1,4 @@
+import { useTranslation } from "react-i18next";
 import { Navigate, Outlet, useLocation } from "react-router";
 import { ErrorPanel, Loading } from "../../../components/page-state.tsx";
 import { paths } from "../../../lib/paths.ts";
@@ -6,14 +7,15 @@ import { SignedInUserContext } from "./signed-in-user.ts";
 
 /** Renders the child routes for a signed-in person; anyone else goes to sign-in and comes back after. */
 export function RequireAuth() {
+  const { t } = useTranslation();
   const me = useMe();
   const location = useLocation();
 
-  if (me.isPending) return <Loading label="Loading Lab Console…" />;
+  if (me.isPending) return <Loading label={t("auth.loading")} />;
   if (me.isError) {
     return (
       <main className="page">
-        <ErrorPanel title="Lab Console is not answering" error={me.error} onRetry={() => void me.refetch()} />
+        <ErrorPanel title={t("auth.notAnswering")} error={me.error} onRetry={() => void me.refetch()} />
       </main>
     );
   }

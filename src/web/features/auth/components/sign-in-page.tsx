@@ -1,6 +1,8 @@
-import { useState, type FormEvent } from "react";
+import { useState, type FormEvent, type ReactNode } from "react";
+import { useTranslation } from "react-i18next";
 import { Navigate, useNavigate, useSearchParams } from "react-router";
-import { getErrorMessage } from "../../../lib/api-error.ts";
+import { ErrorText } from "../../../components/error-text.tsx";
+import { LanguageSwitcher } from "../../../components/language-switcher.tsx";
 import { safeReturnPath } from "../../../lib/paths.ts";
 import { ErrorPanel, Loading } from "../../../components/page-state.tsx";
 import { useAuthConfig } from "../api/get-auth-config.ts";
@@ -9,6 +11,7 @@ import { useSignIn } from "../api/sign-in.ts";
 import { ProviderSignIn } from "./provider-sign-in.tsx";
 
 export function SignInPage() {
+  const { t } = useTranslation();
   const [searchParams] = useSearchParams();
   const returnPath = safeReturnPath(searchParams.get("from"));
   const me = useMe();
@@ -19,25 +22,27 @@ export function SignInPage() {
   const [password, setPassword] = useState("");
 
   if (me.data) return <Navigate to={returnPath} replace />;
-  if (me.isPending || authConfig.isPending) return <Loading label="Checking your sign-in…" />;
+  if (me.isPending || authConfig.isPending) return <Loading label={t("auth.signIn.checking")} />;
   if (authConfig.isError) {
     return (
-      <main className="sign-in">
+      <SignInLayout>
         <ErrorPanel
-          title="Lab Console is not answering"
+          title={t("auth.notAnswering")}
           error={authConfig.error}
           onRetry={() => void authConfig.refetch()}
         />
-      </main>
+      </SignInLayout>
     );
   }
   if (authConfig.data.mode === "oidc") {
     return (
-      <ProviderSignIn
-        providerName={authConfig.data.providerName}
-        returnPath={returnPath}
-        error={searchParams.get("error")}
-      />
+      <SignInLayout>
+        <ProviderSignIn
+          providerName={authConfig.data.providerName}
+          returnPath={returnPath}
+          error={searchParams.get("error")}
+        />
+      </SignInLayout>
     );
   }
 
@@ -50,13 +55,12 @@ export function SignInPage() {
   };
 
   return (
-    <main className="sign-in">
-      <title>Sign in · Lab Console</title>
+    <SignInLayout>
       <form className="panel sign-in-form" onSubmit={submit} aria-labelledby="sign-in-title">
-        <h1 id="sign-in-title">Sign in to Lab Console</h1>
-        <p className="muted">Use the account your course gave you.</p>
+        <h1 id="sign-in-title">{t("auth.signIn.heading")}</h1>
+        <p className="muted">{t("auth.signIn.lead")}</p>
         <label className="field">
-          <span className="field-label">Username</span>
+          <span className="field-label">{t("auth.signIn.username")}</span>
           <input
             name="username"
             autoComplete="username"
@@ -67,7 +71,7 @@ export function SignInPage() {
           />
         </label>
         <label className="field">
-          <span className="field-label">Password</span>
+          <span className="field-label">{t("auth.signIn.password")}</span>
           <input
             name="password"
             type="password"
@@ -80,13 +84,27 @@ export function SignInPage() {
         </label>
         {signIn.isError && (
           <p className="notice notice-error" role="alert">
-            {getErrorMessage(signIn.error)}
+            <ErrorText error={signIn.error} overrides={{ unauthenticated: t("auth.signIn.wrongPassword") }} />
           </p>
         )}
         <button type="submit" className="button button-primary" disabled={signIn.isPending}>
-          {signIn.isPending ? "Signing in…" : "Sign in"}
+          {signIn.isPending ? t("auth.signIn.pending") : t("auth.signIn.submit")}
         </button>
       </form>
+    </SignInLayout>
+  );
+}
+
+/** The sign-in page's frame: no header here, so the language switcher sits above the form. */
+function SignInLayout({ children }: { children: ReactNode }) {
+  const { t } = useTranslation();
+  return (
+    <main className="sign-in">
+      <title>{t("app.pageTitle", { page: t("auth.signIn.title") })}</title>
+      <div className="sign-in-language">
+        <LanguageSwitcher />
+      </div>
+      {children}
     </main>
   );
 }

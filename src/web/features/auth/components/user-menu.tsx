@@ -1,11 +1,12 @@
+import { useTranslation } from "react-i18next";
 import { useNavigate } from "react-router";
-import { getErrorMessage } from "../../../lib/api-error.ts";
+import { ErrorText } from "../../../components/error-text.tsx";
 import { paths } from "../../../lib/paths.ts";
 import { useSignedInUser } from "./signed-in-user.ts";
 import { useSignOut } from "../api/sign-out.ts";
-import { roleLabels } from "./role-label.ts";
 
 export function UserMenu() {
+  const { t } = useTranslation();
   const me = useSignedInUser();
   const signOut = useSignOut();
   const navigate = useNavigate();
@@ -13,7 +14,7 @@ export function UserMenu() {
   return (
     <div className="user-menu">
       <span className="user-name" data-testid="current-user">
-        {me.username} <span className="role-badge">{roleLabels[me.role]}</span>
+        <span translate="no">{me.username}</span> <span className="role-badge">{t(`roles.${me.role}`)}</span>
       </span>
       <button
         type="button"
@@ -29,11 +30,11 @@ export function UserMenu() {
           })
         }
       >
-        Sign out
+        {t("auth.signOut")}
       </button>
       {signOut.isError && (
         <p className="notice notice-error" role="alert">
-          {getErrorMessage(signOut.error)}
+          <ErrorText error={signOut.error} />
         </p>
       )}
     </div>

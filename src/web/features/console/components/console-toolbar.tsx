@@ -1,12 +1,8 @@
-import type { ConsoleStatus } from "../lib/console-connection.ts";
+import type { TFunction } from "i18next";
+import { useTranslation } from "react-i18next";
+import { LangText } from "../../../components/lang-text.tsx";
+import { english } from "../../../lib/i18n/pick-translation.ts";
 import type { ConsoleTerminal, ConsoleTerminalState } from "../lib/console-terminal.ts";
-
-const statusLabels: Record<ConsoleStatus["kind"], string> = {
-  connecting: "Connecting…",
-  connected: "Connected",
-  reconnecting: "Reconnecting…",
-  ended: "Ended",
-};
 
 export function ConsoleToolbar({
   terminal,
@@ -18,34 +14,42 @@ export function ConsoleToolbar({
   /** Staff (or the owner's read-only window); otherwise the owner. */
   observe: boolean;
 }) {
+  const { t } = useTranslation();
   const { status, keyboard, guestSize } = state;
+  // The BFF's words are English; the browser's own lost connection is said in the page's language.
   const detail =
-    status.kind === "ended" ? status.reason : status.kind === "connected" ? null : status.message;
+    status.kind === "ended" ? (
+      <LangText text={english(status.reason)} />
+    ) : status.kind === "reconnecting" && status.retryAt !== null ? (
+      t("console.lostConnection")
+    ) : status.kind !== "connected" && status.message !== null ? (
+      <LangText text={english(status.message)} />
+    ) : null;
   const canFit = status.kind === "connected" && keyboard?.canType === true;
 
   return (
     <div className="console-toolbar">
       <p className="console-status" role="status" data-status={status.kind}>
-        <span className="console-status-label">{statusLabels[status.kind]}</span>
+        <span className="console-status-label">{t(`console.status.${status.kind}`)}</span>
         {detail && <span className="console-status-detail">{detail}</span>}
         {status.kind === "reconnecting" && status.retryAt !== null && (
           <button type="button" className="button button-quiet" onClick={() => terminal.reconnectNow()}>
-            Reconnect now
+            {t("console.reconnectNow")}
           </button>
         )}
       </p>
 
       {keyboard && status.kind !== "ended" && (
         <p className="console-keyboard" aria-live="polite">
-          <span>{keyboardText(keyboard)}</span>
+          <span>{keyboardText(keyboard, t)}</span>
           {keyboard.canTake && (
             <button type="button" className="button button-quiet" onClick={() => terminal.takeKeyboard()}>
-              {observe ? "Take the keyboard" : "Take it back"}
+              {observe ? t("console.keyboard.take") : t("console.keyboard.takeBack")}
             </button>
           )}
           {keyboard.canRelease && (
             <button type="button" className="button button-quiet" onClick={() => terminal.releaseKeyboard()}>
-              Give it back
+              {t("console.keyboard.giveBack")}
             </button>
           )}
         </p>
@@ -57,31 +61,39 @@ export function ConsoleToolbar({
           className="button button-quiet"
           disabled={!canFit}
           onClick={() => terminal.fitGuest()}
-          title="Types “stty rows R cols C” at the prompt, so programs in the VM use this window's size"
+          title={t("console.fitExplain")}
         >
-          Fit the guest to this window
+          {t("console.fit")}
         </button>
         {guestSize && (
-          <span className="muted small" aria-label="Guest size">
+          <span className="muted small" aria-label={t("console.guestSize")}>
             {guestSize.cols}×{guestSize.rows}
           </span>
         )}
-        <span className="console-font" role="group" aria-label="Text size">
+        <button
+          type="button"
+          className="button button-quiet"
+          aria-pressed={state.screenReaderMode}
+          onClick={() => terminal.setScreenReaderMode(!state.screenReaderMode)}
+        >
+          {t("console.screenReaderMode")}
+        </button>
+        <span className="console-font" role="group" aria-label={t("console.textSize")}>
           <button
             type="button"
             className="button button-quiet"
-            aria-label="Smaller text"
+            aria-label={t("console.smallerText")}
             onClick={() => terminal.changeFontSize(-1)}
           >
-            A−
+            {t("console.smallerSymbol")}
           </button>
           <button
             type="button"
             className="button button-quiet"
-            aria-label="Larger text"
+            aria-label={t("console.largerText")}
             onClick={() => terminal.changeFontSize(1)}
           >
-            A+
+            {t("console.largerSymbol")}
           </button>
         </span>
       </div>
@@ -89,8 +101,8 @@ export function ConsoleToolbar({
   );
 }
 
-function keyboardText(keyboard: NonNullable<ConsoleTerminalState["keyboard"]>): string {
-  if (keyboard.canType) return "You have the keyboard.";
-  if (!keyboard.holderIsOwner) return `${keyboard.holder} has the keyboard.`;
-  return keyboard.canTake ? "Read-only: the student has the keyboard." : "Read-only view.";
+function keyboardText(keyboard: NonNullable<ConsoleTerminalState["keyboard"]>, t: TFunction): string {
+  if (keyboard.canType) return t("console.keyboard.yours");
+  if (!keyboard.holderIsOwner) return t("console.keyboard.holder", { holder: keyboard.holder });
+  return keyboard.canTake ? t("console.keyboard.studentHas") : t("console.keyboard.readOnly");
 }

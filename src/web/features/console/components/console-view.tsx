@@ -1,6 +1,7 @@
 import "@xterm/xterm/css/xterm.css";
 import "./console.css";
 import { useRef } from "react";
+import { useTranslation } from "react-i18next";
 import { consoleUrl } from "../api/console-url.ts";
 import { ConsoleToolbar } from "./console-toolbar.tsx";
 import { KeyBar } from "./key-bar.tsx";
@@ -9,6 +10,7 @@ import { useConsoleState, useConsoleTerminal } from "./use-console-terminal.ts";
 
 /** The terminal with its controls. Loaded lazily (see console-panel.tsx). */
 export default function ConsoleView({ sessionId, observe }: { sessionId: string; observe: boolean }) {
+  const { t } = useTranslation();
   const hostRef = useRef<HTMLDivElement>(null);
   const terminal = useConsoleTerminal(hostRef, consoleUrl(sessionId, observe));
   const state = useConsoleState(terminal);
@@ -16,12 +18,12 @@ export default function ConsoleView({ sessionId, observe }: { sessionId: string;
   return (
     <section
       className="console"
-      aria-label="Console"
+      aria-label={t("console.title")}
       data-status={state?.status.kind ?? "connecting"}
       data-mode={observe ? "observe" : "interactive"}
     >
       {terminal && state && <ConsoleToolbar terminal={terminal} state={state} observe={observe} />}
-      <div ref={hostRef} className="console-screen" data-testid="console-screen" />
+      <div ref={hostRef} className="console-screen" data-testid="console-screen" translate="no" />
       {terminal && state?.keyboard?.canType && <KeyBar terminal={terminal} ctrlArmed={state.ctrlArmed} />}
       {terminal && <PasteDialog terminal={terminal} pending={state?.pendingPaste ?? null} />}
     </section>

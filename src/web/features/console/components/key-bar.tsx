@@ -1,14 +1,16 @@
 import type { MouseEvent } from "react";
+import { useTranslation } from "react-i18next";
 import type { ConsoleTerminal } from "../lib/console-terminal.ts";
 import type { BarKey } from "../lib/terminal-keys.ts";
 
-const keys: { key: BarKey; label: string; name: string }[] = [
-  { key: "escape", label: "Esc", name: "Escape" },
-  { key: "tab", label: "Tab", name: "Tab" },
-  { key: "left", label: "←", name: "Left arrow" },
-  { key: "up", label: "↑", name: "Up arrow" },
-  { key: "down", label: "↓", name: "Down arrow" },
-  { key: "right", label: "→", name: "Right arrow" },
+// Labels as keyboards print them; names (console.keys.*) as screen readers should say them.
+const keys: { key: BarKey; label: string }[] = [
+  { key: "escape", label: "Esc" },
+  { key: "tab", label: "Tab" },
+  { key: "left", label: "←" },
+  { key: "up", label: "↑" },
+  { key: "down", label: "↓" },
+  { key: "right", label: "→" },
 ];
 
 // Pressing a key must not take focus from the terminal, or a phone would hide its keyboard.
@@ -16,13 +18,14 @@ const keepFocus = (event: MouseEvent) => event.preventDefault();
 
 /** The keys a phone's keyboard lacks; shown on narrow screens only (console.css). */
 export function KeyBar({ terminal, ctrlArmed }: { terminal: ConsoleTerminal; ctrlArmed: boolean }) {
+  const { t } = useTranslation();
   return (
-    <div className="console-keys" role="toolbar" aria-label="Extra keys">
-      {keys.slice(0, 2).map(({ key, label, name }) => (
+    <div className="console-keys" role="toolbar" aria-label={t("console.keys.label")}>
+      {keys.slice(0, 2).map(({ key, label }) => (
         <button
           key={key}
           type="button"
-          aria-label={name}
+          aria-label={t(`console.keys.${key}`)}
           onMouseDown={keepFocus}
           onClick={() => terminal.pressKey(key)}
         >
@@ -35,13 +38,13 @@ export function KeyBar({ terminal, ctrlArmed }: { terminal: ConsoleTerminal; ctr
         onMouseDown={keepFocus}
         onClick={() => terminal.pressKey("ctrl")}
       >
-        Ctrl
+        {t("console.keys.ctrlLabel")}
       </button>
-      {keys.slice(2).map(({ key, label, name }) => (
+      {keys.slice(2).map(({ key, label }) => (
         <button
           key={key}
           type="button"
-          aria-label={name}
+          aria-label={t(`console.keys.${key}`)}
           onMouseDown={keepFocus}
           onClick={() => terminal.pressKey(key)}
         >

@@ -1,3 +1,4 @@
+import { useTranslation } from "react-i18next";
 import { ConfirmDialog } from "../../../components/confirm-dialog.tsx";
 import type { ConsoleTerminal, ConsoleTerminalState } from "../lib/console-terminal.ts";
 
@@ -11,6 +12,7 @@ export function PasteDialog({
   terminal: ConsoleTerminal;
   pending: ConsoleTerminalState["pendingPaste"];
 }) {
+  const { t } = useTranslation();
   const preview =
     pending?.text
       .split(/\r\n|\r|\n/)
@@ -19,15 +21,15 @@ export function PasteDialog({
   return (
     <ConfirmDialog
       open={pending !== null}
-      title={`Paste ${pending?.lines ?? 0} lines into the console?`}
-      confirmLabel="Paste"
-      pendingLabel="Pasting…"
+      title={t("console.paste.title", { count: pending?.lines ?? 0 })}
+      confirmLabel={t("console.paste.confirm")}
+      pendingLabel={t("console.paste.pending")}
       pending={false}
       onConfirm={() => terminal.confirmPaste()}
       onCancel={() => terminal.cancelPaste()}
     >
-      <p>The shell in the VM may run each line as a command as soon as it arrives.</p>
-      <pre className="console-paste-preview">
+      <p>{t("console.paste.warning")}</p>
+      <pre className="console-paste-preview" translate="no">
         {preview}
         {pending && pending.lines > previewLines ? "\n…" : ""}
       </pre>

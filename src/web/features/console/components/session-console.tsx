@@ -1,10 +1,12 @@
 import { useState } from "react";
+import { useTranslation } from "react-i18next";
 import type { Session } from "../../../../common/api.ts";
 import { useSignedInUser } from "../../auth/components/signed-in-user.ts";
 import { ConsolePanel } from "./console-panel.tsx";
 
 /** The console section of a session page: the owner types, staff observe. */
 export function SessionConsole({ session }: { session: Session }) {
+  const { t } = useTranslation();
   const me = useSignedInUser();
   const [opened, setOpened] = useState(false);
   // Once open it stays open: when the VM goes away the console itself says so, with the reason.
@@ -12,14 +14,12 @@ export function SessionConsole({ session }: { session: Session }) {
 
   return (
     <div className="session-console">
-      <h2 className="section-title">Console</h2>
+      <h2 className="section-title">{t("console.title")}</h2>
       {opened ? (
         <ConsolePanel sessionId={session.id} observe={me.username !== session.owner} />
       ) : (
         <p className="muted">
-          {session.status === "starting"
-            ? "The console opens as soon as the VM is running."
-            : "The console is only available while the VM is running."}
+          {session.status === "starting" ? t("console.opensWhenRunning") : t("console.onlyWhileRunning")}
         </p>
       )}
     </div>

@@ -14,7 +14,10 @@ export type ConsoleStatus =
   /** Opening the socket, or the BFF is waiting for the VM (`message` says what for). */
   | { kind: "connecting"; message: string | null }
   | { kind: "connected" }
-  /** `retryAt`: when the browser reconnects its own socket; null while the BFF reconnects to the VM. */
+  /**
+   * `retryAt`: when the browser reconnects its own socket (its connection to Lab Console was lost);
+   * null while the BFF reconnects to the VM, with the BFF's `message`.
+   */
   | { kind: "reconnecting"; message: string | null; retryAt: number | null }
   | { kind: "ended"; reason: string };
 
@@ -39,8 +42,8 @@ export interface TerminalSink {
   write(bytes: Uint8Array, written: () => void): void;
   /** Empties the terminal once everything written so far is parsed (before a replay). */
   clear(): void;
-  /** A line of our own between outputs, e.g. that earlier output was lost. */
-  notice(text: string): void;
+  /** A line of our own between outputs: that output was lost while the connection was down. */
+  notice(notice: "outputLost"): void;
 }
 
 // Keystrokes go out in frames well under the BFF's cap, so a long paste is never refused.
@@ -142,7 +145,7 @@ export class ConsoleConnection {
       this.failedAttempts += 1;
       this.setStatus({
         kind: "reconnecting",
-        message: "Lost the connection to Lab Console.",
+        message: null,
         retryAt: Date.now() + delay,
       });
       this.retryTimer = setTimeout(() => this.connect(), delay);
@@ -181,8 +184,7 @@ export class ConsoleConnection {
       case "replay-begin":
         // The BFF's screen replaces ours; if it has none (it restarted), keep ours and say so.
         if (!message.fresh) this.sink.clear();
-        else if (this.showsOutput)
-          this.sink.notice("(reconnected: output since the connection dropped is lost)");
+        else if (this.showsOutput) this.sink.notice("outputLost");
         return;
       case "replay-end":
         return;

@@ -7,17 +7,25 @@ import { guestSizeLimits } from "../../../../common/console-protocol.ts";
 import { ConsoleConnection, type ConsoleState } from "./console-connection.ts";
 import { clampFontSize, loadFontSize, saveFontSize } from "./font-size.ts";
 import { lineCount, pasteNeedsConfirmation } from "./paste-guard.ts";
+import { loadScreenReaderMode, saveScreenReaderMode } from "./screen-reader-mode.ts";
 import { sequenceFor, withControl, type BarKey } from "./terminal-keys.ts";
 
 export interface ConsoleTerminalState extends ConsoleState {
   fontSize: number;
+  /** xterm.js keeps an accessible copy of the screen and reads new output aloud. */
+  screenReaderMode: boolean;
   /** The key bar's Ctrl was pressed: the next key is sent as a control character. */
   ctrlArmed: boolean;
   /** A paste waiting for the person to confirm it. */
   pendingPaste: { text: string; lines: number } | null;
 }
 
-type LocalState = Pick<ConsoleTerminalState, "fontSize" | "ctrlArmed" | "pendingPaste">;
+type LocalState = Pick<ConsoleTerminalState, "fontSize" | "screenReaderMode" | "ctrlArmed" | "pendingPaste">;
+
+/** The terminal's own lines between outputs, in the page's language. */
+export interface ConsoleNotices {
+  outputLost: () => string;
+}
 
 const scrollbackLines = 5000;
 const emptyWrite = new Uint8Array(0);
@@ -32,11 +40,17 @@ export class ConsoleTerminal {
   private state: ConsoleTerminalState;
   private fitFrame = 0;
 
-  constructor(host: HTMLElement, url: string) {
-    this.local = { fontSize: loadFontSize(), ctrlArmed: false, pendingPaste: null };
+  constructor(host: HTMLElement, url: string, notices: ConsoleNotices) {
+    this.local = {
+      fontSize: loadFontSize(),
+      screenReaderMode: loadScreenReaderMode(),
+      ctrlArmed: false,
+      pendingPaste: null,
+    };
     this.terminal = new Terminal({
       scrollback: scrollbackLines,
       fontSize: this.local.fontSize,
+      screenReaderMode: this.local.screenReaderMode,
       fontFamily: '"DejaVu Sans Mono", "Cascadia Mono", ui-monospace, monospace',
       cursorBlink: true,
       // Read-only until the BFF says this viewer holds the keyboard.
@@ -51,7 +65,7 @@ export class ConsoleTerminal {
       write: (bytes, written) => this.terminal.write(bytes, written),
       // Reset in the write queue's order, so nothing written before it survives into the replay.
       clear: () => this.terminal.write(emptyWrite, () => this.terminal.reset()),
-      notice: (text) => this.terminal.write(`\r\n\x1b[2m${text}\x1b[0m\r\n`),
+      notice: (notice) => this.terminal.write(`\r\n\x1b[2m${notices[notice]()}\x1b[0m\r\n`),
     });
     this.state = { ...this.connection.getState(), ...this.local };
 
@@ -104,6 +118,12 @@ export class ConsoleTerminal {
     saveFontSize(fontSize);
     this.setLocal({ fontSize });
     this.fitAddon.fit();
+  }
+
+  setScreenReaderMode(on: boolean): void {
+    this.terminal.options.screenReaderMode = on;
+    saveScreenReaderMode(on);
+    this.setLocal({ screenReaderMode: on });
   }
 
   pressKey(key: BarKey | "ctrl"): void {

@@ -1,43 +1,42 @@
-import type { DoctorCheck, DoctorStatus } from "../../../../common/operations-api.ts";
+import { Trans, useTranslation } from "react-i18next";
+import type { DoctorCheck } from "../../../../common/operations-api.ts";
 import { ErrorPanel, Loading } from "../../../components/page-state.tsx";
+import { useFormat } from "../../../lib/i18n/use-format.ts";
 import { CapacityPanel } from "../../admin/components/capacity-panel.tsx";
 import { useDoctorReport } from "../api/get-doctor.ts";
 import "../doctor.css";
 
-const statusLabels: Record<DoctorStatus, string> = { ok: "OK", warn: "Warning", fail: "Failed" };
-
-/** The doctor's checks, run by the BFF with its own credentials: the same as `npm run doctor`. */
+/**
+ * The doctor's checks, run by the BFF with its own credentials: the same as `npm run doctor`. The
+ * checks' own texts come from the server in English, for operators; the page marks them so.
+ */
 export function DoctorPage() {
+  const { t } = useTranslation();
+  const format = useFormat();
   const query = useDoctorReport();
   const report = query.data;
+  const count = (status: DoctorCheck["status"]) =>
+    report?.checks.filter((check) => check.status === status).length ?? 0;
 
   return (
     <main className="page page-wide">
-      <title>Doctor · Lab Console</title>
-      <h1 className="page-title">Doctor</h1>
+      <title>{t("app.pageTitle", { page: t("doctor.title") })}</title>
+      <h1 className="page-title">{t("doctor.title")}</h1>
       <p className="lead">
-        Checks of the cluster as Lab Console sees it, with its own permissions. The same checks run with{" "}
-        <code>npm run doctor</code>.
+        <Trans i18nKey="doctor.lead" components={{ command: <code translate="no" /> }} />
       </p>
       {query.isPending ? (
-        <Loading label="Running the checks…" />
+        <Loading label={t("doctor.loading")} />
       ) : !report ? (
-        <ErrorPanel
-          title="Could not run the checks"
-          error={query.error}
-          onRetry={() => void query.refetch()}
-        />
+        <ErrorPanel title={t("doctor.loadFailed")} error={query.error} onRetry={() => void query.refetch()} />
       ) : (
         <>
           <div className="doctor-summary" data-status={report.status}>
             <p>
-              {(["fail", "warn", "ok"] as const)
-                .map(
-                  (status) =>
-                    `${report.checks.filter((check) => check.status === status).length} ${statusLabels[status].toLowerCase()}`,
-                )
-                .join(" · ")}{" "}
-              <span className="muted small">(checked {new Date(report.checkedAt).toLocaleTimeString()})</span>
+              {t("doctor.summary", { fail: count("fail"), warn: count("warn"), ok: count("ok") })}{" "}
+              <span className="muted small">
+                {t("doctor.checkedAt", { time: format.time(report.checkedAt) })}
+              </span>
             </p>
             <button
               type="button"
@@ -45,10 +44,10 @@ export function DoctorPage() {
               disabled={query.isFetching}
               onClick={() => void query.refetch()}
             >
-              {query.isFetching ? "Running…" : "Run again"}
+              {query.isFetching ? t("doctor.running") : t("doctor.runAgain")}
             </button>
           </div>
-          <ul className="doctor-checks" aria-label="Checks">
+          <ul className="doctor-checks" aria-label={t("doctor.checks")}>
             {report.checks.map((check) => (
               <DoctorCheckItem key={check.id} check={check} />
             ))}
@@ -61,6 +60,7 @@ export function DoctorPage() {
 }
 
 function DoctorCheckItem({ check }: { check: DoctorCheck }) {
+  const { t } = useTranslation();
   const titleId = `doctor-${check.id}`;
   return (
     <li
@@ -70,14 +70,16 @@ function DoctorCheckItem({ check }: { check: DoctorCheck }) {
       data-status={check.status}
     >
       <header className="doctor-check-header">
-        <h2 id={titleId} className="card-title">
+        <h2 id={titleId} className="card-title" lang="en">
           {check.title}
         </h2>
-        <span className={`doctor-status doctor-status-${check.status}`}>{statusLabels[check.status]}</span>
+        <span className={`doctor-status doctor-status-${check.status}`}>
+          {t(`doctor.status.${check.status}`)}
+        </span>
       </header>
-      <p>{check.summary}</p>
+      <p lang="en">{check.summary}</p>
       {check.details.length > 0 && (
-        <ul className="doctor-details">
+        <ul className="doctor-details" lang="en">
           {check.details.map((detail) => (
             <li key={detail}>{detail}</li>
           ))}
@@ -85,8 +87,8 @@ function DoctorCheckItem({ check }: { check: DoctorCheck }) {
       )}
       {check.fix && (
         <div className="doctor-fix">
-          <h3 className="doctor-fix-title">How to fix it</h3>
-          <pre>{check.fix}</pre>
+          <h3 className="doctor-fix-title">{t("doctor.fix")}</h3>
+          <pre lang="en">{check.fix}</pre>
         </div>
       )}
     </li>

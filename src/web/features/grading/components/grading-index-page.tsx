@@ -1,4 +1,6 @@
+import { useTranslation } from "react-i18next";
 import { Link } from "react-router";
+import { LangText } from "../../../components/lang-text.tsx";
 import { ErrorPanel, Loading } from "../../../components/page-state.tsx";
 import { paths } from "../../../lib/paths.ts";
 import { useLabs } from "../../labs/api/get-labs.ts";
@@ -6,28 +8,37 @@ import "../grading.css";
 
 /** Staff pick the lab to grade. */
 export function GradingIndexPage() {
+  const { t } = useTranslation();
   const labs = useLabs();
   return (
     <main className="page">
-      <title>Grading · Lab Console</title>
-      <h1 className="page-title">Grading</h1>
-      <p className="lead">Grade every running session of a lab at once, follow the run, export the grades.</p>
+      <title>{t("app.pageTitle", { page: t("grading.index.title") })}</title>
+      <h1 className="page-title">{t("grading.index.title")}</h1>
+      <p className="lead">{t("grading.index.lead")}</p>
       {labs.isPending ? (
-        <Loading label="Loading labs…" />
+        <Loading label={t("labs.catalog.loading")} />
       ) : !labs.data ? (
-        <ErrorPanel title="Could not load the labs" error={labs.error} onRetry={() => void labs.refetch()} />
+        <ErrorPanel
+          title={t("labs.catalog.loadFailed")}
+          error={labs.error}
+          onRetry={() => void labs.refetch()}
+        />
       ) : labs.data.length === 0 ? (
-        <p className="empty">No labs are configured.</p>
+        <p className="empty">{t("grading.index.empty")}</p>
       ) : (
         <ul className="grading-lab-list">
           {labs.data.map((lab) => (
             <li key={lab.id} className="card">
               <h2 className="card-title">
-                <Link to={paths.labGrading.to(lab.id)}>{lab.title}</Link>
+                <Link to={paths.labGrading.to(lab.id)}>
+                  <LangText text={lab.title} />
+                </Link>
               </h2>
               <p className="muted small">
-                {lab.checks.length} {lab.checks.length === 1 ? "check" : "checks"},{" "}
-                {lab.checks.reduce((sum, check) => sum + check.points, 0)} points
+                {t("grading.index.summary", {
+                  count: lab.checks.length,
+                  points: lab.checks.reduce((sum, check) => sum + check.points, 0),
+                })}
               </p>
             </li>
           ))}

@@ -1,9 +1,11 @@
+import { Trans, useTranslation } from "react-i18next";
 import { Link, useParams, useSearchParams } from "react-router";
-import type { LabSummary } from "../../../../common/api.ts";
+import { LangText } from "../../../components/lang-text.tsx";
 import { ErrorPanel, Loading, RefreshWarning } from "../../../components/page-state.tsx";
 import { paths } from "../../../lib/paths.ts";
 import { useSignedInUser } from "../../auth/components/signed-in-user.ts";
 import { useLabs } from "../../labs/api/get-labs.ts";
+import type { LocalizedLab } from "../../labs/api/localize-lab.ts";
 import { gradeExportUrls } from "../api/grade-exports.ts";
 import { useGradingRuns } from "../api/grading-runs.ts";
 import "../grading.css";
@@ -13,26 +15,37 @@ import { StartRunForm } from "./start-run-form.tsx";
 
 /** One lab's grading: start a run (instructors), follow it live, read every student's result, export. */
 export function GradingPage() {
+  const { t } = useTranslation();
   const { labId = "" } = useParams();
   const labs = useLabs();
   const lab = labs.data?.find((each) => each.id === labId);
+  const page = lab ? t("grading.page.title", { lab: lab.title.text }) : t("grading.index.title");
 
   return (
     <main className="page page-wide">
-      <title>{`Grading${lab ? `: ${lab.title}` : ""} · Lab Console`}</title>
+      <title>{t("app.pageTitle", { page })}</title>
       <p>
         <Link to={paths.grading.to()} className="back-link">
-          ← All labs
+          {t("grading.page.back")}
         </Link>
       </p>
       {labs.isPending ? (
-        <Loading label="Loading the lab…" />
+        <Loading label={t("grading.page.loadingLab")} />
       ) : !labs.data ? (
-        <ErrorPanel title="Could not load the lab" error={labs.error} onRetry={() => void labs.refetch()} />
+        <ErrorPanel
+          title={t("grading.page.labLoadFailed")}
+          error={labs.error}
+          onRetry={() => void labs.refetch()}
+        />
       ) : !lab ? (
         <div className="panel" role="alert">
-          <h1 className="panel-title">Lab not found</h1>
-          <p>There is no lab called {labId}.</p>
+          <h1 className="panel-title">{t("grading.page.labNotFound")}</h1>
+          <p>
+            <Trans
+              i18nKey="grading.page.noSuchLab"
+              components={{ id: <code translate="no">{labId}</code> }}
+            />
+          </p>
         </div>
       ) : (
         <LabGrading lab={lab} />
@@ -41,7 +54,8 @@ export function GradingPage() {
   );
 }
 
-function LabGrading({ lab }: { lab: LabSummary }) {
+function LabGrading({ lab }: { lab: LocalizedLab }) {
+  const { t } = useTranslation();
   const me = useSignedInUser();
   const runs = useGradingRuns(lab.id);
   const [searchParams, setSearchParams] = useSearchParams();
@@ -62,37 +76,37 @@ function LabGrading({ lab }: { lab: LabSummary }) {
 
   return (
     <>
-      <h1 className="page-title">Grading: {lab.title}</h1>
-      <nav className="grading-exports" aria-label="Download grades">
-        <span className="muted">Each student&apos;s latest grade:</span>
+      <h1 className="page-title">
+        <Trans i18nKey="grading.page.heading" components={{ lab: <LangText text={lab.title} /> }} />
+      </h1>
+      <nav className="grading-exports" aria-label={t("grading.page.downloads")}>
+        <span className="muted">{t("grading.page.latestGrades")}</span>
         <a className="button" href={exports.csv} download>
-          Download CSV
+          {t("grading.page.downloadCsv")}
         </a>
         <a className="button" href={exports.json} download>
-          Download JSON
+          {t("grading.page.downloadJson")}
         </a>
       </nav>
       {me.role === "instructor" ? (
         <StartRunForm lab={lab} runInProgress={running} onStarted={showRun} />
       ) : (
-        <p className="muted">
-          Only instructors start grading runs; you can follow them and read the results.
-        </p>
+        <p className="muted">{t("grading.page.instructorsOnly")}</p>
       )}
       <section className="section" aria-labelledby="grading-runs-title">
         <h2 id="grading-runs-title" className="section-title">
-          Grading runs
+          {t("grading.page.runs")}
         </h2>
         {runs.isPending ? (
-          <Loading label="Loading grading runs…" />
+          <Loading label={t("grading.page.loadingRuns")} />
         ) : !runs.data ? (
           <ErrorPanel
-            title="Could not load the grading runs"
+            title={t("grading.page.runsLoadFailed")}
             error={runs.error}
             onRetry={() => void runs.refetch()}
           />
         ) : runs.data.items.length === 0 ? (
-          <p className="empty">This lab has not been graded yet.</p>
+          <p className="empty">{t("grading.page.noRuns")}</p>
         ) : (
           <>
             <RefreshWarning error={runs.error} />

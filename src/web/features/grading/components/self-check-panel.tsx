@@ -1,8 +1,11 @@
+import { useTranslation } from "react-i18next";
 import type { Session } from "../../../../common/api.ts";
 import type { SelfCheck } from "../../../../common/grading-api.ts";
+import { ErrorText } from "../../../components/error-text.tsx";
 import { ErrorPanel, Loading, RefreshWarning } from "../../../components/page-state.tsx";
-import { getErrorMessage, isApiError } from "../../../lib/api-error.ts";
+import { isApiError } from "../../../lib/api-error.ts";
 import { useClockText } from "../../../lib/clock.ts";
+import { useFormat } from "../../../lib/i18n/use-format.ts";
 import { useSignedInUser } from "../../auth/components/signed-in-user.ts";
 import { useLabs } from "../../labs/api/get-labs.ts";
 import { useRunSelfCheck, useSelfChecks } from "../api/self-checks.ts";
@@ -14,6 +17,7 @@ import { CheckResults } from "./check-results.tsx";
  * each check pass or fail with its hint; staff see the same history without the button.
  */
 export function SelfCheckPanel({ session }: { session: Session }) {
+  const { t } = useTranslation();
   const me = useSignedInUser();
   const labs = useLabs();
   const selfChecks = labs.data
@@ -23,20 +27,21 @@ export function SelfCheckPanel({ session }: { session: Session }) {
   return (
     <section className="panel grading-panel" aria-labelledby="self-check-title">
       <h2 id="self-check-title" className="panel-title">
-        Check my work
+        {t("grading.self.title")}
       </h2>
       {labs.isPending ? (
-        <Loading label="Loading the lab's checks…" />
+        <Loading label={t("grading.self.loadingChecks")} />
       ) : !selfChecks ? (
-        <ErrorPanel title="Could not load the lab" error={labs.error} onRetry={() => void labs.refetch()} />
+        <ErrorPanel
+          title={t("grading.page.labLoadFailed")}
+          error={labs.error}
+          onRetry={() => void labs.refetch()}
+        />
       ) : selfChecks.length === 0 ? (
-        <p className="muted">This lab has no checks you can run yourself; it is graded at the end.</p>
+        <p className="muted">{t("grading.self.none")}</p>
       ) : (
         <>
-          <p className="muted small">
-            Runs {selfChecks.length === 1 ? "the check" : `the ${selfChecks.length} checks`} marked for
-            self-checking on your VM. The other checks are graded when your instructor grades the lab.
-          </p>
+          <p className="muted small">{t("grading.self.explain", { count: selfChecks.length })}</p>
           {me.username === session.owner && <CheckButton session={session} />}
           <SelfCheckHistory sessionId={session.id} />
         </>
@@ -46,6 +51,7 @@ export function SelfCheckPanel({ session }: { session: Session }) {
 }
 
 function CheckButton({ session }: { session: Session }) {
+  const { t } = useTranslation();
   const check = useRunSelfCheck(session.id);
   const retryAt =
     isApiError(check.error, 429) && check.error.retryAfterSeconds !== null
@@ -53,6 +59,7 @@ function CheckButton({ session }: { session: Session }) {
       : null;
   const waiting = useClockText((now) => (retryAt !== null && now < retryAt ? "wait" : "go")) === "wait";
   const running = session.status === "running";
+  const result = check.data?.result;
 
   return (
     <div className="self-check-action">
@@ -63,20 +70,30 @@ function CheckButton({ session }: { session: Session }) {
         aria-describedby={running ? undefined : "self-check-needs-vm"}
         onClick={() => check.mutate()}
       >
-        {check.isPending ? "Checking…" : "Check my work"}
+        {check.isPending ? t("grading.self.pending") : t("grading.self.button")}
       </button>
       {!running && (
         <p id="self-check-needs-vm" className="muted small">
-          Your VM must be running to check your work.
+          {t("grading.self.needsVm")}
         </p>
       )}
       <div aria-live="polite">
-        {check.isPending && <p className="muted small">Running the checks on your VM…</p>}
+        {check.isPending && <p className="muted small">{t("grading.self.running")}</p>}
+        {/* The result itself shows below; this says it once for screen readers, as it arrives. */}
+        {check.isSuccess && result && (
+          <p className="visually-hidden">
+            {result.gradable
+              ? t("grading.self.announceScore", { score: result.score, count: result.maxScore })
+              : t("grading.self.announceNotGraded")}
+          </p>
+        )}
         {check.isError &&
           (retryAt !== null ? (
             <RetryNotice retryAt={retryAt} />
           ) : (
-            <p className="notice notice-error">{getErrorMessage(check.error)}</p>
+            <p className="notice notice-error">
+              <ErrorText error={check.error} />
+            </p>
           ))}
       </div>
     </div>
@@ -85,22 +102,22 @@ function CheckButton({ session }: { session: Session }) {
 
 /** The rate limit in plain words, counting down to when the button works again. */
 function RetryNotice({ retryAt }: { retryAt: number }) {
+  const { t } = useTranslation();
   const text = useClockText((now) => {
     const seconds = Math.ceil((retryAt - now) / 1000);
-    return seconds > 0
-      ? `You checked your work a moment ago. You can check again in ${seconds} ${seconds === 1 ? "second" : "seconds"}.`
-      : "You can check your work again now.";
+    return seconds > 0 ? t("grading.self.tooSoon", { count: seconds }) : t("grading.self.again");
   });
   return <p className="notice notice-warning">{text}</p>;
 }
 
 function SelfCheckHistory({ sessionId }: { sessionId: string }) {
+  const { t } = useTranslation();
   const history = useSelfChecks(sessionId);
-  if (history.isPending) return <Loading label="Loading earlier checks…" />;
+  if (history.isPending) return <Loading label={t("grading.self.loadingHistory")} />;
   if (!history.data) {
     return (
       <ErrorPanel
-        title="Could not load earlier checks"
+        title={t("grading.self.historyFailed")}
         error={history.error}
         onRetry={() => void history.refetch()}
       />
@@ -111,11 +128,11 @@ function SelfCheckHistory({ sessionId }: { sessionId: string }) {
     <>
       <RefreshWarning error={history.error} />
       {!latest ? (
-        <p className="empty">No checks yet.</p>
+        <p className="empty">{t("grading.self.noChecks")}</p>
       ) : (
         <section className="grading-latest" aria-labelledby="self-check-latest">
           <h3 id="self-check-latest" className="grading-subtitle">
-            Latest check <CheckedAt check={latest} />
+            {t("grading.self.latest")} <CheckedAt check={latest} />
           </h3>
           <CheckResults result={latest.result} />
         </section>
@@ -123,14 +140,14 @@ function SelfCheckHistory({ sessionId }: { sessionId: string }) {
       {earlier.length > 0 && (
         <section aria-labelledby="self-check-earlier">
           <h3 id="self-check-earlier" className="grading-subtitle">
-            Earlier checks
+            {t("grading.self.earlier")}
           </h3>
           <ol className="self-check-history">
             {earlier.map((item) => (
               <li key={item.id}>
                 <details>
                   <summary>
-                    <CheckedAt check={item} /> · {summaryOf(item)}
+                    <CheckedAt check={item} /> · <CheckSummary check={item} />
                   </summary>
                   <CheckResults result={item.result} />
                 </details>
@@ -144,14 +161,18 @@ function SelfCheckHistory({ sessionId }: { sessionId: string }) {
 }
 
 function CheckedAt({ check }: { check: SelfCheck }) {
+  const format = useFormat();
   return (
     <time className="muted small" dateTime={check.checkedAt}>
-      {new Date(check.checkedAt).toLocaleTimeString()}
+      {format.time(check.checkedAt)}
     </time>
   );
 }
 
-function summaryOf(check: SelfCheck): string {
+function CheckSummary({ check }: { check: SelfCheck }) {
+  const { t } = useTranslation();
   const { result } = check;
-  return result.gradable ? `${result.score} of ${result.maxScore} points` : "not graded";
+  return result.gradable
+    ? t("grading.result.score", { score: result.score, count: result.maxScore })
+    : t("grading.result.notGradedShort");
 }

@@ -1,6 +1,7 @@
 import { useState } from "react";
-import type { LabSummary } from "../../../../common/api.ts";
-import { getErrorMessage } from "../../../lib/api-error.ts";
+import { useTranslation } from "react-i18next";
+import { ErrorText } from "../../../components/error-text.tsx";
+import type { LocalizedLab } from "../../labs/api/localize-lab.ts";
 import { useSessions } from "../../sessions/api/get-sessions.ts";
 import { useStartGradingRun } from "../api/grading-runs.ts";
 
@@ -10,10 +11,11 @@ export function StartRunForm({
   runInProgress,
   onStarted,
 }: {
-  lab: LabSummary;
+  lab: LocalizedLab;
   runInProgress: boolean;
   onStarted: (runId: string) => void;
 }) {
+  const { t } = useTranslation();
   const [scope, setScope] = useState<"all" | "selected">("all");
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
   const start = useStartGradingRun(lab.id);
@@ -43,13 +45,13 @@ export function StartRunForm({
       }}
     >
       <h2 id="grading-start-title" className="panel-title">
-        Start grading
+        {t("grading.start.title")}
       </h2>
       <fieldset className="grading-scope">
-        <legend className="field-label">Sessions to grade</legend>
+        <legend className="field-label">{t("grading.start.scope")}</legend>
         <label>
-          <input type="radio" name="scope" checked={scope === "all"} onChange={() => setScope("all")} /> Every
-          running session ({sessions.data ? running.length : "…"})
+          <input type="radio" name="scope" checked={scope === "all"} onChange={() => setScope("all")} />{" "}
+          {t("grading.start.everyRunning", { number: sessions.data ? running.length : "…" })}
         </label>
         <label>
           <input
@@ -58,19 +60,19 @@ export function StartRunForm({
             checked={scope === "selected"}
             onChange={() => setScope("selected")}
           />{" "}
-          Only the sessions I select
+          {t("grading.start.selected")}
         </label>
       </fieldset>
       {scope === "selected" &&
         (sessions.isPending ? (
-          <p className="muted">Loading the running sessions…</p>
+          <p className="muted">{t("grading.start.loadingSessions")}</p>
         ) : running.length === 0 ? (
-          <p className="empty">No session of this lab is running.</p>
+          <p className="empty">{t("grading.start.noneRunning")}</p>
         ) : (
           <fieldset className="grading-session-choice">
-            <legend className="field-label">Running sessions</legend>
+            <legend className="field-label">{t("grading.start.runningSessions")}</legend>
             {running.map((session) => (
-              <label key={session.id}>
+              <label key={session.id} translate="no">
                 <input
                   type="checkbox"
                   checked={selected.has(session.id)}
@@ -83,13 +85,13 @@ export function StartRunForm({
         ))}
       <div className="grading-actions">
         <button type="submit" className="button button-primary" disabled={!canStart}>
-          {start.isPending ? "Starting…" : "Start grading"}
+          {start.isPending ? t("grading.start.pending") : t("grading.start.button")}
         </button>
-        {runInProgress && <p className="muted small">A run is in progress; wait for it to finish.</p>}
+        {runInProgress && <p className="muted small">{t("grading.start.inProgress")}</p>}
       </div>
       {start.isError && (
         <p className="notice notice-error" role="alert">
-          {getErrorMessage(start.error)}
+          <ErrorText error={start.error} />
         </p>
       )}
     </form>

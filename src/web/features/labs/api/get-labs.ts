@@ -1,8 +1,12 @@
 import { queryOptions, useQuery } from "@tanstack/react-query";
+import { useCallback } from "react";
 import { z } from "zod";
 import { LabSummary } from "../../../../common/api.ts";
 import { apiRequest } from "../../../lib/api-client.ts";
+import { useLanguage } from "../../../lib/i18n/use-language.ts";
+import type { LocalText } from "../../../lib/i18n/pick-translation.ts";
 import { labKeys } from "./lab-keys.ts";
+import { localizeLab, type LocalizedLab } from "./localize-lab.ts";
 
 const LabList = z.array(LabSummary);
 
@@ -18,17 +22,28 @@ export const labsQueryOptions = () =>
     staleTime: 5 * 60_000,
   });
 
+/** The labs with their texts in the page's language. */
 export function useLabs() {
-  return useQuery(labsQueryOptions());
+  const { language } = useLanguage();
+  // A stable selector per language, so TanStack Query keeps the result until the data or language changes.
+  const select = useCallback(
+    (labs: LabSummary[]): LocalizedLab[] => labs.map((lab) => localizeLab(lab, language)),
+    [language],
+  );
+  return useQuery({ ...labsQueryOptions(), select });
 }
 
-/** Lab titles by id, for tables that only carry the lab id. */
-export function useLabTitles(): ReadonlyMap<string, string> {
-  const { data } = useQuery({ ...labsQueryOptions(), select: toTitles });
-  return data ?? emptyTitles;
+/** Lab titles by id, for tables that only carry the lab id; an unknown lab shows its id. */
+export function useLabTitles(): (labId: string) => LocalText {
+  const { language } = useLanguage();
+  const select = useCallback(
+    (labs: LabSummary[]): ReadonlyMap<string, LocalText> =>
+      new Map(labs.map((lab) => [lab.id, localizeLab(lab, language).title])),
+    [language],
+  );
+  const { data } = useQuery({ ...labsQueryOptions(), select });
+  return useCallback(
+    (labId: string) => data?.get(labId) ?? { text: labId, lang: language },
+    [data, language],
+  );
 }
-
-// Module-level so TanStack Query memoizes the map instead of rebuilding it on every render.
-const toTitles = (labs: LabSummary[]): ReadonlyMap<string, string> =>
-  new Map(labs.map((lab) => [lab.id, lab.title]));
-const emptyTitles: ReadonlyMap<string, string> = new Map();

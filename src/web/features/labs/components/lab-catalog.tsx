@@ -1,23 +1,29 @@
 import type { ReactNode } from "react";
-import type { LabSummary } from "../../../../common/api.ts";
+import { useTranslation } from "react-i18next";
 import { ErrorPanel, Loading } from "../../../components/page-state.tsx";
 import { useLabs } from "../api/get-labs.ts";
+import type { LocalizedLab } from "../api/localize-lab.ts";
 import { LabCard } from "./lab-card.tsx";
 
-export function LabCatalog({ renderAction }: { renderAction: (lab: LabSummary) => ReactNode }) {
+export function LabCatalog({ renderAction }: { renderAction: (lab: LocalizedLab) => ReactNode }) {
+  const { t } = useTranslation();
   const labs = useLabs();
 
   return (
     <section className="section" aria-labelledby="lab-catalog-title">
       <h2 id="lab-catalog-title" className="section-title">
-        Labs
+        {t("labs.catalog.title")}
       </h2>
       {labs.isPending ? (
-        <Loading label="Loading labs…" />
+        <Loading label={t("labs.catalog.loading")} />
       ) : labs.isError ? (
-        <ErrorPanel title="Could not load the labs" error={labs.error} onRetry={() => void labs.refetch()} />
+        <ErrorPanel
+          title={t("labs.catalog.loadFailed")}
+          error={labs.error}
+          onRetry={() => void labs.refetch()}
+        />
       ) : labs.data.length === 0 ? (
-        <p className="empty">No labs are published yet. Your instructor adds them.</p>
+        <p className="empty">{t("labs.catalog.empty")}</p>
       ) : (
         <div className="lab-grid">
           {labs.data.map((lab) => (

@@ -1,11 +1,18 @@
 import { useMemo } from "react";
+import { useLanguage } from "../../../lib/i18n/use-language.ts";
+import { languageInfo } from "../../../lib/i18n/languages.ts";
+import type { LocalText } from "../../../lib/i18n/pick-translation.ts";
 import { parsePlainMarkdown, type Inline } from "../../../lib/plain-markdown.ts";
 
 /** A lab's description as paragraphs, headings and lists; every character goes through React's escaping. */
-export function LabDescription({ source }: { source: string }) {
-  const blocks = useMemo(() => parsePlainMarkdown(source), [source]);
+export function LabDescription({ source }: { source: LocalText }) {
+  const { language } = useLanguage();
+  const blocks = useMemo(() => parsePlainMarkdown(source.text), [source.text]);
   return (
-    <div className="lab-description">
+    <div
+      className="lab-description"
+      lang={source.lang === language ? undefined : languageInfo[source.lang].tag}
+    >
       {blocks.map((block, index) => {
         if (block.kind === "heading") {
           return (
@@ -38,7 +45,12 @@ export function LabDescription({ source }: { source: string }) {
 
 function Inlines({ inlines }: { inlines: Inline[] }) {
   return inlines.map((inline, index) => {
-    if (inline.kind === "code") return <code key={index}>{inline.text}</code>;
+    if (inline.kind === "code")
+      return (
+        <code key={index} translate="no">
+          {inline.text}
+        </code>
+      );
     if (inline.kind === "strong") return <strong key={index}>{inline.text}</strong>;
     return inline.text;
   });

@@ -1,0 +1,577 @@
+// The whole product at class scale, on loopback: students polling their sessions, consoles with
+// steady output and typing, and a grading run over the running sessions, all at once, against the
+// BFF and the emulator (each a process of its own, with real guests).
+//
+//   npm run soak                 300 students, 50 consoles, a grading run over those 50; 180 s
+//   npm run soak -- --short      30 students, 5 consoles, 5 graded; 20 s (part of `npm test`)
+//   npm run soak -- --seconds 60 --students 100 --consoles 20 --json soak.json
+//
+// Reports requests per second at the Kubernetes API, BFF latency per route (inside the BFF and as
+// the students saw it), console bytes delivered and lost, keystroke echo latency, the BFF's RSS and
+// event-loop delay. Exits 1 when a console lost, reordered or garbled output, a request failed, or
+// the grading run did not grade every session.
+import { fork, type ChildProcess } from "node:child_process";
+import { mkdtemp, rm, writeFile, mkdir } from "node:fs/promises";
+import { availableParallelism, loadavg, tmpdir } from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { Worker } from "node:worker_threads";
+import { csrfHeader } from "../src/common/api.ts";
+import { hashPassword } from "../src/server/auth/passwords.ts";
+import { startEmbeddedEmulator } from "../src/server/embedded-emulator.ts";
+import { createClusterClient, loadKubeConfig } from "../src/server/kube/client.ts";
+import { KubeRequestCounter } from "../src/server/kube/request-counter.ts";
+import { defaultVmSizes, loadLabs } from "../src/server/labs/load-labs.ts";
+import { sessionsSelector } from "../src/server/sessions/labels.ts";
+import { buildSessionObjects, newSessionId } from "../src/server/sessions/vm-manifest.ts";
+import type { SoakBffMessage, SoakBffReport } from "./soak-bff.ts";
+import { SoakConsole, type ConsoleFigures } from "./soak-console.ts";
+import type { StudentsInput, StudentsResult } from "./soak-students.ts";
+
+const { values: args } = parseArgs({
+  options: {
+    short: { type: "boolean", default: false },
+    seconds: { type: "string" },
+    students: { type: "string" },
+    consoles: { type: "string" },
+    "poll-ms": { type: "string", default: "2000" },
+    "tick-ms": { type: "string", default: "100" },
+    "type-ms": { type: "string", default: "400" },
+    json: { type: "string" },
+  },
+});
+const seconds = Number(args.seconds ?? (args.short ? 20 : 180));
+const studentCount = Number(args.students ?? (args.short ? 30 : 300));
+const consoleCount = Number(args.consoles ?? (args.short ? 5 : 50));
+const pollMs = Number(args["poll-ms"]);
+const tickMs = Number(args["tick-ms"]);
+const typeMs = Number(args["type-ms"]);
+const namespace = "lab-sessions";
+const metricsToken = "soak-metrics-token-soak-metrics-token";
+const projectRoot = path.resolve(import.meta.dirname, "..");
+const labId = "soak-lab";
+const labYaml = `id: ${labId}
+title: Soak lab
+vm:
+  size: small
+  image: quay.io/containerdisks/fedora:41
+checks:
+  - id: home
+    title: The home directory exists
+    run: test -d ~
+    selfCheck: true
+  - id: hello
+    title: ~/hello.txt exists
+    points: 2
+    run: sleep 0.2; test -f ~/hello.txt
+`;
+const studentName = (index: number) => `student-${String(index).padStart(3, "0")}`;
+
+interface Person {
+  username: string;
+  cookie: string;
+}
+
+async function main(): Promise<number> {
+  const stateDir = await mkdtemp(path.join(tmpdir(), "lab-soak-"));
+  const log = (message: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${message}`);
+  log(
+    `Soak: ${studentCount} students, ${consoleCount} consoles, a grading run over ${consoleCount} sessions, ${seconds} s (${availableParallelism()} CPUs)`,
+  );
+  await mkdir(path.join(stateDir, "labs"));
+  await writeFile(path.join(stateDir, "labs", `${labId}.yaml`), labYaml);
+  const passwordHash = await hashPassword("soak");
+  const users = [
+    ...Array.from({ length: studentCount }, (_, index) => ({
+      username: studentName(index),
+      role: "student",
+    })),
+    { username: "tara", role: "ta" },
+    { username: "ivan", role: "instructor" },
+  ].map((user) => ({ ...user, passwordHash }));
+  await writeFile(path.join(stateDir, "users.json"), JSON.stringify({ users }));
+
+  const emulator = await startEmbeddedEmulator({
+    projectRoot,
+    kubeconfigPath: path.join(stateDir, "kubeconfig"),
+    timing: "fast",
+    log: { info() {} },
+  });
+  let bff: BffProcess | undefined;
+  const consoles: SoakConsole[] = [];
+  try {
+    const consoleOwners = Array.from({ length: consoleCount }, (_, index) => studentName(index));
+    const sessionOf = await seedHaltedSessions(emulator.kubeconfigPath, stateDir, consoleCount, studentCount);
+    bff = await startBff(emulator.consoleKubeconfigPath, stateDir);
+    log(`BFF at ${bff.url}; ${sessionOf.size} halted sessions seeded; signing everyone in...`);
+    const people = await inBatches(
+      users.map((user) => user.username),
+      8,
+      (username) => signIn(bff!.url, username),
+    );
+    const byName = new Map(people.map((person) => [person.username, person]));
+    const ivan = byName.get("ivan")!;
+
+    log(`Launching ${consoleCount} sessions through the BFF...`);
+    await inBatches(consoleOwners, 8, async (owner) => {
+      const launched = await api(bff!.url, byName.get(owner)!, "POST", "/api/sessions", { labId });
+      if (launched.status !== 201)
+        throw new Error(`launch for ${owner}: ${launched.status} ${launched.text}`);
+      sessionOf.set(owner, (JSON.parse(launched.text) as { id: string }).id);
+    });
+    await until(
+      async () => {
+        const answer = await api(
+          bff!.url,
+          ivan,
+          "GET",
+          `/api/sessions?lab=${labId}&status=running&pageSize=1000`,
+        );
+        return (JSON.parse(answer.text) as { total: number }).total >= consoleCount;
+      },
+      120_000,
+      "every launched session running",
+    );
+
+    log(`Opening ${consoleCount} consoles and starting their output...`);
+    consoles.push(
+      ...(await inBatches(consoleOwners, 5, async (owner) => {
+        const opened = await SoakConsole.open(bff!.url, byName.get(owner)!.cookie, sessionOf.get(owner)!);
+        await opened.startOutput(tickMs);
+        return opened;
+      })),
+    );
+
+    const students = Array.from({ length: studentCount }, (_, index) => {
+      const username = studentName(index);
+      return {
+        cookie: byName.get(username)!.cookie,
+        paths: ["/api/sessions", `/api/sessions/${sessionOf.get(username)}`],
+      };
+    });
+
+    log(`Measuring for ${seconds} s...`);
+    const kubeBefore = await kubeRequests(bff.url);
+    const startedAt = performance.now();
+    const endAt = startedAt + seconds * 1000;
+    bff.send("measure");
+    const studentsDone = runStudents({ baseUrl: bff.url, students, seconds, intervalMs: pollMs });
+    const typing = Promise.all(consoles.map((each) => each.typeUntil(endAt, typeMs)));
+    const grading = (async () => {
+      await new Promise((resolve) => setTimeout(resolve, seconds * 200));
+      return gradeEverything(bff!.url, ivan);
+    })();
+    const [studentsResult, , graded] = await Promise.all([studentsDone, typing, grading]);
+    const elapsed = (performance.now() - startedAt) / 1000;
+    const report = await bff.report();
+    const kubeAfter = await kubeRequests(bff.url);
+    // Output that was on its way when the window closed is still counted, not taken for lost.
+    for (const each of consoles) each.close();
+
+    const figures = summarize({
+      elapsed,
+      studentsResult,
+      report,
+      consoles: consoles.map((each) => each.figures),
+      kube: { before: kubeBefore, after: kubeAfter },
+      graded,
+    });
+    printFigures(figures);
+    if (args.json) await writeFile(args.json, JSON.stringify(figures, null, 2));
+    const problems = verdict(figures);
+    for (const problem of problems) console.log(`FAILED: ${problem}`);
+    if (problems.length === 0) console.log("\nsoak passed");
+    return problems.length === 0 ? 0 : 1;
+  } finally {
+    for (const each of consoles) each.close();
+    await bff?.stop();
+    await emulator.stop();
+    await rm(stateDir, { recursive: true, force: true });
+  }
+}
+
+// The cluster
+
+/** Halted session VMs for the students without a console: a session to poll, nothing to boot. */
+async function seedHaltedSessions(
+  kubeconfigPath: string,
+  stateDir: string,
+  from: number,
+  to: number,
+): Promise<Map<string, string>> {
+  const cluster = createClusterClient(loadKubeConfig({ kind: "kubeconfig", path: kubeconfigPath }), {
+    namespace,
+    labelSelector: sessionsSelector,
+    counter: new KubeRequestCounter(),
+  });
+  const [lab] = loadLabs(path.join(stateDir, "labs"), defaultVmSizes).labs;
+  if (!lab) throw new Error("the soak's lab did not load");
+  const sessionOf = new Map<string, string>();
+  await inBatches(
+    Array.from({ length: to - from }, (_, index) => studentName(from + index)),
+    16,
+    async (owner) => {
+      const sessionId = newSessionId(labId);
+      const { virtualMachine } = buildSessionObjects({
+        sessionId,
+        lab,
+        owner,
+        namespace,
+        expiresAt: new Date(Date.now() + 3600_000),
+      });
+      virtualMachine.spec.runStrategy = "Halted";
+      await cluster.createVirtualMachine(virtualMachine);
+      sessionOf.set(owner, sessionId);
+    },
+  );
+  return sessionOf;
+}
+
+// The BFF process
+
+interface BffProcess {
+  url: string;
+  send(message: "measure"): void;
+  report(): Promise<SoakBffReport>;
+  stop(): Promise<void>;
+}
+
+async function startBff(kubeconfigPath: string, stateDir: string): Promise<BffProcess> {
+  const child: ChildProcess = fork(path.join(import.meta.dirname, "soak-bff.ts"), [], {
+    execArgv: ["--import", "tsx"],
+    cwd: projectRoot,
+    env: {
+      ...process.env,
+      LAB_KUBECONFIG: kubeconfigPath,
+      AUTH_MODE: "demo",
+      HOST: "127.0.0.1",
+      PORT: "0",
+      DATA_DIR: path.join(stateDir, "data"),
+      LABS_DIR: path.join(stateDir, "labs"),
+      LAB_USERS_FILE: path.join(stateDir, "users.json"),
+      LAB_NAMESPACE: namespace,
+      METRICS_TOKEN: metricsToken,
+      LOG_LEVEL: "warn",
+    },
+    stdio: ["ignore", "ignore", "inherit", "ipc"],
+  });
+  const next = <T extends SoakBffMessage["type"]>(type: T) =>
+    new Promise<Extract<SoakBffMessage, { type: T }>>((resolve, reject) => {
+      const onExit = (code: number | null) => reject(new Error(`the BFF exited (${code})`));
+      const onMessage = (message: SoakBffMessage) => {
+        if (message.type !== type) return;
+        child.off("message", onMessage).off("exit", onExit);
+        resolve(message as Extract<SoakBffMessage, { type: T }>);
+      };
+      child.on("message", onMessage).once("exit", onExit);
+    });
+  const { url } = await next("ready");
+  await until(async () => (await fetch(`${url}/api/readyz`)).status === 200, 60_000, "the BFF ready");
+  return {
+    url,
+    send: (message) => child.send(message),
+    report() {
+      const answer = next("report");
+      child.send("report");
+      return answer;
+    },
+    async stop() {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.send("stop");
+      await exited;
+    },
+  };
+}
+
+// HTTP as a browser
+
+async function signIn(baseUrl: string, username: string): Promise<Person> {
+  for (;;) {
+    const response = await fetch(`${baseUrl}/api/auth/login`, {
+      method: "POST",
+      headers: { "content-type": "application/json", [csrfHeader.name]: csrfHeader.value },
+      body: JSON.stringify({ username, password: "soak" }),
+    });
+    await response.arrayBuffer();
+    if (response.status === 429) {
+      await new Promise((resolve) => setTimeout(resolve, Number(response.headers.get("retry-after")) * 1000));
+      continue;
+    }
+    const cookie = response.headers.getSetCookie()[0]?.split(";")[0];
+    if (response.status !== 200 || !cookie) throw new Error(`sign-in as ${username}: ${response.status}`);
+    return { username, cookie };
+  }
+}
+
+async function api(
+  baseUrl: string,
+  person: Person,
+  method: string,
+  requestPath: string,
+  body?: unknown,
+): Promise<{ status: number; text: string }> {
+  const response = await fetch(baseUrl + requestPath, {
+    method,
+    headers: {
+      cookie: person.cookie,
+      ...(body === undefined
+        ? {}
+        : { "content-type": "application/json", [csrfHeader.name]: csrfHeader.value }),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: response.status, text: await response.text() };
+}
+
+interface Graded {
+  runMs: number;
+  sessions: number;
+  ungradable: number;
+  status: string;
+}
+
+/** Starts a run over every running session and follows it as the grading page does (every second). */
+async function gradeEverything(baseUrl: string, instructor: Person): Promise<Graded> {
+  const started = performance.now();
+  const answer = await api(baseUrl, instructor, "POST", `/api/labs/${labId}/grading-runs`, {});
+  if (answer.status !== 201) throw new Error(`starting the grading run: ${answer.status} ${answer.text}`);
+  const runId = (JSON.parse(answer.text) as { id: string }).id;
+  for (;;) {
+    const run = JSON.parse((await api(baseUrl, instructor, "GET", `/api/grading-runs/${runId}`)).text) as {
+      status: string;
+      progress: { total: number; done: number; ungradable: number };
+    };
+    if (run.status !== "running") {
+      return {
+        runMs: performance.now() - started,
+        sessions: run.progress.total,
+        ungradable: run.progress.ungradable,
+        status: run.status,
+      };
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+}
+
+function runStudents(input: StudentsInput): Promise<StudentsResult> {
+  return new Promise((resolve, reject) => {
+    // Node 20 picks a worker's module format before any loader runs: a JavaScript trampoline
+    // loads the .ts entry through tsx.
+    const entry = new URL("./soak-students.ts", import.meta.url).href;
+    const trampoline = `import("tsx/esm/api").then(({ tsImport }) => tsImport(${JSON.stringify(entry)}, ${JSON.stringify(import.meta.url)}))`;
+    const worker = new Worker(trampoline, { eval: true, workerData: input });
+    worker.once("error", reject);
+    worker.on("message", (message: "started" | StudentsResult) => {
+      if (message === "started") return;
+      resolve(message);
+      void worker.terminate();
+    });
+  });
+}
+
+async function kubeRequests(baseUrl: string): Promise<Record<string, number>> {
+  const response = await fetch(`${baseUrl}/metrics`, {
+    headers: { authorization: `Bearer ${metricsToken}` },
+  });
+  const byVerb: Record<string, number> = {};
+  for (const line of (await response.text()).split("\n")) {
+    const match = /^lab_console_kube_requests_total\{(.*)\} (\d+(?:\.\d+)?)$/.exec(line);
+    if (!match) continue;
+    const verb = /verb="([^"]+)"/.exec(match[1]!)?.[1] ?? "?";
+    byVerb[verb] = (byVerb[verb] ?? 0) + Number(match[2]);
+  }
+  return byVerb;
+}
+
+// Figures
+
+interface Figures {
+  seconds: number;
+  students: number;
+  consoles: number;
+  loadAverage: number;
+  kube: { requestsPerSecond: number; byVerb: Record<string, number> };
+  routes: {
+    route: string;
+    count: number;
+    serverP50: number;
+    serverP99: number;
+    clientP50: number;
+    clientP99: number;
+  }[];
+  studentStatuses: Record<string, number>;
+  console: {
+    bytesDelivered: number;
+    linesDelivered: number;
+    linesLost: number;
+    linesReordered: number;
+    bytesUnexpected: number;
+    consolesWithoutOutput: number;
+    keystrokes: number;
+    echoP50: number;
+    echoP99: number;
+    echoMax: number;
+    echoTimeouts: number;
+  };
+  grading: Graded;
+  bff: SoakBffReport["rssMb"] & { eventLoopDelayMs: SoakBffReport["eventLoopDelayMs"]; cpuPercent: number };
+  hub: SoakBffReport["consoles"];
+}
+
+function percentile(samples: number[], p: number): number {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
+}
+
+function summarize(input: {
+  elapsed: number;
+  studentsResult: StudentsResult;
+  report: SoakBffReport;
+  consoles: ConsoleFigures[];
+  kube: { before: Record<string, number>; after: Record<string, number> };
+  graded: Graded;
+}): Figures {
+  const { elapsed, studentsResult, report, consoles, kube } = input;
+  const byVerb: Record<string, number> = {};
+  for (const [verb, count] of Object.entries(kube.after)) {
+    const delta = count - (kube.before[verb] ?? 0);
+    if (delta > 0) byVerb[verb] = delta;
+  }
+  const total = Object.values(byVerb).reduce((sum, count) => sum + count, 0);
+  const routes = Object.entries(report.serverMs)
+    .map(([route, samples]) => {
+      const client = studentsResult.latencyMs[route] ?? [];
+      return {
+        route,
+        count: samples.length,
+        serverP50: percentile(samples, 50),
+        serverP99: percentile(samples, 99),
+        clientP50: percentile(client, 50),
+        clientP99: percentile(client, 99),
+      };
+    })
+    .sort((a, b) => b.count - a.count);
+  const echo = consoles.flatMap((each) => each.echoMs);
+  const sum = (pick: (each: ConsoleFigures) => number) => consoles.reduce((acc, each) => acc + pick(each), 0);
+  return {
+    seconds: elapsed,
+    students: studentCount,
+    consoles: consoleCount,
+    loadAverage: loadavg()[0] ?? 0,
+    kube: { requestsPerSecond: total / elapsed, byVerb },
+    routes,
+    studentStatuses: studentsResult.statuses,
+    console: {
+      bytesDelivered: sum((each) => each.bytes),
+      linesDelivered: sum((each) => each.lines),
+      linesLost: sum((each) => each.lost),
+      linesReordered: sum((each) => each.reordered),
+      bytesUnexpected: sum((each) => each.unexpected),
+      consolesWithoutOutput: consoles.filter((each) => each.lines === 0).length,
+      keystrokes: echo.length,
+      echoP50: percentile(echo, 50),
+      echoP99: percentile(echo, 99),
+      echoMax: Math.max(...echo),
+      echoTimeouts: sum((each) => each.echoTimeouts),
+    },
+    grading: input.graded,
+    bff: {
+      ...report.rssMb,
+      eventLoopDelayMs: report.eventLoopDelayMs,
+      cpuPercent: (report.cpuSeconds / elapsed) * 100,
+    },
+    hub: report.consoles,
+  };
+}
+
+function verdict(figures: Figures): string[] {
+  const problems: string[] = [];
+  const { console: output } = figures;
+  if (output.linesLost > 0) problems.push(`consoles lost ${output.linesLost} lines of output`);
+  if (output.linesReordered > 0)
+    problems.push(`consoles reordered or repeated ${output.linesReordered} lines`);
+  if (output.bytesUnexpected > 0) problems.push(`consoles delivered ${output.bytesUnexpected} garbled bytes`);
+  if (output.consolesWithoutOutput > 0)
+    problems.push(`${output.consolesWithoutOutput} consoles delivered nothing`);
+  if (output.echoTimeouts > 0) problems.push(`${output.echoTimeouts} keystrokes were not echoed within 5 s`);
+  const failed = Object.entries(figures.studentStatuses).filter(([key]) => !/ (200|304)$/.test(key));
+  for (const [key, count] of failed) problems.push(`${count} student requests answered ${key}`);
+  if (figures.grading.status !== "completed" || figures.grading.ungradable > 0) {
+    problems.push(
+      `the grading run ended ${figures.grading.status} with ${figures.grading.ungradable} ungradable`,
+    );
+  }
+  return problems;
+}
+
+function printFigures(figures: Figures): void {
+  const fixed = (value: number, digits = 1) => (Number.isFinite(value) ? value.toFixed(digits) : "-");
+  const { console: output, bff, kube, grading } = figures;
+  console.log(
+    `\n${figures.students} students polling every ${pollMs / 1000} s, ${figures.consoles} consoles (a line every ${tickMs} ms, a key every ~${typeMs} ms), grading ${grading.sessions} sessions; ${fixed(figures.seconds)} s, load average ${fixed(figures.loadAverage)}\n`,
+  );
+  console.log(
+    `Kubernetes API: ${fixed(kube.requestsPerSecond, 2)} requests/s (${Object.entries(kube.byVerb)
+      .map(([verb, count]) => `${verb} ${count}`)
+      .join(", ")})`,
+  );
+  console.log("\nBFF latency per route (ms): in the BFF, and as the students saw it");
+  const header = ["route", "requests", "p50", "p99", "client p50", "client p99"];
+  const rows = figures.routes.map((row) => [
+    row.route,
+    String(row.count),
+    fixed(row.serverP50, 2),
+    fixed(row.serverP99, 2),
+    fixed(row.clientP50, 2),
+    fixed(row.clientP99, 2),
+  ]);
+  const widths = header.map((_, column) => Math.max(...[header, ...rows].map((row) => row[column]!.length)));
+  for (const row of [header, ...rows]) {
+    console.log(
+      `  ${row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join("  ")}`,
+    );
+  }
+  console.log(
+    `\nConsoles: ${output.bytesDelivered} bytes delivered (${output.linesDelivered} lines), ${output.linesLost} lines lost, ${output.linesReordered} reordered, ${output.bytesUnexpected} bytes garbled`,
+  );
+  console.log(
+    `Keystroke echo (${output.keystrokes} keys): p50 ${fixed(output.echoP50, 2)} ms, p99 ${fixed(output.echoP99, 2)} ms, max ${fixed(output.echoMax, 1)} ms, ${output.echoTimeouts} not echoed`,
+  );
+  console.log(
+    `Grading run: ${grading.sessions} sessions in ${fixed(grading.runMs / 1000, 1)} s (polled every second), ${grading.ungradable} ungradable, ${grading.status}`,
+  );
+  console.log(
+    `BFF: RSS ${bff.start} MB at the start, ${bff.max} MB at most, ${bff.end} MB at the end; event-loop delay p50 ${fixed(bff.eventLoopDelayMs.p50, 1)} ms, p99 ${fixed(bff.eventLoopDelayMs.p99, 1)} ms, max ${fixed(bff.eventLoopDelayMs.max, 1)} ms; CPU ${fixed(bff.cpuPercent, 0)}% of one core`,
+  );
+  console.log(
+    `Console hub at the end: ${figures.hub.consoles} consoles, ${figures.hub.connectedUpstreams} connected to their VMs, ${figures.hub.viewers} viewers`,
+  );
+}
+
+// Helpers
+
+async function inBatches<T, R>(items: T[], size: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(size, items.length) }, async () => {
+      while (next < items.length) {
+        const index = next++;
+        results[index] = await work(items[index]!);
+      }
+    }),
+  );
+  return results;
+}
+
+async function until(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await check().catch(() => false)) return;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+process.exitCode = await main();

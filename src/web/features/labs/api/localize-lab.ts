@@ -1,0 +1,23 @@
+import type { LabSummary } from "../../../../common/api.ts";
+import type { Language } from "../../../lib/i18n/languages.ts";
+import { pickTranslation, type LocalText } from "../../../lib/i18n/pick-translation.ts";
+
+/** A lab with its texts in the reader's language where the lab file has them, English otherwise. */
+export interface LocalizedLab extends Omit<LabSummary, "title" | "description" | "checks" | "translations"> {
+  title: LocalText;
+  description: LocalText;
+  checks: (Omit<LabSummary["checks"][number], "title" | "translations"> & { title: LocalText })[];
+}
+
+export function localizeLab(lab: LabSummary, language: Language): LocalizedLab {
+  const { translations, checks, ...rest } = lab;
+  return {
+    ...rest,
+    title: pickTranslation(lab.title, translations?.title, language),
+    description: pickTranslation(lab.description, translations?.description, language),
+    checks: checks.map(({ translations: checkTranslations, ...check }) => ({
+      ...check,
+      title: pickTranslation(check.title, checkTranslations?.title, language),
+    })),
+  };
+}
