@@ -8,7 +8,7 @@ import { translator } from "./support/catalog.ts";
 // The staff's pages, with data on them, under axe's WCAG 2.1 AA rules in the light and dark theme.
 // The students' pages (sign-in, home, the start-up timeline, console, "Check my work") are covered
 // by language-journeys.spec.ts in all three languages.
-// NOTE: the live wall for TAs comes with a later issue; its page needs the same check then.
+// The class wall has its own check in class-wall.spec.ts.
 
 // The grading run here is on the first lab (git-workflow): grading.spec.ts needs linux-basics ungraded.
 test("the sessions list, grading, doctor, audit log and a missing page pass axe", async ({
@@ -46,7 +46,7 @@ test("the sessions list, grading, doctor, audit log and a missing page pass axe"
   await expectAccessible(page, "not found");
 });
 
-test("staff pages read in Japanese and Chinese too", async ({ browser, apiAs }) => {
+test("staff pages, the class wall too, read in Japanese and Chinese", async ({ browser, apiAs }) => {
   const alice = await apiAs("alice");
   const session = await alice.launch("linux-basics");
   await alice.waitUntilRunning(session.id);
@@ -70,6 +70,11 @@ test("staff pages read in Japanese and Chinese too", async ({ browser, apiAs }) 
       await expect(page.getByRole("table", { name: t("audit.table.label") })).toBeVisible();
       await expectNoUntranslatedText(page, language);
       await expectAccessible(page, `${language}: audit log`);
+      await page.goto("/labs/linux-basics/wall");
+      await expect(page.getByTestId("wall-state")).toHaveAttribute("data-state", "live");
+      await expect(page.getByTestId("wall-tile")).toHaveCount(1);
+      await expectNoUntranslatedText(page, language);
+      await expectAccessible(page, `${language}: class wall`);
     } finally {
       await context.close();
     }
