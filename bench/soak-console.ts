@@ -23,6 +23,7 @@ export interface ConsoleFigures {
 
 const tickLine = /^tick-(\d{8})$/;
 /** What typing "x" and backspace echo at a bash prompt: the letter, and "\b" + erase-to-end-of-line. */
+// eslint-disable-next-line no-control-regex -- terminal output is made of control characters
 const echoArtifacts = /\x1b\[[0-9;?]*[A-Za-z]|[x\x08\x07]/g;
 const echoTimeoutMs = 5_000;
 
