@@ -118,6 +118,10 @@ export const SessionList = z.object({
 });
 export type SessionList = z.infer<typeof SessionList>;
 
+/** GET /api/sessions/:id/boot-log: the VM's serial console log so far (complete lines; empty before the VMI). */
+export const BootLog = z.object({ lines: z.array(z.string()) });
+export type BootLog = z.infer<typeof BootLog>;
+
 /** A console recording (asciicast v2); it outlives its session until the retention period ends. */
 export const RecordingSummary = z.object({
   sessionId: z.string(),

@@ -36,6 +36,7 @@ import type { Registry } from "./registry.ts";
 import { authorizationGroup, subresourcesGroup } from "./resources.ts";
 import type { RestHandler } from "./rest.ts";
 import { guestAgentSubresources, serveGuestAgent } from "./subresources/guest-agent.ts";
+import { servePodLog } from "./subresources/pod-log.ts";
 
 export interface ApiServerParts {
   config: ClusterConfig;
@@ -214,6 +215,9 @@ export function createApiServer(parts: ApiServerParts): {
       return selfSubjectAccessReview(request, response, user);
     }
     if (info.group === subresourcesGroup) return serveKubevirtSubresource(request, response, info);
+    if (info.group === "" && info.resource === "pods" && info.subresource === "log" && info.name !== "") {
+      return servePodLog(parts.registry, parts.guests, method, response, info, url.searchParams);
+    }
     return parts.rest.serve(request, response, info, url);
   }
 

@@ -43,8 +43,17 @@ function describe(type: ResourceType): ApiResource[] {
           },
         ]
       : [];
-  return [main, ...status];
+  return [main, ...status, ...(type.plural === "pods" ? [podLog] : [])];
 }
+
+// Served by subresources/pod-log.ts.
+const podLog: ApiResource = {
+  name: "pods/log",
+  singularName: "",
+  namespaced: true,
+  kind: "Pod",
+  verbs: ["get"],
+};
 
 const selfSubjectAccessReviews: ApiResource = {
   name: "selfsubjectaccessreviews",

@@ -36,6 +36,7 @@ import { createOperations, type OperationsDeps } from "./operations.ts";
 import { RecordingStore } from "./recordings/recording-store.ts";
 import { registerRecordingRoutes } from "./recordings/routes.ts";
 import { createSessionReads } from "./sessions/reads.ts";
+import { registerBootLogRoute } from "./sessions/boot-log-routes.ts";
 import { registerRestartRoute } from "./sessions/restart-routes.ts";
 import { registerSessionRoutes } from "./sessions/routes.ts";
 import { SessionService } from "./sessions/service.ts";
@@ -146,6 +147,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerLabRoutes(app, { labs: deps.labs, loginSessions });
   registerSessionRoutes(app, { sessions, loginSessions, audit: operations.audit });
   registerRestartRoute(app, { sessions, cluster: deps.cluster, loginSessions });
+  registerBootLogRoute(app, { sessions, source: reads.source, cluster: deps.cluster, loginSessions });
   operations.register({ sessions, loginSessions });
   const findSession = async (id: string) =>
     (await reads.source.snapshot()).sessions.find((session) => session.id === id);

@@ -39,6 +39,7 @@ import {
 } from "./sandbox.ts";
 import { removeTree } from "./remove-tree.ts";
 import { isRunning, namespaceInitOf, waitUntilEnded, type ProcessIdentity } from "./sandbox-process.ts";
+import { ConsoleLog } from "./console-log.ts";
 import { SerialLine, type SerialAttachment, type SerialHandlers } from "./serial-line.ts";
 
 export type { SerialAttachment, SerialHandlers } from "./serial-line.ts";
@@ -71,6 +72,8 @@ export interface Guest {
   readonly bootLog: readonly string[];
   /** True from the end of cloud-init until the guest stops (KubeVirt's AgentConnected condition). */
   readonly agentConnected: boolean;
+  /** The serial output since boot as complete lines (what the guest-console-log container prints). */
+  consoleLogLines(): string[];
   /** Attach to the serial line. The newest attachment wins: the previous one gets onClose("replaced"). */
   attach(handlers: SerialHandlers): SerialAttachment;
   /**
@@ -253,6 +256,7 @@ class SandboxedGuest implements Guest {
   readonly #layout: GuestLayout;
   readonly #child: ChildProcess;
   readonly #serial: SerialLine;
+  readonly #consoleLog = new ConsoleLog();
   readonly #events = new EventEmitter();
   readonly #pending = new Map<number, PendingConnect>();
   readonly #startedAt = Date.now() / 1000;
@@ -275,6 +279,7 @@ class SandboxedGuest implements Guest {
     this.#layout = layout;
     this.#child = child;
     this.#serial = new SerialLine(child.stdin as Writable, child.stdout as Readable);
+    child.stdout?.on("data", (chunk: Buffer) => this.#consoleLog.append(chunk));
     child.stderr?.setEncoding("utf8").on("data", (text: string) => {
       this.#stderrTail = (this.#stderrTail + text).slice(-2000);
     });
@@ -308,6 +313,10 @@ class SandboxedGuest implements Guest {
 
   get agentConnected(): boolean {
     return this.#agentConnected;
+  }
+
+  consoleLogLines(): string[] {
+    return this.#consoleLog.completeLines();
   }
 
   attach(handlers: SerialHandlers): SerialAttachment {

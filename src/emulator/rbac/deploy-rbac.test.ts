@@ -47,6 +47,8 @@ const expected: Record<string, string[]> = {
     "get subresources.kubevirt.io/virtualmachineinstances/portforward",
     "update subresources.kubevirt.io/virtualmachines/restart",
     "create secrets",
+    "list pods",
+    "get pods/log",
     ...clusterWide,
   ],
   "lab-console": [

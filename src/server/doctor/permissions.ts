@@ -78,6 +78,21 @@ export const requiredPermissions: readonly Permission[] = [
   },
   { verb: "create", group: "", resource: "secrets", scope: "vm-namespace", why: "each session's cloud-init" },
   {
+    verb: "list",
+    group: "",
+    resource: "pods",
+    scope: "vm-namespace",
+    why: "finding a VM's pod for its boot log",
+  },
+  {
+    verb: "get",
+    group: "",
+    resource: "pods",
+    subresource: "log",
+    scope: "vm-namespace",
+    why: "the boot log (serial console log)",
+  },
+  {
     verb: "get",
     group: "",
     resource: "namespaces",

@@ -78,6 +78,11 @@ export interface ClusterClient {
   restartVirtualMachine(name: string): Promise<void>;
   /** The API server's version string: proves it answers and accepts our credentials. */
   serverVersion(): Promise<string>;
+  /**
+   * The serial console log of a VMI (its launcher pod's guest-console-log container) as complete
+   * lines; empty while the pod does not exist yet.
+   */
+  readBootLog(vmiUid: string): Promise<string[]>;
   /** A websocket to a VMI's serial console (see console-stream.ts). */
   openConsole: ConsoleConnector;
   /** A TCP connection to a port inside a VM (see portforward.ts). */
@@ -88,6 +93,10 @@ export type JsonPatchOperation =
   { op: "test" | "add" | "replace"; path: string; value: unknown } | { op: "remove"; path: string };
 
 const kubevirt = { group: "kubevirt.io", version: "v1" } as const;
+/** KubeVirt's virt-tail sidecar in the launcher pod, printing the guest's serial log. */
+const bootLogContainer = "guest-console-log";
+/** Enough to see a boot through, small enough to poll every few seconds. */
+const bootLogTailLines = 500;
 
 interface KubeList<T> {
   items?: T[];
@@ -223,6 +232,30 @@ export function createClusterClient(
     async serverVersion() {
       const info = await send("get", () => versions.getCodeWithHttpInfo());
       return info.gitVersion;
+    },
+    async readBootLog(vmiUid) {
+      // KubeVirt names launcher pods by generateName, so the VMI's uid label is the only stable handle.
+      const pods = await send("list", () =>
+        core.listNamespacedPodWithHttpInfo({
+          namespace,
+          labelSelector: `kubevirt.io/created-by=${vmiUid}`,
+        }),
+      );
+      const pod = pods.items.find((item) => item.metadata?.deletionTimestamp === undefined);
+      const podName = pod?.metadata?.name;
+      if (!podName) return [];
+      const log = await send("get", () =>
+        core.readNamespacedPodLogWithHttpInfo({
+          namespace,
+          name: podName,
+          container: bootLogContainer,
+          tailLines: bootLogTailLines,
+        }),
+      );
+      const lines = log.split("\n");
+      // virt-tail prints complete lines only; anything after the last newline is not one yet.
+      lines.pop();
+      return lines;
     },
     openConsole: createConsoleConnector(kubeConfig, namespace),
     portForward: createPortForwarder(kubeConfig, namespace),

@@ -75,6 +75,7 @@ const table: Record<string, Row> = {
   "GET /api/sessions/:id/console": { access: "session", allowed: [101], socket: true },
   "POST /api/sessions/:id/checks": { access: "session-owner", allowed: [201] },
   "GET /api/sessions/:id/checks": { access: "session" },
+  "GET /api/sessions/:id/boot-log": { access: "session" },
   // The session is halted: a restart or a raised hand is refused as a conflict, once let in.
   "POST /api/sessions/:id/restart": { access: "session", allowed: [202, 409] },
   "POST /api/sessions/:id/help": { access: "session-owner", allowed: [200, 409] },

@@ -12,6 +12,7 @@ import { HelpPanel } from "../../help/components/help-panel.tsx";
 import { SelfCheckPanel } from "../../grading/components/self-check-panel.tsx";
 import { useLabTitles } from "../../labs/api/get-labs.ts";
 import { useSession } from "../api/get-session.ts";
+import { BootLogPanel } from "./boot-log-panel.tsx";
 import { SessionCard } from "./session-card.tsx";
 
 export function SessionPage() {
@@ -90,6 +91,7 @@ function SessionDetails({ session }: { session: Session }) {
         <dd>{format.dateTime(session.expiresAt)}</dd>
       </dl>
       <HelpPanel session={session} />
+      {session.status === "starting" && <BootLogPanel sessionId={session.id} />}
       <SessionConsole key={session.id} session={session} />
       <p>
         <Link to={paths.recording.to(session.id)}>{t("recordings.replay")}</Link>

@@ -1,0 +1,98 @@
+// The boot log over real sockets: the guest prints while nobody is attached, the emulator keeps its
+// serial output as the launcher pod's guest-console-log, and the BFF (deploy/base's RBAC: list pods,
+// get pods/log) serves it to the session's owner and staff.
+import { ApiException, CoreV1Api } from "@kubernetes/client-node";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestEmulator, type TestEmulator } from "../../emulator/testing/start.ts";
+import {
+  eventually,
+  startTestBff,
+  testNamespace,
+  type TestBff,
+  type TestBrowser,
+} from "../testing/test-bff.ts";
+import { aLab } from "./testing/fixtures.ts";
+
+const marker = "boot-marker-4711";
+let emulator: TestEmulator;
+let bff: TestBff;
+
+beforeAll(async () => {
+  emulator = await startTestEmulator({ guests: "sandbox", deployRbac: true });
+  bff = await startTestBff({
+    labs: [
+      aLab({
+        id: "lab-boot",
+        title: "Boot log",
+        vm: {
+          cpu: 1,
+          memory: "1Gi",
+          image: "quay.io/containerdisks/fedora:41",
+          nested: false,
+          // Split so the command line itself, echoed nowhere, cannot be mistaken for its output.
+          cloudInit: `#cloud-config\nruncmd:\n  - echo boot-marker-''4711\n`,
+        },
+      }),
+    ],
+    emulator,
+  });
+});
+
+afterAll(async () => {
+  await bff?.close();
+  await emulator?.close();
+});
+
+describe("the boot log", () => {
+  let alice: TestBrowser;
+  let sessionId: string;
+
+  beforeAll(async () => {
+    alice = await bff.signIn("alice");
+    const created = await alice.post("/api/sessions", { labId: "lab-boot" });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    sessionId = created.body.id as string;
+  });
+
+  it("shows what the guest printed at boot though nobody ever attached", async () => {
+    const answer = await eventually(
+      () => alice.get(`/api/sessions/${sessionId}/boot-log`),
+      (got) => got.status !== 200 || (got.body?.lines as string[]).includes(marker),
+      { what: "the marker in the boot log", timeoutMs: 20_000 },
+    );
+    expect(answer.status).toBe(200);
+    const lines = answer.body?.lines as string[];
+    expect(lines).toContain(marker);
+    expect(lines).toContain("cloud-init: finished");
+  });
+
+  it("is for the owner and staff only", async () => {
+    const bob = await bff.signIn("bob");
+    expect((await bob.get(`/api/sessions/${sessionId}/boot-log`)).status).toBe(404);
+    const tara = await bff.signIn("tara");
+    const staffView = await tara.get(`/api/sessions/${sessionId}/boot-log`);
+    expect(staffView.status).toBe(200);
+    expect(staffView.body?.lines).toContain(marker);
+  });
+
+  it("refuses another container's name as the API server does", async () => {
+    const core = emulator.kubeConfig.makeApiClient(CoreV1Api);
+    const { items } = await core.listNamespacedPod({ namespace: testNamespace });
+    const podName = items[0]?.metadata?.name ?? "";
+    const tail = await core.readNamespacedPodLog({
+      namespace: testNamespace,
+      name: podName,
+      container: "guest-console-log",
+      tailLines: 1,
+    });
+    expect(tail).toBe("cloud-init: finished\n");
+    const refused = await core
+      .readNamespacedPodLog({ namespace: testNamespace, name: podName, container: "nope" })
+      .catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(ApiException);
+    expect((refused as ApiException<string>).code).toBe(400);
+    expect(String((refused as ApiException<string>).body)).toContain(
+      `container nope is not valid for pod ${podName}`,
+    );
+  });
+});
