@@ -61,10 +61,12 @@ export async function startEmbeddedEmulator(options: EmbeddedEmulatorOptions): P
       path.join(projectRoot, "deploy/base"),
       "--service-account-kubeconfig",
       `${consoleServiceAccount}=${consoleKubeconfigPath}`,
+      // Our end of its stdin closes however we die, SIGKILL included: it then shuts down by itself.
+      "--exit-with-stdin",
     ],
     // Its own process group: Ctrl-C in the terminal reaches only us, and we stop it after the app,
     // so the app never sees its cluster vanish mid-shutdown.
-    { cwd: projectRoot, stdio: ["ignore", "pipe", "pipe"], detached: true },
+    { cwd: projectRoot, stdio: ["pipe", "pipe", "pipe"], detached: true },
   );
   const recentOutput: string[] = [];
   for (const stream of [child.stdout, child.stderr]) {
