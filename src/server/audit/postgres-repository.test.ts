@@ -4,6 +4,7 @@ import { postgresAuditSchema } from "../db/postgres/audit-schema.ts";
 import {
   createTestSchema,
   runSql,
+  repositoryInFreshSchema,
   startTestPostgres,
   type TestPostgres,
 } from "../db/postgres/testing/test-postgres.ts";
@@ -17,27 +18,9 @@ beforeAll(async () => {
 });
 afterAll(() => server?.close());
 
-describeAuditRepositoryContract("PostgreSQL", async () => {
-  const schema = await createTestSchema(server);
-  const open: PostgresAuditRepository[] = [];
-  const openOne = async () => {
-    const repository = await PostgresAuditRepository.open(schema.url);
-    open.push(repository);
-    return repository;
-  };
-  const repository = await openOne();
-  return {
-    repository,
-    async reopen() {
-      await repository.close();
-      return openOne();
-    },
-    async cleanup() {
-      await Promise.all(open.map((each) => each.close()));
-      await schema.drop();
-    },
-  };
-});
+describeAuditRepositoryContract("PostgreSQL", () =>
+  repositoryInFreshSchema(server, (url) => PostgresAuditRepository.open(url)),
+);
 
 describe("the PostgreSQL audit table", () => {
   it("shares one database with the grading tables, each store with its own schema version", async () => {

@@ -7,6 +7,7 @@ import { postgresGradingSchema } from "../db/postgres/grading-schema.ts";
 import {
   createTestSchema,
   runSql,
+  repositoryInFreshSchema,
   startTestPostgres,
   type TestPostgres,
   type TestSchema,
@@ -21,27 +22,9 @@ beforeAll(async () => {
 });
 afterAll(() => server?.close());
 
-describeGradingRepositoryContract("PostgreSQL", async () => {
-  const schema = await createTestSchema(server);
-  const open: PostgresGradingRepository[] = [];
-  const openOne = async () => {
-    const repository = await PostgresGradingRepository.open(schema.url);
-    open.push(repository);
-    return repository;
-  };
-  const repository = await openOne();
-  return {
-    repository,
-    async reopen() {
-      await repository.close();
-      return openOne();
-    },
-    async cleanup() {
-      await Promise.all(open.map((each) => each.close()));
-      await schema.drop();
-    },
-  };
-});
+describeGradingRepositoryContract("PostgreSQL", () =>
+  repositoryInFreshSchema(server, (url) => PostgresGradingRepository.open(url)),
+);
 
 describe("the PostgreSQL grading tables", () => {
   let schema: TestSchema;

@@ -48,6 +48,35 @@ export async function createTestSchema(server: TestPostgres): Promise<TestSchema
   };
 }
 
+/**
+ * The harness a repository contract suite wants, on a fresh schema: the repository, a way to reopen
+ * it as a restarted console would, and a clean-up that closes every copy and drops the schema.
+ */
+export async function repositoryInFreshSchema<Repository extends { close(): Promise<void> }>(
+  server: TestPostgres,
+  open: (url: string) => Promise<Repository>,
+): Promise<{ repository: Repository; reopen(): Promise<Repository>; cleanup(): Promise<void> }> {
+  const schema = await createTestSchema(server);
+  const opened: Repository[] = [];
+  const openOne = async () => {
+    const repository = await open(schema.url);
+    opened.push(repository);
+    return repository;
+  };
+  const repository = await openOne();
+  return {
+    repository,
+    async reopen() {
+      await repository.close();
+      return openOne();
+    },
+    async cleanup() {
+      await Promise.all(opened.map((each) => each.close()));
+      await schema.drop();
+    },
+  };
+}
+
 /** One statement on a connection of its own, as another program would run it. */
 export async function runSql<Row extends object = object>(url: string, sql: string): Promise<Row[]> {
   const client = new pg.Client({ connectionString: url });
