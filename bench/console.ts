@@ -10,24 +10,19 @@
 //
 // The emulator and the BFF run as processes of their own (as with `npm start`); the clients run
 // here and only count bytes, acknowledging them as the SPA does once xterm.js has written them.
-import { fork, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { rm } from "node:fs/promises";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import WebSocket from "ws";
 import { consoleAckBytes, ConsoleServerMessage } from "../src/common/console-protocol.ts";
-import type { Lab } from "../src/common/lab.ts";
 import { signInCookie } from "../src/server/console/testing/console-client.ts";
-import { startEmbeddedEmulator } from "../src/server/embedded-emulator.ts";
-import { createClusterClient, loadKubeConfig, type ClusterClient } from "../src/server/kube/client.ts";
-import { KubeRequestCounter } from "../src/server/kube/request-counter.ts";
+import type { ClusterClient } from "../src/server/kube/client.ts";
 import { openVmiWebSocket } from "../src/server/kube/vmi-websocket.ts";
-import { sessionsSelector } from "../src/server/sessions/labels.ts";
-import { buildSessionObjects, newSessionId } from "../src/server/sessions/vm-manifest.ts";
 import type { KubeConfig } from "@kubernetes/client-node";
 import type { BffMessage } from "./console-bff.ts";
+import { benchNamespace, launchRunningSessions, startBenchCluster } from "./support/bench-cluster.ts";
+import { forkBff, type BffProcess } from "./support/bff-process.ts";
 
 const { values: args } = parseArgs({
   options: {
@@ -41,18 +36,7 @@ const outputBytes = Number(args.megabytes) * 1024 * 1024;
 const runs = Number(args.runs);
 const echoCount = Number(args.echoes);
 const consoleCount = Number(args.consoles);
-const namespace = "lab-sessions";
-const projectRoot = path.resolve(import.meta.dirname, "..");
 const mb = (bytes: number) => bytes / (1024 * 1024);
-
-const benchLab: Lab = {
-  id: "linux-basics",
-  title: "Linux basics",
-  description: "",
-  vm: { cpu: 1, memory: "1Gi", image: "quay.io/containerdisks/fedora:41", nested: false, cloudInit: null },
-  session: { minutes: 60, extendMinutes: 15, maxExtensions: 2 },
-  checks: [],
-};
 
 /** A console as the bench uses it, whichever way it is connected. */
 interface Line {
@@ -82,7 +66,7 @@ function lineOf(socket: WebSocket, afterData: (bytes: number) => void = () => {}
 async function openDirect(kubeConfig: KubeConfig, vmiName: string): Promise<Line> {
   const socket = await openVmiWebSocket({
     kubeConfig,
-    namespace,
+    namespace: benchNamespace,
     vmiName,
     subresource: "console",
     options: { perMessageDeflate: false },
@@ -237,103 +221,19 @@ function percentile(samples: number[], p: number): number {
 
 // The BFF process
 
-interface BffProcess {
-  url: string;
-  memory(): Promise<Extract<BffMessage, { type: "memory" }>>;
-  /** Resolves once the BFF has let go of every viewer (a closed socket is gone on its side too). */
-  noViewers(): Promise<void>;
-  stop(): Promise<void>;
-}
+type ConsoleBff = BffProcess<BffMessage>;
 
-async function startBff(kubeconfigPath: string, dataDir: string): Promise<BffProcess> {
-  const child: ChildProcess = fork(path.join(import.meta.dirname, "console-bff.ts"), [], {
-    execArgv: ["--import", "tsx", "--expose-gc"],
-    cwd: projectRoot,
-    env: {
-      ...process.env,
-      LAB_KUBECONFIG: kubeconfigPath,
-      AUTH_MODE: "demo",
-      HOST: "127.0.0.1",
-      PORT: "0",
-      DATA_DIR: dataDir,
-      LOG_LEVEL: "warn",
-    },
-    stdio: ["ignore", "ignore", "inherit", "ipc"],
+function startBff(kubeconfigPath: string, dataDir: string): Promise<ConsoleBff> {
+  return forkBff<BffMessage>("console-bff.ts", {
+    kubeconfigPath,
+    env: { DATA_DIR: dataDir },
+    execArgv: ["--expose-gc"],
   });
-  const nextMessage = <T extends BffMessage["type"]>(type: T) =>
-    new Promise<Extract<BffMessage, { type: T }>>((resolve, reject) => {
-      const onExit = (code: number | null) => reject(new Error(`the BFF exited (${code})`));
-      const onMessage = (message: BffMessage) => {
-        if (message.type !== type) return;
-        child.off("message", onMessage).off("exit", onExit);
-        resolve(message as Extract<BffMessage, { type: T }>);
-      };
-      child.on("message", onMessage).once("exit", onExit);
-    });
-  const { url } = await nextMessage("ready");
-  return {
-    url,
-    memory() {
-      const answer = nextMessage("memory");
-      child.send("memory");
-      return answer;
-    },
-    async noViewers() {
-      for (;;) {
-        const answer = nextMessage("stats");
-        child.send("stats");
-        if ((await answer).consoles.viewers === 0) return;
-      }
-    },
-    async stop() {
-      const exited = new Promise((resolve) => child.once("exit", resolve));
-      child.send("stop");
-      await exited;
-    },
-  };
 }
 
-// Sessions
-
-async function createRunningSessions(cluster: ClusterClient, owners: string[]): Promise<string[]> {
-  const ids: string[] = [];
-  for (const owner of owners) {
-    const sessionId = newSessionId(benchLab.id);
-    const { virtualMachine, userDataSecret } = buildSessionObjects({
-      sessionId,
-      lab: benchLab,
-      owner,
-      namespace,
-      expiresAt: new Date(Date.now() + 3600_000),
-    });
-    const created = await cluster.createVirtualMachine(virtualMachine);
-    await cluster.createSecret({
-      ...userDataSecret,
-      metadata: {
-        ...userDataSecret.metadata,
-        ownerReferences: [
-          {
-            apiVersion: created.apiVersion,
-            kind: created.kind,
-            name: sessionId,
-            uid: created.metadata.uid ?? "",
-          },
-        ],
-      },
-    });
-    ids.push(sessionId);
-  }
-  const deadline = Date.now() + 10 * 60_000;
-  for (;;) {
-    const running = new Set(
-      (await cluster.virtualMachineInstances.list()).items
-        .filter((vmi) => vmi.status?.phase === "Running")
-        .map((vmi) => vmi.metadata.name),
-    );
-    if (ids.every((id) => running.has(id))) return ids;
-    if (Date.now() > deadline) throw new Error("the bench's VMs did not all reach Running in 10 minutes");
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
+/** Resolves once the BFF has let go of every viewer (a closed socket is gone on its side too). */
+async function noViewers(bff: ConsoleBff): Promise<void> {
+  while ((await bff.ask("stats", "stats")).consoles.viewers !== 0);
 }
 
 // The measurements
@@ -347,7 +247,7 @@ interface ThroughputRow {
 
 async function measureThroughput(
   kubeConfig: KubeConfig,
-  bff: BffProcess,
+  bff: ConsoleBff,
   cookie: string,
   sessionId: string,
 ): Promise<ThroughputRow[]> {
@@ -368,7 +268,7 @@ async function measureThroughput(
       const relayed = await openRelay(bff.url, cookie, sessionId);
       relay.push({ ...(await throughput(relayed.line, command)), catchUps: relayed.catchUps() });
       relayed.line.close();
-      await bff.noViewers();
+      await noViewers(bff);
       process.stdout.write(".");
     }
     const middle = <T extends { seconds: number }>(results: T[]) =>
@@ -387,7 +287,7 @@ async function measureThroughput(
 
 async function measureEcho(
   kubeConfig: KubeConfig,
-  bff: BffProcess,
+  bff: ConsoleBff,
   cookie: string,
   sessionId: string,
 ): Promise<{ direct: number[]; relay: number[] }> {
@@ -401,7 +301,7 @@ async function measureEcho(
     const { line } = await openRelay(bff.url, cookie, sessionId);
     relay.push(...(await echoLatencies(line, Math.ceil(echoCount / rounds))));
     line.close();
-    await bff.noViewers();
+    await noViewers(bff);
   }
   return { direct, relay };
 }
@@ -437,7 +337,7 @@ async function measureMemory(
   cluster: ClusterClient,
   existing: string[],
 ): Promise<{ label: string; rss: number; heap: number; external: number; viewers: number }[]> {
-  const more = await createRunningSessions(
+  const more = await launchRunningSessions(
     cluster,
     Array.from({ length: Math.max(0, consoleCount - existing.length) }, (_, index) => `student-${index}`),
   );
@@ -447,7 +347,7 @@ async function measureMemory(
     const tara = await signInCookie(bff.url, "tara");
     const rows: { label: string; rss: number; heap: number; external: number; viewers: number }[] = [];
     const sample = async (label: string) => {
-      const { usage, consoles } = await bff.memory();
+      const { usage, consoles } = await bff.ask("memory", "memory");
       rows.push({
         label,
         rss: mb(usage.rss),
@@ -497,22 +397,10 @@ const fixed = (value: number, digits = 1) => value.toFixed(digits);
 const pad = (text: string, width: number) => text.padStart(width);
 
 async function main(): Promise<void> {
-  const stateDir = await mkdtemp(path.join(tmpdir(), "lab-bench-console-"));
   console.log("Starting the emulator and the BFF (each a process of its own)...");
-  const emulator = await startEmbeddedEmulator({
-    projectRoot,
-    kubeconfigPath: path.join(stateDir, "kubeconfig"),
-    timing: "fast",
-    log: { info() {} },
-  });
+  const { stateDir, emulator, kubeConfig, cluster } = await startBenchCluster("console");
   try {
-    const kubeConfig = loadKubeConfig({ kind: "kubeconfig", path: emulator.kubeconfigPath });
-    const cluster = createClusterClient(kubeConfig, {
-      namespace,
-      labelSelector: sessionsSelector,
-      counter: new KubeRequestCounter(),
-    });
-    const [measured, quiet] = await createRunningSessions(cluster, ["alice", "alice"]);
+    const [measured, quiet] = await launchRunningSessions(cluster, ["alice", "alice"]);
     if (!measured || !quiet) throw new Error("no sessions");
 
     const bff = await startBff(emulator.kubeconfigPath, path.join(stateDir, "bff"));

@@ -7,10 +7,8 @@
 //
 // The emulator runs as its own process (as with `npm start`); the 1,000 VMs are created Halted so no
 // guest starts. Each BFF runs in this process, the browsers in a worker thread.
-import { mkdtemp, rm } from "node:fs/promises";
+import { rm } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { parseArgs } from "node:util";
 import { Worker } from "node:worker_threads";
 import type { FastifyInstance } from "fastify";
@@ -21,15 +19,14 @@ import { createDemoAuthenticator } from "../src/server/auth/authenticator.ts";
 import { LoginSessions } from "../src/server/auth/login-sessions.ts";
 import { hashPassword } from "../src/server/auth/passwords.ts";
 import type { SessionsReadMode } from "../src/server/config.ts";
-import { startEmbeddedEmulator } from "../src/server/embedded-emulator.ts";
 import { SqliteAuditRepository } from "../src/server/audit/sqlite-repository.ts";
 import { SqliteGradingRepository } from "../src/server/grading/sqlite-repository.ts";
-import { createClusterClient, loadKubeConfig, type ClusterClient } from "../src/server/kube/client.ts";
+import { createClusterClient, type ClusterClient } from "../src/server/kube/client.ts";
 import { createClusterFacts } from "../src/server/kube/cluster-facts.ts";
 import { KubeRequestCounter } from "../src/server/kube/request-counter.ts";
 import { sessionsSelector } from "../src/server/sessions/labels.ts";
-import { buildSessionObjects, newSessionId } from "../src/server/sessions/vm-manifest.ts";
 import type { BrowsersInput, BrowsersResult } from "./dashboard-browsers.ts";
+import { benchNamespace, createHaltedSession, startBenchCluster } from "./support/bench-cluster.ts";
 
 const { values: args } = parseArgs({
   options: {
@@ -44,8 +41,6 @@ const clientCounts = args.clients.split(",").map(Number);
 const sessionCount = Number(args.sessions);
 const modes = args.modes.split(",") as SessionsReadMode[];
 const intervalMs = 2000;
-const namespace = "lab-sessions";
-const projectRoot = path.resolve(import.meta.dirname, "..");
 
 const labs: Lab[] = ["linux-basics", "git-workflow"].map((id) => ({
   id,
@@ -79,20 +74,8 @@ interface Row {
 }
 
 async function main(): Promise<void> {
-  const stateDir = await mkdtemp(path.join(tmpdir(), "lab-bench-"));
-  const emulator = await startEmbeddedEmulator({
-    projectRoot,
-    kubeconfigPath: path.join(stateDir, "kubeconfig"),
-    timing: "fast",
-    log: { info() {} },
-  });
+  const { stateDir, emulator, kubeConfig, cluster: seeder } = await startBenchCluster("dashboard");
   try {
-    const kubeConfig = loadKubeConfig({ kind: "kubeconfig", path: emulator.kubeconfigPath });
-    const seeder = createClusterClient(kubeConfig, {
-      namespace,
-      labelSelector: sessionsSelector,
-      counter: new KubeRequestCounter(),
-    });
     const seedStarted = Date.now();
     await seedHaltedSessions(seeder, sessionCount);
     console.log(
@@ -115,7 +98,7 @@ async function main(): Promise<void> {
     for (const mode of modes) {
       const kubeRequests = new KubeRequestCounter();
       const cluster = createClusterClient(kubeConfig, {
-        namespace,
+        namespace: benchNamespace,
         labelSelector: sessionsSelector,
         counter: kubeRequests,
       });
@@ -188,16 +171,8 @@ async function seedHaltedSessions(cluster: ClusterClient, count: number): Promis
   const worker = async () => {
     while (next < specs.length) {
       const { lab, owner } = specs[next++]!;
-      const { virtualMachine } = buildSessionObjects({
-        sessionId: newSessionId(lab.id),
-        lab,
-        owner,
-        namespace,
-        expiresAt: new Date(Date.now() + 3600_000),
-      });
       // Halted: a dashboard over 1,000 VMs, not 1,000 guests on a laptop.
-      virtualMachine.spec.runStrategy = "Halted";
-      await cluster.createVirtualMachine(virtualMachine);
+      await createHaltedSession(cluster, lab, owner);
     }
   };
   await Promise.all(Array.from({ length: 16 }, worker));

@@ -27,10 +27,10 @@ import {
   FixedSessions,
 } from "../src/server/grading/testing/grading-fixtures.ts";
 import { startLoopbackAgents } from "../src/server/grading/testing/loopback-agents.ts";
-import { createClusterClient, type ClusterClient } from "../src/server/kube/client.ts";
+import { createClusterClient } from "../src/server/kube/client.ts";
 import { KubeRequestCounter } from "../src/server/kube/request-counter.ts";
 import { sessionsSelector } from "../src/server/sessions/labels.ts";
-import { buildSessionObjects } from "../src/server/sessions/vm-manifest.ts";
+import { benchNamespace, launchSession, projectRoot, waitUntilRunning } from "./support/bench-cluster.ts";
 
 const { values: args } = parseArgs({
   options: {
@@ -40,8 +40,6 @@ const { values: args } = parseArgs({
 });
 const sessionCount = Number(args.sessions);
 const concurrencies = [1, 8, 32];
-const namespace = "lab-sessions";
-const projectRoot = path.resolve(import.meta.dirname, "..");
 
 const lab: Lab = aGradingLab(
   [
@@ -107,7 +105,7 @@ async function emulatorTarget(): Promise<Target> {
   const emulator = await startTestEmulator({ guests: "sandbox" });
   try {
     const cluster = createClusterClient(emulator.kubeConfig, {
-      namespace,
+      namespace: benchNamespace,
       labelSelector: sessionsSelector,
       counter: new KubeRequestCounter(),
     });
@@ -115,8 +113,10 @@ async function emulatorTarget(): Promise<Target> {
     const ids = sessionIds();
     const started = performance.now();
     console.log(`Launching ${sessionCount} sessions on the emulator (${availableParallelism()} CPUs)...`);
-    await Promise.all(ids.map((id) => launch(cluster, id, delivery(id))));
-    await waitUntilRunning(cluster, ids.length);
+    await Promise.all(
+      ids.map((id) => launchSession(cluster, { sessionId: id, lab, owner: id, extraUserData: delivery(id) })),
+    );
+    await waitUntilRunning(cluster, ids, 120_000);
     console.log(`All ${ids.length} VMs Running after ${ms(performance.now() - started).trim()}.`);
     const agents = createAgentClient({ connect: createPortForwardTransport(cluster.portForward), tokenFor });
     // Each agent starts at the end of its guest's boot: measure grading, not start-up.
@@ -126,42 +126,6 @@ async function emulatorTarget(): Promise<Target> {
   } catch (error) {
     await emulator.close();
     throw error;
-  }
-}
-
-async function launch(cluster: ClusterClient, sessionId: string, extraUserData: string): Promise<void> {
-  const { virtualMachine, userDataSecret } = buildSessionObjects({
-    sessionId,
-    lab,
-    owner: sessionId,
-    namespace,
-    expiresAt: new Date(Date.now() + 3600_000),
-    extraUserData,
-  });
-  const created = await cluster.createVirtualMachine(virtualMachine);
-  await cluster.createSecret({
-    ...userDataSecret,
-    metadata: {
-      ...userDataSecret.metadata,
-      ownerReferences: [
-        {
-          apiVersion: created.apiVersion,
-          kind: created.kind,
-          name: sessionId,
-          uid: created.metadata.uid ?? "",
-        },
-      ],
-    },
-  });
-}
-
-async function waitUntilRunning(cluster: ClusterClient, count: number): Promise<void> {
-  const deadline = Date.now() + 120_000;
-  for (;;) {
-    const { items } = await cluster.virtualMachineInstances.list();
-    if (items.filter((vmi) => vmi.status?.phase === "Running").length >= count) return;
-    if (Date.now() > deadline) throw new Error(`Not all ${count} VMs reached Running within 2 minutes.`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
 

@@ -10,21 +10,18 @@
 // the students saw it), console bytes delivered and lost, keystroke echo latency, the BFF's RSS and
 // event-loop delay. Exits 1 when a console lost, reordered or garbled output, a request failed, or
 // the grading run did not grade every session.
-import { fork, type ChildProcess } from "node:child_process";
-import { mkdtemp, rm, writeFile, mkdir } from "node:fs/promises";
-import { availableParallelism, loadavg, tmpdir } from "node:os";
+import { rm, writeFile, mkdir } from "node:fs/promises";
+import { availableParallelism, loadavg } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { Worker } from "node:worker_threads";
 import { csrfHeader } from "../src/common/api.ts";
 import { hashPassword } from "../src/server/auth/passwords.ts";
-import { startEmbeddedEmulator } from "../src/server/embedded-emulator.ts";
-import { createClusterClient, loadKubeConfig } from "../src/server/kube/client.ts";
-import { KubeRequestCounter } from "../src/server/kube/request-counter.ts";
+import type { ClusterClient } from "../src/server/kube/client.ts";
 import { defaultVmSizes, loadLabs } from "../src/server/labs/load-labs.ts";
-import { sessionsSelector } from "../src/server/sessions/labels.ts";
-import { buildSessionObjects, newSessionId } from "../src/server/sessions/vm-manifest.ts";
 import type { SoakBffMessage, SoakBffReport } from "./soak-bff.ts";
+import { createHaltedSession, startBenchCluster } from "./support/bench-cluster.ts";
+import { forkBff, type BffProcess } from "./support/bff-process.ts";
 import { SoakConsole, type ConsoleFigures } from "./soak-console.ts";
 import type { StudentsInput, StudentsResult } from "./soak-students.ts";
 
@@ -46,9 +43,7 @@ const consoleCount = Number(args.consoles ?? (args.short ? 5 : 50));
 const pollMs = Number(args["poll-ms"]);
 const tickMs = Number(args["tick-ms"]);
 const typeMs = Number(args["type-ms"]);
-const namespace = "lab-sessions";
 const metricsToken = "soak-metrics-token-soak-metrics-token";
-const projectRoot = path.resolve(import.meta.dirname, "..");
 const labId = "soak-lab";
 const labYaml = `id: ${labId}
 title: Soak lab
@@ -73,35 +68,28 @@ interface Person {
 }
 
 async function main(): Promise<number> {
-  const stateDir = await mkdtemp(path.join(tmpdir(), "lab-soak-"));
+  const { stateDir, emulator, cluster } = await startBenchCluster("soak");
   const log = (message: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${message}`);
   log(
     `Soak: ${studentCount} students, ${consoleCount} consoles, a grading run over ${consoleCount} sessions, ${seconds} s (${availableParallelism()} CPUs)`,
   );
-  await mkdir(path.join(stateDir, "labs"));
-  await writeFile(path.join(stateDir, "labs", `${labId}.yaml`), labYaml);
-  const passwordHash = await hashPassword("soak");
-  const users = [
-    ...Array.from({ length: studentCount }, (_, index) => ({
-      username: studentName(index),
-      role: "student",
-    })),
-    { username: "tara", role: "ta" },
-    { username: "ivan", role: "instructor" },
-  ].map((user) => ({ ...user, passwordHash }));
-  await writeFile(path.join(stateDir, "users.json"), JSON.stringify({ users }));
-
-  const emulator = await startEmbeddedEmulator({
-    projectRoot,
-    kubeconfigPath: path.join(stateDir, "kubeconfig"),
-    timing: "fast",
-    log: { info() {} },
-  });
-  let bff: BffProcess | undefined;
+  let bff: BffProcess<SoakBffMessage> | undefined;
   const consoles: SoakConsole[] = [];
   try {
+    await mkdir(path.join(stateDir, "labs"));
+    await writeFile(path.join(stateDir, "labs", `${labId}.yaml`), labYaml);
+    const passwordHash = await hashPassword("soak");
+    const users = [
+      ...Array.from({ length: studentCount }, (_, index) => ({
+        username: studentName(index),
+        role: "student",
+      })),
+      { username: "tara", role: "ta" },
+      { username: "ivan", role: "instructor" },
+    ].map((user) => ({ ...user, passwordHash }));
+    await writeFile(path.join(stateDir, "users.json"), JSON.stringify({ users }));
     const consoleOwners = Array.from({ length: consoleCount }, (_, index) => studentName(index));
-    const sessionOf = await seedHaltedSessions(emulator.kubeconfigPath, stateDir, consoleCount, studentCount);
+    const sessionOf = await seedHaltedSessions(cluster, stateDir, consoleCount, studentCount);
     bff = await startBff(emulator.consoleKubeconfigPath, stateDir);
     log(`BFF at ${bff.url}; ${sessionOf.size} halted sessions seeded; signing everyone in...`);
     const people = await inBatches(
@@ -163,7 +151,7 @@ async function main(): Promise<number> {
     })();
     const [studentsResult, , graded] = await Promise.all([studentsDone, typing, grading]);
     const elapsed = (performance.now() - startedAt) / 1000;
-    const report = await bff.report();
+    const report = await bff.ask("report", "report");
     const kubeAfter = await kubeRequests(bff.url);
     // Output that was on its way when the window closed is still counted, not taken for lost.
     for (const each of consoles) each.close();
@@ -194,94 +182,36 @@ async function main(): Promise<number> {
 
 /** Halted session VMs for the students without a console: a session to poll, nothing to boot. */
 async function seedHaltedSessions(
-  kubeconfigPath: string,
+  cluster: ClusterClient,
   stateDir: string,
   from: number,
   to: number,
 ): Promise<Map<string, string>> {
-  const cluster = createClusterClient(loadKubeConfig({ kind: "kubeconfig", path: kubeconfigPath }), {
-    namespace,
-    labelSelector: sessionsSelector,
-    counter: new KubeRequestCounter(),
-  });
   const [lab] = loadLabs(path.join(stateDir, "labs"), defaultVmSizes).labs;
   if (!lab) throw new Error("the soak's lab did not load");
   const sessionOf = new Map<string, string>();
   await inBatches(
     Array.from({ length: to - from }, (_, index) => studentName(from + index)),
     16,
-    async (owner) => {
-      const sessionId = newSessionId(labId);
-      const { virtualMachine } = buildSessionObjects({
-        sessionId,
-        lab,
-        owner,
-        namespace,
-        expiresAt: new Date(Date.now() + 3600_000),
-      });
-      virtualMachine.spec.runStrategy = "Halted";
-      await cluster.createVirtualMachine(virtualMachine);
-      sessionOf.set(owner, sessionId);
-    },
+    async (owner) => sessionOf.set(owner, await createHaltedSession(cluster, lab, owner)),
   );
   return sessionOf;
 }
 
 // The BFF process
 
-interface BffProcess {
-  url: string;
-  send(message: "measure"): void;
-  report(): Promise<SoakBffReport>;
-  stop(): Promise<void>;
-}
-
-async function startBff(kubeconfigPath: string, stateDir: string): Promise<BffProcess> {
-  const child: ChildProcess = fork(path.join(import.meta.dirname, "soak-bff.ts"), [], {
-    execArgv: ["--import", "tsx"],
-    cwd: projectRoot,
+async function startBff(kubeconfigPath: string, stateDir: string): Promise<BffProcess<SoakBffMessage>> {
+  const bff = await forkBff<SoakBffMessage>("soak-bff.ts", {
+    kubeconfigPath,
     env: {
-      ...process.env,
-      LAB_KUBECONFIG: kubeconfigPath,
-      AUTH_MODE: "demo",
-      HOST: "127.0.0.1",
-      PORT: "0",
       DATA_DIR: path.join(stateDir, "data"),
       LABS_DIR: path.join(stateDir, "labs"),
       LAB_USERS_FILE: path.join(stateDir, "users.json"),
-      LAB_NAMESPACE: namespace,
       METRICS_TOKEN: metricsToken,
-      LOG_LEVEL: "warn",
     },
-    stdio: ["ignore", "ignore", "inherit", "ipc"],
   });
-  const next = <T extends SoakBffMessage["type"]>(type: T) =>
-    new Promise<Extract<SoakBffMessage, { type: T }>>((resolve, reject) => {
-      const onExit = (code: number | null) => reject(new Error(`the BFF exited (${code})`));
-      const onMessage = (message: SoakBffMessage) => {
-        if (message.type !== type) return;
-        child.off("message", onMessage).off("exit", onExit);
-        resolve(message as Extract<SoakBffMessage, { type: T }>);
-      };
-      child.on("message", onMessage).once("exit", onExit);
-    });
-  const { url } = await next("ready");
-  await until(async () => (await fetch(`${url}/api/readyz`)).status === 200, 60_000, "the BFF ready");
-  return {
-    url,
-    send: (message) => child.send(message),
-    report() {
-      const answer = next("report");
-      child.send("report");
-      return answer;
-    },
-    async stop() {
-      if (child.exitCode !== null) return;
-      const exited = new Promise((resolve) => child.once("exit", resolve));
-      child.send("stop");
-      await exited;
-    },
-  };
+  await until(async () => (await fetch(`${bff.url}/api/readyz`)).status === 200, 60_000, "the BFF ready");
+  return bff;
 }
 
 // HTTP as a browser

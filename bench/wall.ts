@@ -7,22 +7,16 @@
 //
 // The emulator and the BFF run as processes of their own (the BFF as bench:console starts it); CPU
 // is read from /proc for the BFF's process alone.
-import { fork, type ChildProcess } from "node:child_process";
-import { readFile, mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, rm } from "node:fs/promises";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import WebSocket from "ws";
 import { ConsoleServerMessage } from "../src/common/console-protocol.ts";
-import type { Lab } from "../src/common/lab.ts";
 import { signInCookie } from "../src/server/console/testing/console-client.ts";
-import { startEmbeddedEmulator } from "../src/server/embedded-emulator.ts";
-import { createClusterClient, loadKubeConfig, type ClusterClient } from "../src/server/kube/client.ts";
-import { KubeRequestCounter } from "../src/server/kube/request-counter.ts";
-import { sessionsSelector } from "../src/server/sessions/labels.ts";
-import { buildSessionObjects, newSessionId } from "../src/server/sessions/vm-manifest.ts";
 import { WallTestClient } from "../src/server/wall/testing/wall-client.ts";
 import type { BffMessage } from "./console-bff.ts";
+import { benchLab, launchRunningSessions, startBenchCluster } from "./support/bench-cluster.ts";
+import { forkBff } from "./support/bff-process.ts";
 
 const { values: args } = parseArgs({
   options: {
@@ -32,98 +26,8 @@ const { values: args } = parseArgs({
 });
 const consoleCount = Number(args.consoles);
 const sampleSeconds = Number(args.seconds);
-const namespace = "lab-sessions";
-const projectRoot = path.resolve(import.meta.dirname, "..");
 // A builtin loop (no fork per line): `read -t` waits 0.1 s on the serial line nobody types into.
 const busyLoop = "while :; do printf 'tick %s %s\\n' $RANDOM $SECONDS; read -t 0.1 _; done\r";
-
-const benchLab: Lab = {
-  id: "linux-basics",
-  title: "Linux basics",
-  description: "",
-  vm: { cpu: 1, memory: "1Gi", image: "quay.io/containerdisks/fedora:41", nested: false, cloudInit: null },
-  session: { minutes: 60, extendMinutes: 15, maxExtensions: 2 },
-  checks: [],
-};
-
-async function createRunningSessions(cluster: ClusterClient, count: number): Promise<string[]> {
-  const ids: string[] = [];
-  for (let index = 0; index < count; index += 1) {
-    const sessionId = newSessionId(benchLab.id);
-    const { virtualMachine, userDataSecret } = buildSessionObjects({
-      sessionId,
-      lab: benchLab,
-      owner: `student-${index}`,
-      namespace,
-      expiresAt: new Date(Date.now() + 3600_000),
-    });
-    const created = await cluster.createVirtualMachine(virtualMachine);
-    await cluster.createSecret({
-      ...userDataSecret,
-      metadata: {
-        ...userDataSecret.metadata,
-        ownerReferences: [
-          {
-            apiVersion: created.apiVersion,
-            kind: created.kind,
-            name: sessionId,
-            uid: created.metadata.uid ?? "",
-          },
-        ],
-      },
-    });
-    ids.push(sessionId);
-  }
-  const deadline = Date.now() + 10 * 60_000;
-  for (;;) {
-    const running = new Set(
-      (await cluster.virtualMachineInstances.list()).items
-        .filter((vmi) => vmi.status?.phase === "Running")
-        .map((vmi) => vmi.metadata.name),
-    );
-    if (ids.every((id) => running.has(id))) return ids;
-    if (Date.now() > deadline) throw new Error("the bench's VMs did not all reach Running in 10 minutes");
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
-}
-
-interface Bff {
-  url: string;
-  pid: number;
-  stop(): Promise<void>;
-}
-
-async function startBff(kubeconfigPath: string, dataDir: string): Promise<Bff> {
-  const child: ChildProcess = fork(path.join(import.meta.dirname, "console-bff.ts"), [], {
-    execArgv: ["--import", "tsx"],
-    cwd: projectRoot,
-    env: {
-      ...process.env,
-      LAB_KUBECONFIG: kubeconfigPath,
-      AUTH_MODE: "demo",
-      HOST: "127.0.0.1",
-      PORT: "0",
-      DATA_DIR: dataDir,
-      LOG_LEVEL: "warn",
-    },
-    stdio: ["ignore", "ignore", "inherit", "ipc"],
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    child.once("exit", (code) => reject(new Error(`the BFF exited (${code})`)));
-    child.on("message", (message: BffMessage) => {
-      if (message.type === "ready") resolve(message.url);
-    });
-  });
-  return {
-    url,
-    pid: child.pid ?? 0,
-    async stop() {
-      const exited = new Promise((resolve) => child.once("exit", resolve));
-      child.send("stop");
-      await exited;
-    },
-  };
-}
 
 /** CPU seconds (user + system) the process used so far, from /proc/<pid>/stat. */
 async function cpuSeconds(pid: number): Promise<number> {
@@ -176,23 +80,17 @@ async function measure(
 }
 
 async function main(): Promise<void> {
-  const stateDir = await mkdtemp(path.join(tmpdir(), "lab-bench-wall-"));
   console.log(`Starting the emulator, ${consoleCount} VMs and the BFF...`);
-  const emulator = await startEmbeddedEmulator({
-    projectRoot,
-    kubeconfigPath: path.join(stateDir, "kubeconfig"),
-    timing: "fast",
-    log: { info() {} },
-  });
+  const { stateDir, emulator, cluster } = await startBenchCluster("wall");
   try {
-    const kubeConfig = loadKubeConfig({ kind: "kubeconfig", path: emulator.kubeconfigPath });
-    const cluster = createClusterClient(kubeConfig, {
-      namespace,
-      labelSelector: sessionsSelector,
-      counter: new KubeRequestCounter(),
+    const sessions = await launchRunningSessions(
+      cluster,
+      Array.from({ length: consoleCount }, (_, index) => `student-${index}`),
+    );
+    const bff = await forkBff<BffMessage>("console-bff.ts", {
+      kubeconfigPath: emulator.kubeconfigPath,
+      env: { DATA_DIR: path.join(stateDir, "bff") },
     });
-    const sessions = await createRunningSessions(cluster, consoleCount);
-    const bff = await startBff(emulator.kubeconfigPath, path.join(stateDir, "bff"));
     try {
       const tara = await signInCookie(bff.url, "tara");
       for (let start = 0; start < sessions.length; start += 10) {

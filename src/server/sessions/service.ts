@@ -15,7 +15,7 @@ import type { ClusterClient } from "../kube/client.ts";
 import type { VirtualMachine } from "../kube/types.ts";
 import type { SessionSource } from "./source.ts";
 import { toSession } from "./status.ts";
-import { buildSessionObjects, newSessionId } from "./vm-manifest.ts";
+import { buildSessionObjects, newSessionId, ownedByVm } from "./vm-manifest.ts";
 
 /** Sessions that hold a student's one place per lab; a stopping one is already on its way out. */
 const activeStatuses: ReadonlySet<SessionStatus> = new Set(["starting", "running", "failed"]);
@@ -146,23 +146,7 @@ export class SessionService {
     });
     const created = await cluster.createVirtualMachine(virtualMachine);
     try {
-      // The Secret can only name its owner once the VM has a uid; then deleting the VM deletes it too.
-      await cluster.createSecret({
-        ...userDataSecret,
-        metadata: {
-          ...userDataSecret.metadata,
-          ownerReferences: [
-            {
-              apiVersion: created.apiVersion,
-              kind: created.kind,
-              name: sessionId,
-              uid: created.metadata.uid ?? "",
-              // No blockOwnerDeletion: with OwnerReferencesPermissionEnforcement it would need update on
-              // virtualmachines/finalizers, a permission deploy/ deliberately does not grant.
-            },
-          ],
-        },
-      });
+      await cluster.createSecret(ownedByVm(userDataSecret, created));
     } catch (error) {
       // Without its user data the VM could never boot: remove it rather than leave a broken session.
       await cluster.deleteVirtualMachine(sessionId).catch(() => undefined);

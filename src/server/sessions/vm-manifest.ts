@@ -126,6 +126,29 @@ export function buildSessionObjects(input: SessionObjectsInput): {
 }
 
 /**
+ * The user-data Secret, owned by its VM: deleting the VM then deletes it too. It can only name its
+ * owner once the VM exists and has a uid, so the VM is created first.
+ */
+export function ownedByVm(secret: Secret, vm: VirtualMachine): Secret {
+  return {
+    ...secret,
+    metadata: {
+      ...secret.metadata,
+      ownerReferences: [
+        {
+          apiVersion: vm.apiVersion,
+          kind: vm.kind,
+          name: vm.metadata.name ?? "",
+          uid: vm.metadata.uid ?? "",
+          // No blockOwnerDeletion: with OwnerReferencesPermissionEnforcement it would need update on
+          // virtualmachines/finalizers, a permission deploy/ deliberately does not grant.
+        },
+      ],
+    },
+  };
+}
+
+/**
  * Our part of the user data: a student account that the serial console logs in automatically.
  * Only the owner and staff can reach that console (the BFF checks), so a password would add nothing.
  */

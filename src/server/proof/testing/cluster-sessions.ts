@@ -5,7 +5,7 @@ import type { TestEmulator } from "../../../emulator/testing/start.ts";
 import { createClusterClient, type ClusterClient } from "../../kube/client.ts";
 import { KubeRequestCounter } from "../../kube/request-counter.ts";
 import { sessionsSelector } from "../../sessions/labels.ts";
-import { buildSessionObjects, newSessionId } from "../../sessions/vm-manifest.ts";
+import { buildSessionObjects, newSessionId, ownedByVm } from "../../sessions/vm-manifest.ts";
 import type { VirtualMachine } from "../../kube/types.ts";
 import { testNamespace, type TestBrowser } from "../../testing/test-bff.ts";
 
@@ -36,20 +36,7 @@ export async function createSessionVm(
   });
   if (options.runStrategy) virtualMachine.spec.runStrategy = options.runStrategy;
   const created = await cluster.createVirtualMachine(virtualMachine);
-  await cluster.createSecret({
-    ...userDataSecret,
-    metadata: {
-      ...userDataSecret.metadata,
-      ownerReferences: [
-        {
-          apiVersion: created.apiVersion,
-          kind: created.kind,
-          name: sessionId,
-          uid: created.metadata.uid ?? "",
-        },
-      ],
-    },
-  });
+  await cluster.createSecret(ownedByVm(userDataSecret, created));
   return sessionId;
 }
 
