@@ -19,6 +19,7 @@ import { consoleAckBytes, ConsoleServerMessage } from "../src/common/console-pro
 import { signInCookie } from "../src/server/console/testing/console-client.ts";
 import type { ClusterClient } from "../src/server/kube/client.ts";
 import { openVmiWebSocket } from "../src/server/kube/vmi-websocket.ts";
+import { openBrowserSocket } from "../src/server/testing/browser-socket.ts";
 import type { KubeConfig } from "@kubernetes/client-node";
 import type { BffMessage } from "./console-bff.ts";
 import { benchNamespace, launchRunningSessions, startBenchCluster } from "./support/bench-cluster.ts";
@@ -91,12 +92,13 @@ async function openRelay(
   sessionId: string,
   mode?: "observe",
 ): Promise<RelayLine> {
-  const url = new URL(`/api/sessions/${sessionId}/console${mode ? "?mode=observe" : ""}`, bffUrl);
-  url.protocol = "ws:";
-  const socket = new WebSocket(url, {
-    headers: { cookie, origin: new URL(bffUrl).origin },
-    perMessageDeflate: false,
-  });
+  const socket = openBrowserSocket(
+    bffUrl,
+    `/api/sessions/${sessionId}/console${mode ? "?mode=observe" : ""}`,
+    {
+      cookie,
+    },
+  );
   let unacked = 0;
   let flushScheduled = false;
   const ack = () => {

@@ -4,6 +4,7 @@
 // number going back is reordered (or replayed twice) output, anything else is corruption.
 import WebSocket from "ws";
 import { consoleAckBytes, ConsoleServerMessage } from "../src/common/console-protocol.ts";
+import { opened, openBrowserSocket } from "../src/server/testing/browser-socket.ts";
 
 export interface ConsoleFigures {
   sessionId: string;
@@ -61,23 +62,12 @@ export class SoakConsole {
   }
 
   static async open(baseUrl: string, cookie: string, sessionId: string): Promise<SoakConsole> {
-    const url = new URL(`/api/sessions/${sessionId}/console`, baseUrl);
-    url.protocol = "ws:";
-    const socket = new WebSocket(url, {
-      headers: { cookie, origin: new URL(baseUrl).origin },
-      perMessageDeflate: false,
-    });
-    const opened = new SoakConsole(socket, sessionId);
-    await new Promise<void>((resolve, reject) => {
-      socket.once("open", resolve);
-      socket.once("error", reject);
-      socket.once("unexpected-response", (_request, response) =>
-        reject(new Error(`the BFF refused the console of ${sessionId}: HTTP ${response.statusCode}`)),
-      );
-    });
-    await opened.until((message) => message.type === "replay-end");
-    await opened.until((message) => message.type === "status" && message.state === "connected");
-    return opened;
+    const socket = openBrowserSocket(baseUrl, `/api/sessions/${sessionId}/console`, { cookie });
+    const viewer = new SoakConsole(socket, sessionId);
+    await opened(socket, `the console of ${sessionId}`);
+    await viewer.until((message) => message.type === "replay-end");
+    await viewer.until((message) => message.type === "status" && message.state === "connected");
+    return viewer;
   }
 
   /** Starts the guest's numbered output, one line every `tickMs`, without a process per line. */

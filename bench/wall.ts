@@ -10,9 +10,9 @@
 import { readFile, rm } from "node:fs/promises";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import WebSocket from "ws";
 import { ConsoleServerMessage } from "../src/common/console-protocol.ts";
 import { signInCookie } from "../src/server/console/testing/console-client.ts";
+import { openBrowserSocket } from "../src/server/testing/browser-socket.ts";
 import { WallTestClient } from "../src/server/wall/testing/wall-client.ts";
 import type { BffMessage } from "./console-bff.ts";
 import { benchLab, launchRunningSessions, startBenchCluster } from "./support/bench-cluster.ts";
@@ -39,9 +39,7 @@ async function cpuSeconds(pid: number): Promise<number> {
 
 /** A TA takes each console's keyboard, starts the loop and leaves: the guest goes on printing. */
 async function startBusyLoop(bffUrl: string, cookie: string, sessionId: string): Promise<void> {
-  const url = new URL(`/api/sessions/${sessionId}/console?mode=observe`, bffUrl);
-  url.protocol = "ws:";
-  const socket = new WebSocket(url, { headers: { cookie, origin: new URL(bffUrl).origin } });
+  const socket = openBrowserSocket(bffUrl, `/api/sessions/${sessionId}/console?mode=observe`, { cookie });
   await new Promise<void>((resolve, reject) => {
     socket.on("message", (data: Buffer, isBinary) => {
       if (isBinary) return;

@@ -106,6 +106,7 @@ export function createOperations(
       registerDoctorRoutes(app, {
         facts: deps.clusterFacts,
         vmNamespace: cluster.namespace,
+        leaseNamespace: context.coordination.leaseNamespace,
         loginSessions,
         now,
       });

@@ -37,7 +37,9 @@ export interface RunningServer {
 }
 
 export async function startServer(config: Config, options: { buildWeb: boolean }): Promise<RunningServer> {
-  await mkdir(config.dataDir, { recursive: true });
+  // Databases, recordings and the cookie secret live here: only the BFF's own user may look in
+  // (when the folder is ours to create; an operator's folder keeps its mode).
+  await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
   const log = startupLog(config.logLevel);
 
   let emulator: EmbeddedEmulator | undefined;

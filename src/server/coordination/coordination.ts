@@ -28,6 +28,8 @@ export interface Coordination {
   /** False when the console runs alone: every duty and console is its own. */
   readonly replicated: boolean;
   readonly identity: string;
+  /** Where the leases live; undefined when the console runs alone. */
+  readonly leaseNamespace: string | undefined;
   /** The duty guarded by the lease of this name (e.g. `lab-console-reaper`). */
   duty(name: string): Duty;
   readonly consoles: ConsoleOwnership;
@@ -49,6 +51,7 @@ export function soloCoordination(): Coordination {
   return {
     replicated: false,
     identity: "solo",
+    leaseNamespace: undefined,
     duty: () => ({
       held: true,
       perform(work) {
@@ -93,6 +96,7 @@ export function createLeaseCoordination(options: LeaseCoordinationOptions): Coor
   return {
     replicated: true,
     identity,
+    leaseNamespace: leases.namespace,
     consoles,
     duty(name) {
       let elector: LeaderElector | undefined;

@@ -1,4 +1,5 @@
 // Migrations on a real file: applied once each, in order, and never half.
+import { statSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -54,5 +55,17 @@ describe("openDatabase", () => {
     };
     expect(() => openDatabase({ file, migrations: [createNotes, halfDone] })).toThrow();
     expect(tables(file, [createNotes])).toEqual({ version: 1, columns: ["text"] });
+  });
+
+  it("creates a database, with its write-ahead log, that only its owner can read", () => {
+    const file = path.join(dir, "private.db");
+    const db = openDatabase({ file, migrations: [createNotes] });
+    try {
+      db.prepare("INSERT INTO notes (text) VALUES ('a grade')").run();
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      expect(statSync(`${file}-wal`).mode & 0o777).toBe(0o600);
+    } finally {
+      db.close();
+    }
   });
 });

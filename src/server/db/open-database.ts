@@ -1,6 +1,6 @@
 // Opens a SQLite file the way every Lab Console database is used: WAL, durable commits, foreign
 // keys on, a short wait for locks, and the schema migrated before anything else touches it.
-import { mkdirSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { DatabaseUnavailableError, withDatabaseErrors } from "./errors.ts";
@@ -30,8 +30,12 @@ export function openDatabase(options: OpenDatabaseOptions): Database.Database {
     );
   }
   return withDatabaseErrors(file, () => {
+    const isNew = !existsSync(file);
     const db = new Database(file);
     try {
+      // Grades and the audit log are for the BFF alone. SQLite gives its -wal and -shm files the
+      // database file's mode, so they follow; an existing file keeps what its operator chose.
+      if (isNew) chmodSync(file, 0o600);
       db.pragma(`busy_timeout = ${Math.max(0, Math.round(busyTimeoutMs))}`);
       const mode = db.pragma("journal_mode = WAL", { simple: true });
       if (mode !== "wal") {

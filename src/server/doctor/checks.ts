@@ -24,6 +24,8 @@ export type Fact<T> = { ok: true; value: T } | { ok: false; error: string };
 export interface ClusterReadings {
   /** Where the VMs run (LAB_NAMESPACE). */
   vmNamespace: string;
+  /** Where the replicas keep their leases; undefined when coordination is off. */
+  leaseNamespace?: string;
   kubernetesVersion: Fact<string>;
   kubeVirt: Fact<KubeVirt | undefined>;
   nodes: Fact<Node[]>;
@@ -324,7 +326,7 @@ export const vmNamespaceCheck: Check = ({ namespace, vmNamespace }) => {
   );
 };
 
-export const permissionsCheck: Check = ({ required, forbidden, vmNamespace }) => {
+export const permissionsCheck: Check = ({ required, forbidden, vmNamespace, leaseNamespace }) => {
   const title = "The console's own permissions";
   if (!required.ok || !forbidden.ok) {
     const error = !required.ok ? required.error : !forbidden.ok ? forbidden.error : "";
@@ -343,7 +345,7 @@ export const permissionsCheck: Check = ({ required, forbidden, vmNamespace }) =>
   const details = [
     ...missing.map(
       ({ permission }) =>
-        `Missing: ${describePermission(permission)}${scopeOf(permission, vmNamespace)} (${permission.why}).`,
+        `Missing: ${describePermission(permission)}${scopeOf(permission, { vmNamespace, leaseNamespace })} (${permission.why}).`,
     ),
     ...dangerous.map(
       ({ permission }) =>
@@ -375,7 +377,7 @@ export const permissionsCheck: Check = ({ required, forbidden, vmNamespace }) =>
       "fail",
       `The console lacks ${missing.length} permission(s) it needs.`,
       details,
-      "Apply the RBAC in deploy/base (rbac-sessions.yaml, rbac-cluster.yaml) to the console's service account.",
+      "Apply the RBAC in deploy/base (rbac-sessions.yaml, rbac-cluster.yaml, rbac-leases.yaml) to the console's service account.",
     );
   }
   if (tooMuch.length > 0) {
@@ -396,8 +398,12 @@ export const permissionsCheck: Check = ({ required, forbidden, vmNamespace }) =>
   );
 };
 
-function scopeOf(permission: Permission, vmNamespace: string): string {
-  return permission.scope === "cluster" ? " cluster-wide" : ` in ${vmNamespace}`;
+function scopeOf(
+  permission: Permission,
+  namespaces: { vmNamespace: string; leaseNamespace?: string },
+): string {
+  if (permission.scope === "cluster") return " cluster-wide";
+  return ` in ${permission.scope === "lease-namespace" ? namespaces.leaseNamespace : namespaces.vmNamespace}`;
 }
 
 export const cpuAllocationRatioCheck: Check = ({ kubeVirt }) => {

@@ -36,6 +36,7 @@ async function cluster(options: TestEmulatorOptions = {}): Promise<TestEmulator>
 async function doctorOn(emulator: TestEmulator): Promise<DoctorReport> {
   return runDoctor(createClusterFacts(emulator.bffKubeConfig(), new KubeRequestCounter()), {
     vmNamespace: "lab-sessions",
+    leaseNamespace: "lab-console",
   });
 }
 
@@ -143,5 +144,22 @@ describe("the doctor", () => {
     expect(permissions.details).toEqual([
       "Allowed but must not be: create pods in lab-sessions. That namespace admits privileged pods, so whoever may create pods there can become root on the nodes.",
     ]);
+  });
+
+  it("fails when the console may not keep leases, naming each missing permission and its namespace", async () => {
+    const withoutLeases = ["rbac-sessions.yaml", "rbac-cluster.yaml"].map((file) =>
+      path.join(deployBaseDir, file),
+    );
+    const emulator = await cluster({ cluster: healthy, rbacFiles: withoutLeases });
+    const permissions = check(await doctorOn(emulator), "permissions");
+    expect(permissions.status).toBe("fail");
+    expect(permissions.summary).toBe("The console lacks 5 permission(s) it needs.");
+    expect(permissions.details).toEqual(
+      ["get", "list", "create", "update", "delete"].map(
+        (verb) =>
+          `Missing: ${verb} leases.coordination.k8s.io in lab-console (sharing the reaper, grading and consoles among replicas).`,
+      ),
+    );
+    expect(permissions.fix).toContain("rbac-leases.yaml");
   });
 });

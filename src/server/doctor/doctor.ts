@@ -4,13 +4,28 @@ import type { DoctorReport, DoctorStatus } from "../../common/operations-api.ts"
 import type { ClusterFacts } from "../kube/cluster-facts.ts";
 import { ClusterUnavailableError, KubeStatusError } from "../kube/errors.ts";
 import { allChecks, type ClusterReadings, type Fact } from "./checks.ts";
-import { forbiddenPermissions, requiredPermissions, type Permission } from "./permissions.ts";
+import {
+  forbiddenPermissions,
+  requiredPermissions,
+  type Permission,
+  type PermissionScope,
+} from "./permissions.ts";
 
 export async function runDoctor(
   facts: ClusterFacts,
-  options: { vmNamespace: string; now?: () => Date },
+  options: {
+    vmNamespace: string;
+    /** Where the replicas keep their leases; undefined when coordination is off (nothing to ask). */
+    leaseNamespace?: string;
+    now?: () => Date;
+  },
 ): Promise<DoctorReport> {
-  const { vmNamespace } = options;
+  const { vmNamespace, leaseNamespace } = options;
+  const namespaceOf = (scope: PermissionScope) =>
+    scope === "vm-namespace" ? vmNamespace : scope === "lease-namespace" ? leaseNamespace : undefined;
+  const asked = requiredPermissions.filter(
+    (permission) => permission.scope !== "lease-namespace" || leaseNamespace !== undefined,
+  );
   const ask = (permission: Permission) =>
     facts.canI(
       "path" in permission
@@ -20,7 +35,7 @@ export async function runDoctor(
             group: permission.group,
             resource: permission.resource,
             subresource: permission.subresource,
-            namespace: permission.scope === "vm-namespace" ? vmNamespace : undefined,
+            namespace: namespaceOf(permission.scope),
             name: permission.onlyTheNamespace ? vmNamespace : undefined,
           },
     );
@@ -32,9 +47,7 @@ export async function runDoctor(
       read(() => facts.namespace(vmNamespace)),
       read(() => facts.apiServerMetrics()),
       read(() =>
-        Promise.all(
-          requiredPermissions.map(async (permission) => ({ permission, allowed: await ask(permission) })),
-        ),
+        Promise.all(asked.map(async (permission) => ({ permission, allowed: await ask(permission) }))),
       ),
       read(() =>
         Promise.all(
@@ -47,6 +60,7 @@ export async function runDoctor(
     ]);
   const readings: ClusterReadings = {
     vmNamespace,
+    leaseNamespace,
     kubernetesVersion,
     kubeVirt,
     nodes,

@@ -16,7 +16,10 @@ const usage = `Usage: npm run doctor -- [options]
   --json              print the report as JSON
   --kubeconfig PATH   the cluster and credentials to check (default: LAB_KUBECONFIG, KUBECONFIG,
                       the pod's service account, or the embedded emulator of a running npm start)
-  --namespace NAME    the VM namespace (default: LAB_NAMESPACE, else lab-sessions)`;
+  --namespace NAME    the VM namespace (default: LAB_NAMESPACE, else lab-sessions)
+  --lease-namespace NAME
+                      where the replicas keep their leases (default: LAB_LEASE_NAMESPACE,
+                      POD_NAMESPACE, else lab-console; not checked when LAB_COORDINATION=off)`;
 
 function stop(message: string): never {
   console.error(`doctor: ${message}`);
@@ -55,6 +58,7 @@ async function main(): Promise<void> {
         json: { type: "boolean", default: false },
         kubeconfig: { type: "string" },
         namespace: { type: "string" },
+        "lease-namespace": { type: "string" },
         help: { type: "boolean", short: "h", default: false },
       },
     }));
@@ -66,6 +70,11 @@ async function main(): Promise<void> {
     return;
   }
   const vmNamespace = values.namespace ?? process.env.LAB_NAMESPACE ?? "lab-sessions";
+  const { env } = process;
+  const leaseNamespace =
+    env.LAB_COORDINATION === "off"
+      ? undefined
+      : (values["lease-namespace"] ?? env.LAB_LEASE_NAMESPACE ?? env.POD_NAMESPACE ?? "lab-console");
   const { cluster, shown } = chooseCluster(values.kubeconfig, process.env);
   let kubeConfig;
   try {
@@ -73,7 +82,10 @@ async function main(): Promise<void> {
   } catch (error) {
     stop((error as Error).message);
   }
-  const report = await runDoctor(createClusterFacts(kubeConfig, new KubeRequestCounter()), { vmNamespace });
+  const report = await runDoctor(createClusterFacts(kubeConfig, new KubeRequestCounter()), {
+    vmNamespace,
+    leaseNamespace,
+  });
   const server = kubeConfig.getCurrentCluster()?.server ?? "";
   console.log(
     values.json

@@ -2,8 +2,11 @@
 // first list (src/emulator/rbac/deploy-rbac.test.ts holds the two to each other); the doctor asks the
 // API server about both with SelfSubjectAccessReviews.
 
-/** Where a permission applies: the VM namespace (LAB_NAMESPACE), or cluster-wide. */
-export type PermissionScope = "vm-namespace" | "cluster";
+/**
+ * Where a permission applies: the VM namespace (LAB_NAMESPACE), the console's own namespace where its
+ * replicas keep their leases (asked only when coordination is on), or cluster-wide.
+ */
+export type PermissionScope = "vm-namespace" | "lease-namespace" | "cluster";
 
 export type Permission =
   | {
@@ -92,6 +95,13 @@ export const requiredPermissions: readonly Permission[] = [
     scope: "vm-namespace",
     why: "the boot log (serial console log)",
   },
+  ...["get", "list", "create", "update", "delete"].map((verb) => ({
+    verb,
+    group: "coordination.k8s.io",
+    resource: "leases",
+    scope: "lease-namespace" as const,
+    why: "sharing the reaper, grading and consoles among replicas",
+  })),
   {
     verb: "get",
     group: "",

@@ -10,14 +10,20 @@ import { runDoctor } from "./doctor.ts";
 
 export function registerDoctorRoutes(
   app: FastifyInstance,
-  deps: { facts: ClusterFacts; vmNamespace: string; loginSessions: LoginSessions; now: () => Date },
+  deps: {
+    facts: ClusterFacts;
+    vmNamespace: string;
+    leaseNamespace: string | undefined;
+    loginSessions: LoginSessions;
+    now: () => Date;
+  },
 ): void {
   let running: Promise<DoctorReport> | undefined;
   app.get("/api/doctor", async (request, reply): Promise<DoctorReport> => {
     const user = requireUser(request, deps.loginSessions);
     if (user.role !== "instructor")
       throw new HttpError(403, "forbidden", "Only instructors can run the doctor.");
-    running ??= runDoctor(deps.facts, { vmNamespace: deps.vmNamespace, now: deps.now }).finally(() => {
+    running ??= runDoctor(deps.facts, deps).finally(() => {
       running = undefined;
     });
     reply.header("cache-control", "no-store");

@@ -94,3 +94,26 @@ describe("the retention sweep", () => {
     expect((await store.list({ labId: "lab-one" })).map((item) => item.sessionId)).toEqual(["s-new"]);
   });
 });
+
+describe("who may read the files", () => {
+  it("creates the folder and each recording for the BFF's user alone", async () => {
+    const folder = path.join(dir, "recordings");
+    const store = new RecordingStore({
+      dir: folder,
+      maxBytes: 10_000,
+      retentionMs: day,
+      labOf: async () => "lab-one",
+      log: { warn: (details: unknown) => void warnings.push(details) },
+    });
+    store
+      .recorderFor({ id: "s-private", owner: "alice" }, { cols: 80, rows: 24 })
+      .output(Buffer.from("secret"));
+    await eventually(
+      () => store.find("s-private"),
+      (found) => found !== undefined,
+      { what: "the recording" },
+    );
+    expect((await stat(folder)).mode & 0o777).toBe(0o700);
+    expect((await stat(path.join(folder, "s-private.cast"))).mode & 0o777).toBe(0o600);
+  });
+});

@@ -115,7 +115,7 @@ export class RecordingStore {
   ): Promise<RecordingWriter | undefined> {
     const { log } = this.options;
     try {
-      await mkdir(this.options.dir, { recursive: true });
+      await mkdir(this.options.dir, { recursive: true, mode: 0o700 });
       const file = this.fileOf(session.id);
       const existing = await this.find(session.id);
       const header: RecordingHeader = existing?.header ?? {

@@ -5,6 +5,9 @@ import { appendFile } from "node:fs/promises";
 import { StringDecoder } from "node:string_decoder";
 import { eventLine, headerLine, sizeCapMarker, type RecordingHeader } from "./asciicast.ts";
 
+/** What a student's screen showed is for the BFF alone; staff read it through the API. */
+const privateFileMode = 0o600;
+
 export interface RecordingWriterOptions {
   file: string;
   /** The file's header: written first for a new file; an existing file keeps its own. */
@@ -69,7 +72,7 @@ export class RecordingWriter {
       const batch = this.pending.join("");
       this.pending = [];
       try {
-        await appendFile(this.options.file, batch);
+        await appendFile(this.options.file, batch, { mode: privateFileMode });
       } catch (error) {
         this.options.onError(error);
       }

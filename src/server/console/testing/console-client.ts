@@ -1,6 +1,5 @@
 // A console viewer for tests and the bench, speaking the browser's protocol over a real websocket:
 // output goes into a headless xterm.js (as in the browser) and is acknowledged once written.
-import type { IncomingMessage } from "node:http";
 import headlessPackage from "@xterm/headless";
 import WebSocket from "ws";
 import { csrfHeader } from "../../../common/api.ts";
@@ -9,20 +8,20 @@ import {
   ConsoleServerMessage,
   type ConsoleClientMessage,
 } from "../../../common/console-protocol.ts";
+import {
+  opened,
+  openBrowserSocket,
+  refusedUpgradeStatus,
+  type BrowserSocketOptions,
+} from "../../testing/browser-socket.ts";
 
 const { Terminal } = headlessPackage;
 const emptyWrite = new Uint8Array(0);
 
-export interface ConsoleClientOptions {
-  /** The `lab_session=...` cookie; none to play a browser that is not signed in. */
-  cookie?: string;
-  /** Default: the BFF's own origin; null sends none. */
-  origin?: string | null;
+export interface ConsoleClientOptions extends BrowserSocketOptions {
   mode?: "observe";
   /** Acknowledge output once written, as the SPA does; false plays a browser that stopped reading. */
   ack?: boolean;
-  /** Answer pings, as browsers do; false plays a connection that died silently. */
-  answerPings?: boolean;
 }
 
 /** Signs in through the API and returns the cookie a browser would keep. */
@@ -42,15 +41,12 @@ export async function signInCookie(baseUrl: string, username: string, password =
 }
 
 function socketFor(baseUrl: string, sessionId: string, options: ConsoleClientOptions): WebSocket {
-  const url = new URL(`/api/sessions/${encodeURIComponent(sessionId)}/console`, baseUrl);
-  url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
-  if (options.mode) url.searchParams.set("mode", options.mode);
-  const origin = options.origin === undefined ? new URL(baseUrl).origin : options.origin;
-  return new WebSocket(url, {
-    headers: { ...(options.cookie ? { cookie: options.cookie } : {}), ...(origin ? { origin } : {}) },
-    perMessageDeflate: false,
-    autoPong: options.answerPings ?? true,
-  });
+  const query = options.mode ? `?mode=${options.mode}` : "";
+  return openBrowserSocket(
+    baseUrl,
+    `/api/sessions/${encodeURIComponent(sessionId)}/console${query}`,
+    options,
+  );
 }
 
 /** The HTTP status with which the BFF refused the upgrade (fails if it accepted). */
@@ -59,18 +55,7 @@ export function refusedStatus(
   sessionId: string,
   options: ConsoleClientOptions,
 ): Promise<number> {
-  const socket = socketFor(baseUrl, sessionId, options);
-  return new Promise((resolve, reject) => {
-    socket.on("unexpected-response", (request: { destroy(): void }, response: IncomingMessage) => {
-      request.destroy();
-      resolve(response.statusCode ?? 0);
-    });
-    socket.on("open", () => {
-      socket.terminate();
-      reject(new Error("the console accepted a connection it should have refused"));
-    });
-    socket.on("error", () => {});
-  });
+  return refusedUpgradeStatus(socketFor(baseUrl, sessionId, options));
 }
 
 export class ConsoleTestClient {
@@ -101,20 +86,15 @@ export class ConsoleTestClient {
     socket.on("error", () => {});
   }
 
-  static connect(
+  static async connect(
     baseUrl: string,
     sessionId: string,
     options: ConsoleClientOptions,
   ): Promise<ConsoleTestClient> {
     const socket = socketFor(baseUrl, sessionId, options);
     const client = new ConsoleTestClient(socket, options.ack ?? true);
-    return new Promise((resolve, reject) => {
-      socket.once("open", () => resolve(client));
-      socket.once("unexpected-response", (_request, response: IncomingMessage) =>
-        reject(new Error(`the console refused the connection: HTTP ${response.statusCode}`)),
-      );
-      socket.once("error", reject);
-    });
+    await opened(socket, `the console of ${sessionId}`);
+    return client;
   }
 
   /** Everything in the terminal, scrollback included, one line per row. */

@@ -1,43 +1,25 @@
 // A class wall as the SPA opens it, over a real websocket, for tests and the bench: it keeps the
 // latest session list and each session's latest screen.
-import type { IncomingMessage } from "node:http";
-import WebSocket from "ws";
+import type WebSocket from "ws";
 import { WallServerMessage, type WallScreen, type WallSession } from "../../../common/wall-protocol.ts";
+import {
+  opened,
+  openBrowserSocket,
+  refusedUpgradeStatus,
+  type BrowserSocketOptions,
+} from "../../testing/browser-socket.ts";
 
-export interface WallClientOptions {
-  cookie?: string;
-  /** Default: the BFF's own origin; null sends none. */
-  origin?: string | null;
-}
-
-function socketFor(baseUrl: string, labId: string, options: WallClientOptions): WebSocket {
-  const url = new URL(`/api/labs/${encodeURIComponent(labId)}/wall`, baseUrl);
-  url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
-  const origin = options.origin === undefined ? new URL(baseUrl).origin : options.origin;
-  return new WebSocket(url, {
-    headers: { ...(options.cookie ? { cookie: options.cookie } : {}), ...(origin ? { origin } : {}) },
-    perMessageDeflate: false,
-  });
+function socketFor(baseUrl: string, labId: string, options: BrowserSocketOptions): WebSocket {
+  return openBrowserSocket(baseUrl, `/api/labs/${encodeURIComponent(labId)}/wall`, options);
 }
 
 /** The HTTP status with which the BFF refused the wall (fails if it accepted). */
 export function refusedWallStatus(
   baseUrl: string,
   labId: string,
-  options: WallClientOptions,
+  options: BrowserSocketOptions,
 ): Promise<number> {
-  const socket = socketFor(baseUrl, labId, options);
-  return new Promise((resolve, reject) => {
-    socket.on("unexpected-response", (request: { destroy(): void }, response: IncomingMessage) => {
-      request.destroy();
-      resolve(response.statusCode ?? 0);
-    });
-    socket.on("open", () => {
-      socket.terminate();
-      reject(new Error("the wall accepted a connection it should have refused"));
-    });
-    socket.on("error", () => {});
-  });
+  return refusedUpgradeStatus(socketFor(baseUrl, labId, options));
 }
 
 export class WallTestClient {
@@ -60,15 +42,16 @@ export class WallTestClient {
     socket.on("error", () => {});
   }
 
-  static connect(baseUrl: string, labId: string, options: WallClientOptions): Promise<WallTestClient> {
+  static async connect(
+    baseUrl: string,
+    labId: string,
+    options: BrowserSocketOptions,
+  ): Promise<WallTestClient> {
     const socket = socketFor(baseUrl, labId, options);
-    return new Promise((resolve, reject) => {
-      socket.once("open", () => resolve(new WallTestClient(socket)));
-      socket.once("unexpected-response", (_request, response: IncomingMessage) =>
-        reject(new Error(`the wall refused the connection: HTTP ${response.statusCode}`)),
-      );
-      socket.once("error", reject);
-    });
+    // Listening before the upgrade completes: the first frame may arrive in the same read as it.
+    const client = new WallTestClient(socket);
+    await opened(socket, `the wall of ${labId}`);
+    return client;
   }
 
   session(sessionId: string): WallSession | undefined {
