@@ -46,6 +46,27 @@ test("the sessions list, grading, doctor, audit log and a missing page pass axe"
   await expectAccessible(page, "not found");
 });
 
+test("the recordings list and a recording's player pass axe", async ({ apiAs, pageAs, lab }) => {
+  const alice = await apiAs("alice");
+  const session = await alice.launch(lab.id);
+  await alice.waitUntilRunning(session.id);
+  const student = await pageAs("alice");
+  await student.goto(`/sessions/${session.id}`);
+  await new ConsoleTerminal(student).run("echo on''-record");
+
+  const page = await pageAs("tara");
+  await page.goto("/recordings");
+  const row = page
+    .getByRole("table", { name: "Console recordings" })
+    .getByRole("row")
+    .filter({ hasText: session.id });
+  await expect(row).toHaveCount(1);
+  await expectAccessible(page, "recordings list");
+  await row.getByRole("link", { name: "Replay" }).click();
+  await expect(page.getByRole("button", { name: "Play" })).toBeVisible();
+  await expectAccessible(page, "recording player");
+});
+
 test("staff pages, the class wall too, read in Japanese and Chinese", async ({ browser, apiAs }) => {
   const alice = await apiAs("alice");
   const session = await alice.launch("linux-basics");
@@ -70,6 +91,14 @@ test("staff pages, the class wall too, read in Japanese and Chinese", async ({ b
       await expect(page.getByRole("table", { name: t("audit.table.label") })).toBeVisible();
       await expectNoUntranslatedText(page, language);
       await expectAccessible(page, `${language}: audit log`);
+      await page.goto("/recordings");
+      await expect(
+        page
+          .getByRole("table", { name: t("recordings.list.title") })
+          .or(page.getByText(t("recordings.list.none"))),
+      ).toBeVisible();
+      await expectNoUntranslatedText(page, language);
+      await expectAccessible(page, `${language}: recordings list`);
       await page.goto("/labs/linux-basics/wall");
       await expect(page.getByTestId("wall-state")).toHaveAttribute("data-state", "live");
       await expect(page.getByTestId("wall-tile")).toHaveCount(1);

@@ -118,8 +118,12 @@ export const SessionList = z.object({
 });
 export type SessionList = z.infer<typeof SessionList>;
 
-/** GET /api/sessions/:id/boot-log: the VM's serial console log so far (complete lines; empty before the VMI). */
-export const BootLog = z.object({ lines: z.array(z.string()) });
+/**
+ * GET /api/sessions/:id/boot-log: the VM's serial console log so far (complete lines; empty before the
+ * VMI). `logging: "off"` when KubeVirt keeps no serial console log for this VM (its launcher pod has
+ * no guest-console-log container): there is no boot log, though the live console works.
+ */
+export const BootLog = z.object({ lines: z.array(z.string()), logging: z.enum(["on", "off"]) });
 export type BootLog = z.infer<typeof BootLog>;
 
 /** A console recording (asciicast v2); it outlives its session until the retention period ends. */
@@ -133,7 +137,11 @@ export const RecordingSummary = z.object({
 });
 export type RecordingSummary = z.infer<typeof RecordingSummary>;
 
-export const RecordingListQuery = z.object({ lab: z.string().max(40).optional() });
+export const RecordingListQuery = z.object({
+  lab: z.string().max(40).optional(),
+  /** Staff only: one student's recordings (exact username). A student always gets only their own. */
+  student: z.string().min(1).max(64).optional(),
+});
 export const RecordingList = z.object({ items: z.array(RecordingSummary) });
 export type RecordingList = z.infer<typeof RecordingList>;
 

@@ -59,6 +59,7 @@ export const auditActions = [
   "sign-in-failed",
   "launch",
   "extend",
+  "restart",
   "end",
   "console-attach",
   "console-detach",

@@ -146,7 +146,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerAuthRoutes(app, { authenticator: deps.authenticator, loginSessions, audit: operations.audit });
   registerLabRoutes(app, { labs: deps.labs, loginSessions });
   registerSessionRoutes(app, { sessions, loginSessions, audit: operations.audit });
-  registerRestartRoute(app, { sessions, cluster: deps.cluster, loginSessions });
+  registerRestartRoute(app, { sessions, cluster: deps.cluster, loginSessions, audit: operations.audit });
   registerBootLogRoute(app, { sessions, source: reads.source, cluster: deps.cluster, loginSessions });
   operations.register({ sessions, loginSessions });
   const findSession = async (id: string) =>
@@ -170,6 +170,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     limits: deps.consoleLimits,
     recordings,
     onClosed: (id) => void coordination.consoles.release(id, () => consoles.has(id)),
+    onUpstreamReconnected: () => operations.metrics.consoleUpstreamReconnects.inc(),
+    audit: operations.audit,
   });
   // One connection per VM across replicas: each browser goes to the replica holding the VM's console.
   coordination.consoles.onLost(() => consoles.letGo());

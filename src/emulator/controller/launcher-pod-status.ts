@@ -1,6 +1,6 @@
 // The launcher pod's status at each step the kubelet would report: bound and creating its
 // containers, running with an IP, and finished.
-import { timestamp, type JsonObject } from "../objects.ts";
+import { field, stringField, timestamp, type JsonObject, type KubeObject } from "../objects.ts";
 import { condition } from "./kubevirt-state.ts";
 
 function containerStatus(name: string, image: string, state: JsonObject, ready: boolean): JsonObject {
@@ -19,10 +19,15 @@ export function boundPodStatus(hostIP: string): JsonObject {
   };
 }
 
-export function runningPodStatus(previous: JsonObject, podIP: string, image: string): JsonObject {
+export function runningPodStatus(pod: KubeObject, podIP: string, image: string): JsonObject {
   const running = { running: { startedAt: timestamp() } };
+  // The guest-console-log sidecar is there only when serial console logging is on.
+  const initContainers = field(pod, "spec", "initContainers");
+  const sidecars = Array.isArray(initContainers)
+    ? initContainers.map((container) => stringField(container, "name") ?? "")
+    : [];
   return {
-    ...previous,
+    ...(pod.status as JsonObject),
     phase: "Running",
     podIP,
     podIPs: [{ ip: podIP }],
@@ -33,7 +38,9 @@ export function runningPodStatus(previous: JsonObject, podIP: string, image: str
       condition("Ready", "True"),
     ],
     containerStatuses: [containerStatus("compute", image, running, true)],
-    initContainerStatuses: [containerStatus("guest-console-log", image, running, true)],
+    ...(sidecars.length > 0
+      ? { initContainerStatuses: sidecars.map((name) => containerStatus(name, image, running, true)) }
+      : {}),
   };
 }
 

@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
 import type { KubeObject } from "../objects.ts";
-import { buildLauncherPod, launcherRequests, memoryOverheadBytes, vcpuCount } from "./launcher-pod.ts";
+import {
+  buildLauncherPod,
+  launcherRequests,
+  memoryOverheadBytes,
+  serialConsoleLogEnabled,
+  vcpuCount,
+} from "./launcher-pod.ts";
+import { podRequests } from "./scheduler.ts";
 
 const mebibyte = 2 ** 20;
 
@@ -55,7 +62,10 @@ describe("KubeVirt's launcher pod resources", () => {
 
   it("labels and annotates the pod as virt-controller does", () => {
     const source = vmi({ resources: { requests: { memory: "1Gi" } }, devices: {} });
-    const pod = buildLauncherPod(source, launcherRequests(source, 10), "v1.9.0") as {
+    const pod = buildLauncherPod(source, launcherRequests(source, 10), {
+      kubevirtVersion: "v1.9.0",
+      serialConsoleLog: true,
+    }) as {
       metadata: { generateName: string; labels: Record<string, string>; annotations: Record<string, string> };
       spec: { initContainers: { name: string; resources: { requests: Record<string, string> } }[] };
     };
@@ -71,6 +81,51 @@ describe("KubeVirt's launcher pod resources", () => {
     expect(pod.spec.initContainers[0]).toMatchObject({
       name: "guest-console-log",
       resources: { requests: { cpu: "5m", memory: "35M" } },
+    });
+  });
+});
+
+describe("the guest-console-log sidecar", () => {
+  const clusterDefault = {};
+  const clusterOff = { virtualMachineOptions: { disableSerialConsoleLog: {} } };
+  const withDevices = (devices: Record<string, unknown>) =>
+    vmi({ resources: { requests: { memory: "1Gi" } }, devices });
+
+  it("follows KubeVirt's isSerialConsoleLogEnabled: the VMI's setting wins, then the cluster's", () => {
+    expect(serialConsoleLogEnabled(withDevices({}), clusterDefault)).toBe(true);
+    expect(serialConsoleLogEnabled(withDevices({}), undefined)).toBe(true);
+    expect(serialConsoleLogEnabled(withDevices({}), clusterOff)).toBe(false);
+    expect(serialConsoleLogEnabled(withDevices({ logSerialConsole: true }), clusterOff)).toBe(true);
+    expect(serialConsoleLogEnabled(withDevices({ logSerialConsole: false }), clusterDefault)).toBe(false);
+    expect(
+      serialConsoleLogEnabled(withDevices({}), { virtualMachineOptions: { disableSerialConsoleLog: null } }),
+    ).toBe(true);
+  });
+
+  it("is never there without a serial console, whatever logSerialConsole says", () => {
+    const noConsole = withDevices({ autoattachSerialConsole: false, logSerialConsole: true });
+    expect(serialConsoleLogEnabled(noConsole, clusterDefault)).toBe(false);
+    expect(serialConsoleLogEnabled(withDevices({ autoattachSerialConsole: true }), clusterDefault)).toBe(
+      true,
+    );
+  });
+
+  it("leaves the pod, and what it asks of a node, without the sidecar when logging is off", () => {
+    const source = withDevices({});
+    const requests = launcherRequests(source, 10);
+    const build = (serialConsoleLog: boolean) =>
+      buildLauncherPod(source, requests, {
+        kubevirtVersion: "v1.9.0",
+        serialConsoleLog,
+      }) as unknown as KubeObject;
+    const withLog = build(true);
+    const withoutLog = build(false);
+    expect(withoutLog).not.toHaveProperty(["spec", "initContainers"]);
+    expect(podRequests(withLog).cpuMillis - podRequests(withoutLog).cpuMillis).toBe(5);
+    expect(podRequests(withLog).memoryBytes - podRequests(withoutLog).memoryBytes).toBe(35e6);
+    expect(podRequests(withoutLog)).toMatchObject({
+      cpuMillis: requests.cpuMillis,
+      memoryBytes: requests.memoryBytes,
     });
   });
 });

@@ -11,7 +11,13 @@ import { kubeVirts, nodes, pods, secrets, virtualMachineInstances } from "../res
 import type { StoreEvent } from "../store.ts";
 import type { EventRecorder } from "./events.ts";
 import { condition, conditionsOf, findCondition, phaseOf, type Condition } from "./kubevirt-state.ts";
-import { buildLauncherPod, launcherRequests, memoryOverheadBytes, vcpuCount } from "./launcher-pod.ts";
+import {
+  buildLauncherPod,
+  launcherRequests,
+  memoryOverheadBytes,
+  serialConsoleLogEnabled,
+  vcpuCount,
+} from "./launcher-pod.ts";
 import { boundPodStatus, finishedPodStatus, runningPodStatus } from "./launcher-pod-status.ts";
 import { PodAddresses } from "./pod-addresses.ts";
 import { schedule } from "./scheduler.ts";
@@ -224,9 +230,11 @@ export class VmiLifecycle {
     const ratio = typeof ratioValue === "number" && ratioValue > 0 ? ratioValue : 10;
     const overheadRatio = stringField(configuration, "additionalGuestMemoryOverheadRatio");
     const requests = launcherRequests(vmi, ratio, overheadRatio);
-    const pod = this.registry.create(pods, buildLauncherPod(vmi, requests, this.options.kubevirtVersion), {
-      keepStatus: true,
+    const launcherPod = buildLauncherPod(vmi, requests, {
+      kubevirtVersion: this.options.kubevirtVersion,
+      serialConsoleLog: serialConsoleLogEnabled(vmi, configuration),
     });
+    const pod = this.registry.create(pods, launcherPod, { keepStatus: true });
     tracked.podName = pod.metadata.name;
     this.recorder.record(
       vmi,
@@ -355,7 +363,7 @@ export class VmiLifecycle {
       ...pod,
       // virt-controller keeps the VMI's dynamic labels in sync on its pod.
       metadata: { ...pod.metadata, labels: { ...pod.metadata.labels, "kubevirt.io/nodeName": nodeName } },
-      status: runningPodStatus(pod.status as JsonObject, podIP, this.launcherImage()),
+      status: runningPodStatus(pod, podIP, this.launcherImage()),
     });
     this.writeStatus(
       vmi,

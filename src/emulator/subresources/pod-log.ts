@@ -1,6 +1,7 @@
 // `pods/NAME/log`: the pod log API, as kubectl logs uses it. Only launcher pods have anything to say:
 // their guest-console-log container prints the guest's serial output (KubeVirt's virt-tail); the
-// other containers' logs are empty here.
+// other containers' logs are empty here. A launcher pod has that container only while serial console
+// logging is on for its VMI (launcher-pod.ts), so asking for it otherwise is the API server's 400.
 import type { ServerResponse } from "node:http";
 import type { GuestRuntime } from "../guest-runtime.ts";
 import type { ResourceRequestInfo } from "../http/request-info.ts";
@@ -22,16 +23,7 @@ export function servePodLog(
   if (method !== "GET") throw methodNotAllowed();
   const pod = registry.find(pods, info.namespace, info.name);
   if (!pod) throw notFound(pods, info.name);
-  const containers = containerNames(pod);
-  const container = query.get("container") ?? (containers.length === 1 ? containers[0] : undefined);
-  if (container === undefined) {
-    throw badRequest(
-      `a container name must be specified for pod ${info.name}, choose one of: [${containers.join(" ")}]`,
-    );
-  }
-  if (!containers.includes(container)) {
-    throw badRequest(`container ${container} is not valid for pod ${info.name}`);
-  }
+  const container = chosenContainer(pod, info.name, query.get("container"));
   const vmiUid = pod.metadata.labels?.["kubevirt.io/created-by"];
   const guest = container === consoleLogContainer && vmiUid ? guests.find(vmiUid) : undefined;
   const lines = guest?.consoleLogLines() ?? [];
@@ -43,11 +35,28 @@ export function servePodLog(
   response.end(body);
 }
 
-function containerNames(pod: unknown): string[] {
+/**
+ * The API server's validateContainer (pkg/registry/core/pod/strategy.go): a named container may be any
+ * of the pod's, init containers included (since KubeVirt 1.6 guest-console-log is a native sidecar,
+ * an init container that keeps running); unnamed, the pod's only regular container is meant.
+ */
+function chosenContainer(pod: unknown, podName: string, named: string | null): string {
   const names = (list: unknown) =>
     Array.isArray(list) ? list.map((entry) => stringField(entry, "name") ?? "") : [];
-  // Since KubeVirt 1.6 guest-console-log is a native sidecar: an init container that keeps running.
-  return [...names(field(pod, "spec", "containers")), ...names(field(pod, "spec", "initContainers"))];
+  const regular = names(field(pod, "spec", "containers"));
+  const init = names(field(pod, "spec", "initContainers"));
+  if (named !== null && named !== "") {
+    if (![...init, ...regular].includes(named)) {
+      throw badRequest(`container ${named} is not valid for pod ${podName}`);
+    }
+    return named;
+  }
+  if (regular.length === 1 && regular[0] !== undefined) return regular[0];
+  if (regular.length === 0) throw badRequest(`a container name must be specified for pod ${podName}`);
+  // VisitContainers' order: init containers first.
+  throw badRequest(
+    `a container name must be specified for pod ${podName}, choose one of: [${[...init, ...regular].join(" ")}]`,
+  );
 }
 
 function countParameter(value: string | null, name: string): number | undefined {

@@ -12,8 +12,8 @@ export type AuditActor = { username: string; role: Role | null } | "system";
 export interface AuditEvent {
   action: AuditAction;
   actor: AuditActor;
-  /** The session acted on; its lab and owner are recorded with it. */
-  session?: Pick<Session, "id" | "labId" | "owner">;
+  /** The session acted on; its lab (when known) and owner are recorded with it. */
+  session?: Pick<Session, "id" | "owner"> & Partial<Pick<Session, "labId">>;
   /** For actions on a lab rather than one session (a grading run, an export). */
   labId?: string;
   details?: AuditEntry["details"];

@@ -1,6 +1,7 @@
 // The console over real sockets: browsers (ws clients with the SPA's protocol) -> BFF -> the
 // emulator's KubeVirt console -> a bash in a sandboxed guest.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { AuditEntry } from "../../common/operations-api.ts";
 import { startTestEmulator, type TestEmulator } from "../../emulator/testing/start.ts";
 import { aLab } from "../sessions/testing/fixtures.ts";
 import {
@@ -35,6 +36,15 @@ function cookieOf(person: Person, target: TestBff = bff): string {
   return cookieJars.get(target)![person];
 }
 const clients: ConsoleTestClient[] = [];
+const metricsToken = "a-metrics-token-for-console-tests";
+
+/** lab_console_console_upstream_reconnects_total as /metrics shows it (absent until the first). */
+async function upstreamReconnects(): Promise<number> {
+  const answer = await fetch(`${bff.url}/metrics`, { headers: { authorization: `Bearer ${metricsToken}` } });
+  expect(answer.status).toBe(200);
+  const line = /^lab_console_console_upstream_reconnects_total (\d+)$/m.exec(await answer.text());
+  return Number(line?.[1] ?? 0);
+}
 
 async function launchRunning(browser: TestBrowser, labId: string): Promise<string> {
   const created = await browser.post("/api/sessions", { labId });
@@ -81,6 +91,7 @@ beforeAll(async () => {
     labs,
     emulator,
     consoleLimits: { reconnectInitialMs: 50, notRunningRetryMs: 100 },
+    metricsToken,
   });
   tight = await startTestBff({
     labs,
@@ -131,6 +142,15 @@ describe("the console of a running session", () => {
   it("lets a TA take the keyboard, shows the student who has it, and gives it back on request", async () => {
     const alice = await open(sessionId, "alice");
     const tara = await open(sessionId, "tara", { mode: "observe" });
+    const ivan = await bff.signIn("ivan");
+    const keyboardTakes = async (count: number) =>
+      (
+        await eventually(
+          () => ivan.get(`/api/audit?action=take-keyboard&session=${sessionId}`),
+          (answer) => answer.body.items.length >= count,
+          { what: `${count} keyboard take(s) in the audit log` },
+        )
+      ).body.items as AuditEntry[];
 
     tara.send({ type: "take-keyboard" });
     await alice.until(() => alice.lastMessage("keyboard")?.holder === "tara", "tara holding the keyboard");
@@ -149,6 +169,24 @@ describe("the console of a running session", () => {
     alice.send({ type: "take-keyboard" });
     await alice.until(() => alice.lastMessage("keyboard")?.canType === true, "alice typing again");
     await tara.until(() => tara.lastMessage("keyboard")?.canType === false, "tara read-only again");
+
+    // Staff taking the keyboard is audited by the BFF; the owner taking it back is not.
+    const taraTakes = {
+      actor: "tara",
+      actorRole: "ta",
+      sessionId,
+      labId: "lab-one",
+      owner: "alice",
+      details: { from: "alice" },
+    };
+    expect(await keyboardTakes(1)).toEqual([expect.objectContaining(taraTakes)]);
+    tara.send({ type: "take-keyboard" });
+    expect(await keyboardTakes(2)).toEqual([
+      expect.objectContaining(taraTakes),
+      expect.objectContaining(taraTakes),
+    ]);
+    alice.send({ type: "take-keyboard" });
+    await alice.until(() => alice.lastMessage("keyboard")?.canType === true, "alice typing once more");
   });
 
   it("replays the screen once to a viewer that rejoins, then goes on live", async () => {
@@ -169,6 +207,8 @@ describe("the console of a running session", () => {
     const alice = await open(sessionId, "alice");
     await alice.until(() => alice.lastMessage("status")?.state === "connected", "connected");
     const seen = alice.messages.length;
+    // The first connection is not a reconnect.
+    expect(await upstreamReconnects()).toBe(0);
 
     expect(emulator.emulator.faults.cutConsole(testNamespace, sessionId)).toBe(true);
     await alice.until(
@@ -179,6 +219,20 @@ describe("the console of a running session", () => {
     run(alice, "echo back''-again");
     await alice.untilScreenShows("back-again");
     expect(alice.closedWith).toBeUndefined();
+    expect(await upstreamReconnects()).toBe(1);
+
+    // Every reconnect counts, not only a console's first.
+    const seenBeforeSecondCut = alice.messages.length;
+    expect(emulator.emulator.faults.cutConsole(testNamespace, sessionId)).toBe(true);
+    await alice.until(
+      () =>
+        alice.messages
+          .slice(seenBeforeSecondCut)
+          .some((m) => m.type === "status" && m.state === "reconnecting") &&
+        alice.lastMessage("status")?.state === "connected",
+      "reconnected after the second cut",
+    );
+    expect(await upstreamReconnects()).toBe(2);
   });
 
   it("closes the sockets of a sign-in that signs out", async () => {

@@ -3,6 +3,7 @@
 import type { FastifyBaseLogger } from "fastify";
 import type WebSocket from "ws";
 import type { Session } from "../../common/api.ts";
+import type { AuditLog } from "../audit/audit-log.ts";
 import type { ConsoleConnector } from "../kube/console-stream.ts";
 import type { RecordingStore } from "../recordings/recording-store.ts";
 import { defaultConsoleLimits, type ConsoleLimits } from "./limits.ts";
@@ -18,6 +19,10 @@ export interface ConsoleHubDeps {
   recordings?: Pick<RecordingStore, "recorderFor">;
   /** A console closed (ended, idle or shut down): with several replicas, its lease goes. */
   onClosed?(sessionId: string): void;
+  /** A console's line to the VM dropped and was opened again (for lab_console_console_upstream_reconnects_total). */
+  onUpstreamReconnected?(): void;
+  /** Where staff taking a student's keyboard is recorded. */
+  audit?: Pick<AuditLog, "record">;
 }
 
 export interface ConsoleHubStats {
@@ -76,6 +81,8 @@ export class ConsoleHub {
           rows: this.limits.initialRows,
         }),
         onFinished: (finished) => this.forget(finished),
+        onReconnected: this.deps.onUpstreamReconnected,
+        onKeyboardTaken: (by, from) => void this.recordKeyboardTaken(session, by, from),
       });
       this.consoles.set(session.id, shared);
       this.startTimers();
@@ -116,6 +123,28 @@ export class ConsoleHub {
     this.closed = true;
     for (const shared of [...this.consoles.values()]) shared.shutDown();
     this.stopTimers();
+  }
+
+  /**
+   * Recorded here, on the replica holding the console, where the take is decided: the browser only
+   * asks. No client address: the viewer's request may have reached another replica.
+   */
+  private async recordKeyboardTaken(
+    session: { id: string; owner: string },
+    by: ViewerIdentity,
+    from: string,
+  ): Promise<void> {
+    if (!this.deps.audit) return;
+    const labId = await this.deps.findSession(session.id).then(
+      (found) => found?.labId,
+      () => undefined,
+    );
+    await this.deps.audit.record({
+      action: "take-keyboard",
+      actor: { username: by.username, role: by.role },
+      session: { ...session, labId },
+      details: { from },
+    });
   }
 
   private forget(finished: SharedConsole): void {

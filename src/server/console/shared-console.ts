@@ -27,7 +27,7 @@ import type { ConsoleLimits } from "./limits.ts";
 import { ConsoleScreen, type ScreenText } from "./screen.ts";
 import { verdictFor } from "./session-verdict.ts";
 import { UpstreamLink } from "./upstream.ts";
-import type { ConsoleViewer, ViewerEvents } from "./viewer.ts";
+import type { ConsoleViewer, ViewerEvents, ViewerIdentity } from "./viewer.ts";
 
 export interface SharedConsoleDeps {
   sessionId: string;
@@ -41,6 +41,10 @@ export interface SharedConsoleDeps {
   recorder?: ConsoleRecorder;
   /** The console is over (ended, idle, shut down): forget it. */
   onFinished(console: SharedConsole): void;
+  /** The line to the VM dropped and is open again (not called for the first connection). */
+  onReconnected?(): void;
+  /** Staff took the keyboard from `from` (the owner, or other staff). */
+  onKeyboardTaken?(by: ViewerIdentity, from: string): void;
 }
 
 type Attempt =
@@ -184,9 +188,15 @@ export class SharedConsole implements ViewerEvents {
 
   control(viewer: ConsoleViewer, message: Exclude<ConsoleClientMessage, { type: "ack" }>): void {
     switch (message.type) {
-      case "take-keyboard":
-        if (viewer.identity.access !== "watcher") this.giveKeyboardTo(viewer.identity.username, "taken");
+      case "take-keyboard": {
+        const { access, username } = viewer.identity;
+        if (access === "watcher" || this.keyboardHolder === username) return;
+        const from = this.keyboardHolder;
+        this.giveKeyboardTo(username, "taken");
+        // The owner taking their own keyboard back is not news; staff typing in a student's VM is.
+        if (access === "staff") this.deps.onKeyboardTaken?.(viewer.identity, from);
         return;
+      }
       case "release-keyboard":
         if (viewer.identity.access === "staff" && this.keyboardHolder === viewer.identity.username) {
           this.giveKeyboardTo(this.deps.owner, "given back");
@@ -305,6 +315,7 @@ export class SharedConsole implements ViewerEvents {
       lost: (code) => this.onLost(code),
     });
     if (this.paused) this.upstream.pause();
+    if (this.everConnected) this.deps.onReconnected?.();
     this.everConnected = true;
     this.connectedAt = Date.now();
     this.waitingForStartSince = undefined;

@@ -5,8 +5,11 @@ import {
   CoreV1Api,
   CustomObjectsApi,
   KubeConfig,
+  Observable,
   VersionApi,
-  Watch,
+  type ConfigurationOptions,
+  type RequestContext,
+  type ResponseContext,
   type V1Secret,
 } from "@kubernetes/client-node";
 import { createConsoleConnector, type ConsoleConnector } from "./console-stream.ts";
@@ -15,6 +18,7 @@ import { createPortForwarder, type PortForwarder } from "./portforward.ts";
 import { sendRaw } from "./raw-request.ts";
 import type { KubeOutcome, KubeRequestCounter, KubeVerb } from "./request-counter.ts";
 import type { Secret, VirtualMachine, VirtualMachineInstance } from "./types.ts";
+import { openWatch, WatchRefusedError } from "./watch-request.ts";
 
 export type ConfiguredCluster = { kind: "kubeconfig"; path: string } | { kind: "in-cluster" };
 
@@ -43,22 +47,23 @@ export type WatchEvent<T> =
   | { type: "BOOKMARK"; resourceVersion: string }
   | { type: "ERROR"; error: KubeStatusError };
 
-export interface WatchHandle {
-  stop(): void;
-}
-
-/** A kind the console lists and watches: VMs and VMIs carrying the console's label, in its namespace. */
+/**
+ * A kind the console lists and watches: VMs and VMIs carrying the console's label, in its namespace.
+ * Aborting the signal ends the request at once, whether or not the API server has answered yet.
+ */
 export interface WatchableResource<T> {
-  list(): Promise<ResourceList<T>>;
+  list(signal?: AbortSignal): Promise<ResourceList<T>>;
   /**
-   * Streams changes after `resourceVersion`. `onClosed` is called once: with null when the server
-   * ended the stream or stop() was called, with an error when it failed (a refused watch included).
+   * Streams changes after `resourceVersion` until the server ends the stream or `signal` aborts it.
+   * `onClosed` is called once: with null when the server ended the stream or the signal aborted it,
+   * with an error when it failed (a refused watch included). Resolves once the stream is open or over.
    */
   watch(
     resourceVersion: string,
     onEvent: (event: WatchEvent<T>) => void,
     onClosed: (error: unknown) => void,
-  ): Promise<WatchHandle>;
+    signal: AbortSignal,
+  ): Promise<void>;
 }
 
 export interface ClusterClient {
@@ -80,13 +85,23 @@ export interface ClusterClient {
   serverVersion(): Promise<string>;
   /**
    * The serial console log of a VMI (its launcher pod's guest-console-log container) as complete
-   * lines; empty while the pod does not exist yet.
+   * lines; empty while the pod does not exist yet. `logging: "off"` when the pod has no such container.
    */
-  readBootLog(vmiUid: string): Promise<string[]>;
+  readBootLog(vmiUid: string): Promise<SerialConsoleLog>;
   /** A websocket to a VMI's serial console (see console-stream.ts). */
   openConsole: ConsoleConnector;
   /** A TCP connection to a port inside a VM (see portforward.ts). */
   portForward: PortForwarder;
+}
+
+export interface SerialConsoleLog {
+  lines: string[];
+  /**
+   * "off": KubeVirt keeps no log for this VMI (logSerialConsole: false, the cluster's
+   * disableSerialConsoleLog without a per-VM setting, no serial console, or a KubeVirt without the
+   * feature), so none will come.
+   */
+  logging: "on" | "off";
 }
 
 export type JsonPatchOperation =
@@ -111,7 +126,6 @@ export function createClusterClient(
   const customObjects = kubeConfig.makeApiClient(CustomObjectsApi);
   const core = kubeConfig.makeApiClient(CoreV1Api);
   const versions = kubeConfig.makeApiClient(VersionApi);
-  const watcher = new Watch(kubeConfig);
 
   async function send<T>(
     verb: KubeVerb,
@@ -130,45 +144,38 @@ export function createClusterClient(
 
   function kubevirtResource<T>(plural: string): WatchableResource<T> {
     return {
-      async list() {
+      async list(signal) {
         const list = await send("list", () =>
-          customObjects.listNamespacedCustomObjectWithHttpInfo({
-            ...kubevirt,
-            namespace,
-            plural,
-            labelSelector,
-          }),
+          customObjects.listNamespacedCustomObjectWithHttpInfo(
+            { ...kubevirt, namespace, plural, labelSelector },
+            signal && endedBy(signal),
+          ),
         );
         const { items = [], metadata = {} } = list as KubeList<T>;
         return { items, resourceVersion: metadata.resourceVersion ?? "" };
       },
-      async watch(resourceVersion, onEvent, onClosed) {
-        const path = `/apis/${kubevirt.group}/${kubevirt.version}/namespaces/${encodeURIComponent(namespace)}/${plural}`;
-        let failure: unknown = undefined;
-        let closed = false;
-        let stopped = false;
-        const closeOnce = (error: unknown) => {
-          if (closed) return;
-          closed = true;
-          onClosed(error);
-        };
-        const controller = await watcher.watch(
-          path,
-          { labelSelector, resourceVersion, allowWatchBookmarks: true },
-          (type: string, object: unknown) => onEvent(toWatchEvent<T>(type, object)),
-          (error: unknown) => {
-            failure = error ? translate(error) : null;
-            // Our own stop() aborts the request; that is a close, not a failure.
-            closeOnce(stopped ? null : failure);
-          },
+      async watch(resourceVersion, onEvent, onClosed, signal) {
+        const server = kubeConfig.getCurrentCluster()?.server ?? "";
+        const url = new URL(
+          `${server}/apis/${kubevirt.group}/${kubevirt.version}/namespaces/${encodeURIComponent(namespace)}/${plural}`,
         );
-        counter.record("watch", failure ? outcomeOf(failure) : 200);
-        return {
-          stop() {
-            stopped = true;
-            controller.abort();
+        url.search = new URLSearchParams({
+          watch: "true",
+          labelSelector,
+          resourceVersion,
+          allowWatchBookmarks: "true",
+        }).toString();
+        let failed = false;
+        const status = await openWatch(kubeConfig, url, signal, {
+          event: (value) => onEvent(toWatchEvent<T>(value)),
+          closed: (error) => {
+            failed = error !== null;
+            onClosed(error === null ? null : translate(error));
           },
-        };
+        });
+        // A watch aborted before any answer was our choice, not an outcome of the cluster's.
+        if (status !== undefined) counter.record("watch", status);
+        else if (failed) counter.record("watch", "error");
       },
     };
   }
@@ -243,26 +250,57 @@ export function createClusterClient(
       );
       const pod = pods.items.find((item) => item.metadata?.deletionTimestamp === undefined);
       const podName = pod?.metadata?.name;
-      if (!podName) return [];
-      const log = await send("get", () =>
-        core.readNamespacedPodLogWithHttpInfo({
-          namespace,
-          name: podName,
-          container: bootLogContainer,
-          tailLines: bootLogTailLines,
-        }),
-      );
+      if (!pod || !podName) return { lines: [], logging: "on" };
+      // virt-controller adds the container only when logging is on (a native sidecar since KubeVirt
+      // 1.6, a regular container before); asking for a missing one would be a 400.
+      const containers = [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])];
+      if (!containers.some((container) => container.name === bootLogContainer)) {
+        return { lines: [], logging: "off" };
+      }
+      let log: string;
+      try {
+        log = await send("get", () =>
+          core.readNamespacedPodLogWithHttpInfo({
+            namespace,
+            name: podName,
+            container: bootLogContainer,
+            tailLines: bootLogTailLines,
+          }),
+        );
+      } catch (error) {
+        // The pod went away since the list (the VM stopped or restarted): its log went with it.
+        if (error instanceof KubeStatusError && error.statusCode === 404) return { lines: [], logging: "on" };
+        throw error;
+      }
       const lines = log.split("\n");
       // virt-tail prints complete lines only; anything after the last newline is not one yet.
       lines.pop();
-      return lines;
+      return { lines, logging: "on" };
     },
     openConsole: createConsoleConnector(kubeConfig, namespace),
     portForward: createPortForwarder(kubeConfig, namespace),
   };
 }
 
-function toWatchEvent<T>(type: string, object: unknown): WatchEvent<T> {
+/** Per-call options for the generated client: the request ends when `signal` aborts. */
+function endedBy(signal: AbortSignal): ConfigurationOptions {
+  return {
+    middleware: [
+      {
+        pre(context: RequestContext) {
+          context.setSignal(signal);
+          return new Observable(Promise.resolve(context));
+        },
+        post: (response: ResponseContext) => new Observable(Promise.resolve(response)),
+      },
+    ],
+    // Added to the client's own middleware, not in its place.
+    middlewareMergeStrategy: "append",
+  };
+}
+
+function toWatchEvent<T>(line: unknown): WatchEvent<T> {
+  const { type, object } = (line ?? {}) as { type?: unknown; object?: unknown };
   if (type === "ADDED" || type === "MODIFIED" || type === "DELETED") return { type, object: object as T };
   if (type === "BOOKMARK") {
     const metadata = (object as { metadata?: { resourceVersion?: string } } | undefined)?.metadata;
@@ -296,9 +334,7 @@ function statusError(body: unknown, fallbackCode: number): KubeStatusError {
 export function translate(error: unknown): KubeStatusError | ClusterUnavailableError {
   if (error instanceof KubeStatusError || error instanceof ClusterUnavailableError) return error;
   if (error instanceof ApiException) return statusError(error.body, error.code);
-  // The watch helper reports a refused watch as an Error with statusCode and no body.
-  const statusCode = (error as { statusCode?: unknown } | null)?.statusCode;
-  if (typeof statusCode === "number") return new KubeStatusError(statusCode, "", (error as Error).message);
+  if (error instanceof WatchRefusedError) return statusError(error.body, error.statusCode);
   return new ClusterUnavailableError(error);
 }
 

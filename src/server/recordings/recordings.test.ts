@@ -1,12 +1,14 @@
 // Console recordings over real sockets: a browser's console (ws, the SPA's protocol) -> BFF -> the
 // emulator's KubeVirt console -> a bash in a sandboxed guest, and the recording as the API serves it.
+import { mkdir, writeFile } from "node:fs/promises";
+import path from "node:path";
 import WebSocket from "ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestEmulator, type TestEmulator } from "../../emulator/testing/start.ts";
 import { signInCookie } from "../console/testing/console-client.ts";
 import { aLab } from "../sessions/testing/fixtures.ts";
 import { eventually, startTestBff, type TestBff, type TestBrowser } from "../testing/test-bff.ts";
-import { parseHeader } from "./asciicast.ts";
+import { eventLine, headerLine, parseHeader } from "./asciicast.ts";
 
 let emulator: TestEmulator;
 let bff: TestBff;
@@ -144,5 +146,50 @@ describe("console recordings", () => {
     const after = await (await bff.signIn("ivan")).get(`/api/sessions/${sessionId}/recording`);
     expect(after.status).toBe(200);
     expect(String(after.body).startsWith(String(before.body).slice(0, 200))).toBe(true);
+  });
+});
+
+describe("the recordings list's student filter", () => {
+  beforeAll(async () => {
+    // Bob's recording of a session long gone: only its file is left.
+    const header = headerLine({
+      version: 2,
+      width: 80,
+      height: 24,
+      timestamp: Math.floor(Date.now() / 1000) - 3600,
+      lab_console: { sessionId: "s-bob-gone", owner: "bob", labId: "lab-rec" },
+    });
+    await mkdir(bff.recordingsDir, { recursive: true });
+    await writeFile(
+      path.join(bff.recordingsDir, "s-bob-gone.cast"),
+      header + eventLine(0.5, "o", "bob was here"),
+    );
+  });
+
+  it("gives staff one student's recordings, with or without a lab", async () => {
+    const tara = await bff.signIn("tara");
+    const owners = async (query: string) =>
+      ((await tara.get(`/api/recordings${query}`)).body.items as { owner: string }[]).map(
+        (item) => item.owner,
+      );
+    expect(await owners("?student=bob")).toEqual(["bob"]);
+    expect(await owners("?student=bob&lab=lab-rec")).toEqual(["bob"]);
+    expect(await owners("?student=bob&lab=lab-other")).toEqual([]);
+    expect(await owners("?student=nobody")).toEqual([]);
+    expect((await owners("")).sort()).toEqual(["alice", "bob"]);
+  });
+
+  it("gives a student only their own, whoever they ask for", async () => {
+    const alice = await bff.signIn("alice");
+    for (const query of ["?student=bob", "?student=alice", ""]) {
+      const items = (await alice.get(`/api/recordings${query}`)).body.items as { owner: string }[];
+      expect(items.map((item) => item.owner)).toEqual(["alice"]);
+    }
+  });
+
+  it("refuses a student filter that cannot be a username", async () => {
+    const tara = await bff.signIn("tara");
+    expect((await tara.get("/api/recordings?student=")).status).toBe(400);
+    expect((await tara.get(`/api/recordings?student=${"x".repeat(65)}`)).status).toBe(400);
   });
 });

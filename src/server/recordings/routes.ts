@@ -1,5 +1,5 @@
-// Console recordings: download one (TAs and instructors any, students their own) and list them. The
-// session may be gone, so who may see a recording comes from the recording's own header.
+// Console recordings: download one and list them, TAs and instructors any (or one student's), students
+// their own. The session may be gone, so who may see a recording comes from the recording's own header.
 import { createReadStream } from "node:fs";
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
@@ -47,8 +47,9 @@ export function registerRecordingRoutes(
 
   app.get("/api/recordings", async (request): Promise<RecordingList> => {
     const user = requireUser(request, loginSessions);
-    const { lab } = parseOrThrow(ListQuery, request.query);
-    const owner = user.role === "student" ? user.username : undefined;
+    const { lab, student } = parseOrThrow(ListQuery, request.query);
+    // A student's list is their own whatever `student` asks for.
+    const owner = user.role === "student" ? user.username : student;
     return { items: await recordings.list({ labId: lab, owner }) };
   });
 }

@@ -3,6 +3,7 @@
 // get pods/log) serves it to the session's owner and staff.
 import { ApiException, CoreV1Api } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { jsonRequest, rawRequest } from "../../emulator/testing/raw-request.ts";
 import { startTestEmulator, type TestEmulator } from "../../emulator/testing/start.ts";
 import {
   eventually,
@@ -57,11 +58,13 @@ describe("the boot log", () => {
   it("shows what the guest printed at boot though nobody ever attached", async () => {
     const answer = await eventually(
       () => alice.get(`/api/sessions/${sessionId}/boot-log`),
-      (got) => got.status !== 200 || (got.body?.lines as string[]).includes(marker),
-      { what: "the marker in the boot log", timeoutMs: 20_000 },
+      // runcmd prints the marker before cloud-init says it finished.
+      (got) => got.status !== 200 || (got.body?.lines as string[]).includes("cloud-init: finished"),
+      { what: "the end of cloud-init in the boot log", timeoutMs: 20_000 },
     );
     expect(answer.status).toBe(200);
     const lines = answer.body?.lines as string[];
+    expect(answer.body?.logging).toBe("on");
     expect(lines).toContain(marker);
     expect(lines).toContain("cloud-init: finished");
   });
@@ -94,5 +97,43 @@ describe("the boot log", () => {
     expect(String((refused as ApiException<string>).body)).toContain(
       `container nope is not valid for pod ${podName}`,
     );
+  });
+});
+
+describe("a VM whose serial console log is off", () => {
+  it("answers logging off with no lines, not an error", async () => {
+    const carol = await bff.signIn("carol");
+    const created = await carol.post("/api/sessions", { labId: "lab-boot" });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const id = created.body.id as string;
+    await eventually(
+      () => carol.get(`/api/sessions/${id}`),
+      (got) => got.body?.status === "running",
+      { what: "carol's session to run" },
+    );
+    // As an administrator would: turn the VM's logging off; the restarted VMI's pod has no sidecar.
+    const vmPath = `/apis/kubevirt.io/v1/namespaces/${testNamespace}/virtualmachines/${id}`;
+    const patched = await rawRequest(emulator.emulator, "PATCH", vmPath, {
+      contentType: "application/merge-patch+json",
+      body: JSON.stringify({
+        spec: { template: { spec: { domain: { devices: { logSerialConsole: false } } } } },
+      }),
+    });
+    expect(patched.status, patched.text).toBe(200);
+    const restarted = await jsonRequest(
+      emulator.emulator,
+      "PUT",
+      `/apis/subresources.kubevirt.io/v1/namespaces/${testNamespace}/virtualmachines/${id}/restart`,
+      {},
+    );
+    expect(restarted.status, restarted.text).toBe(202);
+
+    const answer = await eventually(
+      () => carol.get(`/api/sessions/${id}/boot-log`),
+      (got) => got.status !== 200 || got.body?.logging === "off",
+      { what: "the boot log to say logging is off", timeoutMs: 20_000 },
+    );
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    expect(answer.body).toEqual({ lines: [], logging: "off" });
   });
 });

@@ -3,6 +3,7 @@
 // disk is a containerDisk, so whatever was not saved elsewhere is lost: the SPA warns first.
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
+import type { AuditLog } from "../audit/audit-log.ts";
 import type { LoginSessions } from "../auth/login-sessions.ts";
 import { requireUser } from "../auth/current-user.ts";
 import { HttpError, parseOrThrow } from "../http/errors.ts";
@@ -23,6 +24,7 @@ export function registerRestartRoute(
     sessions: SessionService;
     cluster: Pick<ClusterClient, "restartVirtualMachine">;
     loginSessions: LoginSessions;
+    audit: AuditLog;
   },
 ): void {
   app.post("/api/sessions/:id/restart", async (request, reply) => {
@@ -45,6 +47,7 @@ export function registerRestartRoute(
       throw error;
     }
     request.log.info({ sessionId: id, by: user.username }, "session VM restarted");
+    await deps.audit.record({ action: "restart", actor: user, session }, request);
     return reply.status(202).send(session);
   });
 }

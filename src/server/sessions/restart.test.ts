@@ -1,7 +1,8 @@
 // Restarting a session's VM over real sockets: the BFF calls KubeVirt's restart subresource (as the
 // deployed service account, under deploy/base's RBAC), the emulator replaces the VMI, and browsers
-// already watching the console stay attached and see the new guest.
+// already watching the console stay attached and see the new guest. The audit log says who restarted it.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { AuditEntry } from "../../common/operations-api.ts";
 import { startTestEmulator, type TestEmulator } from "../../emulator/testing/start.ts";
 import { ConsoleTestClient, signInCookie } from "../console/testing/console-client.ts";
 import { adminCluster } from "../proof/testing/cluster-sessions.ts";
@@ -9,6 +10,7 @@ import { eventually, startTestBff, type TestBff, type TestBrowser } from "../tes
 import { aLab } from "./testing/fixtures.ts";
 
 let emulator: TestEmulator;
+const metricsToken = "a-metrics-token-for-restart-tests";
 let bff: TestBff;
 const clients: ConsoleTestClient[] = [];
 
@@ -18,6 +20,7 @@ beforeAll(async () => {
     labs: [aLab({ id: "lab-restart", title: "Restartable" })],
     emulator,
     consoleLimits: { reconnectInitialMs: 50, notRunningRetryMs: 100 },
+    metricsToken,
   });
 });
 
@@ -30,6 +33,19 @@ afterAll(async () => {
 async function vmiUid(sessionId: string): Promise<string | undefined> {
   const { items } = await adminCluster(emulator).virtualMachineInstances.list();
   return items.find((vmi) => vmi.metadata.name === sessionId)?.metadata.uid;
+}
+
+/** lab_console_console_upstream_reconnects_total as /metrics shows it (absent until the first). */
+async function upstreamReconnects(): Promise<number> {
+  const answer = await fetch(`${bff.url}/metrics`, { headers: { authorization: `Bearer ${metricsToken}` } });
+  const line = /^lab_console_console_upstream_reconnects_total (\d+)$/m.exec(await answer.text());
+  return Number(line?.[1] ?? 0);
+}
+
+async function restartsInAuditLog(sessionId: string): Promise<AuditEntry[]> {
+  const answer = await (await bff.signIn("ivan")).get(`/api/audit?action=restart&session=${sessionId}`);
+  expect(answer.status).toBe(200);
+  return answer.body.items as AuditEntry[];
 }
 
 async function openConsole(sessionId: string, who: string, mode?: "observe"): Promise<ConsoleTestClient> {
@@ -69,9 +85,20 @@ describe("restarting a session's VM", () => {
     owner.type("export MARK=before''restart; echo mark-$MARK\r");
     await observer.untilScreenShows("mark-beforerestart");
     const firstUid = await vmiUid(sessionId);
+    expect(await upstreamReconnects()).toBe(0);
 
     const restarted = await alice.post(`/api/sessions/${sessionId}/restart`);
     expect(restarted.status, JSON.stringify(restarted.body)).toBe(202);
+    expect(await restartsInAuditLog(sessionId)).toEqual([
+      expect.objectContaining({
+        actor: "alice",
+        actorRole: "student",
+        sessionId,
+        labId: "lab-restart",
+        owner: "alice",
+        ip: "127.0.0.1",
+      }),
+    ]);
     await eventually(
       () => vmiUid(sessionId),
       (uid) => uid !== undefined && uid !== firstUid,
@@ -83,6 +110,8 @@ describe("restarting a session's VM", () => {
       20_000,
     );
     await owner.until(() => owner.lastMessage("status")?.state === "connected", "reconnected", 20_000);
+    // Following the VM to its new VMI is a reconnect (more than one if the old VMI lingered).
+    expect(await upstreamReconnects()).toBeGreaterThanOrEqual(1);
 
     // The new guest's shell has no MARK: the variable was set in the old one.
     owner.type("echo after-[$MARK]-restart\r");
@@ -99,5 +128,7 @@ describe("restarting a session's VM", () => {
     expect(ended.status).toBe(202);
     const refused = await alice.post(`/api/sessions/${sessionId}/restart`);
     expect([404, 409]).toContain(refused.status);
+    // Only the restart that happened is in the log.
+    expect(await restartsInAuditLog(sessionId)).toHaveLength(1);
   });
 });

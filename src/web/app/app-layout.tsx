@@ -24,6 +24,7 @@ export function AppLayout() {
           </NavLink>
           {isStaff(me.role) && <NavLink to={paths.sessions.to()}>{t("app.nav.sessions")}</NavLink>}
           {isStaff(me.role) && <NavLink to={paths.grading.to()}>{t("app.nav.grading")}</NavLink>}
+          <NavLink to={paths.recordings.to()}>{t("app.nav.recordings")}</NavLink>
           {me.role === "instructor" && <NavLink to={paths.doctor.to()}>{t("app.nav.doctor")}</NavLink>}
           {me.role === "instructor" && <NavLink to={paths.audit.to()}>{t("app.nav.audit")}</NavLink>}
         </nav>

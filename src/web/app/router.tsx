@@ -8,6 +8,7 @@ import { GradingIndexPage } from "../features/grading/components/grading-index-p
 import { GradingPage } from "../features/grading/components/grading-page.tsx";
 import { SessionPage } from "../features/sessions/components/session-page.tsx";
 import { RecordingPage } from "../features/recordings/components/recording-page.tsx";
+import { RecordingsPage } from "../features/recordings/components/recordings-page.tsx";
 import { SessionsPage } from "../features/sessions/components/sessions-page.tsx";
 import { WallPage } from "../features/wall/components/wall-page.tsx";
 import { paths } from "../lib/paths.ts";
@@ -41,6 +42,7 @@ export function createRouter() {
                   ),
                 },
                 { path: paths.session.pattern, element: <SessionPage /> },
+                { path: paths.recordings.pattern, element: <RecordingsPage /> },
                 { path: paths.recording.pattern, element: <RecordingPage /> },
                 {
                   path: paths.labWall.pattern,

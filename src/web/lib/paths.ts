@@ -18,6 +18,10 @@ export const paths = {
     pattern: "/sessions/:sessionId",
     to: (sessionId: string) => `/sessions/${encodeURIComponent(sessionId)}`,
   },
+  recordings: {
+    pattern: "/recordings",
+    to: () => "/recordings",
+  },
   recording: {
     pattern: "/recordings/:sessionId",
     to: (sessionId: string) => `/recordings/${encodeURIComponent(sessionId)}`,

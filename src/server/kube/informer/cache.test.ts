@@ -20,10 +20,16 @@ function vm(name: string, phase = "v1"): VirtualMachine {
   };
 }
 
-/** Just enough of an API server: one VM collection with a list, a watch stream and switchable failures. */
+/**
+ * Just enough of an API server: one VM collection with a list, a watch stream and switchable
+ * failures, or silence: a request it accepts and never answers, not even with headers.
+ */
 class FakeApi {
   readonly objects = new Map<string, VirtualMachine>();
   readonly watchers = new Set<ServerResponse>();
+  /** Requests accepted and left without an answer, until the client gives up on them. */
+  readonly unanswered = new Set<ServerResponse>();
+  silentOn: "list" | "watch" | undefined;
   lists = 0;
   watches = 0;
   failLists = false;
@@ -33,8 +39,12 @@ class FakeApi {
   async start(): Promise<string> {
     this.server = createServer((request, response) => {
       const url = new URL(request.url ?? "/", "http://x");
+      const kind = url.searchParams.get("watch") === "true" ? "watch" : "list";
       if (!url.pathname.endsWith("/namespaces/labs/virtualmachines")) {
         response.writeHead(404).end();
+      } else if (this.silentOn === kind) {
+        this.unanswered.add(response);
+        response.on("close", () => this.unanswered.delete(response));
       } else if (url.searchParams.get("watch") === "true") {
         this.watches += 1;
         response.writeHead(200, { "content-type": "application/json" });
@@ -88,6 +98,7 @@ class FakeApi {
 
   async stop(): Promise<void> {
     this.dropWatches();
+    for (const response of this.unanswered) response.destroy();
     await new Promise((resolve) => this.server?.close(resolve));
   }
 }
@@ -102,6 +113,18 @@ function kubeConfigFor(server: string): KubeConfig {
     currentContext: "fake",
   });
   return kubeConfig;
+}
+
+async function withinDeadline<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} took longer than ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([promise, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 async function until(condition: () => boolean, what: string): Promise<void> {
@@ -190,6 +213,19 @@ describe("ObjectCache", () => {
     const codes = counter.snapshot().map(({ verb, code }) => `${verb} ${code}`);
     expect(codes).toEqual(expect.arrayContaining(["list 200", "list 500", "watch 200"]));
   });
+
+  it.each(["list", "watch"] as const)(
+    "stops at once while the API server sits on a %s without answering",
+    async (silentOn) => {
+      const cache = await startCache();
+      api.silentOn = silentOn;
+      cache.start();
+      await until(() => api.unanswered.size === 1, `the ${silentOn} request waiting for its answer`);
+      await withinDeadline(cache.stop(), 2000, "stop()");
+      // The request was abandoned, not left open on the socket.
+      await until(() => api.unanswered.size === 0, `the ${silentOn} request closed`);
+    },
+  );
 
   it("waitUntil resolves on the change it waits for, or false at its deadline", async () => {
     const cache = await startCache();

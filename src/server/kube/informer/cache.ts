@@ -1,9 +1,10 @@
 // One list+watch cache per kind, shared by every browser: reads never reach the cluster. The loop
 // lists, watches from the list's resourceVersion, and lists again when the watch ends or the
 // version has expired (410); errors back off exponentially. While a watch is broken the cache keeps
-// its last view and says it is stale.
+// its last view and says it is stale. stop() aborts the request in flight, answered or not, so a
+// silent API server cannot hold up a shutdown.
 import type { FastifyBaseLogger } from "fastify";
-import type { ResourceList, WatchEvent, WatchHandle, WatchableResource } from "../client.ts";
+import type { ResourceList, WatchEvent, WatchableResource } from "../client.ts";
 import { KubeStatusError } from "../errors.ts";
 
 interface Named {
@@ -28,7 +29,8 @@ export class ObjectCache<T extends Named> {
   private objects = new Map<string, T>();
   private readonly listeners = new Set<() => void>();
   private running = false;
-  private currentWatch: WatchHandle | undefined;
+  /** The list or watch under way: stop() aborts it. */
+  private inFlight: AbortController | undefined;
   private wakeFromBackoff: (() => void) | undefined;
   private loopDone: Promise<void> = Promise.resolve();
   private syncedOnce = false;
@@ -98,7 +100,7 @@ export class ObjectCache<T extends Named> {
 
   async stop(): Promise<void> {
     this.running = false;
-    this.currentWatch?.stop();
+    this.inFlight?.abort();
     this.wakeFromBackoff?.();
     await this.loopDone;
   }
@@ -129,26 +131,32 @@ export class ObjectCache<T extends Named> {
   }
 
   private async listAndWatch(): Promise<WatchOutcome> {
-    let list: ResourceList<T>;
+    const request = new AbortController();
+    this.inFlight = request;
     try {
-      list = await this.source.list();
-    } catch (error) {
-      return { kind: "failed", error };
+      let list: ResourceList<T>;
+      try {
+        list = await this.source.list(request.signal);
+      } catch (error) {
+        return { kind: "failed", error };
+      }
+      if (!this.running) return { kind: "closed" };
+      this.replaceAll(list.items);
+      return await this.watchFrom(list.resourceVersion, request);
+    } finally {
+      this.inFlight = undefined;
     }
-    if (!this.running) return { kind: "closed" };
-    this.replaceAll(list.items);
-    return this.watchFrom(list.resourceVersion);
   }
 
-  private watchFrom(resourceVersion: string): Promise<WatchOutcome> {
+  private watchFrom(resourceVersion: string, request: AbortController): Promise<WatchOutcome> {
     const startedAt = Date.now();
     return new Promise((resolve) => {
       let settled = false;
       const settle = (outcome: WatchOutcome) => {
         if (settled) return;
         settled = true;
-        this.currentWatch?.stop();
-        this.currentWatch = undefined;
+        // Ends the stream when the cache decided to (an ERROR event); harmless once it has ended.
+        request.abort();
         resolve(outcome);
       };
       const onEvent = (event: WatchEvent<T>) => {
@@ -164,14 +172,9 @@ export class ObjectCache<T extends Named> {
           settle({ kind: "failed", error: new Error("the server closed the watch at once") });
         } else settle({ kind: "closed" });
       };
-      this.source.watch(resourceVersion, onEvent, onClosed).then(
-        (handle) => {
-          if (settled || !this.running) handle.stop();
-          else this.currentWatch = handle;
-          if (!this.running) settle({ kind: "closed" });
-        },
-        (error: unknown) => settle({ kind: "failed", error }),
-      );
+      this.source
+        .watch(resourceVersion, onEvent, onClosed, request.signal)
+        .catch((error: unknown) => settle({ kind: "failed", error }));
     });
   }
 

@@ -1,36 +1,29 @@
 import { useId, useMemo } from "react";
 import { useTranslation } from "react-i18next";
-import { Link, useSearchParams } from "react-router";
+import { Link } from "react-router";
 import { AuditAction, auditActions, type AuditEntry } from "../../../../common/operations-api.ts";
+import { FilterTextField } from "../../../components/filter-text-field.tsx";
 import { LangText } from "../../../components/lang-text.tsx";
 import { ErrorPanel, Loading, RefreshWarning } from "../../../components/page-state.tsx";
-import { languageInfo } from "../../../lib/i18n/languages.ts";
 import type { LocalText } from "../../../lib/i18n/pick-translation.ts";
 import { useFormat } from "../../../lib/i18n/use-format.ts";
 import { paths } from "../../../lib/paths.ts";
-import { useLabs, useLabTitles } from "../../labs/api/get-labs.ts";
+import { useUrlFilters } from "../../../lib/url-filters.ts";
+import { useLabTitles } from "../../labs/api/get-labs.ts";
+import { LabSelect } from "../../labs/components/lab-select.tsx";
 import { auditSearch, useAuditLog, type AuditFilters } from "../api/get-audit.ts";
 import "../audit.css";
 
 /** Who did what, when and from where: filtered by the URL, newest first, exportable as JSON lines. */
 export function AuditPage() {
   const { t } = useTranslation();
-  const [searchParams, setSearchParams] = useSearchParams();
+  const [searchParams, setFilters] = useUrlFilters();
   const filters = useMemo(() => readFilters(searchParams), [searchParams]);
   const query = useAuditLog(filters);
   const labTitle = useLabTitles();
   const entries = query.data?.pages.flatMap((page) => page.items) ?? [];
 
-  const change = (name: keyof AuditFilters, value: string) =>
-    setSearchParams(
-      (current) => {
-        const next = new URLSearchParams(current);
-        if (value.trim()) next.set(name, value.trim());
-        else next.delete(name);
-        return next;
-      },
-      { replace: true },
-    );
+  const change = (name: keyof AuditFilters, value: string) => setFilters({ [name]: value });
 
   return (
     <main className="page page-wide">
@@ -89,8 +82,7 @@ function AuditFilterBar({
   onChange: (name: keyof AuditFilters, value: string) => void;
 }) {
   const { t } = useTranslation();
-  const labs = useLabs();
-  const ids = { user: useId(), action: useId(), lab: useId(), session: useId() };
+  const actionId = useId();
   return (
     <form
       className="filters"
@@ -98,29 +90,18 @@ function AuditFilterBar({
       aria-label={t("audit.filters.label")}
       onSubmit={(event) => event.preventDefault()}
     >
+      <FilterTextField
+        label={t("audit.filters.person")}
+        placeholder={t("sessions.filters.exactUsername")}
+        value={filters.user ?? ""}
+        onApply={(value) => onChange("user", value)}
+      />
       <div className="field">
-        <label className="field-label" htmlFor={ids.user}>
-          {t("audit.filters.person")}
-        </label>
-        <input
-          id={ids.user}
-          type="search"
-          placeholder={t("sessions.filters.exactUsername")}
-          autoComplete="off"
-          key={filters.user ?? ""}
-          defaultValue={filters.user ?? ""}
-          onBlur={(event) => onChange("user", event.target.value)}
-          onKeyDown={(event) => {
-            if (event.key === "Enter") onChange("user", event.currentTarget.value);
-          }}
-        />
-      </div>
-      <div className="field">
-        <label className="field-label" htmlFor={ids.action}>
+        <label className="field-label" htmlFor={actionId}>
           {t("audit.filters.action")}
         </label>
         <select
-          id={ids.action}
+          id={actionId}
           value={filters.action ?? ""}
           onChange={(event) => onChange("action", event.target.value)}
         >
@@ -132,40 +113,13 @@ function AuditFilterBar({
           ))}
         </select>
       </div>
-      <div className="field">
-        <label className="field-label" htmlFor={ids.lab}>
-          {t("sessions.filters.lab")}
-        </label>
-        <select
-          id={ids.lab}
-          value={filters.lab ?? ""}
-          onChange={(event) => onChange("lab", event.target.value)}
-        >
-          <option value="">{t("sessions.filters.allLabs")}</option>
-          {labs.data?.map((lab) => (
-            <option key={lab.id} value={lab.id} lang={languageInfo[lab.title.lang].tag}>
-              {lab.title.text}
-            </option>
-          ))}
-        </select>
-      </div>
-      <div className="field">
-        <label className="field-label" htmlFor={ids.session}>
-          {t("audit.filters.session")}
-        </label>
-        <input
-          id={ids.session}
-          type="search"
-          placeholder={t("audit.filters.sessionId")}
-          autoComplete="off"
-          key={filters.session ?? ""}
-          defaultValue={filters.session ?? ""}
-          onBlur={(event) => onChange("session", event.target.value)}
-          onKeyDown={(event) => {
-            if (event.key === "Enter") onChange("session", event.currentTarget.value);
-          }}
-        />
-      </div>
+      <LabSelect value={filters.lab ?? ""} onChange={(lab) => onChange("lab", lab)} />
+      <FilterTextField
+        label={t("audit.filters.session")}
+        placeholder={t("audit.filters.sessionId")}
+        value={filters.session ?? ""}
+        onApply={(value) => onChange("session", value)}
+      />
     </form>
   );
 }

@@ -1,6 +1,6 @@
 import "@xterm/xterm/css/xterm.css";
 import "./console.css";
-import { useRef } from "react";
+import { useEffect, useRef } from "react";
 import { useTranslation } from "react-i18next";
 import { consoleUrl } from "../api/console-url.ts";
 import { ConsoleToolbar } from "./console-toolbar.tsx";
@@ -8,12 +8,21 @@ import { KeyBar } from "./key-bar.tsx";
 import { PasteDialog } from "./paste-dialog.tsx";
 import { useConsoleState, useConsoleTerminal } from "./use-console-terminal.ts";
 
+export interface ConsoleViewProps {
+  sessionId: string;
+  observe: boolean;
+  /** Told whenever the live console becomes connected or stops being so (the page's boot log follows it). */
+  onConnectionChange?: (connected: boolean) => void;
+}
+
 /** The terminal with its controls. Loaded lazily (see console-panel.tsx). */
-export default function ConsoleView({ sessionId, observe }: { sessionId: string; observe: boolean }) {
+export default function ConsoleView({ sessionId, observe, onConnectionChange }: ConsoleViewProps) {
   const { t } = useTranslation();
   const hostRef = useRef<HTMLDivElement>(null);
   const terminal = useConsoleTerminal(hostRef, consoleUrl(sessionId, observe));
   const state = useConsoleState(terminal);
+  const connected = state?.status.kind === "connected";
+  useEffect(() => onConnectionChange?.(connected), [connected, onConnectionChange]);
 
   return (
     <section

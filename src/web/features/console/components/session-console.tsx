@@ -4,8 +4,17 @@ import type { Session } from "../../../../common/api.ts";
 import { useSignedInUser } from "../../auth/components/signed-in-user.ts";
 import { ConsolePanel } from "./console-panel.tsx";
 
-/** The console section of a session page: the owner types, staff observe. */
-export function SessionConsole({ session }: { session: Session }) {
+/**
+ * The console section of a session page: the owner types, staff observe. `onConnectionChange` hears
+ * when the live console connects or drops (the page keeps the boot log open until it connects).
+ */
+export function SessionConsole({
+  session,
+  onConnectionChange,
+}: {
+  session: Session;
+  onConnectionChange?: (connected: boolean) => void;
+}) {
   const { t } = useTranslation();
   const me = useSignedInUser();
   const [opened, setOpened] = useState(false);
@@ -16,7 +25,11 @@ export function SessionConsole({ session }: { session: Session }) {
     <div className="session-console">
       <h2 className="section-title">{t("console.title")}</h2>
       {opened ? (
-        <ConsolePanel sessionId={session.id} observe={me.username !== session.owner} />
+        <ConsolePanel
+          sessionId={session.id}
+          observe={me.username !== session.owner}
+          onConnectionChange={onConnectionChange}
+        />
       ) : (
         <p className="muted">
           {session.status === "starting" ? t("console.opensWhenRunning") : t("console.onlyWhileRunning")}

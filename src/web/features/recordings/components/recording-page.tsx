@@ -3,19 +3,22 @@
 import { useQuery } from "@tanstack/react-query";
 import { lazy, Suspense } from "react";
 import { useTranslation } from "react-i18next";
-import { useParams } from "react-router";
+import { Link, useParams } from "react-router";
 import { ErrorPanel, Loading } from "../../../components/page-state.tsx";
 import { ApiError } from "../../../lib/api-error.ts";
+import { paths } from "../../../lib/paths.ts";
+import { isStaff } from "../../auth/components/role-label.ts";
+import { useSignedInUser } from "../../auth/components/signed-in-user.ts";
+import { recordingFileUrl } from "../api/recording-url.ts";
 import { parseCast } from "../lib/asciicast-player.ts";
 
 const RecordingPlayer = lazy(() => import("./recording-player.tsx"));
 
-function recordingUrl(sessionId: string): string {
-  return `/api/sessions/${encodeURIComponent(sessionId)}/recording`;
-}
-
 async function fetchCast(sessionId: string) {
-  const response = await fetch(recordingUrl(sessionId), { credentials: "same-origin", cache: "no-store" });
+  const response = await fetch(recordingFileUrl(sessionId), {
+    credentials: "same-origin",
+    cache: "no-store",
+  });
   if (!response.ok) throw new ApiError(response.status, "http", `HTTP ${response.status}`);
   return parseCast(await response.text());
 }
@@ -23,15 +26,21 @@ async function fetchCast(sessionId: string) {
 export function RecordingPage() {
   const { t } = useTranslation();
   const { sessionId = "" } = useParams();
+  const me = useSignedInUser();
   const query = useQuery({ queryKey: ["recording", sessionId], queryFn: () => fetchCast(sessionId) });
 
   return (
     <main className="page">
       <title>{t("app.pageTitle", { page: t("recordings.title") })}</title>
+      <p>
+        <Link to={paths.recordings.to()} className="back-link">
+          {isStaff(me.role) ? t("recordings.list.back") : t("recordings.list.ownBack")}
+        </Link>
+      </p>
       <h1 className="page-title">{t("recordings.title")}</h1>
       <p>
         <code>{sessionId}</code>{" "}
-        <a href={recordingUrl(sessionId)} download={`${sessionId}.cast`}>
+        <a href={recordingFileUrl(sessionId)} download={`${sessionId}.cast`}>
           {t("recordings.download")}
         </a>
       </p>

@@ -10,10 +10,14 @@ export function getBootLog(sessionId: string, signal?: AbortSignal): Promise<Boo
   return apiRequest(`/sessions/${encodeURIComponent(sessionId)}/boot-log`, { schema: BootLog, signal });
 }
 
-export function useBootLog(sessionId: string) {
+/**
+ * `follow`: poll while the VM boots; otherwise fetch once each time the log is shown. A VM whose
+ * serial console log is off never gets one, so there is nothing to follow.
+ */
+export function useBootLog(sessionId: string, { follow }: { follow: boolean }) {
   return useQuery({
     queryKey: [...sessionKeys.detail(sessionId), "boot-log"],
     queryFn: ({ signal }) => getBootLog(sessionId, signal),
-    refetchInterval: bootLogPollMs,
+    refetchInterval: (query) => (follow && query.state.data?.logging !== "off" ? bootLogPollMs : false),
   });
 }

@@ -1,8 +1,7 @@
 import { useEffect, useId, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { sessionStatuses, type SessionStatus } from "../../../../common/api.ts";
-import { languageInfo } from "../../../lib/i18n/languages.ts";
-import { useLabs } from "../../labs/api/get-labs.ts";
+import { LabSelect } from "../../labs/components/lab-select.tsx";
 
 export interface SessionFilterValues {
   lab: string;
@@ -21,10 +20,9 @@ export function SessionFilterBar({
   onChange: (changes: Partial<SessionFilterValues>) => void;
 }) {
   const { t } = useTranslation();
-  const labs = useLabs();
   // Labels point at their controls with ids: a label wrapped around a <select> would also take in the
   // option texts, and "Status" would no longer name the status filter.
-  const ids = { lab: useId(), status: useId(), student: useId() };
+  const ids = { status: useId(), student: useId() };
   const [student, setStudent] = useState(values.student);
 
   // Follow outside changes (back button, a cleared filter) without fighting the person typing.
@@ -47,19 +45,7 @@ export function SessionFilterBar({
       aria-label={t("sessions.filters.label")}
       onSubmit={(event) => event.preventDefault()}
     >
-      <div className="field">
-        <label className="field-label" htmlFor={ids.lab}>
-          {t("sessions.filters.lab")}
-        </label>
-        <select id={ids.lab} value={values.lab} onChange={(event) => onChange({ lab: event.target.value })}>
-          <option value="">{t("sessions.filters.allLabs")}</option>
-          {labs.data?.map((lab) => (
-            <option key={lab.id} value={lab.id} lang={languageInfo[lab.title.lang].tag}>
-              {lab.title.text}
-            </option>
-          ))}
-        </select>
-      </div>
+      <LabSelect value={values.lab} onChange={(lab) => onChange({ lab })} />
       <div className="field">
         <label className="field-label" htmlFor={ids.status}>
           {t("sessions.filters.status")}

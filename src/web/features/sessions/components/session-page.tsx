@@ -1,3 +1,4 @@
+import { useCallback, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { Link, useNavigate, useParams } from "react-router";
 import type { Session } from "../../../../common/api.ts";
@@ -12,7 +13,7 @@ import { HelpPanel } from "../../help/components/help-panel.tsx";
 import { SelfCheckPanel } from "../../grading/components/self-check-panel.tsx";
 import { useLabTitles } from "../../labs/api/get-labs.ts";
 import { useSession } from "../api/get-session.ts";
-import { BootLogPanel } from "./boot-log-panel.tsx";
+import { BootLogPanel, EarlierBootLog } from "./boot-log-panel.tsx";
 import { SessionCard } from "./session-card.tsx";
 
 export function SessionPage() {
@@ -69,6 +70,7 @@ function SessionDetails({ session }: { session: Session }) {
   const format = useFormat();
   const labTitle = useLabTitles();
   const navigate = useNavigate();
+  const bootLog = useBootLogPlacement(session);
   return (
     <>
       <SessionCard
@@ -91,12 +93,35 @@ function SessionDetails({ session }: { session: Session }) {
         <dd>{format.dateTime(session.expiresAt)}</dd>
       </dl>
       <HelpPanel session={session} />
-      {session.status === "starting" && <BootLogPanel sessionId={session.id} />}
-      <SessionConsole key={session.id} session={session} />
+      {bootLog.shown && !bootLog.folded && <BootLogPanel sessionId={session.id} />}
+      <SessionConsole key={session.id} session={session} onConnectionChange={bootLog.onConsoleConnection} />
+      {/* Below the console, so the connected console keeps its place on the screen. */}
+      {bootLog.shown && bootLog.folded && <EarlierBootLog sessionId={session.id} />}
       <p>
         <Link to={paths.recording.to(session.id)}>{t("recordings.replay")}</Link>
       </p>
       <SelfCheckPanel session={session} />
     </>
   );
+}
+
+/**
+ * The boot log stays open, following the boot, until the live console has connected: it may take a
+ * moment, or fail (kicked, refused). Then it folds away. A restart boots the VM again, so when the
+ * session goes back to starting it opens again, unless the console is connected right now.
+ */
+function useBootLogPlacement(session: Session) {
+  const [consoleConnected, setConsoleConnected] = useState(false);
+  const [folded, setFolded] = useState(false);
+  const [seenStatus, setSeenStatus] = useState(session.status);
+  if (session.status !== seenStatus) {
+    setSeenStatus(session.status);
+    if (session.status === "starting") setFolded(consoleConnected);
+  }
+  const onConsoleConnection = useCallback((connected: boolean) => {
+    setConsoleConnected(connected);
+    if (connected) setFolded(true);
+  }, []);
+  const shown = session.status === "starting" || session.status === "running";
+  return { shown, folded, onConsoleConnection };
 }

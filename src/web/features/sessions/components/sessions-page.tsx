@@ -1,9 +1,10 @@
-import { useCallback, useMemo } from "react";
+import { useMemo } from "react";
 import { useTranslation } from "react-i18next";
 import { Link, useSearchParams } from "react-router";
 import { SessionStatus } from "../../../../common/api.ts";
 import { ErrorPanel, Loading, RefreshWarning } from "../../../components/page-state.tsx";
 import { paths } from "../../../lib/paths.ts";
+import { useUrlFilters } from "../../../lib/url-filters.ts";
 import { useLabTitles } from "../../labs/api/get-labs.ts";
 import { useSessions, type SessionFilters } from "../api/get-sessions.ts";
 import { StaleNotice } from "./stale-notice.tsx";
@@ -16,7 +17,8 @@ const pageSize = 50;
 /** TAs' and instructors' live view of every session, filtered and paged on the server. */
 export function SessionsPage() {
   const { t } = useTranslation();
-  const [searchParams, setSearchParams] = useSearchParams();
+  const [searchParams, setFilters] = useUrlFilters();
+  const [, setSearchParams] = useSearchParams();
   const values = useMemo(() => readFilterValues(searchParams), [searchParams]);
   const page = readPage(searchParams);
   const filters: SessionFilters = {
@@ -28,25 +30,6 @@ export function SessionsPage() {
   };
   const query = useSessions(filters);
   const labTitle = useLabTitles();
-
-  const changeFilters = useCallback(
-    (changes: Partial<SessionFilterValues>) => {
-      setSearchParams(
-        (current) => {
-          const next = new URLSearchParams(current);
-          for (const [name, value] of Object.entries(changes)) {
-            if (value) next.set(name, value);
-            else next.delete(name);
-          }
-          // A different filter is a different result set: start at its first page.
-          next.delete("page");
-          return next;
-        },
-        { replace: true },
-      );
-    },
-    [setSearchParams],
-  );
 
   const goToPage = (nextPage: number) =>
     setSearchParams((current) => {
@@ -63,7 +46,7 @@ export function SessionsPage() {
     <main className="page page-wide">
       <title>{t("app.pageTitle", { page: t("sessions.page.title") })}</title>
       <h1 className="page-title">{t("sessions.page.title")}</h1>
-      <SessionFilterBar values={values} onChange={changeFilters} />
+      <SessionFilterBar values={values} onChange={setFilters} />
       {values.lab && (
         <p>
           <Link to={paths.labWall.to(values.lab)}>{t("wall.open")}</Link>
