@@ -1,9 +1,10 @@
 import { expect, test } from "./fixtures.ts";
 import { expectAccessible } from "./support/accessibility.ts";
 import { ConsoleView } from "./pages/console-view.ts";
+import { RecordingPlayer } from "./pages/recording-player.ts";
 import { WallPage } from "./pages/wall-page.ts";
 
-test("a TA watches three students on the class wall and answers a raised hand by observing", async ({
+test("a TA watches three students on the class wall, answers a raised hand by observing, then replays a recording", async ({
   apiAs,
   pageAs,
   lab,
@@ -52,4 +53,20 @@ test("a TA watches three students on the class wall and answers a raised hand by
   await wall.page.getByRole("button", { name: "Acknowledge" }).click();
   await expect(wall.page.getByTestId("hand-badge")).toHaveText("✋ Answered by tara");
   await expect(bob.getByTestId("hand-badge")).toHaveText("✋ Answered by tara");
+
+  // Afterwards the TA replays what Alice's console showed, found through the recordings list.
+  const nav = wall.page.getByRole("navigation", { name: "Main" });
+  await nav.getByRole("link", { name: "Recordings" }).click();
+  const studentFilter = wall.page.getByLabel("Student", { exact: true });
+  await studentFilter.fill("alice");
+  await studentFilter.press("Enter");
+  const recordings = wall.page.getByRole("table", { name: "Console recordings" });
+  await recordings
+    .getByRole("row")
+    .filter({ hasText: aliceSession!.id })
+    .getByRole("link", { name: "Replay" })
+    .click();
+  const player = new RecordingPlayer(wall.page);
+  await player.play("8");
+  await expect(player.screen).toContainText("on-the-wall");
 });

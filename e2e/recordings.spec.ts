@@ -1,5 +1,6 @@
 import { expect, test } from "./fixtures.ts";
 import { ConsoleView } from "./pages/console-view.ts";
+import { RecordingPlayer } from "./pages/recording-player.ts";
 
 test("a TA replays a student's console recording: play, seek, speed and download", async ({
   apiAs,
@@ -18,16 +19,14 @@ test("a TA replays a student's console recording: play, seek, speed and download
 
   const ta = await pageAs("tara");
   await ta.goto(`/recordings/${session.id}`);
-  const player = ta.getByRole("region", { name: "Recording player" });
-  const screen = player.getByTestId("recording-screen").locator(".xterm-rows");
-  await player.getByRole("combobox").selectOption("8");
-  await player.getByRole("button", { name: "Play" }).click();
-  await expect(screen).toContainText("recorded-for-replay");
-  await expect(player.getByRole("button", { name: "Play" })).toBeVisible();
+  const player = new RecordingPlayer(ta);
+  await player.play("8");
+  await expect(player.screen).toContainText("recorded-for-replay");
+  await expect(player.playButton).toBeVisible();
 
   // Seeking to the start shows the screen as it was before anything was printed.
-  await player.getByRole("slider").fill("0");
-  await expect(screen).not.toContainText("recorded-for-replay");
+  await player.seekToStart();
+  await expect(player.screen).not.toContainText("recorded-for-replay");
 
   const download = ta.waitForEvent("download");
   await ta.getByRole("link", { name: "Download (.cast)" }).click();
@@ -85,12 +84,9 @@ test("a deleted session's recording is found on the recordings list; a student's
 
   await aliceRow.getByRole("link", { name: "Replay" }).click();
   await expect(ta).toHaveURL(`/recordings/${recorded.alice}`);
-  const player = ta.getByRole("region", { name: "Recording player" });
-  await player.getByRole("combobox").selectOption("8");
-  await player.getByRole("button", { name: "Play" }).click();
-  await expect(player.getByTestId("recording-screen").locator(".xterm-rows")).toContainText(
-    "listed-for-alice",
-  );
+  const player = new RecordingPlayer(ta);
+  await player.play("8");
+  await expect(player.screen).toContainText("listed-for-alice");
   await expect(ta.getByRole("link", { name: "Download (.cast)" })).toHaveAttribute(
     "href",
     `/api/sessions/${recorded.alice}/recording`,
