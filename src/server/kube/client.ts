@@ -1,7 +1,6 @@
 // All access to the Kubernetes API. Nothing else in the server builds an API path or sees the
 // credentials; callers get typed objects, KubeStatusError or ClusterUnavailableError.
 import {
-  ApiException,
   CoreV1Api,
   CustomObjectsApi,
   KubeConfig,
@@ -12,13 +11,14 @@ import {
   type ResponseContext,
   type V1Secret,
 } from "@kubernetes/client-node";
+import { countedCalls, statusError, translate } from "./api-call.ts";
 import { createConsoleConnector, type ConsoleConnector } from "./console-stream.ts";
-import { ClusterUnavailableError, KubeStatusError } from "./errors.ts";
+import { KubeStatusError } from "./errors.ts";
 import { createPortForwarder, type PortForwarder } from "./portforward.ts";
 import { sendRaw } from "./raw-request.ts";
-import type { KubeOutcome, KubeRequestCounter, KubeVerb } from "./request-counter.ts";
+import type { KubeRequestCounter } from "./request-counter.ts";
 import type { Secret, VirtualMachine, VirtualMachineInstance } from "./types.ts";
-import { openWatch, WatchRefusedError } from "./watch-request.ts";
+import { openWatch } from "./watch-request.ts";
 
 export type ConfiguredCluster = { kind: "kubeconfig"; path: string } | { kind: "in-cluster" };
 
@@ -127,20 +127,7 @@ export function createClusterClient(
   const core = kubeConfig.makeApiClient(CoreV1Api);
   const versions = kubeConfig.makeApiClient(VersionApi);
 
-  async function send<T>(
-    verb: KubeVerb,
-    call: () => Promise<{ httpStatusCode: number; data: T }>,
-  ): Promise<T> {
-    try {
-      const answer = await call();
-      counter.record(verb, answer.httpStatusCode);
-      return answer.data;
-    } catch (error) {
-      const translated = translate(error);
-      counter.record(verb, outcomeOf(translated));
-      throw translated;
-    }
-  }
+  const send = countedCalls(counter);
 
   function kubevirtResource<T>(plural: string): WatchableResource<T> {
     return {
@@ -227,14 +214,10 @@ export function createClusterClient(
     },
     async restartVirtualMachine(name) {
       const path = `/apis/subresources.kubevirt.io/v1/namespaces/${encodeURIComponent(namespace)}/virtualmachines/${encodeURIComponent(name)}/restart`;
-      try {
+      await send("update", async () => {
         const answer = await sendRaw(kubeConfig, "PUT", path, {});
-        counter.record("update", answer.status);
-      } catch (error) {
-        const translated = translate(error);
-        counter.record("update", outcomeOf(translated));
-        throw translated;
-      }
+        return { httpStatusCode: answer.status, data: answer.text };
+      });
     },
     async serverVersion() {
       const info = await send("get", () => versions.getCodeWithHttpInfo());
@@ -307,37 +290,4 @@ function toWatchEvent<T>(line: unknown): WatchEvent<T> {
     return { type, resourceVersion: metadata?.resourceVersion ?? "" };
   }
   return { type: "ERROR", error: statusError(object, 500) };
-}
-
-interface StatusBody {
-  code?: number;
-  reason?: string;
-  message?: string;
-}
-
-function statusError(body: unknown, fallbackCode: number): KubeStatusError {
-  let status: StatusBody = {};
-  if (typeof body === "string") {
-    try {
-      status = JSON.parse(body) as StatusBody;
-    } catch {
-      status = {};
-    }
-  } else if (body && typeof body === "object") {
-    status = body as StatusBody;
-  }
-  const code = typeof status.code === "number" ? status.code : fallbackCode;
-  return new KubeStatusError(code, status.reason ?? "", status.message ?? `HTTP ${code}`);
-}
-
-/** Any failure of a client-node call as KubeStatusError (it answered) or ClusterUnavailableError (it did not). */
-export function translate(error: unknown): KubeStatusError | ClusterUnavailableError {
-  if (error instanceof KubeStatusError || error instanceof ClusterUnavailableError) return error;
-  if (error instanceof ApiException) return statusError(error.body, error.code);
-  if (error instanceof WatchRefusedError) return statusError(error.body, error.statusCode);
-  return new ClusterUnavailableError(error);
-}
-
-export function outcomeOf(error: unknown): KubeOutcome {
-  return error instanceof KubeStatusError ? error.statusCode : "error";
 }

@@ -9,9 +9,9 @@ import {
   VersionApi,
   type KubeConfig,
 } from "@kubernetes/client-node";
-import { outcomeOf, translate } from "./client.ts";
+import { countedCalls } from "./api-call.ts";
 import { ClusterUnavailableError, KubeStatusError } from "./errors.ts";
-import type { KubeVerb, KubeRequestCounter } from "./request-counter.ts";
+import type { KubeRequestCounter } from "./request-counter.ts";
 import type { ObjectMeta } from "./types.ts";
 
 /** The KubeVirt custom resource, only the fields the console reads. */
@@ -81,20 +81,7 @@ export function createClusterFacts(kubeConfig: KubeConfig, counter: KubeRequestC
   const versions = kubeConfig.makeApiClient(VersionApi);
   const authorization = kubeConfig.makeApiClient(AuthorizationV1Api);
 
-  async function send<T>(
-    verb: KubeVerb,
-    call: () => Promise<{ httpStatusCode: number; data: T }>,
-  ): Promise<T> {
-    try {
-      const answer = await call();
-      counter.record(verb, answer.httpStatusCode);
-      return answer.data;
-    } catch (error) {
-      const translated = translate(error);
-      counter.record(verb, outcomeOf(translated));
-      throw translated;
-    }
-  }
+  const send = countedCalls(counter);
 
   return {
     async kubernetesVersion() {

@@ -2,8 +2,8 @@
 // (src/server/coordination). Every write after the first names the resourceVersion it read, so
 // two replicas racing for one lease cannot both win: the slower one gets a 409.
 import { CoordinationV1Api, V1MicroTime, type KubeConfig, type V1Lease } from "@kubernetes/client-node";
-import { outcomeOf, translate } from "./client.ts";
-import type { KubeRequestCounter, KubeVerb } from "./request-counter.ts";
+import { countedCalls } from "./api-call.ts";
+import type { KubeRequestCounter } from "./request-counter.ts";
 
 export interface LeaseRecord {
   name: string;
@@ -51,20 +51,7 @@ export function createLeaseClient(
   const { namespace, counter } = options;
   const api = kubeConfig.makeApiClient(CoordinationV1Api);
 
-  async function send<T>(
-    verb: KubeVerb,
-    call: () => Promise<{ httpStatusCode: number; data: T }>,
-  ): Promise<T> {
-    try {
-      const answer = await call();
-      counter?.record(verb, answer.httpStatusCode);
-      return answer.data;
-    } catch (error) {
-      const translated = translate(error);
-      counter?.record(verb, outcomeOf(translated));
-      throw translated;
-    }
-  }
+  const send = countedCalls(counter);
 
   function toBody(lease: LeaseSpecWrite, resourceVersion?: string): V1Lease {
     return {
