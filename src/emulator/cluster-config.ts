@@ -4,7 +4,7 @@
 import { readFileSync } from "node:fs";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
-import { parseMillicores, parseQuantity } from "./quantity.ts";
+import { parseMillicores, parseQuantity } from "../common/quantity.ts";
 
 const quantity = z
   .union([z.string(), z.number()])

@@ -4,7 +4,7 @@
 // selectors rely on.
 import { createHash } from "node:crypto";
 import { field, isJsonObject, stringField, type KubeObject } from "../objects.ts";
-import { formatBytes, formatMillicores, parseMillicores, parseQuantity } from "../quantity.ts";
+import { formatBytes, formatMillicores, parseMillicores, parseQuantity } from "../../common/quantity.ts";
 
 const mebibyte = 2 ** 20;
 // Sidecar requests: pkg/virt-controller/services/serialconsolelog.go.

@@ -2,7 +2,7 @@
 // count and KubeVirt devices cover its requests plus those of the pods already running there.
 // Failures read like kube-scheduler's ("0/3 nodes are available: 3 Insufficient memory.").
 import { field, isJsonObject, stringField, type KubeObject } from "../objects.ts";
-import { parseMillicores, parseQuantity } from "../quantity.ts";
+import { parseMillicores, parseQuantity } from "../../common/quantity.ts";
 import { nodes, pods } from "../resources.ts";
 import type { ObjectStore } from "../store.ts";
 

@@ -1,9 +1,8 @@
-// The capacity arithmetic: KubeVirt's launcher-pod formula, quantities, and placing pods on nodes.
+// The capacity arithmetic: KubeVirt's launcher-pod formula and placing pods on nodes.
 import { describe, expect, it } from "vitest";
 import type { Node } from "../kube/cluster-facts.ts";
 import { launcherPodRequest, memoryOverheadBytes } from "./launcher-resources.ts";
 import { countFits, nodeRooms, whyNotForVms } from "./node-room.ts";
-import { parseMillicores, parseQuantity } from "./quantity.ts";
 
 const gib = 2 ** 30;
 const mib = 2 ** 20;
@@ -41,19 +40,6 @@ describe("the launcher pod of a VM", () => {
     expect(
       Math.round(memoryOverheadBytes({ vcpus: 1, memoryBytes: gib }, "1.5") / plain / 0.001) * 0.001,
     ).toBe(1.5);
-  });
-});
-
-describe("quantities", () => {
-  it("reads the suffixes nodes report", () => {
-    expect(parseQuantity("128Gi")).toBe(128 * gib);
-    expect(parseQuantity("131817884Ki")).toBe(131_817_884 * 1024);
-    expect(parseQuantity("1k")).toBe(1000);
-    expect(parseQuantity("1e3")).toBe(1000);
-    expect(parseQuantity("lots")).toBeUndefined();
-    expect(parseMillicores("31750m")).toBe(31_750);
-    expect(parseMillicores("2")).toBe(2000);
-    expect(parseMillicores("0.1")).toBe(100);
   });
 });
 

@@ -3,7 +3,7 @@
 // what is already there; among the nodes that fit, the one with the most free memory wins.
 import type { Node } from "../kube/cluster-facts.ts";
 import type { PodRequest } from "./launcher-resources.ts";
-import { parseMillicores, parseQuantity } from "./quantity.ts";
+import { parseMillicores, parseQuantity } from "../../common/quantity.ts";
 
 export const kvmDevice = "devices.kubevirt.io/kvm";
 /** virt-handler labels the nodes it serves; KubeVirt puts this nodeSelector on every launcher pod. */

@@ -8,7 +8,7 @@ import {
   launcherPodRequest,
 } from "../capacity/launcher-resources.ts";
 import { kvmDevice } from "../capacity/node-room.ts";
-import { parseQuantity } from "../capacity/quantity.ts";
+import { parseQuantity } from "../../common/quantity.ts";
 import { describePermission, type ForbiddenPermission, type Permission } from "./permissions.ts";
 import {
   atLeast,

@@ -1,4 +1,6 @@
-// Kubernetes resource quantities ("4Gi", "500m", "1k", 2) as plain numbers.
+// Kubernetes resource quantities ("4Gi", "500m", "1.5e3", 2) as plain numbers, and back into the
+// API server's canonical form. The emulator sizes and schedules pods with them; the BFF reads nodes'
+// allocatable resources and the launcher pods' requests with the same rules.
 
 const binarySuffixes: Record<string, number> = {
   Ki: 2 ** 10,
@@ -20,25 +22,28 @@ const decimalSuffixes: Record<string, number> = {
   P: 1e15,
   E: 1e18,
 };
+const quantityPattern =
+  /^([+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))(?:([eE][+-]?[0-9]+)|(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE])?)$/;
 
-/** The quantity's value in base units (bytes, cores), or undefined when it is not a quantity. */
+/** The value in base units (bytes, cores, devices); undefined for anything that is not a quantity. */
 export function parseQuantity(quantity: unknown): number | undefined {
   if (typeof quantity === "number") return Number.isFinite(quantity) ? quantity : undefined;
   if (typeof quantity !== "string") return undefined;
-  const match =
-    /^([+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))(?:([eE][+-]?[0-9]+)|(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE])?)$/.exec(
-      quantity.trim(),
-    );
+  const match = quantityPattern.exec(quantity.trim());
   if (!match) return undefined;
-  const number = Number(match[1]);
-  if (match[2]) return number * 10 ** Number(match[2].slice(1));
-  const suffix = match[3] ?? "";
-  return number * (binarySuffixes[suffix] ?? decimalSuffixes[suffix] ?? 1);
+  const [, number = "", exponent, suffix = ""] = match;
+  const scale = exponent
+    ? 10 ** Number(exponent.slice(1))
+    : (binarySuffixes[suffix] ?? decimalSuffixes[suffix] ?? NaN);
+  const value = Number(number) * scale;
+  return Number.isFinite(value) ? value : undefined;
 }
 
+/** A CPU quantity in millicores, rounded up as Kubernetes does ("0.0001" is 1m). */
 export function parseMillicores(quantity: unknown): number | undefined {
   const cores = parseQuantity(quantity);
-  return cores === undefined ? undefined : Math.round(cores * 1000);
+  // Rounded to whole microcores first, so binary fractions (0.1 * 1000) do not round 100 up to 101.
+  return cores === undefined ? undefined : Math.ceil(Math.round(cores * 1e6) / 1e3);
 }
 
 /** CPU in the API server's canonical form: "200m", "2". */
