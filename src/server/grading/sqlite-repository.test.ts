@@ -7,31 +7,14 @@ import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { DatabaseUnavailableError } from "../db/errors.ts";
 import { gradingDatabaseName, gradingMigrations, openGradingDatabase } from "../db/grading-database.ts";
+import { repositoryInFreshFolder } from "../db/testing/repository-harness.ts";
 import { SqliteGradingRepository } from "./sqlite-repository.ts";
 import { describeGradingRepositoryContract } from "./testing/repository-contract.ts";
 import { gradableResult } from "./testing/result-builders.ts";
 
-describeGradingRepositoryContract("SQLite", async () => {
-  const dir = await mkdtemp(path.join(tmpdir(), "grading-db-"));
-  const open: SqliteGradingRepository[] = [];
-  const openOne = () => {
-    const repository = SqliteGradingRepository.open(dir);
-    open.push(repository);
-    return repository;
-  };
-  const repository = openOne();
-  return {
-    repository,
-    async reopen() {
-      await repository.close();
-      return openOne();
-    },
-    async cleanup() {
-      await Promise.all(open.map((each) => each.close()));
-      await rm(dir, { recursive: true, force: true });
-    },
-  };
-});
+describeGradingRepositoryContract("SQLite", () =>
+  repositoryInFreshFolder((dataDir) => SqliteGradingRepository.open(dataDir)),
+);
 
 describe("the SQLite grading database", () => {
   let dir: string;

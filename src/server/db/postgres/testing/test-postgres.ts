@@ -10,6 +10,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
+import { reopenableRepository, type RepositoryHarness } from "../../testing/repository-harness.ts";
 
 export interface TestPostgres {
   /** A superuser connection to the server's `postgres` database. */
@@ -48,33 +49,16 @@ export async function createTestSchema(server: TestPostgres): Promise<TestSchema
   };
 }
 
-/**
- * The harness a repository contract suite wants, on a fresh schema: the repository, a way to reopen
- * it as a restarted console would, and a clean-up that closes every copy and drops the schema.
- */
+/** A repository on a fresh schema of its own (see db/testing/repository-harness.ts). */
 export async function repositoryInFreshSchema<Repository extends { close(): Promise<void> }>(
   server: TestPostgres,
   open: (url: string) => Promise<Repository>,
-): Promise<{ repository: Repository; reopen(): Promise<Repository>; cleanup(): Promise<void> }> {
+): Promise<RepositoryHarness<Repository>> {
   const schema = await createTestSchema(server);
-  const opened: Repository[] = [];
-  const openOne = async () => {
-    const repository = await open(schema.url);
-    opened.push(repository);
-    return repository;
-  };
-  const repository = await openOne();
-  return {
-    repository,
-    async reopen() {
-      await repository.close();
-      return openOne();
-    },
-    async cleanup() {
-      await Promise.all(opened.map((each) => each.close()));
-      await schema.drop();
-    },
-  };
+  return reopenableRepository(
+    () => open(schema.url),
+    () => schema.drop(),
+  );
 }
 
 /** One statement on a connection of its own, as another program would run it. */
