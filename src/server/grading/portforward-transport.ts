@@ -4,6 +4,7 @@ import { agentDefaultPort } from "../../common/agent-protocol.ts";
 import { ClusterUnavailableError, KubeStatusError } from "../kube/errors.ts";
 import type { PortForwarder } from "../kube/portforward.ts";
 import { AgentUnreachableError, type ConnectToAgent } from "./agent-client.ts";
+import { abortableDelay } from "./abortable-delay.ts";
 
 export interface PortForwardTransportOptions {
   /** The agent's port inside the guest. */
@@ -32,7 +33,7 @@ export function createPortForwardTransport(
       } catch (error) {
         if (signal.aborted) throw error;
         if (isRefusedPort(error) && Date.now() + retryEveryMs < giveUpAt) {
-          await delay(retryEveryMs, signal);
+          await abortableDelay(retryEveryMs, signal);
           continue;
         }
         throw explain(sessionId, error);
@@ -70,18 +71,4 @@ function explainRefusal(sessionId: string, error: KubeStatusError): string {
   }
   if (status === 500) return `The VM did not accept a connection to its grading agent${why}.`;
   return `The cluster refused the port-forward to the VM (HTTP ${status}${why}).`;
-}
-
-function delay(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
 }

@@ -14,6 +14,7 @@ import { scoreChecks, type SessionResult } from "../../common/grading.ts";
 import type { Lab, LabCheck } from "../../common/lab.ts";
 import { DatabaseUnavailableError } from "../db/errors.ts";
 import { HttpError, invalid, notFound } from "../http/errors.ts";
+import { abortableDelay } from "./abortable-delay.ts";
 import { AgentUnreachableError, type AgentClient } from "./agent-client.ts";
 import { toGradesCsv, toLabGrades } from "./export.ts";
 import { createLimiter, type Limiter } from "./limiter.ts";
@@ -558,18 +559,4 @@ function runAlreadyGoing(lab: Lab): HttpError {
 
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
-}
-
-function abortableDelay(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
 }
