@@ -24,13 +24,13 @@ export function RestartSessionButton({ session }: { session: Session }) {
           setConfirming(true);
         }}
       >
-        {t("recordings.restart")}
+        {t("sessions.restart.action")}
       </button>
       <ConfirmDialog
         open={confirming}
-        title={t("recordings.restartTitle")}
-        confirmLabel={t("recordings.restart")}
-        pendingLabel={t("recordings.restartPending")}
+        title={t("sessions.restart.title")}
+        confirmLabel={t("sessions.restart.action")}
+        pendingLabel={t("sessions.restart.pending")}
         pending={restart.isPending}
         error={
           restart.isError && (
@@ -42,7 +42,7 @@ export function RestartSessionButton({ session }: { session: Session }) {
         onCancel={() => setConfirming(false)}
         onConfirm={() => restart.mutate(session.id, { onSuccess: () => setConfirming(false) })}
       >
-        <p className="notice notice-warning">{t("recordings.restartBody")}</p>
+        <p className="notice notice-warning">{t("sessions.restart.body")}</p>
       </ConfirmDialog>
     </>
   );
