@@ -16,6 +16,8 @@ import type { Me } from "../src/common/api.ts";
 import type { Lab } from "../src/common/lab.ts";
 import { buildApp } from "../src/server/app.ts";
 import { createDemoAuthenticator } from "../src/server/auth/authenticator.ts";
+import { encodeLoginSession } from "../src/server/auth/current-user.ts";
+import { SqliteEndedSignInRepository } from "../src/server/auth/ended-sign-ins/sqlite-repository.ts";
 import { LoginSessions } from "../src/server/auth/login-sessions.ts";
 import { hashPassword } from "../src/server/auth/passwords.ts";
 import type { SessionsReadMode } from "../src/server/config.ts";
@@ -82,7 +84,8 @@ async function main(): Promise<void> {
       `Seeded ${sessionCount} Halted session VMs in ${((Date.now() - seedStarted) / 1000).toFixed(1)} s.`,
     );
 
-    const loginSessions = new LoginSessions();
+    const endedSignIns = SqliteEndedSignInRepository.open(stateDir);
+    const loginSessions = await LoginSessions.open({ store: endedSignIns });
     const passwordHash = await hashPassword("bench");
     const students = Array.from({ length: Math.ceil(sessionCount / labs.length) }, (_, index) =>
       studentName(index),
@@ -145,7 +148,7 @@ async function main(): Promise<void> {
       );
       for (const bff of bffs) {
         const cookies = people.map(
-          (person) => `lab_session=${bff.app.signCookie(loginSessions.create(person).id)}`,
+          (person) => `lab_session=${bff.app.signCookie(encodeLoginSession(loginSessions.create(person)))}`,
         );
         rows.push(await runScenario(bff, cookies));
         printRow(rows.at(-1)!);
@@ -154,8 +157,10 @@ async function main(): Promise<void> {
     }
     printTable(rows);
     for (const bff of bffs) await bff.app.close();
+    await loginSessions.close();
     await gradingRepository.close();
     await auditRepository.close();
+    await endedSignIns.close();
   } finally {
     await emulator.stop();
     await rm(stateDir, { recursive: true, force: true });
@@ -241,7 +246,7 @@ function runScenario(bff: Bff, cookies: string[]): Promise<Row> {
 /** A few polls each first, so the first scenario does not measure the JIT compiler. */
 async function warmUp(bffs: Bff[], loginSessions: LoginSessions): Promise<void> {
   for (const bff of bffs) {
-    const cookie = `lab_session=${bff.app.signCookie(loginSessions.create({ username: "tara", role: "ta" }).id)}`;
+    const cookie = `lab_session=${bff.app.signCookie(encodeLoginSession(loginSessions.create({ username: "tara", role: "ta" })))}`;
     for (let poll = 0; poll < 20; poll += 1) {
       await fetch(`${bff.url}/api/sessions`, { headers: { cookie } }).then((response) =>
         response.arrayBuffer(),

@@ -33,6 +33,7 @@ import type { ClusterClient } from "./kube/client.ts";
 import { registerLabRoutes } from "./lab-routes.ts";
 import { recordGrading } from "./metrics/app-metrics.ts";
 import { createOperations, type OperationsDeps } from "./operations.ts";
+import type { RecordingStorage } from "./recordings/recording-storage.ts";
 import { RecordingStore } from "./recordings/recording-store.ts";
 import { registerRecordingRoutes } from "./recordings/routes.ts";
 import { createSessionReads } from "./sessions/reads.ts";
@@ -63,8 +64,11 @@ export interface AppDeps {
   gradingLimits?: Pick<GradingServiceDeps, "concurrency" | "selfCheckIntervalMs">;
   allowedOrigins: string[];
   trustProxy: boolean;
-  /** Where console recordings go, their size cap and retention; none are recorded when absent. */
-  recordings?: { dir: string; maxBytes: number; retentionMs: number };
+  /**
+   * Where console recordings go (the caller opens and closes it), their size cap and retention; none
+   * are recorded when absent.
+   */
+  recordings?: { storage: RecordingStorage; maxBytes: number; retentionMs: number };
   /** Console timers and limits (console/limits.ts); tests shorten them. */
   consoleLimits?: Partial<ConsoleLimits>;
   /** The class wall's intervals (wall/routes.ts); tests shorten them. */

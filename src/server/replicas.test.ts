@@ -95,6 +95,18 @@ async function signIn(on: Replica, username: string): Promise<TestBrowser> {
   return browser;
 }
 
+/** The output events of an asciicast recording, joined as a player would show them. */
+function outputOf(cast: string): string {
+  return cast
+    .trimEnd()
+    .split("\n")
+    .slice(1)
+    .map((line) => JSON.parse(line) as [number, string, string])
+    .filter(([, kind]) => kind === "o")
+    .map(([, , text]) => text)
+    .join("");
+}
+
 async function holderOf(lease: string): Promise<string | undefined> {
   return (await leases.get(lease))?.holderIdentity || undefined;
 }
@@ -189,6 +201,26 @@ describe("two replicas", () => {
   });
 });
 
+describe("sign-ins across two replicas", () => {
+  it("hold on either replica, and end on both when signed out on one", async () => {
+    const ivanOnA = await signIn(replica("replica-a"), "ivan");
+    const ivanOnB = ivanOnA.copy(replica("replica-b").url);
+    expect((await ivanOnB.get("/api/me")).body).toEqual({ username: "ivan", role: "instructor" });
+    const stolenOnB = ivanOnA.copy(replica("replica-b").url);
+
+    expect((await ivanOnA.post("/api/auth/logout")).status).toBe(204);
+    const signedOutAt = performance.now();
+    await eventually(
+      () => stolenOnB.get("/api/me"),
+      (answer) => answer.status === 401,
+      { timeoutMs: 5000, what: "the other replica to refuse the signed-out cookie" },
+    );
+    const delayMs = performance.now() - signedOutAt;
+    console.log(`sign-out refused by the other replica after ${Math.round(delayMs)} ms (poll every 2 s)`);
+    expect(delayMs).toBeLessThan(3000);
+  });
+});
+
 describe("grading across two replicas", () => {
   beforeAll(async () => {
     const [alice, bob] = await Promise.all(
@@ -235,6 +267,18 @@ describe("grading across two replicas", () => {
     expect(onHolder.consoles).toEqual({ consoles: 1, connectedUpstreams: 1, viewers: 2 });
     expect(onOther.consoles).toEqual({ consoles: 0, connectedUpstreams: 0, viewers: 0 });
     expect((await leases.get(consoleLeaseName(sessions.alice)))?.holderIdentity).toBe(holder.identity);
+
+    // The holder records the console into PostgreSQL: the other replica lists and serves it too.
+    const staffOnOther = await signIn(other, "tara");
+    await eventually(
+      () => staffOnOther.get(`/api/sessions/${sessions.alice}/recording`),
+      (answer) => answer.status === 200 && outputOf(String(answer.body)).includes("both-42-see-this"),
+      { what: "the other replica to serve the recording" },
+    );
+    const listed = await staffOnOther.get("/api/recordings?student=alice");
+    expect(listed.body.items).toEqual([
+      expect.objectContaining({ sessionId: sessions.alice, owner: "alice", labId }),
+    ]);
   });
 
   it("grade a run on the worker, whichever replica it was started on", async () => {

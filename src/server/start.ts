@@ -44,6 +44,7 @@ export async function startServer(config: Config, options: { buildWeb: boolean }
 
   let emulator: EmbeddedEmulator | undefined;
   let stores: Stores | undefined;
+  let loginSessions: LoginSessions | undefined;
   if (config.cluster.kind === "embedded-emulator") {
     console.log(
       "No cluster configured (LAB_KUBECONFIG, KUBECONFIG): starting the embedded KubeVirt emulator...",
@@ -80,6 +81,8 @@ export async function startServer(config: Config, options: { buildWeb: boolean }
       databaseUrl: config.databaseUrl,
       log: { warn: (_details, message) => log.warn(message) },
     });
+    // Every sign-out the store keeps is known before the first request is answered.
+    loginSessions = await LoginSessions.open({ store: stores.endedSignIns, log });
 
     const app = await buildApp({
       cluster,
@@ -87,7 +90,7 @@ export async function startServer(config: Config, options: { buildWeb: boolean }
       authenticator: config.oidc
         ? createOidcAuthenticator(config.oidc, { log })
         : await createDemoAuthenticator(users),
-      loginSessions: new LoginSessions(),
+      loginSessions,
       cookieSecret: await loadOrCreateSessionSecret(config.dataDir, config.sessionSecret),
       labs,
       gradingRepository: stores.grading,
@@ -104,7 +107,7 @@ export async function startServer(config: Config, options: { buildWeb: boolean }
       coordination: coordinationFromConfig(config.coordination, kubeConfig, kubeRequests),
       allowedOrigins: config.allowedOrigins,
       trustProxy: config.trustProxy,
-      recordings: { dir: path.join(config.dataDir, "recordings"), ...config.recordings },
+      recordings: { storage: stores.recordings, ...config.recordings },
       webRoot,
       logger: { level: config.logLevel },
     });
@@ -119,13 +122,16 @@ export async function startServer(config: Config, options: { buildWeb: boolean }
       url,
       app,
       async close() {
-        // The app first: its watches end cleanly before the cluster under them goes away.
+        // The app first: its watches end cleanly before the cluster under them goes away, and no
+        // request signs anyone out while the sign-out store closes.
         await app.close();
+        await loginSessions?.close();
         await stores?.close();
         await emulator?.stop();
       },
     };
   } catch (error) {
+    await loginSessions?.close();
     await stores?.close();
     await emulator?.stop();
     throw error;
@@ -152,7 +158,7 @@ function printBanner(input: {
     );
   }
   if (config.oidc) lines.push(`Sign-in: OpenID Connect at ${config.oidc.issuerUrl.href}`);
-  lines.push(`Grading results and audit log: ${stores.description}`);
+  lines.push(`Grading results, audit log and sign-outs: ${stores.description}`);
   if (emulator) {
     lines.push(
       `The VMs it creates: kubectl --kubeconfig ${relative(emulator.kubeconfigPath)} get vm -n ${config.namespace} -w`,

@@ -52,7 +52,7 @@ export function registerAuthRoutes(
     }
     // A fresh id on every sign-in, so an id planted before sign-in is worthless afterwards.
     const previous = findLoginSession(request, loginSessions);
-    if (previous) loginSessions.end(previous.id);
+    if (previous) await loginSessions.end(previous);
     setSessionCookie(request, reply, loginSessions.create(user));
     await audit?.record({ action: "sign-in", actor: user }, request);
     return user;
@@ -60,7 +60,7 @@ export function registerAuthRoutes(
 
   app.post("/api/auth/logout", async (request, reply) => {
     const session = findLoginSession(request, loginSessions);
-    if (session) loginSessions.end(session.id);
+    if (session) await loginSessions.end(session);
     clearSessionCookie(request, reply);
     // The console's session is over either way; the provider's own one ends when the browser goes there.
     if (!session?.providerSignOutUrl) return reply.status(204).send();

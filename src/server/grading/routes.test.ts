@@ -10,6 +10,7 @@ import Fastify, { type FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GradingRun } from "../../common/grading-api.ts";
 import { createDemoAuthenticator } from "../auth/authenticator.ts";
+import { SqliteEndedSignInRepository } from "../auth/ended-sign-ins/sqlite-repository.ts";
 import { LoginSessions } from "../auth/login-sessions.ts";
 import { hashPassword } from "../auth/passwords.ts";
 import { registerAuthRoutes } from "../auth/routes.ts";
@@ -44,6 +45,8 @@ const lab = aGradingLab([
 let dir: string;
 let agents: LoopbackAgents;
 let repository: SqliteGradingRepository;
+let endedSignIns: SqliteEndedSignInRepository;
+let loginSessions: LoginSessions;
 let grading: GradingService;
 let app: FastifyInstance;
 let url: string;
@@ -70,7 +73,8 @@ beforeAll(async () => {
     labs: [lab],
     agents: createAgentClient({ connect: agents.connect, tokenFor: agents.tokenFor }),
   });
-  const loginSessions = new LoginSessions();
+  endedSignIns = SqliteEndedSignInRepository.open(dir);
+  loginSessions = await LoginSessions.open({ store: endedSignIns });
   const passwordHash = await hashPassword(demoPassword);
   const sessionService = new SessionService({
     // Reads come from the session list; nothing in these routes creates or deletes a VM.
@@ -102,6 +106,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await app?.close();
+  await loginSessions?.close();
+  await endedSignIns?.close();
   await grading?.close();
   await repository?.close();
   await agents?.close();

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { csrfHeader, type Me } from "../../common/api.ts";
 import { startTestEmulator, type TestEmulator } from "../../emulator/testing/start.ts";
+import { encodeLoginSession } from "../auth/current-user.ts";
 import { createOidcAuthenticator } from "../auth/oidc/oidc-authenticator.ts";
 import { readOidcSettings } from "../auth/oidc/oidc-config.ts";
 import { startTestProvider, type TestProvider } from "../auth/oidc/testing/test-provider.ts";
@@ -213,7 +214,7 @@ function freePort(): Promise<number> {
 function cookieFor(target: TestBff, role: Role): Record<string, string> {
   if (role === "anonymous") return {};
   const login = target.loginSessions.create(people[role]);
-  return { cookie: `lab_session=${target.app.signCookie(login.id)}` };
+  return { cookie: `lab_session=${target.app.signCookie(encodeLoginSession(login))}` };
 }
 
 function pathFor(route: Route, row: Row, role: Role): string {

@@ -1,11 +1,12 @@
-// The store on a real folder: the size cap ends a recording with a marker, and the retention sweep
-// removes only what is past its time.
+// The store on a real folder (the file storage): the size cap ends a recording with a marker, the
+// retention sweep removes only what is past its time, and the files are the BFF's alone.
 import { mkdtemp, readFile, rm, stat, utimes } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { eventually } from "../testing/test-bff.ts";
 import { sizeCapMarker } from "./asciicast.ts";
+import { FileRecordingStorage } from "./file-recording-storage.ts";
 import { RecordingStore } from "./recording-store.ts";
 
 let dir: string;
@@ -14,7 +15,7 @@ const day = 86_400_000;
 
 function storeWith(maxBytes: number): RecordingStore {
   return new RecordingStore({
-    dir,
+    storage: new FileRecordingStorage(dir),
     maxBytes,
     retentionMs: 7 * day,
     labOf: async () => "lab-one",
@@ -99,7 +100,7 @@ describe("who may read the files", () => {
   it("creates the folder and each recording for the BFF's user alone", async () => {
     const folder = path.join(dir, "recordings");
     const store = new RecordingStore({
-      dir: folder,
+      storage: new FileRecordingStorage(folder),
       maxBytes: 10_000,
       retentionMs: day,
       labOf: async () => "lab-one",

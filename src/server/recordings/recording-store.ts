@@ -1,14 +1,15 @@
-// The console recordings in DATA_DIR/recordings: <session>.cast per session, append-only, kept for the
-// retention period after their last write whether or not the session still exists.
-import { mkdir, open, readdir, rm, stat } from "node:fs/promises";
-import path from "node:path";
+// The console recordings, kept for the retention period after their last write whether or not the
+// session still exists. What is the same wherever they are kept lives here (one recorder per console,
+// the size cap, the header naming owner and lab, the sweep); where lives in a RecordingStorage.
+import type { Readable } from "node:stream";
 import type { FastifyBaseLogger } from "fastify";
 import type { RecordingSummary } from "../../common/api.ts";
-import { parseHeader, sizeCapMarker, type RecordingHeader } from "./asciicast.ts";
+import type { RecordingHeader } from "./asciicast.ts";
+import type { RecordingStorage, StoredRecording } from "./recording-storage.ts";
 import { RecordingWriter } from "./recording-writer.ts";
 
 export interface RecordingStoreOptions {
-  dir: string;
+  storage: RecordingStorage;
   maxBytes: number;
   retentionMs: number;
   /** The lab a session runs, for the header; undefined when the session is unknown. */
@@ -21,76 +22,55 @@ export interface ConsoleRecorder {
   output(chunk: Buffer): void;
 }
 
-export interface FoundRecording {
-  file: string;
-  header: RecordingHeader;
-  bytes: number;
-  modifiedAt: Date;
-}
-
-const sessionIdPattern = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const headerProbeBytes = 4096;
+/** How long output goes unrecorded after the storage failed to open a recording. */
+const reopenDelayMs = 5_000;
 
 export class RecordingStore {
   constructor(private readonly options: RecordingStoreOptions) {}
 
-  get dir(): string {
-    return this.options.dir;
-  }
-
   /**
-   * A recorder for one console. The file is opened on the first output (a console that never
-   * connected leaves no recording); output arriving meanwhile keeps its arrival time.
+   * A recorder for one console. The recording is opened on the first output (a console that never
+   * connected leaves none); output arriving meanwhile keeps its arrival time. A console that moved
+   * here from another replica, or reconnected, continues the recording it had.
    */
   recorderFor(session: { id: string; owner: string }, size: { cols: number; rows: number }): ConsoleRecorder {
     let writer: Promise<RecordingWriter | undefined> | undefined;
+    let failedAt = -Infinity;
     return {
       output: (chunk) => {
         const at = Date.now();
-        writer ??= this.openWriter(session, size);
+        // Storage that could not be reached is tried again a while later, not on every chunk.
+        if (!writer && at - failedAt < reopenDelayMs) return;
+        writer ??= this.openWriter(session, size).then((opened) => {
+          if (!opened) {
+            failedAt = Date.now();
+            writer = undefined;
+          }
+          return opened;
+        });
         void writer.then((opened) => opened?.output(chunk, at));
       },
     };
   }
 
-  async find(sessionId: string): Promise<FoundRecording | undefined> {
-    if (!sessionIdPattern.test(sessionId)) return undefined;
-    const file = this.fileOf(sessionId);
-    const info = await stat(file).catch(() => undefined);
-    if (!info) return undefined;
-    const header = await readHeader(file);
-    return header && { file, header, bytes: info.size, modifiedAt: info.mtime };
+  find(sessionId: string): Promise<StoredRecording | undefined> {
+    return this.options.storage.find(sessionId);
   }
 
+  /** The first `bytes` bytes of a recording, as `find` measured it. */
+  read(sessionId: string, bytes: number): Promise<Readable> {
+    return this.options.storage.read(sessionId, bytes);
+  }
+
+  /** Newest first. */
   async list(filter: { labId?: string; owner?: string }): Promise<RecordingSummary[]> {
-    const names = await readdir(this.options.dir).catch(() => []);
-    const found = await Promise.all(
-      names.filter((name) => name.endsWith(".cast")).map((name) => this.find(name.slice(0, -5))),
-    );
-    return found
-      .filter((recording): recording is FoundRecording => recording !== undefined)
-      .map(summarize)
-      .filter(
-        (summary) =>
-          (filter.labId === undefined || summary.labId === filter.labId) &&
-          (filter.owner === undefined || summary.owner === filter.owner),
-      )
-      .sort((a, b) => b.startedAt.localeCompare(a.startedAt));
+    const found = await this.options.storage.list(filter);
+    return found.map(summarize).sort((a, b) => b.startedAt.localeCompare(a.startedAt));
   }
 
   /** Removes recordings last written longer ago than the retention period; returns how many. */
-  async sweep(now: Date = new Date()): Promise<number> {
-    const names = await readdir(this.options.dir).catch(() => []);
-    let removed = 0;
-    for (const name of names.filter((entry) => entry.endsWith(".cast"))) {
-      const file = path.join(this.options.dir, name);
-      const info = await stat(file).catch(() => undefined);
-      if (info && now.getTime() - info.mtime.getTime() > this.options.retentionMs) {
-        await rm(file, { force: true });
-        removed += 1;
-      }
-    }
-    return removed;
+  sweep(now: Date = new Date()): Promise<number> {
+    return this.options.storage.removeWrittenBefore(new Date(now.getTime() - this.options.retentionMs));
   }
 
   /** Sweeps now and then every intervalMs; returns the function that stops it. */
@@ -105,19 +85,13 @@ export class RecordingStore {
     return () => clearInterval(timer);
   }
 
-  private fileOf(sessionId: string): string {
-    return path.join(this.options.dir, `${sessionId}.cast`);
-  }
-
   private async openWriter(
     session: { id: string; owner: string },
     size: { cols: number; rows: number },
   ): Promise<RecordingWriter | undefined> {
-    const { log } = this.options;
+    const { storage, log } = this.options;
     try {
-      await mkdir(this.options.dir, { recursive: true, mode: 0o700 });
-      const file = this.fileOf(session.id);
-      const existing = await this.find(session.id);
+      const existing = await storage.find(session.id);
       const header: RecordingHeader = existing?.header ?? {
         version: 2,
         width: size.cols,
@@ -131,10 +105,10 @@ export class RecordingStore {
         },
       };
       return new RecordingWriter({
-        file,
+        append: (batch) => storage.append(session.id, batch),
         header,
         existingBytes: existing?.bytes ?? 0,
-        capped: existing ? await endsWithCapMarker(file, existing.bytes) : false,
+        capped: existing?.capped ?? false,
         maxBytes: this.options.maxBytes,
         onError: (error) => log.warn({ sessionId: session.id, err: error }, "console recording write failed"),
       });
@@ -145,36 +119,14 @@ export class RecordingStore {
   }
 }
 
-function summarize(recording: FoundRecording): RecordingSummary {
+function summarize(recording: StoredRecording): RecordingSummary {
   const { sessionId, owner, labId } = recording.header.lab_console;
   return {
     sessionId,
     owner,
     labId,
     startedAt: new Date(recording.header.timestamp * 1000).toISOString(),
-    lastWrittenAt: recording.modifiedAt.toISOString(),
+    lastWrittenAt: recording.lastWrittenAt.toISOString(),
     bytes: recording.bytes,
   };
-}
-
-async function readHeader(file: string): Promise<RecordingHeader | undefined> {
-  const text = await readSlice(file, 0, headerProbeBytes);
-  const end = text.indexOf("\n");
-  return end < 0 ? undefined : parseHeader(text.slice(0, end));
-}
-
-async function endsWithCapMarker(file: string, bytes: number): Promise<boolean> {
-  const tail = await readSlice(file, Math.max(0, bytes - 256), 256);
-  return tail.includes(JSON.stringify(sizeCapMarker));
-}
-
-async function readSlice(file: string, position: number, length: number): Promise<string> {
-  const handle = await open(file, "r");
-  try {
-    const buffer = Buffer.alloc(length);
-    const { bytesRead } = await handle.read(buffer, 0, length, position);
-    return buffer.subarray(0, bytesRead).toString("utf8");
-  } finally {
-    await handle.close();
-  }
 }

@@ -1,22 +1,21 @@
-// Appends one session's console output to its .cast file, as it arrives. Writes are batched (a flood
+// Appends one session's console output to its recording, as it arrives. Writes are batched (a flood
 // sends thousands of chunks a second) and strictly ordered; nothing already written is rewritten.
-// Timestamps are taken when output arrives, not when it reaches the disk.
-import { appendFile } from "node:fs/promises";
+// Timestamps are taken when output arrives, not when it reaches the storage.
 import { StringDecoder } from "node:string_decoder";
 import { eventLine, headerLine, sizeCapMarker, type RecordingHeader } from "./asciicast.ts";
-
-/** What a student's screen showed is for the BFF alone; staff read it through the API. */
-const privateFileMode = 0o600;
+import type { RecordingBatch } from "./recording-storage.ts";
 
 export interface RecordingWriterOptions {
-  file: string;
-  /** The file's header: written first for a new file; an existing file keeps its own. */
+  /** Stores one batch after the previous one (recording-storage.ts). */
+  append(batch: RecordingBatch): Promise<void>;
+  /** The recording's header: the storage writes it first for a new recording. */
   header: RecordingHeader;
-  /** Bytes already in the file (0 for a new one). */
+  /** Bytes already stored, header line included (0 for a new recording). */
   existingBytes: number;
-  /** The file already ends with the size-cap marker: nothing more is written. */
+  /** The recording already ends with the size-cap marker: nothing more is written. */
   capped: boolean;
   maxBytes: number;
+  /** A batch that could not be stored is dropped: the console goes on either way. */
   onError(error: unknown): void;
 }
 
@@ -29,10 +28,10 @@ export class RecordingWriter {
   private readonly startedAtMs: number;
 
   constructor(private readonly options: RecordingWriterOptions) {
-    this.bytes = options.existingBytes;
+    const { header, existingBytes } = options;
+    this.bytes = existingBytes > 0 ? existingBytes : Buffer.byteLength(headerLine(header));
     this.stopped = options.capped;
-    this.startedAtMs = options.header.timestamp * 1000;
-    if (options.existingBytes === 0) this.enqueue(headerLine(options.header));
+    this.startedAtMs = header.timestamp * 1000;
   }
 
   /** Raw bytes as the VM printed them; a UTF-8 character split across chunks is kept whole. */
@@ -43,7 +42,7 @@ export class RecordingWriter {
     const seconds = Math.max(0, atMs - this.startedAtMs) / 1000;
     const line = eventLine(seconds, "o", text);
     const marker = eventLine(seconds, "m", sizeCapMarker);
-    // Room is kept for the final marker, so a capped file still says why it stops.
+    // Room is kept for the final marker, so a capped recording still says why it stops.
     if (this.bytes + Buffer.byteLength(line) + Buffer.byteLength(marker) > this.options.maxBytes) {
       this.stopped = true;
       this.enqueue(marker);
@@ -56,7 +55,7 @@ export class RecordingWriter {
     return this.stopped;
   }
 
-  /** Resolves once everything accepted so far is on disk. */
+  /** Resolves once everything accepted so far is stored (or dropped). */
   async flushed(): Promise<void> {
     while (this.flushing) await this.flushing;
   }
@@ -69,10 +68,12 @@ export class RecordingWriter {
 
   private async flush(): Promise<void> {
     while (this.pending.length > 0) {
-      const batch = this.pending.join("");
+      const text = this.pending.join("");
+      // Once stopped, the marker is the last line enqueued, so it is in this batch.
+      const capped = this.stopped;
       this.pending = [];
       try {
-        await appendFile(this.options.file, batch, { mode: privateFileMode });
+        await this.options.append({ header: this.options.header, text, capped });
       } catch (error) {
         this.options.onError(error);
       }

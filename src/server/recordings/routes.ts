@@ -1,13 +1,13 @@
 // Console recordings: download one and list them, TAs and instructors any (or one student's), students
 // their own. The session may be gone, so who may see a recording comes from the recording's own header.
-import { createReadStream } from "node:fs";
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import { z } from "zod";
 import { RecordingListQuery, type Me, type RecordingList } from "../../common/api.ts";
 import { labIdPattern } from "../../common/lab.ts";
 import type { LoginSessions } from "../auth/login-sessions.ts";
 import { requireUser } from "../auth/current-user.ts";
-import { notFound, parseOrThrow } from "../http/errors.ts";
+import { DatabaseUnavailableError } from "../db/errors.ts";
+import { HttpError, notFound, parseOrThrow } from "../http/errors.ts";
 import type { RecordingStore } from "./recording-store.ts";
 
 const RecordingParams = z.object({
@@ -31,18 +31,23 @@ export function registerRecordingRoutes(
   app.get("/api/sessions/:id/recording", async (request, reply) => {
     const user = requireUser(request, loginSessions);
     const { id } = parseOrThrow(RecordingParams, request.params);
-    const found = await recordings.find(id);
+    const found = await recordings.find(id).catch((error: unknown) => {
+      throw toHttpError(error, request);
+    });
     // 404 alike for "none" and "not yours", as the sessions API answers.
     if (!found || !maySee(user, found.header.lab_console.owner)) {
       throw notFound(`Session ${id} has no console recording.`);
     }
-    // The length as of now: the file may grow while it is sent, and only whole lines are promised.
+    // The length as of now: the recording may grow while it is sent, and only whole lines are promised.
+    const body = await recordings.read(id, found.bytes).catch((error: unknown) => {
+      throw toHttpError(error, request);
+    });
     return reply
       .header("content-type", "application/x-asciicast")
       .header("content-disposition", `attachment; filename="${id}.cast"`)
       .header("content-length", found.bytes)
       .header("cache-control", "no-store")
-      .send(createReadStream(found.file, { start: 0, end: Math.max(0, found.bytes - 1) }));
+      .send(body);
   });
 
   app.get("/api/recordings", async (request): Promise<RecordingList> => {
@@ -50,10 +55,19 @@ export function registerRecordingRoutes(
     const { lab, student } = parseOrThrow(ListQuery, request.query);
     // A student's list is their own whatever `student` asks for.
     const owner = user.role === "student" ? user.username : student;
-    return { items: await recordings.list({ labId: lab, owner }) };
+    const items = await recordings.list({ labId: lab, owner }).catch((error: unknown) => {
+      throw toHttpError(error, request);
+    });
+    return { items };
   });
 }
 
 function maySee(user: Me, owner: string): boolean {
   return user.role !== "student" || user.username === owner;
+}
+
+function toHttpError(error: unknown, request: FastifyRequest): unknown {
+  if (!(error instanceof DatabaseUnavailableError)) return error;
+  request.log.error({ err: error.cause ?? error }, "recordings database unavailable");
+  return new HttpError(503, error.code, error.message);
 }

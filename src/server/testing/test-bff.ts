@@ -11,6 +11,7 @@ import { startTestEmulator, type TestEmulator } from "../../emulator/testing/sta
 import { buildApp, type AppDeps } from "../app.ts";
 import { SqliteAuditRepository } from "../audit/sqlite-repository.ts";
 import { createDemoAuthenticator } from "../auth/authenticator.ts";
+import { SqliteEndedSignInRepository } from "../auth/ended-sign-ins/sqlite-repository.ts";
 import { LoginSessions } from "../auth/login-sessions.ts";
 import { hashPassword } from "../auth/passwords.ts";
 import { demoPassword, demoUsers } from "../auth/users-file.ts";
@@ -18,6 +19,7 @@ import type { SessionQuotas, SessionsReadMode } from "../config.ts";
 import { createPortForwardTransport } from "../grading/portforward-transport.ts";
 import { SqliteGradingRepository } from "../grading/sqlite-repository.ts";
 import { createClusterClient } from "../kube/client.ts";
+import { FileRecordingStorage } from "../recordings/file-recording-storage.ts";
 import { createClusterFacts } from "../kube/cluster-facts.ts";
 import { KubeRequestCounter } from "../kube/request-counter.ts";
 import { sessionsSelector } from "../sessions/labels.ts";
@@ -46,8 +48,15 @@ export async function startTestBff(options: {
    * runs as deploy/base's service account under deploy/base's RBAC, as it would on a cluster.
    */
   emulator?: TestEmulator;
-  /** Where grading.db lives; share it to restart the BFF on the same results. Default: a fresh folder. */
+  /**
+   * Where grading.db (and audit.db, ended-sign-ins.db) live; share it to restart the BFF on the same
+   * results and sign-outs, or to run two BFFs side by side as replicas. Default: a fresh folder.
+   */
   gradingDataDir?: string;
+  /** How often sign-outs made by another BFF on the same folder are read. Default 2 s. */
+  signOutPollIntervalMs?: number;
+  /** SESSION_SECRET. Default: the same for every test BFF, as replicas share it. */
+  cookieSecret?: string;
   gradingLimits?: AppDeps["gradingLimits"];
   consoleLimits?: AppDeps["consoleLimits"];
   wallTiming?: AppDeps["wallTiming"];
@@ -73,6 +82,7 @@ export async function startTestBff(options: {
   const gradingRepository = SqliteGradingRepository.open(gradingDataDir);
   // Beside grading.db, as both live in DATA_DIR in production.
   const auditRepository = SqliteAuditRepository.open(gradingDataDir);
+  const endedSignIns = SqliteEndedSignInRepository.open(gradingDataDir);
   const kubeRequests = new KubeRequestCounter();
   const kubeConfig = emulator.bffKubeConfig();
   const cluster = createClusterClient(kubeConfig, {
@@ -81,7 +91,10 @@ export async function startTestBff(options: {
     counter: kubeRequests,
   });
   const passwordHash = await hashPassword(demoPassword);
-  const loginSessions = new LoginSessions();
+  const loginSessions = await LoginSessions.open({
+    store: endedSignIns,
+    pollIntervalMs: options.signOutPollIntervalMs,
+  });
   const app = await buildApp({
     cluster,
     sessionsReadMode: options.sessionsReadMode ?? "cache",
@@ -89,7 +102,7 @@ export async function startTestBff(options: {
       options.authenticator ??
       (await createDemoAuthenticator(demoUsers.map((user) => ({ ...user, passwordHash })))),
     loginSessions,
-    cookieSecret: "a-test-secret-that-is-long-enough-to-sign",
+    cookieSecret: options.cookieSecret ?? "a-test-secret-that-is-long-enough-to-sign",
     labs: options.labs,
     gradingRepository,
     connectToAgent: createPortForwardTransport(cluster.portForward),
@@ -99,7 +112,7 @@ export async function startTestBff(options: {
     consoleLimits: options.consoleLimits,
     wallTiming: options.wallTiming,
     recordings: {
-      dir: path.join(gradingDataDir, "recordings"),
+      storage: new FileRecordingStorage(path.join(gradingDataDir, "recordings")),
       maxBytes: options.recordingLimits?.maxBytes ?? 16 * 1024 * 1024,
       retentionMs: options.recordingLimits?.retentionMs ?? 30 * 86_400_000,
     },
@@ -136,8 +149,10 @@ export async function startTestBff(options: {
       if (closed) return;
       closed = true;
       await app.close();
+      await loginSessions.close();
       await gradingRepository.close();
       await auditRepository.close();
+      await endedSignIns.close();
       if (ownsDataDir) await rm(gradingDataDir, { recursive: true, force: true });
       if (ownsEmulator) await emulator.close().catch(() => undefined);
     },
@@ -173,9 +188,12 @@ export class TestBrowser {
 
   constructor(readonly baseUrl: string) {}
 
-  /** Another browser holding the same cookie, as a stolen copy would. */
-  copy(): TestBrowser {
-    const twin = new TestBrowser(this.baseUrl);
+  /**
+   * Another browser holding the same cookie, as a stolen copy would; or, given another BFF's URL, this
+   * browser's cookie taken there, as a load balancer would send it to another replica.
+   */
+  copy(baseUrl = this.baseUrl): TestBrowser {
+    const twin = new TestBrowser(baseUrl);
     twin.cookie = this.cookie;
     return twin;
   }

@@ -196,10 +196,14 @@ describe("sign-in with OpenID Connect", () => {
   it("signs out of the console and, through the browser, of the provider", async () => {
     const browser = new CookieJarClient();
     await signIn(browser, "theo", "theo-pw");
+    // The ID token for the provider's sign-out rides in a cookie of its own, sent to sign-out alone.
+    expect(browser.cookie("lab_session")?.length).toBeLessThan(300);
+    expect(browser.cookie("lab_signout")).toMatch(/id_token_hint/);
     const signOut = await browser.postApi(`${bff.url}/api/auth/logout`);
     expect(signOut.status).toBe(200);
     const { providerSignOutUrl } = LogoutResult.parse(await signOut.json());
     expect(await me(browser)).toBe(401);
+    expect(browser.cookie("lab_signout")).toBeUndefined();
     const endSession = new URL(providerSignOutUrl);
     expect(endSession.origin).toBe(provider.issuer);
     expect(endSession.searchParams.get("post_logout_redirect_uri")).toBe(`${bff.url}/sign-in`);

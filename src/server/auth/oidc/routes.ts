@@ -56,7 +56,7 @@ export function registerOidcRoutes(
     }
     // A fresh id on every sign-in, so an id planted before sign-in is worthless afterwards.
     const previous = findLoginSession(request, loginSessions);
-    if (previous) loginSessions.end(previous.id);
+    if (previous) await loginSessions.end(previous);
     const session = loginSessions.create(outcome.user, { providerSignOutUrl: outcome.signOutUrl?.href });
     setSessionCookie(request, reply, session);
     await audit?.record({ action: "sign-in", actor: outcome.user, details: { method: "oidc" } }, request);

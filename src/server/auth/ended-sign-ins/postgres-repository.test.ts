@@ -1,0 +1,99 @@
+// The ended sign-ins contract on a real PostgreSQL, what PostgreSQL adds (writes from several
+// replicas that commit out of order), and LoginSessions over it as replicas use it.
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DatabaseUnavailableError } from "../../db/errors.ts";
+import {
+  createTestSchema,
+  repositoryInFreshSchema,
+  startTestPostgres,
+  type TestPostgres,
+} from "../../db/postgres/testing/test-postgres.ts";
+import { eventually } from "../../testing/test-bff.ts";
+import { LoginSessions } from "../login-sessions.ts";
+import { PostgresEndedSignInRepository } from "./postgres-repository.ts";
+import { anEndedSignIn, describeEndedSignInRepositoryContract } from "./testing/repository-contract.ts";
+
+let server: TestPostgres;
+beforeAll(async () => {
+  server = await startTestPostgres();
+});
+afterAll(() => server?.close());
+
+describeEndedSignInRepositoryContract("PostgreSQL", () =>
+  repositoryInFreshSchema(server, (url) => PostgresEndedSignInRepository.open(url)),
+);
+
+describe("the PostgreSQL ended sign-ins table", () => {
+  it("still returns a sign-out whose write committed after a later one was read", async () => {
+    const schema = await createTestSchema(server);
+    const repository = await PostgresEndedSignInRepository.open(schema.url);
+    // Another replica's insert: its seq is taken now, its row shows only at COMMIT.
+    const slowReplica = new pg.Client({ connectionString: schema.url });
+    await slowReplica.connect();
+    try {
+      const slow = anEndedSignIn();
+      const quick = anEndedSignIn();
+      await slowReplica.query("BEGIN");
+      await slowReplica.query("INSERT INTO ended_sign_ins (id, expires_at) VALUES ($1, $2)", [
+        slow.id,
+        new Date(slow.expiresAt),
+      ]);
+      await repository.record(quick);
+      const first = await repository.endedSince(0);
+      expect(first.endedSignIns).toEqual([quick]);
+
+      await slowReplica.query("COMMIT");
+      const next = await repository.endedSince(first.position);
+      expect(next.endedSignIns).toContainEqual(slow);
+    } finally {
+      await slowReplica.end();
+      await repository.close();
+      await schema.drop();
+    }
+  });
+});
+
+describe("LoginSessions over PostgreSQL", () => {
+  it("refuses on every replica a sign-out made on one, within a poll", async () => {
+    const schema = await createTestSchema(server);
+    const stores = await Promise.all([1, 2].map(() => PostgresEndedSignInRepository.open(schema.url)));
+    const [a, b] = await Promise.all(
+      stores.map((store) => LoginSessions.open({ store, pollIntervalMs: 20 })),
+    );
+    try {
+      const signIn = a!.create({ username: "alice", role: "student" });
+      expect(b!.accept(signIn)).toBeDefined();
+      await a!.end(signIn);
+      await eventually(
+        async () => b!.accept(signIn),
+        (accepted) => accepted === undefined,
+        {
+          what: "the other replica to refuse the sign-out",
+        },
+      );
+    } finally {
+      await Promise.all([a?.close(), b?.close()]);
+      await Promise.all(stores.map((store) => store.close()));
+      await schema.drop();
+    }
+  });
+
+  it("does not start while the sign-outs cannot be read", async () => {
+    const schema = await createTestSchema(server);
+    const store = await PostgresEndedSignInRepository.open(schema.url, { lockTimeoutMs: 100 });
+    const other = new pg.Client({ connectionString: schema.url });
+    await other.connect();
+    try {
+      await other.query("BEGIN");
+      await other.query("LOCK TABLE ended_sign_ins IN ACCESS EXCLUSIVE MODE");
+      const error = await LoginSessions.open({ store }).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(DatabaseUnavailableError);
+      expect((error as Error).message).toMatch(/is locked by another program/);
+    } finally {
+      await other.end();
+      await store.close();
+      await schema.drop();
+    }
+  });
+});

@@ -1,0 +1,102 @@
+// Recordings as files in DATA_DIR/recordings, <session>.cast each: the single-replica default. The
+// file is the recording: its first line is the header, its size the byte count, its mtime the last
+// write, and a final size-cap marker says it is capped.
+import { createReadStream } from "node:fs";
+import { mkdir, open, readdir, rm, stat } from "node:fs/promises";
+import path from "node:path";
+import type { Readable } from "node:stream";
+import { headerLine, parseHeader, sizeCapMarker } from "./asciicast.ts";
+import type { RecordingBatch, RecordingStorage, StoredRecording } from "./recording-storage.ts";
+
+/** What a student's screen showed is for the BFF alone; staff read it through the API. */
+const privateFolderMode = 0o700;
+const privateFileMode = 0o600;
+const sessionIdPattern = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const headerProbeBytes = 4096;
+const capProbeBytes = 256;
+
+export class FileRecordingStorage implements RecordingStorage {
+  constructor(readonly dir: string) {}
+
+  async find(sessionId: string): Promise<StoredRecording | undefined> {
+    // The id becomes a file name: nothing but a session id may reach the file system.
+    if (!sessionIdPattern.test(sessionId)) return undefined;
+    const file = this.fileOf(sessionId);
+    const info = await stat(file).catch(() => undefined);
+    if (!info) return undefined;
+    const head = await readSlice(file, 0, headerProbeBytes);
+    const end = head.indexOf("\n");
+    const header = end < 0 ? undefined : parseHeader(head.slice(0, end));
+    if (!header) return undefined;
+    const tail = await readSlice(file, Math.max(0, info.size - capProbeBytes), capProbeBytes);
+    return {
+      header,
+      bytes: info.size,
+      lastWrittenAt: info.mtime,
+      capped: tail.includes(JSON.stringify(sizeCapMarker)),
+    };
+  }
+
+  async append(sessionId: string, batch: RecordingBatch): Promise<void> {
+    await mkdir(this.dir, { recursive: true, mode: privateFolderMode });
+    const handle = await open(this.fileOf(sessionId), "a", privateFileMode);
+    try {
+      // The size says whether the header is there yet, even when an earlier first batch was lost.
+      const { size } = await handle.stat();
+      await handle.write(size === 0 ? headerLine(batch.header) + batch.text : batch.text);
+    } finally {
+      await handle.close();
+    }
+  }
+
+  async read(sessionId: string, bytes: number): Promise<Readable> {
+    const stream = createReadStream(this.fileOf(sessionId), { start: 0, end: Math.max(0, bytes - 1) });
+    await new Promise((resolve, reject) => stream.once("open", resolve).once("error", reject));
+    return stream;
+  }
+
+  async list(filter: { labId?: string; owner?: string }): Promise<StoredRecording[]> {
+    const found = await Promise.all((await this.sessionIds()).map((id) => this.find(id)));
+    return found.filter(
+      (recording): recording is StoredRecording =>
+        recording !== undefined &&
+        (filter.labId === undefined || recording.header.lab_console.labId === filter.labId) &&
+        (filter.owner === undefined || recording.header.lab_console.owner === filter.owner),
+    );
+  }
+
+  async removeWrittenBefore(cutoff: Date): Promise<number> {
+    let removed = 0;
+    for (const id of await this.sessionIds()) {
+      const file = this.fileOf(id);
+      const info = await stat(file).catch(() => undefined);
+      if (info && info.mtime.getTime() < cutoff.getTime()) {
+        await rm(file, { force: true });
+        removed += 1;
+      }
+    }
+    return removed;
+  }
+
+  async close(): Promise<void> {}
+
+  private async sessionIds(): Promise<string[]> {
+    const names = await readdir(this.dir).catch(() => []);
+    return names.filter((name) => name.endsWith(".cast")).map((name) => name.slice(0, -".cast".length));
+  }
+
+  private fileOf(sessionId: string): string {
+    return path.join(this.dir, `${sessionId}.cast`);
+  }
+}
+
+async function readSlice(file: string, position: number, length: number): Promise<string> {
+  const handle = await open(file, "r");
+  try {
+    const buffer = Buffer.alloc(length);
+    const { bytesRead } = await handle.read(buffer, 0, length, position);
+    return buffer.subarray(0, bytesRead).toString("utf8");
+  } finally {
+    await handle.close();
+  }
+}

@@ -1,0 +1,71 @@
+// The recording storage contract on a real PostgreSQL, and what the console sees when the database
+// is in trouble: recording goes quiet with a warning, reading fails with database_unavailable.
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DatabaseUnavailableError } from "../db/errors.ts";
+import {
+  createTestSchema,
+  repositoryInFreshSchema,
+  startTestPostgres,
+  type TestPostgres,
+} from "../db/postgres/testing/test-postgres.ts";
+import { eventually } from "../testing/test-bff.ts";
+import { PostgresRecordingStorage } from "./postgres-recording-storage.ts";
+import { RecordingStore } from "./recording-store.ts";
+import { aHeader, describeRecordingStorageContract } from "./testing/storage-contract.ts";
+
+let server: TestPostgres;
+beforeAll(async () => {
+  server = await startTestPostgres();
+});
+afterAll(() => server?.close());
+
+describeRecordingStorageContract("PostgreSQL", () =>
+  repositoryInFreshSchema(server, (url) => PostgresRecordingStorage.open(url)),
+);
+
+describe("PostgreSQL recordings while the database is locked", () => {
+  it("drop the output with a warning, and refuse reads with database_unavailable", async () => {
+    const schema = await createTestSchema(server);
+    const storage = await PostgresRecordingStorage.open(schema.url, { lockTimeoutMs: 100 });
+    const other = new pg.Client({ connectionString: schema.url });
+    await other.connect();
+    const warnings: { message?: string }[] = [];
+    const store = new RecordingStore({
+      storage,
+      maxBytes: 10_000,
+      retentionMs: 86_400_000,
+      labOf: async () => "lab-one",
+      log: { warn: (_details: unknown, message?: string) => void warnings.push({ message }) },
+    });
+    try {
+      await storage.append("s-locked", {
+        header: aHeader("s-locked"),
+        text: '[0.1,"o","hi"]\n',
+        capped: false,
+      });
+      await other.query("BEGIN");
+      await other.query("LOCK TABLE console_recordings IN ACCESS EXCLUSIVE MODE");
+
+      store
+        .recorderFor({ id: "s-locked", owner: "alice" }, { cols: 80, rows: 24 })
+        .output(Buffer.from("lost"));
+      await eventually(
+        async () => warnings,
+        (logged) => logged.length > 0,
+        { what: "the warning" },
+      );
+      expect(warnings).toEqual([{ message: "console recording could not be opened" }]);
+      const error = await store.find("s-locked").catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(DatabaseUnavailableError);
+      expect((error as Error).message).toMatch(/is locked by another program/);
+
+      await other.query("ROLLBACK");
+      expect(await store.find("s-locked")).toMatchObject({ capped: false });
+    } finally {
+      await other.end();
+      await storage.close();
+      await schema.drop();
+    }
+  });
+});

@@ -1,0 +1,161 @@
+// The recording routes over both storages, on a real socket: the same answers whether recordings are
+// files or rows in PostgreSQL, and database_unavailable when PostgreSQL cannot be read.
+import { mkdtemp, rm } from "node:fs/promises";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import fastifyCookie from "@fastify/cookie";
+import Fastify, { type FastifyInstance } from "fastify";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Me } from "../../common/api.ts";
+import { encodeLoginSession, sessionCookieName } from "../auth/current-user.ts";
+import { SqliteEndedSignInRepository } from "../auth/ended-sign-ins/sqlite-repository.ts";
+import { LoginSessions } from "../auth/login-sessions.ts";
+import {
+  createTestSchema,
+  startTestPostgres,
+  type TestPostgres,
+  type TestSchema,
+} from "../db/postgres/testing/test-postgres.ts";
+import { sendError } from "../http/errors.ts";
+import { eventLine } from "./asciicast.ts";
+import { FileRecordingStorage } from "./file-recording-storage.ts";
+import { PostgresRecordingStorage } from "./postgres-recording-storage.ts";
+import type { RecordingStorage } from "./recording-storage.ts";
+import { RecordingStore } from "./recording-store.ts";
+import { registerRecordingRoutes } from "./routes.ts";
+import { aHeader } from "./testing/storage-contract.ts";
+
+const cookieSecret = "a-test-secret-that-is-long-enough-to-sign";
+let dataDir: string;
+let endedSignIns: SqliteEndedSignInRepository;
+let loginSessions: LoginSessions;
+let postgres: TestPostgres;
+let schema: TestSchema;
+const opened: { close(): Promise<void> }[] = [];
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(path.join(tmpdir(), "recording-routes-"));
+  endedSignIns = SqliteEndedSignInRepository.open(dataDir);
+  loginSessions = await LoginSessions.open({ store: endedSignIns });
+  postgres = await startTestPostgres();
+  schema = await createTestSchema(postgres);
+});
+
+afterAll(async () => {
+  for (const each of opened.reverse()) await each.close();
+  await loginSessions?.close();
+  await endedSignIns?.close();
+  await schema?.drop();
+  await postgres?.close();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+/** The recording routes alone, over `storage`, listening on a loopback port. */
+async function serve(storage: RecordingStorage) {
+  const app: FastifyInstance = Fastify();
+  await app.register(fastifyCookie, { secret: cookieSecret });
+  app.setErrorHandler((error, request, reply) => sendError(error, request, reply));
+  const recordings = new RecordingStore({
+    storage,
+    maxBytes: 100_000,
+    retentionMs: 86_400_000,
+    labOf: async () => "lab-one",
+    log: { warn: () => undefined },
+  });
+  registerRecordingRoutes(app, { recordings, loginSessions });
+  await app.listen({ host: "127.0.0.1", port: 0 });
+  opened.push(app, storage);
+  const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  return {
+    get: (as: Me, route: string) =>
+      fetch(url + route, {
+        headers: {
+          cookie: `${sessionCookieName}=${app.signCookie(encodeLoginSession(loginSessions.create(as)))}`,
+        },
+      }),
+  };
+}
+
+const alice: Me = { username: "alice", role: "student" };
+const bob: Me = { username: "bob", role: "student" };
+const tara: Me = { username: "tara", role: "ta" };
+
+/** Status, the headers a download depends on, and the body, for comparing two answers. */
+async function answerOf(response: Response) {
+  return {
+    status: response.status,
+    type: response.headers.get("content-type"),
+    disposition: response.headers.get("content-disposition"),
+    length: response.headers.get("content-length"),
+    cacheControl: response.headers.get("cache-control"),
+    body: await response.text(),
+  };
+}
+
+describe("the recording routes", () => {
+  it("answer the same over files and over PostgreSQL", async () => {
+    const stores = [
+      new FileRecordingStorage(path.join(dataDir, "recordings")),
+      await PostgresRecordingStorage.open(schema.url),
+    ];
+    const answers = [];
+    for (const storage of stores) {
+      const header = aHeader("s-both", "alice", "lab-one");
+      await storage.append("s-both", { header, text: eventLine(0.25, "o", "ünïcødé €\r\n"), capped: false });
+      await storage.append("s-both", { header, text: eventLine(0.5, "o", "more"), capped: false });
+      const api = await serve(storage);
+      answers.push({
+        owner: await answerOf(await api.get(alice, "/api/sessions/s-both/recording")),
+        staff: await answerOf(await api.get(tara, "/api/sessions/s-both/recording")),
+        other: await answerOf(await api.get(bob, "/api/sessions/s-both/recording")),
+        none: await answerOf(await api.get(tara, "/api/sessions/s-none/recording")),
+        list: await answerOf(await api.get(tara, "/api/recordings?lab=lab-one&student=alice")),
+        otherLab: await answerOf(await api.get(tara, "/api/recordings?lab=lab-two")),
+      });
+    }
+    const [files, rows] = answers;
+    expect(files!.owner).toMatchObject({
+      status: 200,
+      type: "application/x-asciicast",
+      disposition: 'attachment; filename="s-both.cast"',
+      cacheControl: "no-store",
+    });
+    expect(Number(files!.owner.length)).toBe(Buffer.byteLength(files!.owner.body));
+    expect(files!.staff).toEqual(files!.owner);
+    expect(files!.other.status).toBe(404);
+    expect(files!.none.status).toBe(404);
+    expect(JSON.parse(files!.list.body).items).toHaveLength(1);
+    expect(JSON.parse(files!.otherLab.body).items).toEqual([]);
+    // Apart from when each was last written, PostgreSQL answers exactly as the files do.
+    const withoutWriteTimes = (answer: typeof files) => ({
+      ...answer,
+      list: { ...answer!.list, body: answer!.list.body.replace(/"lastWrittenAt":"[^"]*"/g, "") },
+    });
+    expect(withoutWriteTimes(rows)).toEqual(withoutWriteTimes(files));
+  });
+
+  it("answer 503 database_unavailable while PostgreSQL cannot be read", async () => {
+    const storage = await PostgresRecordingStorage.open(schema.url, { lockTimeoutMs: 100 });
+    const api = await serve(storage);
+    const other = new pg.Client({ connectionString: schema.url });
+    await other.connect();
+    try {
+      await other.query("BEGIN");
+      await other.query("LOCK TABLE console_recordings IN ACCESS EXCLUSIVE MODE");
+      for (const route of ["/api/sessions/s-both/recording", "/api/recordings"]) {
+        const answer = await api.get(tara, route);
+        expect(answer.status).toBe(503);
+        expect(await answer.json()).toEqual({
+          error: {
+            code: "database_unavailable",
+            message: expect.stringMatching(/is locked by another program/),
+          },
+        });
+      }
+    } finally {
+      await other.end();
+    }
+  });
+});
