@@ -70,6 +70,7 @@ export const auditActions = [
   "raise-hand",
   "acknowledge-hand",
   "wall-open",
+  "sign-out-user",
 ] as const;
 export const AuditAction = z.enum(auditActions);
 export type AuditAction = z.infer<typeof AuditAction>;
@@ -116,3 +117,16 @@ export const AuditPage = z.object({
   nextBefore: z.number().nullable(),
 });
 export type AuditPage = z.infer<typeof AuditPage>;
+
+/** An instructor ends every sign-in of one person made until now (POST /api/admin/sign-outs). */
+export const SignOutUserRequest = z.object({ username: z.string().trim().min(1).max(200) });
+export type SignOutUserRequest = z.infer<typeof SignOutUserRequest>;
+
+export const SignOutUserResult = z.object({
+  username: z.string(),
+  /** ISO 8601: their sign-ins made up to this moment no longer count, on every replica within 2 s. */
+  signedInUpTo: z.string(),
+  /** ISO 8601: when the last cookie it refuses would have expired anyway. */
+  keptUntil: z.string(),
+});
+export type SignOutUserResult = z.infer<typeof SignOutUserResult>;

@@ -147,7 +147,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { loginSessions } = deps;
 
   registerHealthRoutes(app, () => reads.readiness());
-  registerAuthRoutes(app, { authenticator: deps.authenticator, loginSessions, audit: operations.audit });
+  registerAuthRoutes(app, {
+    authenticator: deps.authenticator,
+    loginSessions,
+    audit: operations.audit,
+    cookieSecret: deps.cookieSecret,
+  });
   registerLabRoutes(app, { labs: deps.labs, loginSessions });
   registerSessionRoutes(app, { sessions, loginSessions, audit: operations.audit });
   registerRestartRoute(app, { sessions, cluster: deps.cluster, loginSessions, audit: operations.audit });
@@ -243,8 +248,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   gradingDuty.perform(
     gradingWork(grading, { pollMs: coordination.replicated ? gradingPollMs : undefined, log: app.log }),
   );
-  // Before the server stops: duties end here and their leases go to another replica at once.
-  app.addHook("preClose", () => coordination.close());
+  // Before the server stops: duties end here and their leases go to another replica at once, after
+  // the consoles' recordings took their last output (the stores close after the app).
+  app.addHook("preClose", async () => {
+    await consoles.close();
+    await coordination.close();
+  });
   app.addHook("onClose", async () => {
     // Grading first: its last requests must not see the session reads vanish under them.
     await grading.close();

@@ -5,10 +5,11 @@ import path from "node:path";
 import type { FastifyInstance } from "fastify";
 import { buildApp } from "./app.ts";
 import { createDemoAuthenticator } from "./auth/authenticator.ts";
+import { LiveUsers } from "./auth/live-users.ts";
 import { LoginSessions } from "./auth/login-sessions.ts";
 import { createOidcAuthenticator } from "./auth/oidc/oidc-authenticator.ts";
 import { loadOrCreateAgentTokenSecret, loadOrCreateSessionSecret } from "./auth/secret.ts";
-import { demoPassword, loadUsers, type UserRecord } from "./auth/users-file.ts";
+import { demoPassword, type UserRecord } from "./auth/users-file.ts";
 import type { Config } from "./config.ts";
 import { coordinationFromConfig } from "./coordination/from-config.ts";
 import { replicaEndpoint } from "./coordination/identity.ts";
@@ -45,6 +46,7 @@ export async function startServer(config: Config, options: { buildWeb: boolean }
   let emulator: EmbeddedEmulator | undefined;
   let stores: Stores | undefined;
   let loginSessions: LoginSessions | undefined;
+  let users: LiveUsers | undefined;
   if (config.cluster.kind === "embedded-emulator") {
     console.log(
       "No cluster configured (LAB_KUBECONFIG, KUBECONFIG): starting the embedded KubeVirt emulator...",
@@ -70,8 +72,9 @@ export async function startServer(config: Config, options: { buildWeb: boolean }
       labelSelector: sessionsSelector,
       counter: kubeRequests,
     });
-    // Demo users exist only in demo mode: with OIDC no users file is read or created.
-    const users = config.authMode === "demo" ? await loadUsers(config.usersFile) : [];
+    // Demo users exist only in demo mode: with OIDC no users file is read or created. Edits to the
+    // file apply without a restart, to sign-ins already made too.
+    users = config.authMode === "demo" ? await LiveUsers.open(config.usersFile, { log }) : undefined;
     const { labs, problems } = loadLabs(config.labsDir, config.vmSizes);
     for (const problem of problems) log.warn(`lab skipped: ${formatLabProblem(problem)}`);
     if (options.buildWeb) await ensureWebBuilt(projectRoot, webRoot);
@@ -82,14 +85,14 @@ export async function startServer(config: Config, options: { buildWeb: boolean }
       log: { warn: (_details, message) => log.warn(message) },
     });
     // Every sign-out the store keeps is known before the first request is answered.
-    loginSessions = await LoginSessions.open({ store: stores.endedSignIns, log });
+    loginSessions = await LoginSessions.open({ store: stores.endedSignIns, log, standing: users });
 
     const app = await buildApp({
       cluster,
       sessionsReadMode: config.sessionsReadMode,
       authenticator: config.oidc
         ? createOidcAuthenticator(config.oidc, { log })
-        : await createDemoAuthenticator(users),
+        : await createDemoAuthenticator(users ?? []),
       loginSessions,
       cookieSecret: await loadOrCreateSessionSecret(config.dataDir, config.sessionSecret),
       labs,
@@ -117,7 +120,7 @@ export async function startServer(config: Config, options: { buildWeb: boolean }
     const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
     app.coordination.announce(replicaEndpoint(config.coordination.podIp, config.host, port));
 
-    printBanner({ url, config, users, labCount: labs.length, emulator, stores });
+    printBanner({ url, config, users: users?.users ?? [], labCount: labs.length, emulator, stores });
     return {
       url,
       app,
@@ -126,12 +129,14 @@ export async function startServer(config: Config, options: { buildWeb: boolean }
         // request signs anyone out while the sign-out store closes.
         await app.close();
         await loginSessions?.close();
+        users?.close();
         await stores?.close();
         await emulator?.stop();
       },
     };
   } catch (error) {
     await loginSessions?.close();
+    users?.close();
     await stores?.close();
     await emulator?.stop();
     throw error;

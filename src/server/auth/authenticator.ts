@@ -52,16 +52,28 @@ export type OidcSignInResult =
 /** Why a sign-in failed; "expired" is the routes' own (no pending sign-in came back). */
 export type OidcFailure = Exclude<SignInError, "expired">;
 
-export async function createDemoAuthenticator(users: UserRecord[]): Promise<PasswordAuthenticator> {
-  const byName = new Map(users.map((user) => [user.username, user]));
+/** Looks people up; LiveUsers is one that follows the users file as it changes. */
+export interface UserDirectory {
+  find(username: string): UserRecord | undefined;
+}
+
+export async function createDemoAuthenticator(
+  users: UserRecord[] | UserDirectory,
+): Promise<PasswordAuthenticator> {
+  const directory = Array.isArray(users) ? fixedDirectory(users) : users;
   // Unknown names are checked against a real hash too, so timing does not reveal which names exist.
   const decoy = await hashPassword("not-a-password");
   return {
     mode: "demo",
     async login(username, password) {
-      const user = byName.get(username);
+      const user = directory.find(username);
       const matches = await verifyPassword(password, user?.passwordHash ?? decoy);
       return user && matches ? { username: user.username, role: user.role } : null;
     },
   };
+}
+
+function fixedDirectory(users: UserRecord[]): UserDirectory {
+  const byName = new Map(users.map((user) => [user.username, user]));
+  return { find: (username) => byName.get(username) };
 }

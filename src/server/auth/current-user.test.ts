@@ -1,5 +1,6 @@
 // The sign-in cookies on a real fastify with @fastify/cookie: the sign-in itself in `lab_session`,
-// and the provider's sign-out URL (with its ID token) in a cookie only the sign-out path is sent.
+// and the provider's sign-out URL (with its ID token), encrypted, in a cookie only the sign-out path
+// is sent.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -9,28 +10,32 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clearSessionCookie, findLoginSession, setSessionCookie } from "./current-user.ts";
 import { SqliteEndedSignInRepository } from "./ended-sign-ins/sqlite-repository.ts";
 import { LoginSessions } from "./login-sessions.ts";
+import { SignOutCookie } from "./sign-out-cookie.ts";
 
 let dir: string;
 let store: SqliteEndedSignInRepository;
 let loginSessions: LoginSessions;
 let app: FastifyInstance;
+const secret = "a-test-secret-that-is-long-enough-to-sign";
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), "current-user-"));
   store = SqliteEndedSignInRepository.open(dir);
   loginSessions = await LoginSessions.open({ store });
   app = Fastify();
-  await app.register(fastifyCookie, { secret: "a-test-secret-that-is-long-enough-to-sign" });
+  await app.register(fastifyCookie, { secret });
+  const signOutCookie = new SignOutCookie(secret);
   app.post<{ Body: { providerSignOutUrl?: string } }>("/sign-in", async (request, reply) => {
     const session = loginSessions.create({ username: "sam", role: "student" }, request.body);
     setSessionCookie(request, reply, session);
+    signOutCookie.set(request, reply, session);
     return { id: session.id };
   });
   app.get("/api/me", async (request) => findLoginSession(request, loginSessions) ?? null);
   app.post("/api/auth/logout", async (request, reply) => {
     const session = findLoginSession(request, loginSessions);
     clearSessionCookie(request, reply);
-    return { providerSignOutUrl: session?.providerSignOutUrl ?? null };
+    return { providerSignOutUrl: (session && signOutCookie.read(request, session)) ?? null };
   });
 });
 afterAll(async () => {
@@ -75,11 +80,19 @@ describe("the sign-in cookies", () => {
     expect(session.attributes).toContain("Path=/");
     expect(signOut.attributes).toContain("Path=/api/auth/logout");
     expect(signOut.attributes).toEqual(expect.arrayContaining(["HttpOnly", "SameSite=Strict"]));
+    // Encrypted: neither the ID token nor anything else of the URL shows in the browser's cookie store.
+    const value = decodeURIComponent(signOut.pair.slice("lab_signout=".length));
+    for (const plain of [value, Buffer.from(value, "base64url").toString("latin1")]) {
+      expect(plain).not.toContain("eyJhbGciOiJSUzI1NiJ9");
+      expect(plain).not.toContain("aaaaaaaa");
+      expect(plain).not.toContain("login.example.edu");
+    }
 
     const me = await app.inject({ url: "/api/me", headers: { cookie: session.pair } });
     expect(me.json()).toEqual({
       id,
       user: { username: "sam", role: "student" },
+      issuedAt: expect.any(Number),
       expiresAt: expect.any(Number),
     });
     const logout = await app.inject({
@@ -122,5 +135,24 @@ describe("the sign-in cookies", () => {
       },
     });
     expect(logout.json()).toEqual({ providerSignOutUrl: null });
+  });
+
+  it("ignore a sign-out cookie that was altered", async () => {
+    const { cookies } = await signIn(providerSignOutUrl(100));
+    const session = cookies.get("lab_session")!.pair;
+    const value = cookies.get("lab_signout")!.pair.slice("lab_signout=".length);
+    const sealed = Buffer.from(value, "base64url");
+    sealed[sealed.length - 1]! ^= 1;
+    const logoutWith = async (signOut: string) =>
+      (
+        await app.inject({
+          method: "POST",
+          url: "/api/auth/logout",
+          headers: { cookie: `${session}; lab_signout=${signOut}` },
+        })
+      ).json();
+    expect(await logoutWith(sealed.toString("base64url"))).toEqual({ providerSignOutUrl: null });
+    expect(await logoutWith("not-even-base64")).toEqual({ providerSignOutUrl: null });
+    expect(await logoutWith(value)).toEqual({ providerSignOutUrl: providerSignOutUrl(100) });
   });
 });

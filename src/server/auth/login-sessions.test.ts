@@ -138,3 +138,39 @@ describe("LoginSessions when the store is in trouble", () => {
     );
   });
 });
+
+describe("cutting a person's sign-ins off", () => {
+  it("ends every earlier sign-in of that person on every replica, and none made later or of others", async () => {
+    let now = Date.UTC(2030, 0, 1, 8);
+    const clock = { now: () => now };
+    const a = await replica(clock);
+    const b = await replica(clock);
+    const tara: Me = { username: "tara", role: "ta" };
+    const onA = a.sessions.create(tara);
+    now += 1000;
+    const onB = b.sessions.create(tara);
+    const bob = b.sessions.create({ username: "bob", role: "student" });
+    for (const signIn of [onA, onB, bob]) expect(b.sessions.accept(signIn)).toBeDefined();
+    expect(a.sessions.accept(onA)).toBeDefined();
+
+    now += 1000;
+    const cutOff = await a.sessions.cutOff("tara");
+    expect(cutOff).toEqual({ username: "tara", issuedUpTo: now, expiresAt: now + 12 * hour });
+    expect(a.sessions.accept(onA)).toBeUndefined();
+    expect(a.ended).toEqual([onA]);
+    await eventually(refused(b.sessions, onB), Boolean, { what: "the other replica to apply the cut-off" });
+    expect(b.sessions.accept(onA)).toBeUndefined();
+    expect(b.sessions.accept(bob)).toBeDefined();
+    expect(b.ended).toEqual([onA, onB]);
+
+    now += 1;
+    const again = a.sessions.create(tara);
+    expect(b.sessions.accept(again)).toBeDefined();
+    // A replica starting now knows before its first request; once every cookie it refuses has
+    // expired, it is forgotten and purged.
+    const c = await replica(clock);
+    expect(c.sessions.accept(onB)).toBeUndefined();
+    now = cutOff.expiresAt;
+    expect(await openStore().cutOffs(now)).toEqual([]);
+  });
+});

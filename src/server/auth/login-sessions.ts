@@ -5,20 +5,36 @@
 // ids that have not expired in memory: loaded before it serves, refreshed by polling the store every
 // 2 s. Checking a request stays synchronous; a sign-out is refused at once on the replica where it
 // happened and within one poll everywhere else.
+// Two more things end sign-ins before their cookies expire: a cut-off ("every sign-in of this person
+// issued up to now is over"), shared through the same store and polled the same way; and, with demo
+// users, the users file (a person no longer in it, or with another role there, is refused).
 import { randomBytes } from "node:crypto";
 import type { Me } from "../../common/api.ts";
-import type { EndedSignIn, EndedSignInRepository } from "./ended-sign-ins/repository.ts";
+import type { EndedSignIn, EndedSignInRepository, SignInCutOff } from "./ended-sign-ins/repository.ts";
 
 export interface LoginSession {
   /** 32 random bytes, base64url: names the sign-in when it is signed out. */
   id: string;
   user: Me;
+  /** When it was signed in (ms since the epoch): what a cut-off compares. */
+  issuedAt: number;
   expiresAt: number;
   /** Where signing out sends the browser to end the provider's session too (OpenID Connect). */
   providerSignOutUrl?: string;
 }
 
 export type LoginSessionListener = (ended: LoginSession) => void;
+
+/**
+ * Who may still be signed in, by an authority outside the cookie (the users file in demo mode).
+ * `holds` is asked on every request, so it answers from memory.
+ */
+export interface UserStanding {
+  /** Whether this person still exists with this role. */
+  holds(user: Me): boolean;
+  /** Called after the authority changed, so sign-ins it no longer allows end at once. */
+  onChange(listener: () => void): () => void;
+}
 
 export const loginSessionLifetimeMs = 12 * 60 * 60 * 1000;
 const signOutPollIntervalMs = 2000;
@@ -35,6 +51,8 @@ export interface LoginSessionsOptions {
   lifetimeMs?: number;
   now?: () => number;
   log?: { info(message: string): void; warn(message: string): void };
+  /** Checked on every request besides the cookie itself (demo mode: the users file). */
+  standing?: UserStanding;
 }
 
 export class LoginSessions {
@@ -53,6 +71,10 @@ export class LoginSessions {
   /** Sign-outs made here that the store has not taken yet. */
   private readonly unstored = new Map<string, EndedSignIn>();
   private readonly endedListeners = new Set<LoginSessionListener>();
+  /** The cut-offs that have not expired, by username: what `accept` also refuses. */
+  private readonly cutOffs = new Map<string, SignInCutOff>();
+  private readonly standing: UserStanding | undefined;
+  private readonly stopWatchingStanding: (() => void) | undefined;
   private position = 0;
   private lastPurge = -Infinity;
   private timer: NodeJS.Timeout | undefined;
@@ -66,6 +88,8 @@ export class LoginSessions {
     this.lifetimeMs = options.lifetimeMs ?? loginSessionLifetimeMs;
     this.now = options.now ?? Date.now;
     this.log = options.log;
+    this.standing = options.standing;
+    this.stopWatchingStanding = this.standing?.onChange(() => this.endWithoutStanding());
   }
 
   /**
@@ -74,25 +98,49 @@ export class LoginSessions {
    */
   static async open(options: LoginSessionsOptions): Promise<LoginSessions> {
     const sessions = new LoginSessions(options);
-    await sessions.readSignOuts();
+    try {
+      await sessions.readSignOuts();
+    } catch (error) {
+      sessions.stopWatchingStanding?.();
+      throw error;
+    }
     sessions.schedulePoll();
     return sessions;
   }
 
   create(user: Me, details: Pick<LoginSession, "providerSignOutUrl"> = {}): LoginSession {
+    const issuedAt = this.now();
     return {
       id: randomBytes(32).toString("base64url"),
       user,
-      expiresAt: this.now() + this.lifetimeMs,
+      issuedAt,
+      expiresAt: issuedAt + this.lifetimeMs,
       ...details,
     };
   }
 
-  /** The sign-in a genuine cookie claims, unless it has expired or been signed out on any replica. */
+  /**
+   * The sign-in a genuine cookie claims, unless it has expired, been signed out or cut off on any
+   * replica, or (demo mode) its person is gone from the users file or has another role there now.
+   */
   accept(claimed: LoginSession): LoginSession | undefined {
     if (claimed.expiresAt <= this.now() || this.ended.has(claimed.id)) return undefined;
+    if (this.isCutOff(claimed) || this.standing?.holds(claimed.user) === false) return undefined;
     if (!this.accepted.has(claimed.id)) this.accepted.set(claimed.id, claimed);
     return claimed;
+  }
+
+  /**
+   * Ends every sign-in of `username` issued until now, on every replica within a poll: refused here
+   * at once, and the listeners told. Resolves once the store has it; rejects
+   * (DatabaseUnavailableError) when it cannot be stored, and then nothing changed.
+   */
+  async cutOff(username: string): Promise<SignInCutOff> {
+    const issuedUpTo = this.now();
+    const cutOff: SignInCutOff = { username, issuedUpTo, expiresAt: issuedUpTo + this.lifetimeMs };
+    await this.store.recordCutOff(cutOff);
+    this.applyCutOff(cutOff);
+    return cutOff;
   }
 
   /**
@@ -126,6 +174,7 @@ export class LoginSessions {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.stopWatchingStanding?.();
     clearTimeout(this.timer);
     await this.polling;
     try {
@@ -194,6 +243,7 @@ export class LoginSessions {
   }
 
   private async readSignOuts(): Promise<void> {
+    for (const cutOff of await this.store.cutOffs(this.now())) this.applyCutOff(cutOff);
     const page = await this.store.endedSince(this.position);
     this.position = page.position;
     const now = this.now();
@@ -207,10 +257,38 @@ export class LoginSessions {
     }
   }
 
+  private isCutOff(session: LoginSession): boolean {
+    const cutOff = this.cutOffs.get(session.user.username);
+    return cutOff !== undefined && session.issuedAt <= cutOff.issuedUpTo;
+  }
+
+  private applyCutOff(cutOff: SignInCutOff): void {
+    const known = this.cutOffs.get(cutOff.username);
+    if (known && known.issuedUpTo >= cutOff.issuedUpTo) return;
+    this.cutOffs.set(cutOff.username, cutOff);
+    this.endAcceptedWhere((session) => this.isCutOff(session));
+  }
+
+  private endWithoutStanding(): void {
+    const standing = this.standing;
+    if (standing) this.endAcceptedWhere((session) => !standing.holds(session.user));
+  }
+
+  private endAcceptedWhere(ends: (session: LoginSession) => boolean): void {
+    for (const session of [...this.accepted.values()]) {
+      if (!ends(session)) continue;
+      this.accepted.delete(session.id);
+      this.notify(session);
+    }
+  }
+
   /** Expired sign-ins are refused by their expiry alone: no need to remember them any longer. */
   private forgetExpired(): void {
     const now = this.now();
     for (const [id, expiresAt] of this.ended) if (expiresAt <= now) this.ended.delete(id);
+    for (const [username, cutOff] of this.cutOffs) {
+      if (cutOff.expiresAt <= now) this.cutOffs.delete(username);
+    }
     for (const session of this.accepted.values()) {
       if (session.expiresAt > now) continue;
       this.accepted.delete(session.id);

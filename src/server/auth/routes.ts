@@ -1,13 +1,15 @@
-// Sign-in, sign-out and "who am I".
+// Sign-in, sign-out and "who am I"; and an instructor signing someone out everywhere.
 import type { FastifyInstance } from "fastify";
 import { LoginRequest, type AuthConfig, type LogoutResult, type Me } from "../../common/api.ts";
 import type { AuditLog } from "../audit/audit-log.ts";
 import { HttpError, parseOrThrow } from "../http/errors.ts";
 import { RateLimiter, refuseWhileLimited } from "../http/rate-limit.ts";
+import { registerAdminSignOutRoute } from "./admin-sign-out-routes.ts";
 import type { Authenticator } from "./authenticator.ts";
 import { clearSessionCookie, findLoginSession, requireUser, setSessionCookie } from "./current-user.ts";
 import type { LoginSessions } from "./login-sessions.ts";
 import { registerOidcRoutes } from "./oidc/routes.ts";
+import { SignOutCookie } from "./sign-out-cookie.ts";
 
 export function registerAuthRoutes(
   app: FastifyInstance,
@@ -15,8 +17,16 @@ export function registerAuthRoutes(
     authenticator,
     loginSessions,
     audit,
-  }: { authenticator: Authenticator; loginSessions: LoginSessions; audit?: AuditLog },
+    cookieSecret,
+  }: {
+    authenticator: Authenticator;
+    loginSessions: LoginSessions;
+    audit?: AuditLog;
+    /** SESSION_SECRET: the provider's sign-out URL is encrypted under a key derived from it. */
+    cookieSecret: string;
+  },
 ): void {
+  const signOutCookie = new SignOutCookie(cookieSecret);
   // Each attempt hashes a password (tens of ms of CPU): a generous allowance per address, enough for a
   // class behind one NAT signing in together. Guessing one person's password is slowed further by
   // counting that name's failures from that address.
@@ -30,7 +40,9 @@ export function registerAuthRoutes(
       ? { mode: "oidc", providerName: authenticator.providerName }
       : { mode: "demo" },
   );
-  if (authenticator.mode === "oidc") registerOidcRoutes(app, { authenticator, loginSessions, audit });
+  if (authenticator.mode === "oidc")
+    registerOidcRoutes(app, { authenticator, loginSessions, audit, signOutCookie });
+  registerAdminSignOutRoute(app, { loginSessions, audit });
 
   app.post("/api/auth/login", async (request, reply): Promise<Me> => {
     if (authenticator.mode !== "demo") {
@@ -63,8 +75,9 @@ export function registerAuthRoutes(
     if (session) await loginSessions.end(session);
     clearSessionCookie(request, reply);
     // The console's session is over either way; the provider's own one ends when the browser goes there.
-    if (!session?.providerSignOutUrl) return reply.status(204).send();
-    const result: LogoutResult = { providerSignOutUrl: session.providerSignOutUrl };
+    const providerSignOutUrl = session && signOutCookie.read(request, session);
+    if (!providerSignOutUrl) return reply.status(204).send();
+    const result: LogoutResult = { providerSignOutUrl };
     return reply.status(200).send(result);
   });
 

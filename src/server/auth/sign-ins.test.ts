@@ -1,21 +1,27 @@
 // Sign-ins across restarts and replicas: test BFFs on one data folder (one ended-sign-ins.db, one
 // cookie secret), started, stopped and restarted while a browser keeps its cookie.
+import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { promisify } from "node:util";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startTestEmulator, type TestEmulator } from "../../emulator/testing/start.ts";
-import { signInCookie } from "../console/testing/console-client.ts";
+import { ConsoleTestClient, signInCookie } from "../console/testing/console-client.ts";
+import { aLab } from "../sessions/testing/fixtures.ts";
 import { eventually, startTestBff, type TestBff } from "../testing/test-bff.ts";
 import { encodeLoginSession } from "./current-user.ts";
+import { loginSessionLifetimeMs } from "./login-sessions.ts";
 
+const lab = aLab();
 let emulator: TestEmulator;
 let dataDir: string;
 const running: TestBff[] = [];
 
 beforeAll(async () => {
-  emulator = await startTestEmulator({ deployRbac: true });
+  // Sandboxed guests: one test watches a real console.
+  emulator = await startTestEmulator({ guests: "sandbox", deployRbac: true });
 });
 afterAll(async () => {
   await emulator?.close();
@@ -31,7 +37,7 @@ afterEach(async () => {
 /** A BFF on the shared data folder: a replica, or the same console after a restart. */
 async function startBff(options: { cookieSecret?: string } = {}): Promise<TestBff> {
   const bff = await startTestBff({
-    labs: [],
+    labs: [lab],
     emulator,
     gradingDataDir: dataDir,
     signOutPollIntervalMs: 50,
@@ -95,8 +101,10 @@ describe("sign-ins", () => {
     expect(claims).toEqual({
       id: expect.stringMatching(/^[\w-]{43}$/),
       user: { username: "bob", role: "student" },
+      issuedAt: expect.any(Number),
       expiresAt: expect.any(Number),
     });
+    expect(claims.expiresAt - claims.issuedAt).toBe(loginSessionLifetimeMs);
     const promoted = Buffer.from(
       JSON.stringify({ ...claims, user: { username: "bob", role: "instructor" } }),
     ).toString("base64url");
@@ -112,6 +120,7 @@ describe("sign-ins", () => {
     const expired = {
       id: randomBytes(32).toString("base64url"),
       user: { username: "bob", role: "student" as const },
+      issuedAt: Date.now() - loginSessionLifetimeMs - 1,
       expiresAt: Date.now() - 1,
     };
     expect(await me(bff.url, signed(encodeLoginSession(expired)))).toBe(401);
@@ -122,5 +131,109 @@ describe("sign-ins", () => {
     // A new SESSION_SECRET signs everyone out.
     const rotated = await startBff({ cookieSecret: "another-secret-that-is-long-enough-to-sign" });
     expect(await me(rotated.url, genuine)).toBe(401);
+  });
+});
+
+describe("signing one person out everywhere", () => {
+  it("by an instructor ends a TA's sign-ins on every replica within a poll and closes their console", async () => {
+    const a = await startBff();
+    const b = await startBff();
+    const launched = await (await b.signIn("alice")).post("/api/sessions", { labId: lab.id });
+    expect(launched.status).toBe(201);
+    const sessionId = launched.body.id as string;
+    const tara = await signInCookie(a.url, "tara");
+    const ivan = await a.signIn("ivan");
+    await eventually(
+      async () => {
+        const response = await fetch(`${b.url}/api/sessions/${sessionId}`, { headers: { cookie: tara } });
+        return response.ok ? ((await response.json()) as { status: string }).status : response.status;
+      },
+      (status) => status === "running",
+      { what: "the session running in the second replica's view", timeoutMs: 20_000 },
+    );
+    const watching = await ConsoleTestClient.connect(b.url, sessionId, { cookie: tara, mode: "observe" });
+    await watching.until(
+      () => watching.lastMessage("status")?.state === "connected",
+      "the watched console connected",
+      20_000,
+    );
+    const signed = (value: unknown) =>
+      `lab_session=${a.app.signCookie(Buffer.from(JSON.stringify(value)).toString("base64url"))}`;
+    // Made before sign-ins carried their issue time: counted as issued one lifetime before expiry.
+    const olderCookie = (username: string, role: string) =>
+      signed({
+        id: randomBytes(32).toString("base64url"),
+        user: { username, role },
+        expiresAt: Date.now() + 60_000,
+      });
+    const olderTara = olderCookie("tara", "ta");
+    expect(await me(b.url, olderTara)).toBe(200);
+
+    const answer = await ivan.post("/api/admin/sign-outs", { username: "tara" });
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({
+      username: "tara",
+      signedInUpTo: expect.any(String),
+      keptUntil: new Date(Date.parse(answer.body.signedInUpTo) + loginSessionLifetimeMs).toISOString(),
+    });
+    expect(await me(a.url, tara)).toBe(401);
+    await eventually(
+      () => me(b.url, tara),
+      (status) => status === 401,
+      { what: "the other replica to refuse the TA's sign-in" },
+    );
+    expect(await me(b.url, olderTara)).toBe(401);
+    expect(await me(b.url, olderCookie("bob", "student"))).toBe(200);
+    expect((await watching.untilClosed()).code).toBe(1000);
+    expect(watching.lastMessage("ended")?.reason).toMatch(/sign in again/i);
+
+    // A sign-in made afterwards counts: keeping someone out is the users file's or provider's job.
+    expect(await me(b.url, await signInCookie(b.url, "tara"))).toBe(200);
+    expect((await ivan.get("/api/me")).status).toBe(200);
+    const audit = await ivan.get("/api/audit?action=sign-out-user");
+    expect(audit.body.items).toEqual([
+      expect.objectContaining({
+        actor: "ivan",
+        details: { username: "tara" },
+      }),
+    ]);
+  });
+
+  it("by `npm run sign-out-user` on the data folder a running console uses", async () => {
+    const bff = await startBff();
+    const bob = await signInCookie(bff.url, "bob");
+    const run = (args: string[], env: Record<string, string>) =>
+      promisify(execFile)(
+        process.execPath,
+        ["--import", "tsx", "src/server/admin/sign-out-user.ts", ...args],
+        {
+          env: { ...process.env, DATABASE_URL: "", ...env },
+        },
+      ).then(
+        ({ stdout }) => ({ code: 0, stdout, stderr: "" }),
+        (error: { code: number; stdout: string; stderr: string }) => error,
+      );
+
+    const done = await run(["bob"], { DATA_DIR: dataDir });
+    expect(done).toMatchObject({ code: 0, stdout: expect.stringMatching(/^Signed bob out: /) });
+    await eventually(
+      () => me(bff.url, bob),
+      (status) => status === 401,
+      { what: "the running console to refuse bob's sign-in" },
+    );
+    const staff = await bff.signIn("ivan");
+    const audit = await staff.get("/api/audit?action=sign-out-user");
+    expect(audit.body.items).toEqual([
+      expect.objectContaining({ actor: "system", details: expect.objectContaining({ username: "bob" }) }),
+    ]);
+
+    expect(await run([], { DATA_DIR: dataDir })).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/name one person/),
+    });
+    expect(await run(["bob"], { DATA_DIR: path.join(dataDir, "mistyped") })).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/does not exist/),
+    });
   });
 });

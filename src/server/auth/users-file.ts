@@ -28,14 +28,19 @@ const UsersFile = z.object({ users: z.array(UserRecord) });
 
 export class UsersFileError extends Error {}
 
+/** The users file, created with the demo users when missing. */
 export async function loadUsers(file: string): Promise<UserRecord[]> {
-  let text: string;
   try {
-    text = await readFile(file, "utf8");
+    return await readUsers(file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
     return writeDemoUsers(file);
   }
+}
+
+/** The users file as it is; rejects when it is missing (ENOENT) or not valid (UsersFileError). */
+export async function readUsers(file: string): Promise<UserRecord[]> {
+  const text = await readFile(file, "utf8");
   let json: unknown;
   try {
     json = JSON.parse(text);

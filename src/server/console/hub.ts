@@ -5,7 +5,7 @@ import type WebSocket from "ws";
 import type { Session } from "../../common/api.ts";
 import type { AuditLog } from "../audit/audit-log.ts";
 import type { ConsoleConnector } from "../kube/console-stream.ts";
-import type { RecordingStore } from "../recordings/recording-store.ts";
+import type { ConsoleRecorder, RecordingStore } from "../recordings/recording-store.ts";
 import { defaultConsoleLimits, type ConsoleLimits } from "./limits.ts";
 import { SharedConsole } from "./shared-console.ts";
 import { ConsoleViewer, type ViewerIdentity } from "./viewer.ts";
@@ -17,7 +17,10 @@ export interface ConsoleHubDeps {
   limits?: Partial<ConsoleLimits>;
   /** Where every console's output is recorded (docs/console.md, "Recordings"); none when absent. */
   recordings?: Pick<RecordingStore, "recorderFor">;
-  /** A console closed (ended, idle or shut down): with several replicas, its lease goes. */
+  /**
+   * A console closed (ended, idle or shut down) and its recorder stored its last output: with several
+   * replicas, its lease goes (whoever takes the console next continues the recording after it).
+   */
   onClosed?(sessionId: string): void;
   /** A console's line to the VM dropped and was opened again (for lab_console_console_upstream_reconnects_total). */
   onUpstreamReconnected?(): void;
@@ -34,6 +37,8 @@ export interface ConsoleHubStats {
 export class ConsoleHub {
   readonly limits: ConsoleLimits;
   private readonly consoles = new Map<string, SharedConsole>();
+  /** Consoles that closed, until their recorder stored the last output and onClosed ran. */
+  private readonly closing = new Set<Promise<void>>();
   private heartbeatTimer: NodeJS.Timeout | undefined;
   private sessionCheckTimer: NodeJS.Timeout | undefined;
   private closed = false;
@@ -69,6 +74,10 @@ export class ConsoleHub {
   private consoleFor(session: { id: string; owner: string }): SharedConsole {
     let shared = this.consoles.get(session.id);
     if (!shared) {
+      const recorder = this.deps.recordings?.recorderFor(session, {
+        cols: this.limits.initialCols,
+        rows: this.limits.initialRows,
+      });
       shared = new SharedConsole({
         sessionId: session.id,
         owner: session.owner,
@@ -76,11 +85,8 @@ export class ConsoleHub {
         findSession: this.deps.findSession,
         limits: this.limits,
         log: this.deps.log,
-        recorder: this.deps.recordings?.recorderFor(session, {
-          cols: this.limits.initialCols,
-          rows: this.limits.initialRows,
-        }),
-        onFinished: (finished) => this.forget(finished),
+        recorder,
+        onFinished: (finished) => this.forget(finished, recorder),
         onReconnected: this.deps.onUpstreamReconnected,
         onKeyboardTaken: (by, from) => void this.recordKeyboardTaken(session, by, from),
       });
@@ -119,10 +125,15 @@ export class ConsoleHub {
     return { consoles: this.consoles.size, connectedUpstreams, viewers };
   }
 
-  close(): void {
+  /**
+   * Closes every console; resolves once their recorders stored the last output (each waits a few
+   * seconds at most) and onClosed ran for each, so the stores may close after.
+   */
+  async close(): Promise<void> {
     this.closed = true;
     for (const shared of [...this.consoles.values()]) shared.shutDown();
     this.stopTimers();
+    while (this.closing.size > 0) await Promise.all(this.closing);
   }
 
   /**
@@ -147,10 +158,18 @@ export class ConsoleHub {
     });
   }
 
-  private forget(finished: SharedConsole): void {
+  private forget(finished: SharedConsole, recorder: ConsoleRecorder | undefined): void {
     if (this.consoles.get(finished.sessionId) === finished) this.consoles.delete(finished.sessionId);
     if (this.consoles.size === 0) this.stopTimers();
-    this.deps.onClosed?.(finished.sessionId);
+    // The console is closed already: only letting it go (its lease) waits for the recording, lest
+    // the replica taking it over read where the recording stands before the last output is in.
+    const closed = (recorder?.close() ?? Promise.resolve())
+      .then(() => this.deps.onClosed?.(finished.sessionId))
+      .catch((error: unknown) =>
+        this.deps.log.error({ sessionId: finished.sessionId, err: error }, "closing a console failed"),
+      );
+    this.closing.add(closed);
+    void closed.finally(() => this.closing.delete(closed));
   }
 
   private startTimers(): void {

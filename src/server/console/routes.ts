@@ -61,8 +61,9 @@ export function registerConsoleRoutes(app: FastifyInstance, deps: ConsoleRouteDe
   // Before the server waits for open connections to end: consoles would otherwise keep it up.
   app.addHook("preClose", async () => {
     stopListening();
-    hub.close();
+    const closing = hub.close();
     deps.placement.close();
+    await closing;
   });
 
   app.get("/api/sessions/:id/console", async (request, reply) => {

@@ -1,4 +1,5 @@
 // The sign-out database: ended-sign-ins.db in the data folder, apart from grading.db and audit.db.
+// It holds single sign-outs and per-person cut-offs (auth/ended-sign-ins/repository.ts).
 // It holds nothing worth a backup (every row is useless once its cookie has expired, at most 12 hours
 // later), so it can be deleted while the console is stopped; that only lets signed-out cookies back in.
 import path from "node:path";
@@ -22,6 +23,19 @@ export const endedSignInsMigrations: readonly Migration[] = [
           expires_at TEXT NOT NULL
         ) STRICT;
         CREATE INDEX ended_sign_ins_by_expiry ON ended_sign_ins (expires_at);
+      `),
+  },
+  {
+    name: "sign-in cut-offs",
+    up: (db) =>
+      db.exec(`
+        -- One row per person: every sign-in of theirs issued up to issued_up_to is over. Read whole
+        -- on every poll, so no seq is needed.
+        CREATE TABLE sign_in_cut_offs (
+          username TEXT PRIMARY KEY,
+          issued_up_to TEXT NOT NULL,
+          expires_at TEXT NOT NULL
+        ) STRICT;
       `),
   },
 ];

@@ -91,6 +91,7 @@ beforeAll(async () => {
   registerAuthRoutes(app, {
     authenticator: await createDemoAuthenticator(demoUsers.map((user) => ({ ...user, passwordHash }))),
     loginSessions,
+    cookieSecret: "a-test-secret-that-is-long-enough-to-sign",
   });
   registerGradingRoutes(app, { grading, sessions: sessionService, loginSessions });
   await app.listen({ host: "127.0.0.1", port: 0 });

@@ -1,8 +1,9 @@
 // Recordings as files in DATA_DIR/recordings, <session>.cast each: the single-replica default. The
 // file is the recording: its first line is the header, its size the byte count, its mtime the last
 // write, and a final size-cap marker says it is capped.
+import { once } from "node:events";
 import { createReadStream } from "node:fs";
-import { mkdir, open, readdir, rm, stat } from "node:fs/promises";
+import { mkdir, open, readdir, rm, stat, type FileHandle } from "node:fs/promises";
 import path from "node:path";
 import type { Readable } from "node:stream";
 import { headerLine, parseHeader, sizeCapMarker } from "./asciicast.ts";
@@ -14,6 +15,7 @@ const privateFileMode = 0o600;
 const sessionIdPattern = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const headerProbeBytes = 4096;
 const capProbeBytes = 256;
+const headersReadAtOnce = 16;
 
 export class FileRecordingStorage implements RecordingStorage {
   constructor(readonly dir: string) {}
@@ -21,20 +23,26 @@ export class FileRecordingStorage implements RecordingStorage {
   async find(sessionId: string): Promise<StoredRecording | undefined> {
     // The id becomes a file name: nothing but a session id may reach the file system.
     if (!sessionIdPattern.test(sessionId)) return undefined;
-    const file = this.fileOf(sessionId);
-    const info = await stat(file).catch(() => undefined);
-    if (!info) return undefined;
-    const head = await readSlice(file, 0, headerProbeBytes);
-    const end = head.indexOf("\n");
-    const header = end < 0 ? undefined : parseHeader(head.slice(0, end));
-    if (!header) return undefined;
-    const tail = await readSlice(file, Math.max(0, info.size - capProbeBytes), capProbeBytes);
-    return {
-      header,
-      bytes: info.size,
-      lastWrittenAt: info.mtime,
-      capped: tail.includes(JSON.stringify(sizeCapMarker)),
-    };
+    // One handle for the size, the header and the tail: the retention sweep may remove the file at
+    // any moment, and a file once open reads on.
+    const handle = await open(this.fileOf(sessionId), "r").catch(unlessMissing);
+    if (!handle) return undefined;
+    try {
+      const info = await handle.stat();
+      const head = await readSlice(handle, 0, headerProbeBytes);
+      const end = head.indexOf("\n");
+      const header = end < 0 ? undefined : parseHeader(head.slice(0, end));
+      if (!header) return undefined;
+      const tail = await readSlice(handle, Math.max(0, info.size - capProbeBytes), capProbeBytes);
+      return {
+        header,
+        bytes: info.size,
+        lastWrittenAt: info.mtime,
+        capped: tail.includes(JSON.stringify(sizeCapMarker)),
+      };
+    } finally {
+      await handle.close();
+    }
   }
 
   async append(sessionId: string, batch: RecordingBatch): Promise<void> {
@@ -49,20 +57,28 @@ export class FileRecordingStorage implements RecordingStorage {
     }
   }
 
-  async read(sessionId: string, bytes: number): Promise<Readable> {
+  async read(sessionId: string, bytes: number): Promise<Readable | undefined> {
+    if (!sessionIdPattern.test(sessionId)) return undefined;
     const stream = createReadStream(this.fileOf(sessionId), { start: 0, end: Math.max(0, bytes - 1) });
-    await new Promise((resolve, reject) => stream.once("open", resolve).once("error", reject));
-    return stream;
+    try {
+      await once(stream, "open");
+      return stream;
+    } catch (error) {
+      return unlessMissing(error);
+    }
   }
 
   async list(filter: { labId?: string; owner?: string }): Promise<StoredRecording[]> {
-    const found = await Promise.all((await this.sessionIds()).map((id) => this.find(id)));
-    return found.filter(
-      (recording): recording is StoredRecording =>
-        recording !== undefined &&
-        (filter.labId === undefined || recording.header.lab_console.labId === filter.labId) &&
-        (filter.owner === undefined || recording.header.lab_console.owner === filter.owner),
-    );
+    // A few at a time: thousands of recordings opened at once would run out of file descriptors.
+    const found = await mapAtMost(await this.sessionIds(), headersReadAtOnce, (id) => this.find(id));
+    return found
+      .filter(
+        (recording): recording is StoredRecording =>
+          recording !== undefined &&
+          (filter.labId === undefined || recording.header.lab_console.labId === filter.labId) &&
+          (filter.owner === undefined || recording.header.lab_console.owner === filter.owner),
+      )
+      .sort((a, b) => b.header.timestamp - a.header.timestamp);
   }
 
   async removeWrittenBefore(cutoff: Date): Promise<number> {
@@ -90,13 +106,32 @@ export class FileRecordingStorage implements RecordingStorage {
   }
 }
 
-async function readSlice(file: string, position: number, length: number): Promise<string> {
-  const handle = await open(file, "r");
-  try {
-    const buffer = Buffer.alloc(length);
-    const { bytesRead } = await handle.read(buffer, 0, length, position);
-    return buffer.subarray(0, bytesRead).toString("utf8");
-  } finally {
-    await handle.close();
-  }
+async function readSlice(handle: FileHandle, position: number, length: number): Promise<string> {
+  const buffer = Buffer.alloc(length);
+  const { bytesRead } = await handle.read(buffer, 0, length, position);
+  return buffer.subarray(0, bytesRead).toString("utf8");
+}
+
+/** Undefined for a file that is not there (removed by the sweep meanwhile); any other error stands. */
+async function unlessMissing(error: unknown): Promise<undefined> {
+  if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+  throw error;
+}
+
+/** `work` on every item, at most `limit` at a time; the results in the items' order. */
+async function mapAtMost<Item, Result>(
+  items: readonly Item[],
+  limit: number,
+  work: (item: Item) => Promise<Result>,
+): Promise<Result[]> {
+  const results: Result[] = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await work(items[index]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
 }

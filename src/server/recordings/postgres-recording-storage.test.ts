@@ -1,11 +1,13 @@
 // The recording storage contract on a real PostgreSQL, and what the console sees when the database
-// is in trouble: recording goes quiet with a warning, reading fails with database_unavailable.
+// is in trouble: recording goes quiet with a warning, reading fails with database_unavailable, and a
+// closing console waits for its recording a bounded while only.
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DatabaseUnavailableError } from "../db/errors.ts";
 import {
   createTestSchema,
   repositoryInFreshSchema,
+  runSql,
   startTestPostgres,
   type TestPostgres,
 } from "../db/postgres/testing/test-postgres.ts";
@@ -64,6 +66,64 @@ describe("PostgreSQL recordings while the database is locked", () => {
       expect(await store.find("s-locked")).toMatchObject({ capped: false });
     } finally {
       await other.end();
+      await storage.close();
+      await schema.drop();
+    }
+  });
+});
+
+describe("a console closing while the database is locked", () => {
+  it("waits for its recording at most the close timeout, then goes on with a warning", async () => {
+    const schema = await createTestSchema(server);
+    const storage = await PostgresRecordingStorage.open(schema.url, { lockTimeoutMs: 10_000 });
+    const other = new pg.Client({ connectionString: schema.url });
+    await other.connect();
+    const warnings: { message?: string }[] = [];
+    const store = new RecordingStore({
+      storage,
+      maxBytes: 10_000,
+      retentionMs: 86_400_000,
+      labOf: async () => "lab-one",
+      log: { warn: (_details: unknown, message?: string) => void warnings.push({ message }) },
+      closeTimeoutMs: 300,
+    });
+    try {
+      await other.query("BEGIN");
+      await other.query("LOCK TABLE console_recordings IN ACCESS EXCLUSIVE MODE");
+      const recorder = store.recorderFor({ id: "s-stuck", owner: "alice" }, { cols: 80, rows: 24 });
+      recorder.output(Buffer.from("stuck"));
+      const started = performance.now();
+      await recorder.close();
+      const waitedMs = performance.now() - started;
+      expect(waitedMs).toBeGreaterThanOrEqual(290);
+      expect(waitedMs).toBeLessThan(3_000);
+      expect(warnings).toEqual([
+        {
+          message:
+            "console recording not stored in time as its console closed; its end may be missing or out of order",
+        },
+      ]);
+    } finally {
+      await other.query("ROLLBACK");
+      await other.end();
+      await storage.close();
+      await schema.drop();
+    }
+  });
+});
+
+describe("the recordings list in PostgreSQL", () => {
+  it("has an index for each filter, by lab and by owner", async () => {
+    const schema = await createTestSchema(server);
+    const storage = await PostgresRecordingStorage.open(schema.url);
+    try {
+      const indexes = await runSql<{ indexdef: string }>(
+        schema.url,
+        "SELECT indexdef FROM pg_indexes WHERE schemaname = current_schema() AND tablename = 'console_recordings'",
+      );
+      const columns = indexes.map(({ indexdef }) => /\((.*)\)$/.exec(indexdef)?.[1]);
+      expect(columns).toEqual(expect.arrayContaining(["lab_id, started_at", "owner, started_at"]));
+    } finally {
       await storage.close();
       await schema.drop();
     }

@@ -66,12 +66,13 @@ export class PostgresRecordingStorage implements RecordingStorage {
     );
   }
 
-  async read(sessionId: string, bytes: number): Promise<Readable> {
+  async read(sessionId: string, bytes: number): Promise<Readable | undefined> {
     const [row] = await this.db.query<{ header: string }>(
       "SELECT header FROM console_recordings WHERE session_id = $1",
       [sessionId],
     );
-    if (!row) throw new Error(`No recording of session ${sessionId} to read.`);
+    // Removed by the retention sweep since it was found.
+    if (!row) return undefined;
     const first = await this.chunksAfter(sessionId, 0);
     return Readable.from(this.bytesOf(sessionId, row.header, first, bytes));
   }
@@ -79,7 +80,8 @@ export class PostgresRecordingStorage implements RecordingStorage {
   async list(filter: { labId?: string; owner?: string }): Promise<StoredRecording[]> {
     const rows = await this.db.query<RecordingRow>(
       `SELECT ${recordingColumns} FROM console_recordings
-       WHERE ($1::text IS NULL OR lab_id = $1) AND ($2::text IS NULL OR owner = $2)`,
+       WHERE ($1::text IS NULL OR lab_id = $1) AND ($2::text IS NULL OR owner = $2)
+       ORDER BY started_at DESC`,
       [filter.labId ?? null, filter.owner ?? null],
     );
     return rows.map(toStoredRecording);

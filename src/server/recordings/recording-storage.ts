@@ -28,10 +28,12 @@ export interface RecordingStorage {
   append(sessionId: string, batch: RecordingBatch): Promise<void>;
   /**
    * The first `bytes` bytes of a recording (a length `find` gave): what was written later is left out,
-   * so the answer matches the content-length sent before it. Rejects before any byte when it cannot
-   * be read at all.
+   * so the answer matches the content-length sent before it. Undefined when the recording is gone
+   * (the retention sweep may remove it between `find` and `read`); rejects before any byte when it
+   * cannot be read at all.
    */
-  read(sessionId: string, bytes: number): Promise<Readable>;
+  read(sessionId: string, bytes: number): Promise<Readable | undefined>;
+  /** Newest first (by the header's start time). */
   list(filter: { labId?: string; owner?: string }): Promise<StoredRecording[]>;
   /** Removes the recordings last written before `cutoff`; returns how many. */
   removeWrittenBefore(cutoff: Date): Promise<number>;

@@ -15,29 +15,46 @@ export interface RecordingStoreOptions {
   /** The lab a session runs, for the header; undefined when the session is unknown. */
   labOf(sessionId: string): Promise<string | undefined>;
   log: Pick<FastifyBaseLogger, "warn">;
+  /** How long a closing recorder waits for its output to be stored (default 5 s). */
+  closeTimeoutMs?: number;
 }
 
 /** One console's recorder, as the console hub uses it: output is handed over as it arrives. */
 export interface ConsoleRecorder {
   output(chunk: Buffer): void;
+  /**
+   * No more output: resolves once everything handed over is stored (or dropped), or after the close
+   * timeout with a warning, so that a slow storage never holds a console up for long. Never rejects.
+   */
+  close(): Promise<void>;
 }
 
 /** How long output goes unrecorded after the storage failed to open a recording. */
 const reopenDelayMs = 5_000;
+const defaultCloseTimeoutMs = 5_000;
 
 export class RecordingStore {
+  /**
+   * The recorders of each session still storing their last output: the next recorder of the same
+   * session (the console reopened here) reads where the recording stands only after them.
+   */
+  private readonly closing = new Map<string, Promise<void>>();
+
   constructor(private readonly options: RecordingStoreOptions) {}
 
   /**
    * A recorder for one console. The recording is opened on the first output (a console that never
    * connected leaves none); output arriving meanwhile keeps its arrival time. A console that moved
-   * here from another replica, or reconnected, continues the recording it had.
+   * here from another replica, or reconnected, continues the recording it had: the previous holder
+   * closes its recorder before it lets the console go.
    */
   recorderFor(session: { id: string; owner: string }, size: { cols: number; rows: number }): ConsoleRecorder {
     let writer: Promise<RecordingWriter | undefined> | undefined;
     let failedAt = -Infinity;
+    let closed: Promise<void> | undefined;
     return {
       output: (chunk) => {
+        if (closed) return;
         const at = Date.now();
         // Storage that could not be reached is tried again a while later, not on every chunk.
         if (!writer && at - failedAt < reopenDelayMs) return;
@@ -50,6 +67,10 @@ export class RecordingStore {
         });
         void writer.then((opened) => opened?.output(chunk, at));
       },
+      close: () => {
+        closed ??= this.closeRecorder(session.id, writer);
+        return closed;
+      },
     };
   }
 
@@ -57,15 +78,14 @@ export class RecordingStore {
     return this.options.storage.find(sessionId);
   }
 
-  /** The first `bytes` bytes of a recording, as `find` measured it. */
-  read(sessionId: string, bytes: number): Promise<Readable> {
+  /** The first `bytes` bytes of a recording, as `find` measured it; undefined when it is gone since. */
+  read(sessionId: string, bytes: number): Promise<Readable | undefined> {
     return this.options.storage.read(sessionId, bytes);
   }
 
   /** Newest first. */
   async list(filter: { labId?: string; owner?: string }): Promise<RecordingSummary[]> {
-    const found = await this.options.storage.list(filter);
-    return found.map(summarize).sort((a, b) => b.startedAt.localeCompare(a.startedAt));
+    return (await this.options.storage.list(filter)).map(summarize);
   }
 
   /** Removes recordings last written longer ago than the retention period; returns how many. */
@@ -85,11 +105,40 @@ export class RecordingStore {
     return () => clearInterval(timer);
   }
 
+  private closeRecorder(
+    sessionId: string,
+    writer: Promise<RecordingWriter | undefined> | undefined,
+  ): Promise<void> {
+    const { log, closeTimeoutMs = defaultCloseTimeoutMs } = this.options;
+    // Output handed over while the writer was opening is queued on `writer` before this waits on it.
+    const stored = writer?.then((opened) => opened?.flushed());
+    if (!stored) return Promise.resolve();
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<"late">((resolve) => {
+      timer = setTimeout(() => resolve("late"), closeTimeoutMs);
+    });
+    const done = Promise.race([stored, late]).then((outcome) => {
+      clearTimeout(timer);
+      if (outcome === "late") {
+        log.warn(
+          { sessionId, timeoutMs: closeTimeoutMs },
+          "console recording not stored in time as its console closed; its end may be missing or out of order",
+        );
+      }
+    });
+    this.closing.set(sessionId, done);
+    void done.then(() => {
+      if (this.closing.get(sessionId) === done) this.closing.delete(sessionId);
+    });
+    return done;
+  }
+
   private async openWriter(
     session: { id: string; owner: string },
     size: { cols: number; rows: number },
   ): Promise<RecordingWriter | undefined> {
     const { storage, log } = this.options;
+    await this.closing.get(session.id);
     try {
       const existing = await storage.find(session.id);
       const header: RecordingHeader = existing?.header ?? {

@@ -1,6 +1,7 @@
 // Console recordings over real sockets: a browser's console (ws, the SPA's protocol) -> BFF -> the
 // emulator's KubeVirt console -> a bash in a sandboxed guest, and the recording as the API serves it.
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import WebSocket from "ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -40,10 +41,10 @@ function outputOf(cast: string): string {
 }
 
 /** A browser's console socket that keeps every live output byte exactly as it arrived. */
-async function rawConsole(sessionId: string, cookie: string) {
-  const url = new URL(`/api/sessions/${sessionId}/console`, bff.url);
+async function rawConsole(sessionId: string, cookie: string, on: TestBff = bff) {
+  const url = new URL(`/api/sessions/${sessionId}/console`, on.url);
   url.protocol = "ws:";
-  const socket = new WebSocket(url, { headers: { cookie, origin: new URL(bff.url).origin } });
+  const socket = new WebSocket(url, { headers: { cookie, origin: new URL(on.url).origin } });
   const live: Buffer[] = [];
   let replayDone = false;
   let connected = false;
@@ -191,5 +192,40 @@ describe("the recordings list's student filter", () => {
     const tara = await bff.signIn("tara");
     expect((await tara.get("/api/recordings?student=")).status).toBe(400);
     expect((await tara.get(`/api/recordings?student=${"x".repeat(65)}`)).status).toBe(400);
+  });
+});
+
+describe("the server stopping", () => {
+  it("stores what a console printed just before, ahead of closing its stores", async () => {
+    const dataDir = await mkdtemp(path.join(tmpdir(), "recordings-stopping-"));
+    const stopping = await startTestBff({
+      labs: [aLab({ id: "lab-rec" })],
+      emulator,
+      gradingDataDir: dataDir,
+    });
+    try {
+      const bob = await stopping.signIn("bob");
+      const created = await bob.post("/api/sessions", { labId: "lab-rec" });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      const sessionId = created.body.id as string;
+      await eventually(
+        () => bob.get(`/api/sessions/${sessionId}`),
+        (answer) => answer.body?.status === "running",
+        { what: "the session running", timeoutMs: 20_000 },
+      );
+      const console = await rawConsole(sessionId, await signInCookie(stopping.url, "bob"), stopping);
+      console.type("echo the-last-$((6*7))\r");
+      await eventually(
+        async () => console.live().toString("utf8"),
+        (text) => text.includes("the-last-42"),
+        { what: "the command's output" },
+      );
+      await stopping.close();
+      const cast = await readFile(path.join(stopping.recordingsDir, `${sessionId}.cast`), "utf8");
+      expect(outputOf(cast)).toContain("the-last-42");
+    } finally {
+      await stopping.close();
+      await rm(dataDir, { recursive: true, force: true });
+    }
   });
 });

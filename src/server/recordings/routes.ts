@@ -42,6 +42,8 @@ export function registerRecordingRoutes(
     const body = await recordings.read(id, found.bytes).catch((error: unknown) => {
       throw toHttpError(error, request);
     });
+    // The retention sweep removed it since it was found.
+    if (!body) throw notFound(`Session ${id} has no console recording.`);
     return reply
       .header("content-type", "application/x-asciicast")
       .header("content-disposition", `attachment; filename="${id}.cast"`)

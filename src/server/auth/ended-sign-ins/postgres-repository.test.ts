@@ -3,6 +3,7 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DatabaseUnavailableError } from "../../db/errors.ts";
+import { startStallingProxy } from "../../db/postgres/testing/stalling-proxy.ts";
 import {
   createTestSchema,
   repositoryInFreshSchema,
@@ -75,6 +76,39 @@ describe("LoginSessions over PostgreSQL", () => {
     } finally {
       await Promise.all([a?.close(), b?.close()]);
       await Promise.all(stores.map((store) => store.close()));
+      await schema.drop();
+    }
+  });
+
+  it("keeps polling, and closes, when the network to the database goes silent", async () => {
+    const schema = await createTestSchema(server);
+    const proxy = await startStallingProxy(schema.url);
+    const store = await PostgresEndedSignInRepository.open(proxy.url, {
+      queryTimeoutMs: 300,
+      connectTimeoutMs: 300,
+    });
+    const warnings: string[] = [];
+    const sessions = await LoginSessions.open({
+      store,
+      pollIntervalMs: 20,
+      log: { info: () => undefined, warn: (message) => warnings.push(message) },
+    });
+    try {
+      proxy.stall();
+      await eventually(
+        async () => warnings,
+        (seen) => seen.some((message) => /stopped answering in the middle of a request/.test(message)),
+        { what: "the poll to report the silent database" },
+      );
+      const signIn = sessions.create({ username: "alice", role: "student" });
+      // Signing out still answers within its second, and holds here.
+      await sessions.end(signIn);
+      expect(sessions.accept(signIn)).toBeUndefined();
+      await sessions.close();
+    } finally {
+      await sessions.close();
+      await store.close();
+      await proxy.close();
       await schema.drop();
     }
   });

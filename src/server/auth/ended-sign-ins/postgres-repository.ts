@@ -1,11 +1,17 @@
 // EndedSignInRepository on PostgreSQL (pg), chosen by DATABASE_URL: the store every replica shares.
 import { PostgresDatabase, type PostgresOptions } from "../../db/postgres/database.ts";
 import { postgresEndedSignInsSchema } from "../../db/postgres/ended-sign-ins-schema.ts";
-import type { EndedSignIn, EndedSignInRepository, EndedSignInsPage } from "./repository.ts";
+import type { EndedSignIn, EndedSignInRepository, EndedSignInsPage, SignInCutOff } from "./repository.ts";
 
 interface Row {
   seq: string;
   id: string;
+  expires_at: Date;
+}
+
+interface CutOffRow {
+  username: string;
+  issued_up_to: Date;
   expires_at: Date;
 }
 
@@ -21,10 +27,18 @@ export const lateCommitWindowMs = 2 * 60 * 1000;
 export class PostgresEndedSignInRepository implements EndedSignInRepository {
   constructor(private readonly db: PostgresDatabase) {}
 
-  /** Connects, and creates or upgrades the table. */
+  /**
+   * Connects, and creates or upgrades the tables. Every statement here is a short insert or a read of
+   * a few rows, polled every 2 s: no answer within 10 s means the database is out of reach, and the
+   * poll says so and tries again rather than hang (and hold up shutdown).
+   */
   static async open(url: string, options: PostgresOptions = {}): Promise<PostgresEndedSignInRepository> {
     return new PostgresEndedSignInRepository(
-      await PostgresDatabase.open(url, postgresEndedSignInsSchema, options),
+      await PostgresDatabase.open(url, postgresEndedSignInsSchema, {
+        statementTimeoutMs: 8_000,
+        queryTimeoutMs: 10_000,
+        ...options,
+      }),
     );
   }
 
@@ -48,12 +62,36 @@ export class PostgresEndedSignInRepository implements EndedSignInRepository {
     };
   }
 
-  async purgeExpired(now: number): Promise<number> {
-    const deleted = await this.db.query<{ id: string }>(
-      "DELETE FROM ended_sign_ins WHERE expires_at <= $1 RETURNING id",
+  async recordCutOff(cutOff: SignInCutOff): Promise<void> {
+    await this.db.query(
+      `INSERT INTO sign_in_cut_offs (username, issued_up_to, expires_at) VALUES ($1, $2, $3)
+       ON CONFLICT (username) DO UPDATE SET
+         issued_up_to = GREATEST(sign_in_cut_offs.issued_up_to, excluded.issued_up_to),
+         expires_at = GREATEST(sign_in_cut_offs.expires_at, excluded.expires_at)`,
+      [cutOff.username, new Date(cutOff.issuedUpTo), new Date(cutOff.expiresAt)],
+    );
+  }
+
+  async cutOffs(now: number): Promise<SignInCutOff[]> {
+    const rows = await this.db.query<CutOffRow>(
+      "SELECT username, issued_up_to, expires_at FROM sign_in_cut_offs WHERE expires_at > $1 ORDER BY username",
       [new Date(now)],
     );
-    return deleted.length;
+    return rows.map((row) => ({
+      username: row.username,
+      issuedUpTo: row.issued_up_to.getTime(),
+      expiresAt: row.expires_at.getTime(),
+    }));
+  }
+
+  async purgeExpired(now: number): Promise<number> {
+    const [row] = await this.db.query<{ deleted: string }>(
+      `WITH signed_out AS (DELETE FROM ended_sign_ins WHERE expires_at <= $1 RETURNING 1),
+            cut_off AS (DELETE FROM sign_in_cut_offs WHERE expires_at <= $1 RETURNING 1)
+       SELECT (SELECT count(*) FROM signed_out) + (SELECT count(*) FROM cut_off) AS deleted`,
+      [new Date(now)],
+    );
+    return Number(row?.deleted ?? 0);
   }
 
   async close(): Promise<void> {

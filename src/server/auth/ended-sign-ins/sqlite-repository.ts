@@ -3,7 +3,7 @@
 import type { Database, Statement } from "better-sqlite3";
 import { openEndedSignInsDatabase } from "../../db/ended-sign-ins-database.ts";
 import { withDatabaseErrors } from "../../db/errors.ts";
-import type { EndedSignIn, EndedSignInRepository, EndedSignInsPage } from "./repository.ts";
+import type { EndedSignIn, EndedSignInRepository, EndedSignInsPage, SignInCutOff } from "./repository.ts";
 
 interface Row {
   seq: number;
@@ -11,19 +11,42 @@ interface Row {
   expires_at: string;
 }
 
+interface CutOffRow {
+  username: string;
+  issued_up_to: string;
+  expires_at: string;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
 export class SqliteEndedSignInRepository implements EndedSignInRepository {
   private readonly file: string;
   private readonly insert: Statement;
   private readonly since: Statement;
   private readonly purge: Statement;
+  private readonly insertCutOff: Statement;
+  private readonly liveCutOffs: Statement;
+  private readonly purgeCutOffs: Statement;
 
   constructor(private readonly db: Database) {
     this.file = db.name;
-    [this.insert, this.since, this.purge] = withDatabaseErrors(this.file, () => [
-      db.prepare("INSERT INTO ended_sign_ins (id, expires_at) VALUES (?, ?) ON CONFLICT (id) DO NOTHING"),
-      db.prepare("SELECT seq, id, expires_at FROM ended_sign_ins WHERE seq > ? ORDER BY seq"),
-      db.prepare("DELETE FROM ended_sign_ins WHERE expires_at <= ?"),
-    ]);
+    // Stored times are UTC toISOString() text, so they compare (and max()) as text in time order.
+    [this.insert, this.since, this.purge, this.insertCutOff, this.liveCutOffs, this.purgeCutOffs] =
+      withDatabaseErrors(this.file, () => [
+        db.prepare("INSERT INTO ended_sign_ins (id, expires_at) VALUES (?, ?) ON CONFLICT (id) DO NOTHING"),
+        db.prepare("SELECT seq, id, expires_at FROM ended_sign_ins WHERE seq > ? ORDER BY seq"),
+        db.prepare("DELETE FROM ended_sign_ins WHERE expires_at <= ?"),
+        db.prepare(
+          `INSERT INTO sign_in_cut_offs (username, issued_up_to, expires_at) VALUES (?, ?, ?)
+           ON CONFLICT (username) DO UPDATE SET
+             issued_up_to = max(issued_up_to, excluded.issued_up_to),
+             expires_at = max(expires_at, excluded.expires_at)`,
+        ),
+        db.prepare(
+          "SELECT username, issued_up_to, expires_at FROM sign_in_cut_offs WHERE expires_at > ? ORDER BY username",
+        ),
+        db.prepare("DELETE FROM sign_in_cut_offs WHERE expires_at <= ?"),
+      ]);
   }
 
   static open(dataDir: string, options: { busyTimeoutMs?: number } = {}): SqliteEndedSignInRepository {
@@ -31,7 +54,7 @@ export class SqliteEndedSignInRepository implements EndedSignInRepository {
   }
 
   async record(ended: EndedSignIn): Promise<void> {
-    withDatabaseErrors(this.file, () => this.insert.run(ended.id, new Date(ended.expiresAt).toISOString()));
+    withDatabaseErrors(this.file, () => this.insert.run(ended.id, iso(ended.expiresAt)));
   }
 
   async endedSince(position: number): Promise<EndedSignInsPage> {
@@ -42,9 +65,25 @@ export class SqliteEndedSignInRepository implements EndedSignInRepository {
     };
   }
 
+  async recordCutOff(cutOff: SignInCutOff): Promise<void> {
+    withDatabaseErrors(this.file, () =>
+      this.insertCutOff.run(cutOff.username, iso(cutOff.issuedUpTo), iso(cutOff.expiresAt)),
+    );
+  }
+
+  async cutOffs(now: number): Promise<SignInCutOff[]> {
+    const rows = withDatabaseErrors(this.file, () => this.liveCutOffs.all(iso(now)) as CutOffRow[]);
+    return rows.map((row) => ({
+      username: row.username,
+      issuedUpTo: Date.parse(row.issued_up_to),
+      expiresAt: Date.parse(row.expires_at),
+    }));
+  }
+
   async purgeExpired(now: number): Promise<number> {
-    // Stored times are UTC toISOString() text, so they compare as text in time order.
-    return withDatabaseErrors(this.file, () => this.purge.run(new Date(now).toISOString()).changes);
+    return withDatabaseErrors(this.file, () =>
+      this.db.transaction(() => this.purge.run(iso(now)).changes + this.purgeCutOffs.run(iso(now)).changes)(),
+    );
   }
 
   async close(): Promise<void> {

@@ -198,7 +198,8 @@ describe("sign-in with OpenID Connect", () => {
     await signIn(browser, "theo", "theo-pw");
     // The ID token for the provider's sign-out rides in a cookie of its own, sent to sign-out alone.
     expect(browser.cookie("lab_session")?.length).toBeLessThan(300);
-    expect(browser.cookie("lab_signout")).toMatch(/id_token_hint/);
+    const sealed = browser.cookie("lab_signout")!;
+    expect(sealed.length).toBeLessThan(3600);
     const signOut = await browser.postApi(`${bff.url}/api/auth/logout`);
     expect(signOut.status).toBe(200);
     const { providerSignOutUrl } = LogoutResult.parse(await signOut.json());
@@ -207,7 +208,15 @@ describe("sign-in with OpenID Connect", () => {
     const endSession = new URL(providerSignOutUrl);
     expect(endSession.origin).toBe(provider.issuer);
     expect(endSession.searchParams.get("post_logout_redirect_uri")).toBe(`${bff.url}/sign-in`);
-    expect(endSession.searchParams.get("id_token_hint")).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
+    const idToken = endSession.searchParams.get("id_token_hint")!;
+    expect(idToken).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
+    // Encrypted in the browser's cookie store: neither the token nor its claims can be read there.
+    const [, claims = ""] = idToken.split(".");
+    for (const stored of [sealed, Buffer.from(decodeURIComponent(sealed), "base64url").toString("latin1")]) {
+      expect(stored).not.toContain(claims.slice(0, 24));
+      expect(stored).not.toContain("theo");
+      expect(stored).not.toContain("id_token_hint");
+    }
 
     const confirm = await browser.visit(providerSignOutUrl);
     const landed = await browser.submitForm(confirm, { logout: "yes" }, "op.logoutForm");
@@ -215,6 +224,17 @@ describe("sign-in with OpenID Connect", () => {
     // The provider forgot the person too: the next sign-in asks for the password again.
     const again = await browser.visit(`${bff.url}/api/auth/oidc/login`);
     expect(again.url.startsWith(`${provider.issuer}/interaction/`)).toBe(true);
+  });
+
+  it("ends only the console's session when the sign-out cookie was altered", async () => {
+    const browser = new CookieJarClient();
+    await signIn(browser, "theo", "theo-pw");
+    const sealed = Buffer.from(decodeURIComponent(browser.cookie("lab_signout")!), "base64url");
+    sealed[20]! ^= 1;
+    browser.setCookie("lab_signout", sealed.toString("base64url"), "/api/auth/logout");
+    const signOut = await browser.postApi(`${bff.url}/api/auth/logout`);
+    expect(signOut.status).toBe(204);
+    expect(await me(browser)).toBe(401);
   });
 
   it("sends the browser back with 'unavailable' when the provider cannot be reached", async () => {

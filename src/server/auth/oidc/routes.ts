@@ -6,6 +6,7 @@ import type { AuditLog } from "../../audit/audit-log.ts";
 import type { OidcAuthenticator } from "../authenticator.ts";
 import { findLoginSession, setSessionCookie } from "../current-user.ts";
 import type { LoginSessions } from "../login-sessions.ts";
+import type { SignOutCookie } from "../sign-out-cookie.ts";
 import { oidcCallbackPath } from "./oidc-authenticator.ts";
 import { keepPendingSignIn, takePendingSignIn } from "./pending-sign-in.ts";
 
@@ -15,7 +16,13 @@ export function registerOidcRoutes(
     authenticator,
     loginSessions,
     audit,
-  }: { authenticator: OidcAuthenticator; loginSessions: LoginSessions; audit?: AuditLog },
+    signOutCookie,
+  }: {
+    authenticator: OidcAuthenticator;
+    loginSessions: LoginSessions;
+    audit?: AuditLog;
+    signOutCookie: SignOutCookie;
+  },
 ): void {
   app.get<{ Querystring: { returnTo?: string } }>("/api/auth/oidc/login", async (request, reply) => {
     let started: Awaited<ReturnType<OidcAuthenticator["beginSignIn"]>>;
@@ -59,6 +66,7 @@ export function registerOidcRoutes(
     if (previous) await loginSessions.end(previous);
     const session = loginSessions.create(outcome.user, { providerSignOutUrl: outcome.signOutUrl?.href });
     setSessionCookie(request, reply, session);
+    signOutCookie.set(request, reply, session);
     await audit?.record({ action: "sign-in", actor: outcome.user, details: { method: "oidc" } }, request);
     return reply.redirect(pending.returnTo);
   });

@@ -1,6 +1,7 @@
-// A PostgreSQL connection pool the way every Lab Console store uses it: bounded waits (a hung server
-// or a held lock must not hang a request forever), the schema migrated before anything else touches
-// it, and every database-level failure turned into DatabaseUnavailableError.
+// A PostgreSQL connection pool the way every Lab Console store uses it: bounded waits (a hung server,
+// a held lock or a network that silently drops packets must not hang a request, the sign-out poll or
+// shutdown forever), the schema migrated before anything else touches it, and every database-level
+// failure turned into DatabaseUnavailableError.
 import pg from "pg";
 import { migratePostgres, type PostgresMigration } from "./migrate.ts";
 import { translatePostgresError } from "./errors.ts";
@@ -15,8 +16,14 @@ export interface PostgresOptions {
   poolSize?: number;
   /** How long a statement waits for another session's lock before failing with database_unavailable. */
   lockTimeoutMs?: number;
-  /** How long any statement may run. */
+  /** How long any statement may run (the server's limit: it answers with an error). */
   statementTimeoutMs?: number;
+  /**
+   * How long the console waits for any answer (its own limit, for when no answer can come: the
+   * network dropped, the server froze). Default: the statement timeout and 5 s more, so that a
+   * server that does answer says why itself.
+   */
+  queryTimeoutMs?: number;
   /** How long to wait for a connection (TCP, TLS and sign-in) before giving up. */
   connectTimeoutMs?: number;
   /** Where a connection that breaks while idle is reported (the next query reports it anyway). */
@@ -42,16 +49,21 @@ export class PostgresDatabase implements Queryable {
     options: PostgresOptions = {},
   ): Promise<PostgresDatabase> {
     const label = describeDatabaseUrl(url);
+    const statementTimeoutMs = options.statementTimeoutMs ?? 30_000;
     const pool = new pg.Pool({
       connectionString: url,
       max: options.poolSize ?? 4,
       connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
       lock_timeout: options.lockTimeoutMs ?? 5_000,
-      statement_timeout: options.statementTimeoutMs ?? 30_000,
+      statement_timeout: statementTimeoutMs,
+      query_timeout: options.queryTimeoutMs ?? statementTimeoutMs + 5_000,
       // A transaction left open by a crashed request must not hold its locks for long.
       idle_in_transaction_session_timeout: 60_000,
       application_name: "lab-console",
+      // Idle pooled connections whose peer vanished are found by TCP keepalive probes, starting
+      // after 10 s of silence instead of the system's 2 hours.
       keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
     });
     // Without a listener, an idle connection dropped by the server would crash the process.
     pool.on("error", (error) =>

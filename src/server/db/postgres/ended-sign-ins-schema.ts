@@ -1,4 +1,4 @@
-// The sign-out table in PostgreSQL: the same shape as ended-sign-ins.db (db/ended-sign-ins-database.ts).
+// The sign-out tables in PostgreSQL: the same shape as ended-sign-ins.db (db/ended-sign-ins-database.ts).
 import type { PostgresSchema } from "./database.ts";
 
 export const postgresEndedSignInsSchema: PostgresSchema = {
@@ -17,6 +17,18 @@ export const postgresEndedSignInsSchema: PostgresSchema = {
         );
         CREATE INDEX ended_sign_ins_by_ended_at ON ended_sign_ins (ended_at);
         CREATE INDEX ended_sign_ins_by_expiry ON ended_sign_ins (expires_at);
+      `,
+    },
+    {
+      name: "sign-in cut-offs",
+      sql: `
+        -- One row per person: every sign-in of theirs issued up to issued_up_to is over. Read whole
+        -- on every poll, so no seq is needed.
+        CREATE TABLE sign_in_cut_offs (
+          username text PRIMARY KEY,
+          issued_up_to timestamptz NOT NULL,
+          expires_at timestamptz NOT NULL
+        );
       `,
     },
   ],

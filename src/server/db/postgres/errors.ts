@@ -61,8 +61,15 @@ const problemsBySocketCode: Record<string, Describe> = {
 // The driver reports a few failures only by message (anchored: no message of ours may match).
 const problemsByDriverMessage: [pattern: RegExp, describe: Describe][] = [
   [
-    /^(timeout exceeded when trying to connect|Connection terminated due to connection timeout|Query read timeout)$/,
+    /^(timeout exceeded when trying to connect|Connection terminated due to connection timeout)$/,
     (db) => `PostgreSQL at ${db} does not answer. Check the network between the console and the database.`,
+  ],
+  // The client's own query_timeout: sent, and no answer came at all (database.ts).
+  [
+    /^Query read timeout$/,
+    (db) =>
+      `PostgreSQL at ${db} stopped answering in the middle of a request (a dropped network, or a frozen ` +
+      "server). Check the network between the console and the database.",
   ],
   [
     /^(Connection terminated( unexpectedly)?|Client has encountered a connection error and is not queryable)$/,

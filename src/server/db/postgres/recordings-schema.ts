@@ -33,5 +33,13 @@ export const postgresRecordingsSchema: PostgresSchema = {
         );
       `,
     },
+    {
+      name: "console recordings by lab and by owner",
+      sql: `
+        -- The recordings list filters by lab, by student, or both, newest first.
+        CREATE INDEX console_recordings_by_lab ON console_recordings (lab_id, started_at);
+        CREATE INDEX console_recordings_by_owner ON console_recordings (owner, started_at);
+      `,
+    },
   ],
 };

@@ -1,6 +1,5 @@
 // The behaviour every RecordingStorage must show, run by the recording store as the console hub
 // uses it: describeRecordingStorageContract("PostgreSQL", createHarness) is all a new storage needs.
-import type { Readable } from "node:stream";
 import { text } from "node:stream/consumers";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { RepositoryHarness } from "../../db/testing/repository-harness.ts";
@@ -23,22 +22,39 @@ export function aHeader(sessionId: string, owner = "alice", labId = "lab-one"): 
   };
 }
 
-/** The output events of a .cast, joined as a player would show them. */
-function outputOf(cast: string): string {
+/** The events of a .cast, after its header line. */
+function eventsOf(cast: string): [number, string, string][] {
   return cast
     .trimEnd()
     .split("\n")
     .slice(1)
-    .map((line) => JSON.parse(line) as [number, string, string])
+    .map((line) => JSON.parse(line) as [number, string, string]);
+}
+
+/** The output events of a .cast, joined as a player would show them. */
+function outputOf(cast: string): string {
+  return eventsOf(cast)
     .filter(([, kind]) => kind === "o")
     .map(([, , output]) => output)
     .join("");
 }
 
+/** What a player relies on: one header, times that never go back, nothing after the cap marker. */
+function expectWellFormed(cast: string, maxBytes: number): void {
+  expect(Buffer.byteLength(cast)).toBeLessThanOrEqual(maxBytes);
+  expect(cast.split("\n").filter((line) => line.startsWith("{"))).toHaveLength(1);
+  const times = eventsOf(cast).map(([time]) => time);
+  expect(times).toEqual([...times].sort((a, b) => a - b));
+  const markers = eventsOf(cast).filter(([, kind]) => kind === "m");
+  expect(markers).toEqual([[expect.any(Number), "m", sizeCapMarker]]);
+  expect(eventsOf(cast).at(-1)).toEqual(markers[0]);
+}
+
 async function readAll(storage: RecordingStorage, sessionId: string): Promise<string> {
   const found = await storage.find(sessionId);
   if (!found) return "";
-  return text((await storage.read(sessionId, found.bytes)) as Readable);
+  const body = await storage.read(sessionId, found.bytes);
+  return body ? text(body) : "";
 }
 
 /** A Date after every write made so far, and before any made from now on. */
@@ -99,56 +115,78 @@ export function describeRecordingStorageContract(
       await storage.append("s-growing", { header, text: '[0.1,"o","before"]\n', capped: false });
       const before = await storage.find("s-growing");
       await storage.append("s-growing", { header, text: '[0.2,"o","after"]\n', capped: false });
-      const body = await text(await storage.read("s-growing", before!.bytes));
+      const body = await text((await storage.read("s-growing", before!.bytes))!);
       expect(body).toBe(headerLine(header) + '[0.1,"o","before"]\n');
+    });
+
+    it("keeps a console's last output when the storage closes right after the console", async () => {
+      const recorder = storeOn(storage).recorderFor({ id: "s-last", owner: "alice" }, screen);
+      recorder.output(Buffer.from("the first line\r\n"));
+      recorder.output(Buffer.from("the last line\r\n"));
+      await recorder.close();
+      // As the server stops: the stores close once the consoles did.
+      const reopened = await harness.reopen();
+      expect(outputOf(await readAll(reopened, "s-last"))).toBe("the first line\r\nthe last line\r\n");
     });
 
     it("continues a console's recording and its size cap after it moves to another writer", async () => {
       const first = storeOn(storage, 2_000).recorderFor({ id: "s-moved", owner: "alice" }, screen);
       for (let line = 0; line < 5; line += 1) first.output(Buffer.from(`first ${line}\r\n`));
-      await eventually(
-        () => readAll(storage, "s-moved"),
-        (cast) => cast.includes("first 4"),
-        { what: "the first writer's output" },
-      );
+      // The holder lets the console go (its lease) once its recorder closed.
+      await first.close();
 
       // Another replica (or this one restarted) takes the console over.
       const reopened = await harness.reopen();
       const second = storeOn(reopened, 2_000).recorderFor({ id: "s-moved", owner: "bob" }, screen);
       for (let line = 0; line < 100; line += 1) second.output(Buffer.from(`second ${line}\r\n`));
-      const cast = await eventually(
-        () => readAll(reopened, "s-moved"),
-        (written) => written.includes(sizeCapMarker),
-        { what: "the cap marker" },
-      );
-      expect(Buffer.byteLength(cast)).toBeLessThanOrEqual(2_000);
-      expect(cast.split("\n").filter((line) => line.startsWith("{"))).toHaveLength(1);
+      await second.close();
+      const cast = await readAll(reopened, "s-moved");
+      expectWellFormed(cast, 2_000);
       expect(parseHeader(cast.slice(0, cast.indexOf("\n")))?.lab_console.owner).toBe("alice");
       expect(outputOf(cast)).toMatch(/^first 0\r\n(.|\r\n)*first 4\r\nsecond 0\r\n/);
-      expect(JSON.parse(cast.trimEnd().split("\n").at(-1)!)).toEqual([
-        expect.any(Number),
-        "m",
-        sizeCapMarker,
-      ]);
       expect(await reopened.find("s-moved")).toMatchObject({ capped: true, bytes: Buffer.byteLength(cast) });
 
       // A capped recording stays as it is, whoever writes next.
-      const third = storeOn(await harness.reopen(), 2_000);
-      third.recorderFor({ id: "s-moved", owner: "alice" }, screen).output(Buffer.from("after the cap\r\n"));
-      third.recorderFor({ id: "s-sentinel", owner: "alice" }, screen).output(Buffer.from("x"));
-      await eventually(
-        () => third.find("s-sentinel"),
-        (found) => found !== undefined,
-        { what: "the sentinel recording" },
+      const third = storeOn(await harness.reopen(), 2_000).recorderFor(
+        { id: "s-moved", owner: "alice" },
+        screen,
       );
+      third.output(Buffer.from("after the cap\r\n"));
+      await third.close();
       expect(await readAll(reopened, "s-moved")).toBe(cast);
     });
 
-    it("lists the recordings of one lab, one owner, or both", async () => {
+    it("continues a console reopened while its last output is still being stored, after it", async () => {
+      const store = storeOn(storage, 3_000);
+      const session = { id: "s-reopened", owner: "alice" };
+      const before = store.recorderFor(session, screen);
+      for (let line = 0; line < 20; line += 1) before.output(Buffer.from(`before ${line}\r\n`));
+      const closing = before.close();
+      const after = store.recorderFor(session, screen);
+      for (let line = 0; line < 200; line += 1) after.output(Buffer.from(`after ${line}\r\n`));
+      await Promise.all([closing, after.close()]);
+
+      const cast = await readAll(storage, "s-reopened");
+      expectWellFormed(cast, 3_000);
+      expect(outputOf(cast)).toMatch(/^before 0\r\n(.|\r\n)*before 19\r\nafter 0\r\n/);
+    });
+
+    it("answers a read of a recording removed since it was found with nothing", async () => {
+      const header = aHeader("s-swept");
+      await storage.append("s-swept", { header, text: '[0.1,"o","hi"]\n', capped: false });
+      const found = await storage.find("s-swept");
+      expect(found).toBeDefined();
+      // The retention sweep runs between the two.
+      expect(await storage.removeWrittenBefore(new Date(Date.now() + 60_000))).toBe(1);
+      expect(await storage.read("s-swept", found!.bytes)).toBeUndefined();
+      expect(await storage.find("s-swept")).toBeUndefined();
+    });
+
+    it("lists the recordings of one lab, one owner, or both, newest first", async () => {
       const recordings = [
-        aHeader("s-alice-one", "alice", "lab-one"),
-        aHeader("s-alice-two", "alice", "lab-two"),
-        aHeader("s-bob-one", "bob", "lab-one"),
+        { ...aHeader("s-alice-one", "alice", "lab-one"), timestamp: 1_800_000_000 },
+        { ...aHeader("s-alice-two", "alice", "lab-two"), timestamp: 1_800_000_200 },
+        { ...aHeader("s-bob-one", "bob", "lab-one"), timestamp: 1_800_000_100 },
       ];
       for (const header of recordings) {
         await storage.append(header.lab_console.sessionId, {
@@ -166,6 +204,10 @@ export function describeRecordingStorageContract(
       expect(await ids({ owner: "carol" })).toEqual([]);
       const [listed] = await storage.list({ owner: "bob" });
       expect(listed).toEqual(await storage.find("s-bob-one"));
+      const listedIds = async (filter: { labId?: string; owner?: string }) =>
+        (await storage.list(filter)).map((found) => found.header.lab_console.sessionId);
+      expect(await listedIds({})).toEqual(["s-alice-two", "s-bob-one", "s-alice-one"]);
+      expect(await listedIds({ labId: "lab-one" })).toEqual(["s-bob-one", "s-alice-one"]);
     });
 
     it("removes only the recordings last written before the cutoff", async () => {

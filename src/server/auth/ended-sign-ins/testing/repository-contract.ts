@@ -3,7 +3,7 @@
 import { randomBytes } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { RepositoryHarness } from "../../../db/testing/repository-harness.ts";
-import type { EndedSignIn, EndedSignInRepository } from "../repository.ts";
+import type { EndedSignIn, EndedSignInRepository, SignInCutOff } from "../repository.ts";
 
 const hour = 60 * 60 * 1000;
 // Whole milliseconds in the future, as LoginSessions hands them out.
@@ -11,6 +11,10 @@ const inTwelveHours = Date.UTC(2030, 0, 1, 21, 0, 0, 123);
 
 export function anEndedSignIn(overrides: Partial<EndedSignIn> = {}): EndedSignIn {
   return { id: randomBytes(32).toString("base64url"), expiresAt: inTwelveHours, ...overrides };
+}
+
+export function aCutOff(overrides: Partial<SignInCutOff> = {}): SignInCutOff {
+  return { username: "tara", issuedUpTo: inTwelveHours - 12 * hour, expiresAt: inTwelveHours, ...overrides };
 }
 
 /** Reads on from where it stopped, as a replica's poll loop does, and keeps only ids it had not seen. */
@@ -98,6 +102,23 @@ export function describeEndedSignInRepositoryContract(
       const next = anEndedSignIn();
       await repository.record(next);
       expect(await reader.newlyEnded()).toEqual([next]);
+    });
+
+    it("keeps one cut-off per person, never moved back, and only while it has not expired", async () => {
+      const tara = aCutOff();
+      const later = aCutOff({ issuedUpTo: tara.issuedUpTo + hour, expiresAt: tara.expiresAt + hour });
+      const bob = aCutOff({ username: "bob", expiresAt: inTwelveHours - hour });
+      await repository.recordCutOff(later);
+      await repository.recordCutOff(tara);
+      await repository.recordCutOff(bob);
+      const now = inTwelveHours - 2 * hour;
+      expect(await repository.cutOffs(now)).toEqual([bob, later]);
+      expect(await repository.cutOffs(inTwelveHours - hour)).toEqual([later]);
+
+      const reopened = await harness.reopen();
+      expect(await reopened.cutOffs(now)).toEqual([bob, later]);
+      expect(await reopened.purgeExpired(inTwelveHours - hour)).toBe(1);
+      expect(await reopened.cutOffs(now)).toEqual([later]);
     });
   });
 }

@@ -12,6 +12,7 @@ import { useUrlFilters } from "../../../lib/url-filters.ts";
 import { useLabTitles } from "../../labs/api/get-labs.ts";
 import { LabSelect } from "../../labs/components/lab-select.tsx";
 import { auditSearch, useAuditLog, type AuditFilters } from "../api/get-audit.ts";
+import { SignOutEverywhereForm } from "./sign-out-everywhere-form.tsx";
 import "../audit.css";
 
 /** Who did what, when and from where: filtered by the URL, newest first, exportable as JSON lines. */
@@ -60,6 +61,7 @@ export function AuditPage() {
           )}
         </>
       )}
+      <SignOutEverywhereForm />
     </main>
   );
 }

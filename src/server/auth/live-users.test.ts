@@ -1,0 +1,120 @@
+// The users file edited while the console runs, on a real fastify with the sign-in routes: a person
+// removed or given another role is refused on their next request, without a restart.
+import { mkdtemp, rename, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import fastifyCookie from "@fastify/cookie";
+import Fastify, { type FastifyInstance } from "fastify";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { Role } from "../../common/api.ts";
+import { eventually } from "../testing/test-bff.ts";
+import { createDemoAuthenticator } from "./authenticator.ts";
+import { SqliteEndedSignInRepository } from "./ended-sign-ins/sqlite-repository.ts";
+import { LiveUsers } from "./live-users.ts";
+import { LoginSessions, type LoginSession } from "./login-sessions.ts";
+import { hashPassword } from "./passwords.ts";
+import { registerAuthRoutes } from "./routes.ts";
+
+const secret = "a-test-secret-that-is-long-enough-to-sign";
+let dir: string;
+let file: string;
+let passwordHash: string;
+let store: SqliteEndedSignInRepository;
+let users: LiveUsers;
+let loginSessions: LoginSessions;
+let app: FastifyInstance;
+const ended: LoginSession[] = [];
+const warnings: string[] = [];
+
+async function writeUsers(people: Record<string, Role>): Promise<void> {
+  const list = Object.entries(people).map(([username, role]) => ({ username, role, passwordHash }));
+  // Written aside and renamed over, as editors and ConfigMaps do.
+  await writeFile(`${file}.new`, JSON.stringify({ users: list }));
+  await rename(`${file}.new`, file);
+}
+
+beforeEach(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), "live-users-"));
+  file = path.join(dir, "users.json");
+  passwordHash ??= await hashPassword("demo");
+  await writeUsers({ tara: "ta", bob: "student", ivan: "instructor" });
+  users = await LiveUsers.open(file, {
+    checkIntervalMs: 20,
+    log: { info: () => undefined, warn: (message) => warnings.push(message) },
+  });
+  store = SqliteEndedSignInRepository.open(dir);
+  loginSessions = await LoginSessions.open({ store, standing: users });
+  loginSessions.onEnded((session) => ended.push(session));
+  app = Fastify();
+  await app.register(fastifyCookie, { secret });
+  registerAuthRoutes(app, {
+    authenticator: await createDemoAuthenticator(users),
+    loginSessions,
+    cookieSecret: secret,
+  });
+});
+afterEach(async () => {
+  await app?.close();
+  await loginSessions?.close();
+  users?.close();
+  await store?.close();
+  await rm(dir, { recursive: true, force: true });
+  ended.length = 0;
+  warnings.length = 0;
+});
+
+async function signIn(username: string): Promise<{ status: number; cookie: string }> {
+  const response = await app.inject({
+    method: "POST",
+    url: "/api/auth/login",
+    payload: { username, password: "demo" },
+  });
+  const line = [response.headers["set-cookie"] ?? []].flat()[0] ?? "";
+  return { status: response.statusCode, cookie: line.split(";")[0] ?? "" };
+}
+
+async function me(cookie: string): Promise<number> {
+  return (await app.inject({ url: "/api/me", headers: { cookie } })).statusCode;
+}
+
+describe("the users file while the console runs", () => {
+  it("refuses a person removed from it or given another role, from their next request", async () => {
+    const tara = await signIn("tara");
+    const bob = await signIn("bob");
+    const ivan = await signIn("ivan");
+    expect(await me(tara.cookie)).toBe(200);
+    expect(await me(bob.cookie)).toBe(200);
+
+    await writeUsers({ tara: "student", ivan: "instructor" });
+    await eventually(
+      () => me(tara.cookie),
+      (status) => status === 401,
+      { what: "the demoted TA's sign-in to be refused" },
+    );
+    expect(await me(bob.cookie)).toBe(401);
+    expect(await me(ivan.cookie)).toBe(200);
+    // Whatever was open for them (consoles, the class wall) is told to close.
+    expect(ended.map((session) => session.user.username).sort()).toEqual(["bob", "tara"]);
+
+    // The file decides who may sign in, too.
+    expect((await signIn("bob")).status).toBe(401);
+    const taraAgain = await signIn("tara");
+    expect(taraAgain.status).toBe(200);
+    expect((await app.inject({ url: "/api/me", headers: { cookie: taraAgain.cookie } })).json()).toEqual({
+      username: "tara",
+      role: "student",
+    });
+  });
+
+  it("keeps the users read last while the file is broken, and says so", async () => {
+    const tara = await signIn("tara");
+    await writeFile(file, "{ not json");
+    await eventually(
+      async () => warnings,
+      (seen) => seen.some((message) => message.includes("not valid JSON")),
+      { what: "the broken file reported" },
+    );
+    expect(await me(tara.cookie)).toBe(200);
+    expect(users.users.map((user) => user.username)).toEqual(["tara", "bob", "ivan"]);
+  });
+});
