@@ -244,7 +244,7 @@ describe("the console of a running session", () => {
       headers: { cookie: secondSignIn, "x-lab-console": "1" },
     });
     expect((await client.untilClosed()).code).toBe(1000);
-    expect(client.lastMessage("ended")?.reason).toMatch(/signed out/);
+    expect(client.lastMessage("ended")?.reason).toMatch(/sign-in ended/);
   });
 });
 

@@ -99,7 +99,7 @@ export class ConsoleHub {
   /** A sign-in ended (sign-out or expiry): its sockets close at once. */
   endLoginSession(loginSessionId: string): void {
     for (const shared of [...this.consoles.values()]) {
-      shared.endViewersOf(loginSessionId, "You signed out. Sign in again to reopen the console.");
+      shared.endViewersOf(loginSessionId, "Your sign-in ended. Sign in again to reopen the console.");
     }
   }
 
