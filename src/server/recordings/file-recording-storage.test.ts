@@ -64,3 +64,23 @@ describe("a folder of many recordings", () => {
     }
   });
 });
+
+describe("the recordings folder", () => {
+  it("is made again when it was removed behind the console's back", async () => {
+    const dataDir = await mkdtemp(path.join(tmpdir(), "recordings-folder-"));
+    try {
+      const storage = new FileRecordingStorage(path.join(dataDir, "recordings"));
+      const batch = (text: string) => ({ header: aHeader("s-again"), text, capped: false });
+      await storage.append("s-again", batch(eventLine(0.1, "o", "first")));
+      await rm(storage.dir, { recursive: true, force: true });
+      await storage.append("s-again", batch(eventLine(0.3, "o", "after")));
+      const found = await storage.find("s-again");
+      expect(found?.header.lab_console.sessionId).toBe("s-again");
+      expect(found?.bytes).toBe(
+        Buffer.byteLength(headerLine(aHeader("s-again")) + eventLine(0.3, "o", "after")),
+      );
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+});

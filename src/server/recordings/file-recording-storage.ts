@@ -18,6 +18,8 @@ const capProbeBytes = 256;
 const headersReadAtOnce = 16;
 
 export class FileRecordingStorage implements RecordingStorage {
+  private folder: Promise<unknown> | undefined;
+
   constructor(readonly dir: string) {}
 
   async find(sessionId: string): Promise<StoredRecording | undefined> {
@@ -46,12 +48,15 @@ export class FileRecordingStorage implements RecordingStorage {
   }
 
   async append(sessionId: string, batch: RecordingBatch): Promise<void> {
-    await mkdir(this.dir, { recursive: true, mode: privateFolderMode });
-    const handle = await open(this.fileOf(sessionId), "a", privateFileMode);
+    // Made once, not per batch of a busy console; made again if it went away behind our back.
+    const handle = await this.openForAppend(sessionId).catch(() => {
+      this.folder = undefined;
+      return this.openForAppend(sessionId);
+    });
     try {
       // The size says whether the header is there yet, even when an earlier first batch was lost.
       const { size } = await handle.stat();
-      await handle.write(size === 0 ? headerLine(batch.header) + batch.text : batch.text);
+      await handle.write(size > 0 ? batch.text : headerLine(batch.header) + batch.text);
     } finally {
       await handle.close();
     }
@@ -95,6 +100,12 @@ export class FileRecordingStorage implements RecordingStorage {
   }
 
   async close(): Promise<void> {}
+
+  private async openForAppend(sessionId: string): Promise<FileHandle> {
+    this.folder ??= mkdir(this.dir, { recursive: true, mode: privateFolderMode });
+    await this.folder;
+    return open(this.fileOf(sessionId), "a", privateFileMode);
+  }
 
   private async sessionIds(): Promise<string[]> {
     const names = await readdir(this.dir).catch(() => []);

@@ -86,8 +86,9 @@ describe("the class wall", () => {
       "the console's exact screen",
     );
     expect(wall.screens.get(aliceSession)?.rows.join("\n")).toContain("wall-typed");
-    // Bob's screen did not change: it is not sent again.
+    // Bob's screen does not change once his VM has booted to its prompt: it is not sent again.
     const bobFrames = () => wall.screens.get(bobSession);
+    await wall.until(() => bobFrames()?.rows.join("\n").includes(":~$") ?? false, "Bob's prompt");
     const before = bobFrames();
     console.type("echo again''\r");
     await wall.until(
