@@ -58,12 +58,11 @@ export function registerConsoleRoutes(app: FastifyInstance, deps: ConsoleRouteDe
     hub.endLoginSession(ended.id);
     deps.placement.endLoginSession(ended.id);
   });
-  // Before the server waits for open connections to end: consoles would otherwise keep it up.
+  // Before the server waits for open connections to end: forwarded consoles would otherwise keep it
+  // up. The hub itself is closed by its owner, buildApp, before the leases go.
   app.addHook("preClose", async () => {
     stopListening();
-    const closing = hub.close();
     deps.placement.close();
-    await closing;
   });
 
   app.get("/api/sessions/:id/console", async (request, reply) => {
