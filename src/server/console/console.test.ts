@@ -4,13 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AuditEntry } from "../../common/operations-api.ts";
 import { startTestEmulator, type TestEmulator } from "../../emulator/testing/start.ts";
 import { aLab } from "../sessions/testing/fixtures.ts";
-import {
-  eventually,
-  startTestBff,
-  testNamespace,
-  type TestBff,
-  type TestBrowser,
-} from "../testing/test-bff.ts";
+import { eventually, launchRunning, startTestBff, testNamespace, type TestBff } from "../testing/test-bff.ts";
 import { ConsoleTestClient, refusedStatus, signInCookie } from "./testing/console-client.ts";
 
 const labs = ["lab-one", "lab-two", "lab-three", "lab-four"].map((id) => aLab({ id, title: id }));
@@ -44,18 +38,6 @@ async function upstreamReconnects(): Promise<number> {
   expect(answer.status).toBe(200);
   const line = /^lab_console_console_upstream_reconnects_total (\d+)$/m.exec(await answer.text());
   return Number(line?.[1] ?? 0);
-}
-
-async function launchRunning(browser: TestBrowser, labId: string): Promise<string> {
-  const created = await browser.post("/api/sessions", { labId });
-  expect(created.status, JSON.stringify(created.body)).toBe(201);
-  const id = created.body.id as string;
-  await eventually(
-    () => browser.get(`/api/sessions/${id}`),
-    (answer) => answer.body?.status === "running",
-    { what: `session ${id} running`, timeoutMs: 20_000 },
-  );
-  return id;
 }
 
 async function open(

@@ -6,7 +6,7 @@ import { jsonRequest } from "../../emulator/testing/raw-request.ts";
 import { startTestEmulator, type TestEmulator } from "../../emulator/testing/start.ts";
 import { ConsoleTestClient, signInCookie } from "../console/testing/console-client.ts";
 import { aLab } from "../sessions/testing/fixtures.ts";
-import { eventually, startTestBff, testNamespace, type TestBff } from "../testing/test-bff.ts";
+import { launchRunning, startTestBff, testNamespace, type TestBff } from "../testing/test-bff.ts";
 
 const lab = aLab();
 
@@ -25,14 +25,7 @@ beforeAll(async () => {
   });
   for (const person of ["alice", "tara"]) cookies[person] = await signInCookie(bff.url, person);
   const alice = await bff.signIn("alice");
-  const created = await alice.post("/api/sessions", { labId: lab.id });
-  expect(created.status).toBe(201);
-  sessionId = created.body.id;
-  await eventually(
-    () => alice.get(`/api/sessions/${sessionId}`),
-    (answer) => answer.body?.status === "running",
-    { what: "alice's session running", timeoutMs: 20_000 },
-  );
+  sessionId = await launchRunning(alice, lab.id);
 }, 60_000);
 
 afterAll(async () => {

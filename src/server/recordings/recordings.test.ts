@@ -8,7 +8,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestEmulator, type TestEmulator } from "../../emulator/testing/start.ts";
 import { signInCookie } from "../console/testing/console-client.ts";
 import { aLab } from "../sessions/testing/fixtures.ts";
-import { eventually, startTestBff, type TestBff, type TestBrowser } from "../testing/test-bff.ts";
+import {
+  eventually,
+  launchRunning,
+  startTestBff,
+  type TestBff,
+  type TestBrowser,
+} from "../testing/test-bff.ts";
 import { eventLine, headerLine, parseHeader } from "./asciicast.ts";
 
 let emulator: TestEmulator;
@@ -77,14 +83,7 @@ describe("console recordings", () => {
 
   beforeAll(async () => {
     alice = await bff.signIn("alice");
-    const created = await alice.post("/api/sessions", { labId: "lab-rec" });
-    expect(created.status, JSON.stringify(created.body)).toBe(201);
-    sessionId = created.body.id as string;
-    await eventually(
-      () => alice.get(`/api/sessions/${sessionId}`),
-      (answer) => answer.body?.status === "running",
-      { what: "the session running", timeoutMs: 20_000 },
-    );
+    sessionId = await launchRunning(alice, "lab-rec");
     const console = await rawConsole(sessionId, await signInCookie(bff.url, "alice"));
     // Multi-byte characters, so a chunk boundary inside one would show as a difference.
     console.type("echo rec''orded-ünïcødé-€-$((6*7))\r");
@@ -205,14 +204,7 @@ describe("the server stopping", () => {
     });
     try {
       const bob = await stopping.signIn("bob");
-      const created = await bob.post("/api/sessions", { labId: "lab-rec" });
-      expect(created.status, JSON.stringify(created.body)).toBe(201);
-      const sessionId = created.body.id as string;
-      await eventually(
-        () => bob.get(`/api/sessions/${sessionId}`),
-        (answer) => answer.body?.status === "running",
-        { what: "the session running", timeoutMs: 20_000 },
-      );
+      const sessionId = await launchRunning(bob, "lab-rec");
       const console = await rawConsole(sessionId, await signInCookie(stopping.url, "bob"), stopping);
       console.type("echo the-last-$((6*7))\r");
       await eventually(

@@ -6,7 +6,13 @@ import type { AuditEntry } from "../../common/operations-api.ts";
 import { startTestEmulator, type TestEmulator } from "../../emulator/testing/start.ts";
 import { ConsoleTestClient, signInCookie } from "../console/testing/console-client.ts";
 import { adminCluster } from "../proof/testing/cluster-sessions.ts";
-import { eventually, startTestBff, type TestBff, type TestBrowser } from "../testing/test-bff.ts";
+import {
+  eventually,
+  launchRunning,
+  startTestBff,
+  type TestBff,
+  type TestBrowser,
+} from "../testing/test-bff.ts";
 import { aLab } from "./testing/fixtures.ts";
 
 let emulator: TestEmulator;
@@ -69,14 +75,7 @@ describe("restarting a session's VM", () => {
 
   beforeAll(async () => {
     alice = await bff.signIn("alice");
-    const created = await alice.post("/api/sessions", { labId: "lab-restart" });
-    expect(created.status, JSON.stringify(created.body)).toBe(201);
-    sessionId = created.body.id as string;
-    await eventually(
-      () => alice.get(`/api/sessions/${sessionId}`),
-      (answer) => answer.body?.status === "running",
-      { what: "the session running", timeoutMs: 20_000 },
-    );
+    sessionId = await launchRunning(alice, "lab-restart");
   });
 
   it("keeps the owner and an observer attached through the new VMI", async () => {

@@ -256,3 +256,18 @@ export async function eventually<T>(
   }
   return last;
 }
+
+/** Launches a session of `labId` as this browser does and waits until its VM runs; returns its id. */
+export async function launchRunning(browser: TestBrowser, labId: string): Promise<string> {
+  const created = await browser.post("/api/sessions", { labId });
+  if (created.status !== 201) {
+    throw new Error(`launching ${labId} answered ${created.status}: ${JSON.stringify(created.body)}`);
+  }
+  const id = created.body.id as string;
+  await eventually(
+    () => browser.get(`/api/sessions/${id}`),
+    (answer) => answer.body?.status === "running",
+    { what: `session ${id} running`, timeoutMs: 20_000 },
+  );
+  return id;
+}

@@ -4,7 +4,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestEmulator, type TestEmulator } from "../../emulator/testing/start.ts";
 import { ConsoleTestClient, signInCookie } from "../console/testing/console-client.ts";
 import { aLab } from "../sessions/testing/fixtures.ts";
-import { eventually, startTestBff, type TestBff, type TestBrowser } from "../testing/test-bff.ts";
+import {
+  eventually,
+  launchRunning,
+  startTestBff,
+  type TestBff,
+  type TestBrowser,
+} from "../testing/test-bff.ts";
 import { refusedWallStatus, WallTestClient } from "./testing/wall-client.ts";
 
 const labId = "wall-lab";
@@ -17,18 +23,6 @@ let tara: TestBrowser;
 let aliceSession: string;
 let bobSession: string;
 const cookies: Record<string, string> = {};
-
-async function launchRunning(browser: TestBrowser): Promise<string> {
-  const created = await browser.post("/api/sessions", { labId });
-  expect(created.status, JSON.stringify(created.body)).toBe(201);
-  const id = created.body.id as string;
-  await eventually(
-    () => browser.get(`/api/sessions/${id}`),
-    (answer) => answer.body?.status === "running",
-    { what: `session ${id} running`, timeoutMs: 20_000 },
-  );
-  return id;
-}
 
 async function openWall(who = "tara"): Promise<WallTestClient> {
   const wall = await WallTestClient.connect(bff.url, labId, { cookie: cookies[who] });
@@ -45,7 +39,7 @@ beforeAll(async () => {
   });
   [alice, bob, tara] = await Promise.all([bff.signIn("alice"), bff.signIn("bob"), bff.signIn("tara")]);
   for (const name of ["alice", "bob", "tara", "ivan"]) cookies[name] = await signInCookie(bff.url, name);
-  [aliceSession, bobSession] = await Promise.all([launchRunning(alice), launchRunning(bob)]);
+  [aliceSession, bobSession] = await Promise.all([launchRunning(alice, labId), launchRunning(bob, labId)]);
 });
 
 afterAll(async () => {
