@@ -26,19 +26,43 @@ describeRecordingStorageContract("PostgreSQL", () =>
   repositoryInFreshSchema(server, (url) => PostgresRecordingStorage.open(url)),
 );
 
+/** A store on a fresh schema, and another connection that can lock its table as another program would. */
+async function storeWithALockingNeighbour(options: { lockTimeoutMs: number; closeTimeoutMs?: number }) {
+  const schema = await createTestSchema(server);
+  const storage = await PostgresRecordingStorage.open(schema.url, { lockTimeoutMs: options.lockTimeoutMs });
+  const other = new pg.Client({ connectionString: schema.url });
+  await other.connect();
+  const warnings: { message?: string }[] = [];
+  const store = new RecordingStore({
+    storage,
+    maxBytes: 10_000,
+    retentionMs: 86_400_000,
+    labOf: async () => "lab-one",
+    log: { warn: (_details: unknown, message?: string) => void warnings.push({ message }) },
+    closeTimeoutMs: options.closeTimeoutMs,
+  });
+  return {
+    storage,
+    store,
+    warnings,
+    async lock() {
+      await other.query("BEGIN");
+      await other.query("LOCK TABLE console_recordings IN ACCESS EXCLUSIVE MODE");
+    },
+    unlock: () => other.query("ROLLBACK"),
+    async close() {
+      await other.query("ROLLBACK");
+      await other.end();
+      await storage.close();
+      await schema.drop();
+    },
+  };
+}
+
 describe("PostgreSQL recordings while the database is locked", () => {
   it("drop the output with a warning, and refuse reads with database_unavailable", async () => {
-    const schema = await createTestSchema(server);
-    const storage = await PostgresRecordingStorage.open(schema.url, { lockTimeoutMs: 100 });
-    const other = new pg.Client({ connectionString: schema.url });
-    await other.connect();
-    const warnings: { message?: string }[] = [];
-    const store = new RecordingStore({
-      storage,
-      maxBytes: 10_000,
-      retentionMs: 86_400_000,
-      labOf: async () => "lab-one",
-      log: { warn: (_details: unknown, message?: string) => void warnings.push({ message }) },
+    const { storage, store, warnings, lock, unlock, close } = await storeWithALockingNeighbour({
+      lockTimeoutMs: 100,
     });
     try {
       await storage.append("s-locked", {
@@ -46,8 +70,7 @@ describe("PostgreSQL recordings while the database is locked", () => {
         text: '[0.1,"o","hi"]\n',
         capped: false,
       });
-      await other.query("BEGIN");
-      await other.query("LOCK TABLE console_recordings IN ACCESS EXCLUSIVE MODE");
+      await lock();
 
       store
         .recorderFor({ id: "s-locked", owner: "alice" }, { cols: 80, rows: 24 })
@@ -62,34 +85,22 @@ describe("PostgreSQL recordings while the database is locked", () => {
       expect(error).toBeInstanceOf(DatabaseUnavailableError);
       expect((error as Error).message).toMatch(/is locked by another program/);
 
-      await other.query("ROLLBACK");
+      await unlock();
       expect(await store.find("s-locked")).toMatchObject({ capped: false });
     } finally {
-      await other.end();
-      await storage.close();
-      await schema.drop();
+      await close();
     }
   });
 });
 
 describe("a console closing while the database is locked", () => {
   it("waits for its recording at most the close timeout, then goes on with a warning", async () => {
-    const schema = await createTestSchema(server);
-    const storage = await PostgresRecordingStorage.open(schema.url, { lockTimeoutMs: 10_000 });
-    const other = new pg.Client({ connectionString: schema.url });
-    await other.connect();
-    const warnings: { message?: string }[] = [];
-    const store = new RecordingStore({
-      storage,
-      maxBytes: 10_000,
-      retentionMs: 86_400_000,
-      labOf: async () => "lab-one",
-      log: { warn: (_details: unknown, message?: string) => void warnings.push({ message }) },
+    const { store, warnings, lock, close } = await storeWithALockingNeighbour({
+      lockTimeoutMs: 10_000,
       closeTimeoutMs: 300,
     });
     try {
-      await other.query("BEGIN");
-      await other.query("LOCK TABLE console_recordings IN ACCESS EXCLUSIVE MODE");
+      await lock();
       const recorder = store.recorderFor({ id: "s-stuck", owner: "alice" }, { cols: 80, rows: 24 });
       recorder.output(Buffer.from("stuck"));
       const started = performance.now();
@@ -104,10 +115,7 @@ describe("a console closing while the database is locked", () => {
         },
       ]);
     } finally {
-      await other.query("ROLLBACK");
-      await other.end();
-      await storage.close();
-      await schema.drop();
+      await close();
     }
   });
 });

@@ -58,13 +58,17 @@ async function readAll(storage: RecordingStorage, sessionId: string): Promise<st
 }
 
 /** A Date after every write made so far, and before any made from now on. */
+// File modification times come from the kernel's coarse clock, which may trail Date.now() by a tick
+// (up to 10 ms): a write must come well after the cutoff to be stamped after it.
+const coarseClockLagMs = 20;
+
 async function aMomentBetweenWrites(): Promise<Date> {
-  const now = Date.now();
+  const cutoff = Date.now() + 1;
   await eventually(
     async () => Date.now(),
-    (later) => later > now + 1,
+    (later) => later > cutoff + coarseClockLagMs,
   );
-  return new Date(now + 1);
+  return new Date(cutoff);
 }
 
 export function describeRecordingStorageContract(
