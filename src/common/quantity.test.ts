@@ -26,7 +26,7 @@ describe("quantities", () => {
   it("writes the API server's canonical forms", () => {
     expect(formatMillicores(200)).toBe("200m");
     expect(formatMillicores(2000)).toBe("2");
-    expect(formatBytes(4400 * 2 ** 20)).toBe("4400Mi");
+    expect(formatBytes(4372 * 2 ** 20)).toBe("4372Mi");
     expect(formatBytes(4 * gib)).toBe("4Gi");
     expect(formatBytes(35e6)).toBe("35000000");
   });

@@ -51,7 +51,7 @@ export function formatMillicores(millicores: number): string {
   return millicores % 1000 === 0 ? String(millicores / 1000) : `${millicores}m`;
 }
 
-/** Bytes in the API server's canonical binary form: "4Gi", "4400Mi", or plain bytes when not whole. */
+/** Bytes in the API server's canonical binary form: "4Gi", "4372Mi", or plain bytes when not whole. */
 export function formatBytes(bytes: number): string {
   const rounded = Math.ceil(bytes);
   for (const [suffix, size] of Object.entries(binarySuffixes).reverse()) {

@@ -1,6 +1,7 @@
 // Admission after schema checks: the API server's metadata validation (names, labels), its defaults
 // for core kinds, and KubeVirt's validating webhooks for VirtualMachines, VirtualMachineInstances
 // and the KubeVirt CR, with their messages and the deprecation warning for spec.running.
+import { parseQuantity } from "../common/quantity.ts";
 import { ApiError, badRequest, invalid, type StatusCause } from "./http/status.ts";
 import { admitLease } from "./lease-admission.ts";
 import { field, isJsonObject, type JsonObject, type ObjectMeta } from "./objects.ts";
@@ -13,6 +14,7 @@ import {
   virtualMachines,
   type ResourceType,
 } from "./resources.ts";
+import { mutateNewVmi } from "./vmi-mutator.ts";
 
 export interface Admitted {
   object: JsonObject;
@@ -128,20 +130,31 @@ function webhookDenied(webhook: string, causes: StatusCause[]): ApiError {
 
 const runStrategies = ["Always", "Halted", "Manual", "RerunOnFailure", "Once", "WaitAsReceiver"];
 
-/** KubeVirt's VMI spec checks that matter for scheduling: some memory has to be asked for. */
+/** A quantity that is there and not zero, as resource.Quantity's IsZero sees it (absent is zero). */
+function nonZeroQuantity(value: unknown): boolean {
+  if (value === undefined || value === null) return false;
+  // Anything unparseable is left to schema validation; it is not "missing".
+  return parseQuantity(value) !== 0;
+}
+
+/**
+ * KubeVirt's VMI spec checks that matter for scheduling: some memory has to be asked for
+ * (validateMemoryIsProvided in vmi-create-admitter.go, v1.9.0). A memory limit or request that is not
+ * zero, any hugepages, or a non-zero guest memory will do.
+ */
 function validateVmiSpec(spec: unknown, path: string): StatusCause[] {
   const domain = field(spec, "domain");
+  const memory = field(domain, "memory");
   const hasMemory =
-    field(domain, "resources", "requests", "memory") !== undefined ||
-    field(domain, "resources", "limits", "memory") !== undefined ||
-    field(domain, "memory", "guest") !== undefined ||
-    field(domain, "memory", "hugepages", "pageSize") !== undefined;
+    nonZeroQuantity(field(domain, "resources", "limits", "memory")) ||
+    nonZeroQuantity(field(domain, "resources", "requests", "memory")) ||
+    (isJsonObject(memory) && (isJsonObject(memory.hugepages) || nonZeroQuantity(memory.guest)));
   if (hasMemory) return [];
   return [
     {
-      reason: "FieldValueRequired",
-      message: `no memory requested, at least one of '${path}.domain.memory.guest', '${path}.domain.memory.hugepages.size' or '${path}.domain.resources.requests.memory' must be set`,
-      field: `${path}.domain`,
+      reason: "FieldValueInvalid",
+      message: `${path}.domain.resources.requests.memory, ${path}.domain.resources.limits.memory, ${path}.domain.memory.hugepages or ${path}.domain.memory.guest should be provided`,
+      field: `${path}.domain.resources.limits.memory`,
     },
   ];
 }
@@ -181,12 +194,7 @@ function admitVirtualMachine(object: JsonObject): string[] {
 function admitVirtualMachineInstance(object: JsonObject, operation: Operation): JsonObject {
   const causes = validateVmiSpec(field(object, "spec"), "spec");
   if (causes.length > 0) throw webhookDenied("virtualmachineinstances-create-validator.kubevirt.io", causes);
-  // A new VMI starts without status; virt-controller and virt-handler fill it in.
-  if (operation === "create") {
-    const { status: _status, ...rest } = object;
-    return rest;
-  }
-  return object;
+  return operation === "create" ? mutateNewVmi(object) : object;
 }
 
 function admitKubeVirt(object: JsonObject): void {

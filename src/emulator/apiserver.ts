@@ -218,7 +218,7 @@ export function createApiServer(parts: ApiServerParts): {
     if (info.group === "" && info.resource === "pods" && info.subresource === "log" && info.name !== "") {
       return servePodLog(parts.registry, parts.guests, method, response, info, url.searchParams);
     }
-    return parts.rest.serve(request, response, info, url);
+    return parts.rest.serve(request, response, info, url, user);
   }
 
   function onRequest(request: IncomingMessage, response: ServerResponse): void {

@@ -1,6 +1,7 @@
 // Cluster settings from `--config FILE` (YAML): the Kubernetes and KubeVirt versions, both sides'
 // feature gates, and the nodes. They let preflight checks run against real-world version triads,
-// e.g. KubeVirt v1.9 (ImageVolume on by default) on Kubernetes 1.34 (ImageVolume off).
+// e.g. KubeVirt v1.9 (ImageVolume on by default) on Kubernetes 1.34 (ImageVolume off), and which of the
+// API server's optional admission plugins are off.
 import { readFileSync } from "node:fs";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
@@ -14,6 +15,9 @@ const quantity = z
   .transform(String);
 
 const versionPattern = /^v[0-9]+\.[0-9]+\.[0-9]+([-+].*)?$/;
+
+/** Admission plugins the emulator runs that a cluster may leave off (kube-apiserver --disable-admission-plugins). */
+export const optionalAdmissionPlugins = ["OwnerReferencesPermissionEnforcement"] as const;
 
 const kubernetesGate = z.union([
   z.boolean(),
@@ -39,16 +43,26 @@ export const ClusterConfigSchema = z
       .object({
         version: z.string().regex(versionPattern, { message: "must look like v1.34.1" }).default("v1.34.1"),
         featureGates: z.record(z.string(), kubernetesGate).default({}),
+        // On by default, as in OpenShift and CIS-hardened clusters: the strictest of the clusters
+        // Lab Console must run on.
+        disableAdmissionPlugins: z.array(z.enum(optionalAdmissionPlugins)).default([]),
       })
-      .default({ version: "v1.34.1", featureGates: {} }),
+      .default({ version: "v1.34.1", featureGates: {}, disableAdmissionPlugins: [] }),
     kubevirt: z
       .object({
         version: z.string().regex(versionPattern, { message: "must look like v1.9.0" }).default("v1.9.0"),
         featureGates: z.array(z.string()).default([]),
-        disabledFeatureGates: z.array(z.string()).default([]),
+        // Left out: ImageVolume disabled, as the field fixed its cluster, so that KubeVirt 1.9 on
+        // Kubernetes 1.34 starts VMs. docs/examples/imagevolume-trap.cluster.yaml sets [] for the trap.
+        disabledFeatureGates: z.array(z.string()).optional(),
         cpuAllocationRatio: z.number().int().positive().default(10),
       })
-      .default({ version: "v1.9.0", featureGates: [], disabledFeatureGates: [], cpuAllocationRatio: 10 }),
+      .default({ version: "v1.9.0", featureGates: [], cpuAllocationRatio: 10 })
+      .transform(({ disabledFeatureGates, ...kubevirt }) => ({
+        ...kubevirt,
+        disabledFeatureGates:
+          disabledFeatureGates ?? (kubevirt.featureGates.includes("ImageVolume") ? [] : ["ImageVolume"]),
+      })),
     nodes: z
       .array(nodeSchema)
       .min(1)

@@ -7,7 +7,7 @@ import type { Socket } from "node:net";
 import { join, resolve } from "node:path";
 import { createApiServer } from "./apiserver.ts";
 import { adminUser, loadOrCreateAdminToken, TokenAuthenticator, type TokenEntry } from "./authentication.ts";
-import { parseClusterConfig, type ClusterConfigInput } from "./cluster-config.ts";
+import { kubernetesFeatureGates, parseClusterConfig, type ClusterConfigInput } from "./cluster-config.ts";
 import { seedCluster } from "./cluster.ts";
 import { EventRecorder } from "./controller/events.ts";
 import { startGarbageCollector } from "./controller/garbage-collector.ts";
@@ -21,9 +21,11 @@ import { withFaults } from "./faults/front-door.ts";
 import { RequestFaults } from "./faults/request-faults.ts";
 import { noGuests, type GuestRuntime } from "./guest-runtime.ts";
 import { Connections } from "./http/connections.ts";
+import { normalizePathPrefix, withPathPrefix } from "./http/path-prefix.ts";
 import { UpgradeRoutes } from "./http/upgrade.ts";
 import { renderKubeconfig, writeKubeconfig } from "./kubeconfig.ts";
 import { createOpenApiDocuments } from "./openapi.ts";
+import { ownerReferencesPlugin } from "./owner-reference-admission.ts";
 import type { Authorizer } from "./rbac/attributes.ts";
 import { clusterDefaultsFile, createRbacAuthorizer, loadRbacFiles } from "./rbac/rbac.ts";
 import { Registry } from "./registry.ts";
@@ -75,9 +77,16 @@ export interface EmulatorOptions {
   watchHistorySize?: number;
   /** How often watches with allowWatchBookmarks get a BOOKMARK. */
   bookmarkIntervalMs?: number;
+  /**
+   * Serve everything only below this path, e.g. "/k8s/clusters/c-1", as behind Rancher's cluster
+   * proxy or an API gateway that strips it; requests without it get 404. The URL and the kubeconfigs
+   * carry it.
+   */
+  pathPrefix?: string;
 }
 
 export interface Emulator {
+  /** The server URL clients use (the kubeconfigs' `server`), path prefix included. */
   url: string;
   kubeconfigPath: string;
   adminToken: string;
@@ -126,6 +135,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
   const stateDir = resolve(options.stateDir ?? ".lab/emulator");
   const kubeconfigPath = resolve(options.kubeconfigPath ?? ".lab/kubeconfig");
   const config = parseClusterConfig(options.cluster);
+  const pathPrefix = normalizePathPrefix(options.pathPrefix);
   const authorizer = authorizerFor(options);
   const tls = loadOrCreateServingMaterial(stateDir, host);
   const adminToken = loadOrCreateAdminToken(stateDir);
@@ -143,12 +153,16 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
   const recorder = new EventRecorder(registry);
   const stopGarbageCollector = startGarbageCollector(registry);
   const stopNamespaceController = startNamespaceController(registry);
-  const vmController = new VmController(registry, recorder);
+  const timings = timingsFor(options.timing ?? "realistic");
+  const vmController = new VmController(registry, recorder, timings.backoffSecond);
   const guests = await guestRuntimeFor(options, registry, stateDir);
   const lifecycle = new VmiLifecycle(registry, recorder, {
-    timings: timingsFor(options.timing ?? "realistic"),
+    timings,
     guests,
     kubevirtVersion: config.kubevirt.version,
+    apiServerImageVolumes: kubernetesFeatureGates(config).some(
+      (gate) => gate.name === "ImageVolume" && gate.enabled,
+    ),
   });
   seedCluster(registry, config);
 
@@ -171,7 +185,13 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
     authenticator,
     authorizer,
     registry,
-    rest: new RestHandler({ registry, watches }),
+    rest: new RestHandler({
+      registry,
+      watches,
+      ...(config.kubernetes.disableAdmissionPlugins.includes(ownerReferencesPlugin)
+        ? {}
+        : { ownerReferenceAuthorizer: authorizer }),
+    }),
     openapi: createOpenApiDocuments(config.kubernetes.version),
     upgrades,
     guests,
@@ -197,7 +217,8 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
         isAdmin: (user) => user.username === adminUser.username,
       })
     : undefined;
-  const front = withFaults(api, requestFaults, faultApi);
+  // The prefix is outermost, as the proxy that strips it stands in front of the whole API server.
+  const front = withPathPrefix(withFaults(api, requestFaults, faultApi), pathPrefix);
   server.on("request", front.onRequest);
   server.on("upgrade", front.onUpgrade);
   // Malformed HTTP gets a 400 instead of an unhandled error.
@@ -220,7 +241,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
     throw error;
   }
 
-  const url = `https://${urlHost(host)}:${port}`;
+  const url = `https://${urlHost(host)}:${port}${pathPrefix}`;
   writeKubeconfig(
     kubeconfigPath,
     renderKubeconfig({ server: url, caCertPem: tls.caCertPem, token: adminToken }),

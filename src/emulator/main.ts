@@ -4,6 +4,7 @@ import { parseArgs } from "node:util";
 import { loadClusterConfig } from "./cluster-config.ts";
 import { createEmulator, type EmulatorOptions } from "./emulator.ts";
 import { sandboxAvailable } from "./guests/sandbox.ts";
+import { normalizePathPrefix } from "./http/path-prefix.ts";
 import { parseServiceAccountKubeconfig } from "./service-accounts.ts";
 
 const usage = `Usage: npm run emulator -- [options]
@@ -18,6 +19,8 @@ const usage = `Usage: npm run emulator -- [options]
   --service-account-kubeconfig NAMESPACE/NAME=PATH
                         write a kubeconfig for that service account (repeatable)
   --faults              serve the fault API under /emulator/faults/ (admin token only)
+  --path-prefix PATH    serve only below PATH, as behind Rancher's /k8s/clusters/ID proxy;
+                        the kubeconfigs' server URL carries it (default none)
   --exit-with-stdin     shut down when stdin closes`;
 
 function fail(message: string): never {
@@ -40,6 +43,7 @@ function readOptions(): { options: EmulatorOptions; exitWithStdin: boolean } | u
         rbac: { type: "string", multiple: true },
         "service-account-kubeconfig": { type: "string", multiple: true },
         faults: { type: "boolean", default: false },
+        "path-prefix": { type: "string" },
         "exit-with-stdin": { type: "boolean", default: false },
         help: { type: "boolean", short: "h", default: false },
       },
@@ -62,7 +66,9 @@ function readOptions(): { options: EmulatorOptions; exitWithStdin: boolean } | u
   }
   let cluster;
   let serviceAccountKubeconfigs;
+  let pathPrefix;
   try {
+    pathPrefix = normalizePathPrefix(values["path-prefix"]);
     cluster = values.config ? loadClusterConfig(values.config) : undefined;
     serviceAccountKubeconfigs = (values["service-account-kubeconfig"] ?? []).map(
       parseServiceAccountKubeconfig,
@@ -81,6 +87,7 @@ function readOptions(): { options: EmulatorOptions; exitWithStdin: boolean } | u
       faults: values.faults,
       serviceAccountKubeconfigs,
       ...(values.rbac ? { rbacFiles: values.rbac } : {}),
+      ...(pathPrefix ? { pathPrefix } : {}),
       ...(cluster ? { cluster } : {}),
     },
     exitWithStdin: values["exit-with-stdin"],
@@ -103,6 +110,7 @@ async function main(): Promise<void> {
     console.log(`kubeconfig of service account ${account.namespace}/${account.name}: ${account.path}`);
   }
   if (options.rbacFiles) console.log(`RBAC enforced from: ${options.rbacFiles.join(", ")}`);
+  if (options.pathPrefix) console.log(`served only below ${options.pathPrefix} (other paths: 404)`);
   if (options.faults) console.log(`fault API: POST ${emulator.url}/emulator/faults/...`);
   console.log(`try: kubectl --kubeconfig ${emulator.kubeconfigPath} get vm -A`);
 

@@ -15,7 +15,9 @@ import {
   unsupportedMediaType,
 } from "./http/status.ts";
 import { isJsonObject, type JsonObject, type KubeObject, type ObjectMeta } from "./objects.ts";
+import { enforceOwnerReferencePermissions } from "./owner-reference-admission.ts";
 import { jsonPatch, mergePatch } from "./patch.ts";
+import type { Authorizer, UserInfo } from "./rbac/attributes.ts";
 import type { Registry } from "./registry.ts";
 import {
   apiVersionOf,
@@ -34,6 +36,8 @@ import type { WatchHub } from "./watch.ts";
 export interface RestContext {
   registry: Registry;
   watches: WatchHub;
+  /** Asked by OwnerReferencesPermissionEnforcement; undefined when that admission plugin is off. */
+  ownerReferenceAuthorizer?: Authorizer;
 }
 
 type FieldValidation = "Strict" | "Warn" | "Ignore";
@@ -62,6 +66,14 @@ function warningHeaders(warnings: string[]): Record<string, string[]> {
   return warnings.length === 0
     ? {}
     : { Warning: warnings.map((warning) => `299 - ${JSON.stringify(warning)}`) };
+}
+
+/** Who writes what where: what admission plugins that authorize the writer need. */
+interface WriteTarget {
+  user: UserInfo;
+  resource: ResourceType;
+  namespace: string;
+  subresource: string;
 }
 
 interface Prepared {
@@ -183,6 +195,7 @@ export class RestHandler {
     response: ServerResponse,
     info: ResourceRequestInfo,
     url: URL,
+    user: UserInfo,
   ): Promise<void> {
     const resource = findResource(info.group, info.version, info.resource);
     if (!resource) throw pathNotFound();
@@ -214,11 +227,23 @@ export class RestHandler {
       case "watch":
         return this.watch(response, resource, namespace, info.name, representation, query);
       case "create":
-        return this.create(request, response, resource, namespace, query);
+        return this.create(request, response, { user, resource, namespace, subresource: "" }, query);
       case "update":
-        return this.update(request, response, resource, namespace, info.name, info.subresource, query);
+        return this.update(
+          request,
+          response,
+          { user, resource, namespace, subresource: info.subresource },
+          info.name,
+          query,
+        );
       case "patch":
-        return this.patch(request, response, resource, namespace, info.name, info.subresource, query);
+        return this.patch(
+          request,
+          response,
+          { user, resource, namespace, subresource: info.subresource },
+          info.name,
+          query,
+        );
       case "delete":
         return this.delete(request, response, resource, namespace, info.name, query);
     }
@@ -340,18 +365,25 @@ export class RestHandler {
     return decodeBody(body, mediaType(request));
   }
 
+  /** Admission plugins that need to know who writes (after the object's own checks). */
+  private admitWriter(target: WriteTarget, object: JsonObject, old?: KubeObject): void {
+    const authorizer = this.context.ownerReferenceAuthorizer;
+    if (authorizer) enforceOwnerReferencePermissions(authorizer, { ...target, object, old });
+  }
+
   private async create(
     request: IncomingMessage,
     response: ServerResponse,
-    resource: ResourceType,
-    namespace: string,
+    target: WriteTarget,
     query: URLSearchParams,
   ): Promise<void> {
+    const { resource, namespace } = target;
     const validation = fieldValidationOf(query);
     const dryRun = dryRunOf(query);
     const body = await this.readJson(request);
     if (resource.namespaced) this.context.registry.requireNamespace(namespace, true);
     const prepared = prepareWrite(resource, body, { namespace }, validation, "create");
+    this.admitWriter(target, prepared.object);
     const created = this.context.registry.create(resource, prepared.object, { dryRun });
     sendJson(response, 201, created, warningHeaders(prepared.warnings));
   }
@@ -359,17 +391,17 @@ export class RestHandler {
   private async update(
     request: IncomingMessage,
     response: ServerResponse,
-    resource: ResourceType,
-    namespace: string,
+    target: WriteTarget,
     name: string,
-    subresource: string,
     query: URLSearchParams,
   ): Promise<void> {
+    const { resource, namespace, subresource } = target;
     const validation = fieldValidationOf(query);
     const dryRun = dryRunOf(query);
     const body = await this.readJson(request);
-    this.context.registry.get(resource, namespace, name);
+    const current = this.context.registry.get(resource, namespace, name);
     const prepared = prepareWrite(resource, body, { namespace, name }, validation, "update");
+    this.admitWriter(target, prepared.object, current);
     const updated = this.context.registry.update(resource, prepared.object, {
       dryRun,
       ...(subresource === "status" ? { subresource: "status" as const } : {}),
@@ -381,12 +413,11 @@ export class RestHandler {
   private async patch(
     request: IncomingMessage,
     response: ServerResponse,
-    resource: ResourceType,
-    namespace: string,
+    target: WriteTarget,
     name: string,
-    subresource: string,
     query: URLSearchParams,
   ): Promise<void> {
+    const { resource, namespace, subresource } = target;
     const validation = fieldValidationOf(query);
     const dryRun = dryRunOf(query);
     const contentType = mediaType(request);
@@ -409,6 +440,7 @@ export class RestHandler {
       if (givenVersion === undefined) patched.metadata.resourceVersion = current.metadata.resourceVersion;
     }
     const prepared = prepareWrite(resource, patched, { namespace, name }, validation, "update");
+    this.admitWriter(target, prepared.object, current);
     const updated = this.context.registry.update(resource, prepared.object, {
       dryRun,
       ...(subresource === "status" ? { subresource: "status" as const } : {}),

@@ -1,13 +1,60 @@
 // The launcher pod's status at each step the kubelet would report: bound and creating its
-// containers, running with an IP, and finished.
+// containers, running with an IP, and finished. Init containers (the guest-console-log sidecar) get
+// their own initContainerStatuses, as kubelet's convertToAPIContainerStatuses writes them; the pod
+// log API reads these states (subresources/container-log-status.ts).
+import { createHash } from "node:crypto";
 import { field, stringField, timestamp, type JsonObject, type KubeObject } from "../objects.ts";
 import { condition } from "./kubevirt-state.ts";
 
-function containerStatus(name: string, image: string, state: JsonObject, ready: boolean): JsonObject {
-  return { name, ready, restartCount: 0, started: ready, image, imageID: "", state };
+interface ContainerSpec {
+  name: string;
+  image: string;
 }
 
-export function boundPodStatus(hostIP: string): JsonObject {
+function containersOf(pod: KubeObject, list: "containers" | "initContainers"): ContainerSpec[] {
+  const containers = field(pod, "spec", list);
+  return Array.isArray(containers)
+    ? containers.map((container) => ({
+        name: stringField(container, "name") ?? "",
+        image: stringField(container, "image") ?? "",
+      }))
+    : [];
+}
+
+function containerStatus(
+  name: string,
+  image: string,
+  state: JsonObject,
+  ready: boolean,
+  containerID?: string,
+): JsonObject {
+  return {
+    name,
+    ready,
+    restartCount: 0,
+    started: ready,
+    image,
+    imageID: "",
+    ...(containerID ? { containerID } : {}),
+    state,
+  };
+}
+
+/** A container that ran has an ID from the runtime; the same pod and name always get the same one. */
+function runtimeContainerId(pod: KubeObject, name: string): string {
+  return `containerd://${createHash("sha256").update(`${pod.metadata.uid}/${name}`).digest("hex")}`;
+}
+
+/**
+ * Bound, nothing started yet: every container waits with kubelet's default reason, PodInitializing
+ * when the pod has init containers (a launcher pod with guest-console-log has) and ContainerCreating
+ * otherwise. It stays so while the kubelet pulls images and mounts volumes (a missing Secret).
+ */
+export function boundPodStatus(pod: KubeObject, hostIP: string): JsonObject {
+  const initContainers = containersOf(pod, "initContainers");
+  const reason = initContainers.length > 0 ? "PodInitializing" : "ContainerCreating";
+  const waiting = (container: ContainerSpec) =>
+    containerStatus(container.name, container.image, { waiting: { reason } }, false);
   return {
     phase: "Pending",
     qosClass: "Burstable",
@@ -15,17 +62,22 @@ export function boundPodStatus(hostIP: string): JsonObject {
     hostIPs: [{ ip: hostIP }],
     startTime: timestamp(),
     conditions: [condition("PodScheduled", "True")],
-    containerStatuses: [containerStatus("compute", "", { waiting: { reason: "ContainerCreating" } }, false)],
+    containerStatuses: containersOf(pod, "containers").map(waiting),
+    ...(initContainers.length > 0 ? { initContainerStatuses: initContainers.map(waiting) } : {}),
   };
 }
 
 export function runningPodStatus(pod: KubeObject, podIP: string, image: string): JsonObject {
-  const running = { running: { startedAt: timestamp() } };
+  const running = (container: ContainerSpec) =>
+    containerStatus(
+      container.name,
+      image,
+      { running: { startedAt: timestamp() } },
+      true,
+      runtimeContainerId(pod, container.name),
+    );
   // The guest-console-log sidecar is there only when serial console logging is on.
-  const initContainers = field(pod, "spec", "initContainers");
-  const sidecars = Array.isArray(initContainers)
-    ? initContainers.map((container) => stringField(container, "name") ?? "")
-    : [];
+  const initContainers = containersOf(pod, "initContainers");
   return {
     ...(pod.status as JsonObject),
     phase: "Running",
@@ -37,30 +89,46 @@ export function runningPodStatus(pod: KubeObject, podIP: string, image: string):
       condition("ContainersReady", "True"),
       condition("Ready", "True"),
     ],
-    containerStatuses: [containerStatus("compute", image, running, true)],
-    ...(sidecars.length > 0
-      ? { initContainerStatuses: sidecars.map((name) => containerStatus(name, image, running, true)) }
-      : {}),
+    containerStatuses: containersOf(pod, "containers").map(running),
+    ...(initContainers.length > 0 ? { initContainerStatuses: initContainers.map(running) } : {}),
   };
 }
 
+/**
+ * The guest ended: every container that ran is terminated (the sidecar stopped with the pod), keeping
+ * its container ID so its log can still be read; one that never started keeps waiting, as the kubelet
+ * leaves it.
+ */
 export function finishedPodStatus(
   previous: JsonObject,
   phase: "Succeeded" | "Failed",
   image: string,
 ): JsonObject {
   const succeeded = phase === "Succeeded";
-  const terminated = {
-    terminated: {
-      exitCode: succeeded ? 0 : 1,
-      reason: succeeded ? "Completed" : "Error",
-      finishedAt: timestamp(),
-    },
+  const terminate = (status: unknown): unknown => {
+    const containerID = stringField(status, "containerID");
+    if (!containerID) return status;
+    const name = stringField(status, "name") ?? "";
+    // virt-tail exits cleanly on SIGTERM; compute's exit code is the guest's outcome.
+    const failed = !succeeded && name === "compute";
+    const terminated = {
+      terminated: {
+        exitCode: failed ? 1 : 0,
+        reason: failed ? "Error" : "Completed",
+        finishedAt: timestamp(),
+        containerID,
+      },
+    };
+    return containerStatus(name, image, terminated, false, containerID);
   };
+  const terminateAll = (statuses: unknown) => (Array.isArray(statuses) ? statuses.map(terminate) : statuses);
   return {
     ...previous,
     phase,
     conditions: [condition("PodScheduled", "True"), condition("Ready", "False", "PodCompleted")],
-    containerStatuses: [containerStatus("compute", image, terminated, false)],
+    containerStatuses: terminateAll(previous.containerStatuses),
+    ...(previous.initContainerStatuses !== undefined
+      ? { initContainerStatuses: terminateAll(previous.initContainerStatuses) }
+      : {}),
   };
 }

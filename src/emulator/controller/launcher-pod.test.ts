@@ -1,15 +1,18 @@
 import { describe, expect, it } from "vitest";
 import type { KubeObject } from "../objects.ts";
+import { formatBytes } from "../../common/quantity.ts";
+import { buildLauncherPod, launcherRequests, serialConsoleLogEnabled } from "./launcher-pod.ts";
 import {
-  buildLauncherPod,
-  launcherRequests,
+  guestMemoryRequestBytes,
   memoryOverheadBytes,
-  serialConsoleLogEnabled,
+  publishedMemoryOverhead,
   vcpuCount,
-} from "./launcher-pod.ts";
+} from "./memory-overhead.ts";
 import { podRequests } from "./scheduler.ts";
+import { vmiFromTemplate } from "./vm-controller.ts";
 
 const mebibyte = 2 ** 20;
+const gibibyte = 2 ** 30;
 
 function vmi(domain: Record<string, unknown>, extra: Record<string, unknown> = {}): KubeObject {
   return {
@@ -28,19 +31,93 @@ function vmi(domain: Record<string, unknown>, extra: Record<string, unknown> = {
 }
 
 describe("KubeVirt's launcher pod resources", () => {
-  it("matches KubeVirt's unit test: 1 vCPU / 1Gi with VNC has 290Mi overhead", () => {
+  // KubeVirt v1.9.0's hypervisorbackend_test.go: 7Mi "base" + 223Mi "static" + 32Mi video RAM + 8Mi per
+  // vCPU. Its split differs (page tables 2Mi, fixed 220Mi, IOThread 8Mi), the sum is the same.
+  it("matches KubeVirt v1.9.0's unit test: 1 vCPU / 1Gi with VNC has 270Mi overhead", () => {
     const overhead = memoryOverheadBytes(vmi({ resources: { requests: { memory: "1Gi" } }, devices: {} }));
-    expect(overhead / mebibyte).toBeCloseTo(290, 0);
+    expect(overhead).toBe(270 * mebibyte);
   });
 
-  it("requests vCPUs / cpuAllocationRatio CPU and guest memory plus overhead for 2 vCPU / 4Gi", () => {
-    const requests = launcherRequests(
-      vmi({ cpu: { cores: 2 }, resources: { requests: { memory: "4Gi" } }, devices: {} }),
-      10,
-    );
+  it("gives Lab Console's 2 vCPU / 4Gi VM (memory.guest and the request both set) 200m and 4592762881 bytes", () => {
+    const labConsoleVm = vmi({
+      cpu: { cores: 2, sockets: 1, threads: 1 },
+      memory: { guest: "4Gi" },
+      resources: { requests: { memory: "4Gi" } },
+      devices: {},
+    });
+    const requests = launcherRequests(labConsoleVm, 10);
     expect(requests.cpuMillis).toBe(200);
-    // 4096Mi + page tables (8Mi) + 240Mi fixed + 2 x 8Mi vCPU + 8Mi IOThread + 32Mi video RAM.
-    expect(requests.memoryBytes / mebibyte).toBeCloseTo(4400, 0);
+    // Page tables as Go computes them (ceil(4Gi / 1000) kB / 512 = 8,388,609 B) + 220Mi fixed
+    // + 2 x 8Mi vCPU + 8Mi IOThread + 32Mi video RAM: 297,795,585 B, about 284Mi.
+    expect(requests.overheadBytes).toBe(8_388_609 + 276 * mebibyte);
+    expect(requests.memoryBytes).toBe(4_592_762_881);
+    const pod = buildLauncherPod(labConsoleVm, requests, {
+      kubevirtVersion: "v1.9.0",
+      serialConsoleLog: true,
+    }) as {
+      metadata: { annotations: Record<string, string> };
+      spec: { containers: { resources: { requests: Record<string, string> } }[] };
+    };
+    expect(pod.spec.containers[0]?.resources.requests.memory).toBe("4592762881");
+    expect(pod.metadata.annotations["kubevirt.io/memory-overhead-bytes"]).toBe("297795585");
+  });
+
+  it("sizes a guest-only VM from memory.guest with no page tables: 4Gi + 276Mi = 4372Mi, as measured", () => {
+    const vm = {
+      ...vmi({}),
+      kind: "VirtualMachine",
+      spec: {
+        template: {
+          spec: { domain: { cpu: { cores: 2 }, memory: { guest: "4Gi" }, devices: {} } },
+        },
+      },
+    };
+    const fromTemplate = vmiFromTemplate(vm) as unknown as KubeObject;
+    // The mutator does not copy memory.guest into the request (pkg/defaults/defaults.go).
+    expect(fromTemplate).not.toHaveProperty(["spec", "domain", "resources", "requests", "memory"]);
+    const requests = launcherRequests(fromTemplate, 10);
+    expect(requests.overheadBytes).toBe(276 * mebibyte);
+    expect(formatBytes(requests.memoryBytes)).toBe("4372Mi");
+  });
+
+  it("defaults memory.guest from the request or the limit, and sizes the pod from the limit when no request is set", () => {
+    const template = (domain: Record<string, unknown>) =>
+      vmiFromTemplate({ ...vmi({}), kind: "VirtualMachine", spec: { template: { spec: { domain } } } });
+    expect(template({ resources: { requests: { memory: "2Gi" } } })).toHaveProperty(
+      ["spec", "domain", "memory", "guest"],
+      "2Gi",
+    );
+    expect(template({ resources: { limits: { memory: "3Gi" } } })).toHaveProperty(
+      ["spec", "domain", "memory", "guest"],
+      "3Gi",
+    );
+    const limitOnly = vmi({ resources: { limits: { memory: "1Gi" } }, devices: {} });
+    // renderresources.go WithMemoryRequests: the limit stands in for the request, but the page tables
+    // still come from the (absent) request.
+    expect(launcherRequests(limitOnly, 10).memoryBytes).toBe(gibibyte + 268 * mebibyte);
+    expect(guestMemoryRequestBytes(vmi({ memory: { guest: "1Gi" } }), 50)).toBe(2 * gibibyte);
+  });
+
+  it("applies additionalGuestMemoryOverheadRatio as MultiplyMemory does, to whole kilobytes", () => {
+    const domain = { cpu: { cores: 2 }, resources: { requests: { memory: "4Gi" } }, devices: {} };
+    const plain = memoryOverheadBytes(vmi(domain));
+    // ceil(297,795,585 / 1000) = 297,796 kB, times 0.5 = 148,898 kB added.
+    expect(memoryOverheadBytes(vmi(domain), "1.5")).toBe(plain + 148_898_000);
+    expect(memoryOverheadBytes(vmi(domain), "not a number")).toBe(plain);
+    expect(memoryOverheadBytes(vmi(domain), "")).toBe(plain);
+  });
+
+  it("publishes the overhead in the VMI status as virt-controller copies it from the pod's annotation", () => {
+    const pod = (annotations: Record<string, string>) => ({
+      ...vmi({}),
+      metadata: { ...vmi({}).metadata, annotations },
+    });
+    expect(publishedMemoryOverhead(pod({ "kubevirt.io/memory-overhead-bytes": "297795585" }))).toBe(
+      "297795585",
+    );
+    expect(publishedMemoryOverhead(pod({ "kubevirt.io/memory-overhead-bytes": "283115520" }))).toBe("270Mi");
+    expect(publishedMemoryOverhead(pod({ "kubevirt.io/memory-overhead-bytes": "a lot" }))).toBeUndefined();
+    expect(publishedMemoryOverhead(pod({}))).toBeUndefined();
   });
 
   it("follows cpuAllocationRatio, the graphics device, explicit CPU requests and the topology", () => {
@@ -52,10 +129,17 @@ describe("KubeVirt's launcher pod resources", () => {
       launcherRequests(vmi({ resources: { requests: { memory: "1Gi", cpu: "1500m" } }, devices: {} }), 10)
         .cpuMillis,
     ).toBe(1500);
-    const withoutGraphics = memoryOverheadBytes(
-      vmi({ resources: { requests: { memory: "1Gi" } }, devices: { autoattachGraphicsDevice: false } }),
-    );
-    expect(withoutGraphics / mebibyte).toBeCloseTo(258, 0);
+    const graphics = (autoattachGraphicsDevice?: boolean) =>
+      memoryOverheadBytes(
+        vmi({
+          resources: { requests: { memory: "1Gi" } },
+          devices: autoattachGraphicsDevice === undefined ? {} : { autoattachGraphicsDevice },
+        }),
+      );
+    // Video RAM is counted when autoattachGraphicsDevice is unset or true.
+    expect(graphics(false)).toBe(238 * mebibyte);
+    expect(graphics(true)).toBe(270 * mebibyte);
+    expect(graphics()).toBe(270 * mebibyte);
     expect(vcpuCount(vmi({ cpu: { sockets: 2, cores: 2, threads: 2 } }))).toBe(8);
     expect(vcpuCount(vmi({ resources: { limits: { cpu: "3" } } }))).toBe(3);
   });

@@ -1,12 +1,20 @@
-// The virt-launcher pod virt-controller creates for each VMI: its resource requests (KubeVirt's
-// memory-overhead formula, CPU from cpuAllocationRatio, the guest-console-log sidecar when serial
-// console logging is on) and its labels and annotations, which network policies and `kubectl logs`
-// selectors rely on.
+// The virt-launcher pod virt-controller creates for each VMI: its resource requests (memory as in
+// memory-overhead.ts, CPU from cpuAllocationRatio, the guest-console-log sidecar when serial console
+// logging is on) and its labels and annotations, which network policies and `kubectl logs` selectors
+// rely on.
 import { createHash } from "node:crypto";
-import { field, isJsonObject, stringField, type KubeObject } from "../objects.ts";
-import { formatBytes, formatMillicores, parseMillicores, parseQuantity } from "../../common/quantity.ts";
+import { field, stringField, type KubeObject } from "../objects.ts";
+import { formatBytes, formatMillicores, parseMillicores } from "../../common/quantity.ts";
+import {
+  guestMemoryRequestBytes,
+  memoryOverheadAnnotation,
+  memoryOverheadBytes,
+  vcpuCount,
+} from "./memory-overhead.ts";
 
-const mebibyte = 2 ** 20;
+// The VMI lifecycle sizes the guest's CPU topology with it too.
+export { vcpuCount };
+
 // Sidecar requests: pkg/virt-controller/services/serialconsolelog.go.
 export const consoleLogSidecar = {
   cpuMillis: 5,
@@ -15,64 +23,16 @@ export const consoleLogSidecar = {
   memoryLimitBytes: 60e6,
 };
 
-/** vCPUs as KubeVirt counts them: sockets x cores x threads, else the CPU limit or request, at least 1. */
-export function vcpuCount(vmi: KubeObject): number {
-  const cpu = field(vmi, "spec", "domain", "cpu");
-  if (isJsonObject(cpu)) {
-    const dimension = (key: string): number => {
-      const value = cpu[key];
-      return typeof value === "number" && value > 0 ? value : 1;
-    };
-    return dimension("sockets") * dimension("cores") * dimension("threads");
-  }
-  const resources = field(vmi, "spec", "domain", "resources");
-  const fromResources =
-    parseQuantity(field(resources, "limits", "cpu")) ?? parseQuantity(field(resources, "requests", "cpu"));
-  return Math.max(1, Math.trunc(fromResources ?? 1));
-}
-
-/** The guest memory the pod must hold: the memory request, else guest memory (after the mutator's defaulting). */
-export function requestedMemoryBytes(vmi: KubeObject): number {
-  const domain = field(vmi, "spec", "domain");
-  return (
-    parseQuantity(field(domain, "resources", "requests", "memory")) ??
-    parseQuantity(field(domain, "memory", "guest")) ??
-    parseQuantity(field(domain, "resources", "limits", "memory")) ??
-    0
-  );
-}
-
-/**
- * KubeVirt's GetMemoryOverhead (pkg/hypervisor/kvm/hypervisorbackend.go) for x86 without VFIO, SEV
- * or dedicated CPUs: page tables, the fixed per-process overheads, 8Mi per vCPU, the IOThread, video RAM.
- */
-export function memoryOverheadBytes(vmi: KubeObject, additionalOverheadRatio?: string): number {
-  const domain = field(vmi, "spec", "domain");
-  const requested = parseQuantity(field(domain, "resources", "requests", "memory")) ?? 0;
-  // One bit per 512 bytes of guest RAM, computed in kilo-units as Kubernetes quantities do.
-  const pageTables = Math.floor(Math.ceil(requested / 1000) / 512) * 1000;
-  let overhead = pageTables;
-  overhead += (25 + 100 + 25 + 40 + 50) * mebibyte; // virt-launcher-monitor, virt-launcher, virtlogd, virtqemud, qemu
-  overhead += 8 * mebibyte * vcpuCount(vmi);
-  overhead += 8 * mebibyte; // IOThread
-  if (field(domain, "devices", "autoattachGraphicsDevice") !== false) overhead += 32 * mebibyte;
-  const probes = ["livenessProbe", "readinessProbe"].filter(
-    (probe) => field(vmi, "spec", probe, "exec") !== undefined,
-  );
-  if (probes.length > 0) overhead += (probes.length * 10 + 100) * mebibyte;
-  if (field(domain, "devices", "tpm") !== undefined) overhead += 53 * mebibyte;
-  const ratio = additionalOverheadRatio ? Number(additionalOverheadRatio) : NaN;
-  if (Number.isFinite(ratio)) overhead += Math.trunc((overhead / 1000) * (ratio - 1)) * 1000;
-  return overhead;
-}
-
 export interface LauncherRequests {
   cpuMillis: number;
   memoryBytes: number;
   overheadBytes: number;
 }
 
-/** The compute container's requests (renderresources.go): explicit CPU request, else vCPUs / cpuAllocationRatio. */
+/**
+ * The compute container's requests (renderresources.go): an explicit CPU request, else vCPUs /
+ * cpuAllocationRatio; memory is the guest part plus the overhead (WithMemoryOverhead).
+ */
 export function launcherRequests(
   vmi: KubeObject,
   cpuAllocationRatio: number,
@@ -81,7 +41,7 @@ export function launcherRequests(
   const explicitCpu = parseMillicores(field(vmi, "spec", "domain", "resources", "requests", "cpu"));
   const cpuMillis = explicitCpu ?? Math.ceil((vcpuCount(vmi) * 1000) / cpuAllocationRatio);
   const overheadBytes = memoryOverheadBytes(vmi, additionalOverheadRatio);
-  return { cpuMillis, memoryBytes: requestedMemoryBytes(vmi) + overheadBytes, overheadBytes };
+  return { cpuMillis, memoryBytes: guestMemoryRequestBytes(vmi) + overheadBytes, overheadBytes };
 }
 
 /**
@@ -162,7 +122,8 @@ export function buildLauncherPod(
         "kubevirt.io/domain": name,
         "kubectl.kubernetes.io/default-container": "compute",
         "kubevirt.io/migrationTransportUnix": "true",
-        "kubevirt.io/memory-overhead-bytes": String(requests.overheadBytes),
+        // VmiMemoryOverheadReport is Beta, so on, in v1.9.0: the exact overhead, as an integer.
+        [memoryOverheadAnnotation]: String(requests.overheadBytes),
         "descheduler.alpha.kubernetes.io/request-evict-only": "",
       },
       ownerReferences: [

@@ -11,10 +11,12 @@ export interface Timings {
   toRunning: number;
   /** Stop requested -> guest shut down, VMI Succeeded. */
   toStopped: number;
+  /** How long one second of virt-controller's start-failure backoff lasts. */
+  backoffSecond: number;
 }
 
 export function timingsFor(mode: TimingMode): Timings {
   return mode === "realistic"
-    ? { toScheduling: 1000, toScheduled: 9000, toRunning: 10_000, toStopped: 3000 }
-    : { toScheduling: 5, toScheduled: 15, toRunning: 15, toStopped: 10 };
+    ? { toScheduling: 1000, toScheduled: 9000, toRunning: 10_000, toStopped: 3000, backoffSecond: 1000 }
+    : { toScheduling: 5, toScheduled: 15, toRunning: 15, toStopped: 10, backoffSecond: 10 };
 }

@@ -3,8 +3,10 @@
 // the VM's status. A deleted VM (it carries a finalizer) first stops its VMI, then goes away.
 import { ApiError } from "../http/status.ts";
 import { clone, field, isJsonObject, type JsonObject, type KubeObject } from "../objects.ts";
+import { parseQuantity } from "../../common/quantity.ts";
 import type { Registry } from "../registry.ts";
 import { virtualMachineInstances, virtualMachines } from "../resources.ts";
+import { mutateNewVmi } from "../vmi-mutator.ts";
 import type { EventRecorder } from "./events.ts";
 import {
   isFinal,
@@ -14,6 +16,7 @@ import {
   stateChangeRequests,
   type StateChangeRequest,
 } from "./kubevirt-state.ts";
+import { backoffLeftMs, nextStartFailure, startFailureOf, withStartFailure } from "./start-failure.ts";
 import { vmStatus, type Expectations } from "./vm-status.ts";
 import { splitKey, WorkQueue } from "./work-queue.ts";
 
@@ -26,14 +29,18 @@ export function vmiFromTemplate(vm: KubeObject): JsonObject {
     ? (clone(field(template, "metadata")) as JsonObject)
     : {};
   const spec = isJsonObject(field(template, "spec")) ? (clone(field(template, "spec")) as JsonObject) : {};
-  // The VMI mutating webhook: a memory request defaults to the guest memory (memoryOvercommit 100).
+  // The VMI mutating webhook (setGuestMemory, pkg/defaults/defaults.go): memory.guest defaults from
+  // the memory request, else the limit. Never the other way round: a guest-only VMI keeps no memory
+  // request, so virt-controller sizes its pod from the guest and counts no page tables (4372Mi, not
+  // 4380Mi, for 2 vCPU / 4Gi).
   const domain = isJsonObject(spec.domain) ? spec.domain : {};
-  const guest = field(domain, "memory", "guest");
-  if (guest !== undefined && field(domain, "resources", "requests", "memory") === undefined) {
-    const resources = isJsonObject(domain.resources) ? domain.resources : {};
-    const requests = isJsonObject(resources.requests) ? resources.requests : {};
-    domain.resources = { ...resources, requests: { ...requests, memory: guest } };
-  }
+  const memory = isJsonObject(domain.memory) ? domain.memory : {};
+  const sizedBy = [
+    field(domain, "resources", "requests", "memory"),
+    field(domain, "resources", "limits", "memory"),
+  ];
+  const fallback = sizedBy.find((quantity) => (parseQuantity(quantity) ?? 0) !== 0);
+  if (memory.guest === undefined && fallback !== undefined) domain.memory = { ...memory, guest: fallback };
   if (!isJsonObject(field(domain, "machine"))) domain.machine = { type: "q35" };
   spec.domain = domain;
   const { creationTimestamp: _created, ...metadata } = templateMetadata;
@@ -72,6 +79,8 @@ export class VmController {
   constructor(
     private readonly registry: Registry,
     private readonly recorder: EventRecorder,
+    /** How long one second of the start-failure backoff lasts. */
+    private readonly backoffSecondMs = 1000,
   ) {
     this.unsubscribe = registry.store.subscribe((event) => {
       if (event.resource === virtualMachines || event.resource === virtualMachineInstances) {
@@ -113,6 +122,7 @@ export class VmController {
       });
     }
 
+    vm = this.recordStartFailure(vm, vmi);
     const expectations = this.sync(vm, vmi);
     const current = store.get(virtualMachines, namespace, name);
     if (current) this.writeStatus(current, store.get(virtualMachineInstances, namespace, name), expectations);
@@ -150,8 +160,9 @@ export class VmController {
     const firstRun = lastStrategy !== strategy;
     switch (strategy) {
       case "Always":
-        if (!vmi) this.startVmi(vm);
-        else if (isFinal(vmi)) this.stopVmi(vm, vmi);
+        if (!vmi) return this.startUnlessBackingOff(vm);
+        // A crashed, killed or powered-off guest: the VMI goes, and a new one comes up after it.
+        if (isFinal(vmi)) this.stopVmi(vm, vmi);
         return { startExpected: true, stopExpected: false };
       case "Halted":
         if (vmi) this.stopVmi(vm, vmi);
@@ -163,11 +174,10 @@ export class VmController {
           return { startExpected: true, stopExpected: false };
         }
         const rerun = this.rerunAfterFailure.has(vm.metadata.uid);
-        if (!vmi && (firstRun || rerun)) {
-          this.rerunAfterFailure.delete(vm.metadata.uid);
-          this.startVmi(vm);
-        }
-        return { startExpected: !vmi && (firstRun || rerun), stopExpected: false };
+        if (vmi || !(firstRun || rerun)) return { startExpected: false, stopExpected: false };
+        const started = this.startUnlessBackingOff(vm);
+        if (started.startExpected) this.rerunAfterFailure.delete(vm.metadata.uid);
+        return started;
       }
       case "Once":
         if (!vmi && firstRun) this.startVmi(vm);
@@ -177,9 +187,28 @@ export class VmController {
     }
   }
 
+  /** A VM whose last starts failed waits out its backoff, then starts; the queue brings it back. */
+  private startUnlessBackingOff(vm: KubeObject): Expectations {
+    const wait = backoffLeftMs(vm, Date.now());
+    if (wait > 0) {
+      this.queue.addAfter(`${vm.metadata.namespace}/${vm.metadata.name}`, wait);
+      return { startExpected: false, stopExpected: false };
+    }
+    this.startVmi(vm);
+    return { startExpected: true, stopExpected: false };
+  }
+
+  private recordStartFailure(vm: KubeObject, vmi: KubeObject | undefined): KubeObject {
+    const next = nextStartFailure(vm, vmi, Date.now(), this.backoffSecondMs);
+    if (JSON.stringify(next) === JSON.stringify(startFailureOf(vm))) return vm;
+    const status = withStartFailure({ ...(vm.status as JsonObject | undefined) }, next);
+    return this.registry.write(virtualMachines, { ...vm, status });
+  }
+
   private startVmi(vm: KubeObject): void {
     try {
-      const vmi = this.registry.create(virtualMachineInstances, vmiFromTemplate(vm));
+      // virt-controller creates it through the API, so KubeVirt's webhook sees it like any other.
+      const vmi = this.registry.create(virtualMachineInstances, mutateNewVmi(vmiFromTemplate(vm)));
       this.recorder.record(
         vm,
         "Normal",

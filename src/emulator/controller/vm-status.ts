@@ -11,6 +11,7 @@ import {
   stateChangeRequests,
   type Condition,
 } from "./kubevirt-state.ts";
+import { restartsByItself, startFailureOf } from "./start-failure.ts";
 
 export interface Expectations {
   /** A VMI should come up (strategy or a pending Start request) but none exists yet. */
@@ -31,6 +32,10 @@ export function printableStatus(vm: KubeObject, vmi: KubeObject | undefined, exp
     return "ErrorUnschedulable";
   if ((!vmi && expect.startExpected) || (vmi && ["", "Pending", "Scheduling", "Scheduled"].includes(phase))) {
     return "Starting";
+  }
+  const failedStarts = startFailureOf(vm)?.consecutiveFailCount ?? 0;
+  if (failedStarts > 0 && restartsByItself(vm) && (vmi ? isFinal(vmi) : !expect.startExpected)) {
+    return "CrashLoopBackOff";
   }
   if (!vmi || isFinal(vmi)) return "Stopped";
   return "Unknown";

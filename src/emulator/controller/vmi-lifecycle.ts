@@ -9,21 +9,23 @@ import type { GuestRuntime } from "../guest-runtime.ts";
 import type { Registry } from "../registry.ts";
 import { kubeVirts, nodes, pods, secrets, virtualMachineInstances } from "../resources.ts";
 import type { StoreEvent } from "../store.ts";
+import { vmiFinalizer } from "../vmi-mutator.ts";
 import type { EventRecorder } from "./events.ts";
 import { condition, conditionsOf, findCondition, phaseOf, type Condition } from "./kubevirt-state.ts";
+import { buildLauncherPod, launcherRequests, serialConsoleLogEnabled, vcpuCount } from "./launcher-pod.ts";
+import { publishedMemoryOverhead } from "./memory-overhead.ts";
 import {
-  buildLauncherPod,
-  launcherRequests,
-  memoryOverheadBytes,
-  serialConsoleLogEnabled,
-  vcpuCount,
-} from "./launcher-pod.ts";
+  initContainerStartErrorStatus,
+  unstartableInitContainer,
+  withContainerDisks,
+  withoutImageVolumes,
+} from "./container-disks.ts";
+import { kubevirtGateEnabled } from "./kubevirt-gates.ts";
 import { boundPodStatus, finishedPodStatus, runningPodStatus } from "./launcher-pod-status.ts";
 import { PodAddresses } from "./pod-addresses.ts";
 import { schedule } from "./scheduler.ts";
 import type { Timings } from "./timing.ts";
 
-export const vmiFinalizer = "kubevirt.io/foregroundDeleteVirtualMachine";
 const component = "virtualmachine-controller";
 const agentConnected = "AgentConnected";
 
@@ -48,6 +50,8 @@ export interface LifecycleOptions {
   timings: Timings;
   guests: GuestRuntime;
   kubevirtVersion: string;
+  /** The API server's ImageVolume gate: with it off, pods lose their `image` volumes on create. */
+  apiServerImageVolumes: boolean;
 }
 
 /** Replaces conditions of the given types, keeping lastTransitionTime when a status did not change. */
@@ -117,7 +121,7 @@ export class VmiLifecycle {
   private observe(event: StoreEvent): void {
     const { resource, object, type } = event;
     if (resource === virtualMachineInstances) {
-      if (type === "ADDED" && phaseOf(object) === "") this.begin(object);
+      if (type === "ADDED" && phaseOf(object) === "Pending") this.begin(object);
       else if (
         type === "MODIFIED" &&
         object.metadata.deletionTimestamp &&
@@ -230,11 +234,20 @@ export class VmiLifecycle {
     const ratio = typeof ratioValue === "number" && ratioValue > 0 ? ratioValue : 10;
     const overheadRatio = stringField(configuration, "additionalGuestMemoryOverheadRatio");
     const requests = launcherRequests(vmi, ratio, overheadRatio);
-    const launcherPod = buildLauncherPod(vmi, requests, {
-      kubevirtVersion: this.options.kubevirtVersion,
-      serialConsoleLog: serialConsoleLogEnabled(vmi, configuration),
-    });
-    const pod = this.registry.create(pods, launcherPod, { keepStatus: true });
+    const launcherPod = withContainerDisks(
+      buildLauncherPod(vmi, requests, {
+        kubevirtVersion: this.options.kubevirtVersion,
+        serialConsoleLog: serialConsoleLogEnabled(vmi, configuration),
+      }),
+      vmi,
+      {
+        imageVolumes: kubevirtGateEnabled(kubevirt, "ImageVolume", this.options.kubevirtVersion),
+        launcherImage: this.launcherImage(),
+      },
+    );
+    // virt-controller creates the pod through the API server, which drops what its gates do not allow.
+    const admitted = this.options.apiServerImageVolumes ? launcherPod : withoutImageVolumes(launcherPod);
+    const pod = this.registry.create(pods, admitted, { keepStatus: true });
     tracked.podName = pod.metadata.name;
     this.recorder.record(
       vmi,
@@ -243,9 +256,12 @@ export class VmiLifecycle {
       `Created virtual machine pod ${pod.metadata.name}`,
       component,
     );
+    // The guest fields as KubeVirt's mutator sets them (memory.guest, which it defaults from the memory
+    // request, else the limit); memoryOverhead as virt-controller copies it from the pod's annotation.
     const guestMemory =
       field(vmi, "spec", "domain", "memory", "guest") ??
-      field(vmi, "spec", "domain", "resources", "requests", "memory");
+      field(vmi, "spec", "domain", "resources", "requests", "memory") ??
+      field(vmi, "spec", "domain", "resources", "limits", "memory");
     this.writeStatus(vmi, {
       ...this.phaseStatus(vmi, "Scheduling"),
       conditions: withConditions(vmi, [
@@ -255,7 +271,7 @@ export class VmiLifecycle {
         guestAtBoot: guestMemory,
         guestCurrent: guestMemory,
         guestRequested: guestMemory,
-        memoryOverhead: String(memoryOverheadBytes(vmi, overheadRatio)),
+        memoryOverhead: publishedMemoryOverhead(pod),
       },
     });
     this.bind(tracked);
@@ -296,7 +312,7 @@ export class VmiLifecycle {
     this.registry.write(pods, {
       ...pod,
       spec: { ...(pod.spec as JsonObject), nodeName: result.node },
-      status: boundPodStatus(hostIP),
+      status: boundPodStatus(pod, hostIP),
     });
     this.recorder.record(
       pod,
@@ -358,6 +374,8 @@ export class VmiLifecycle {
       return;
     }
     this.waitingForSecrets.delete(tracked.uid);
+    const unstartable = unstartableInitContainer(pod);
+    if (unstartable !== undefined) return this.podFailedToStart(tracked, vmi, pod, unstartable);
     const podIP = this.allocateAddress(nodeName);
     const runningPod = this.registry.write(pods, {
       ...pod,
@@ -376,6 +394,33 @@ export class VmiLifecycle {
       { labels: { ...vmi.metadata.labels, "kubevirt.io/nodeName": nodeName } },
     );
     this.after(tracked, this.options.timings.toRunning, () => this.startGuest(tracked));
+  }
+
+  /**
+   * The kubelet could not start one of the pod's init containers: the pod fails (restartPolicy Never)
+   * and virt-controller fails the VMI, which never ran (lifecycle.go, the Scheduling case).
+   */
+  private podFailedToStart(tracked: Tracked, vmi: KubeObject, pod: KubeObject, container: string): void {
+    const failed = this.registry.write(pods, {
+      ...pod,
+      status: initContainerStartErrorStatus(pod.status as JsonObject, container, this.launcherImage()),
+    });
+    const message = stringField(
+      failed,
+      "status",
+      "initContainerStatuses",
+      0,
+      "state",
+      "terminated",
+      "message",
+    );
+    this.recorder.record(pod, "Warning", "Failed", `Error: ${message ?? "StartError"}`, "kubelet");
+    this.writeStatus(vmi, {
+      ...this.phaseStatus(vmi, "Failed"),
+      conditions: withConditions(vmi, [
+        condition("Ready", "False", "PodTerminating", "virt-launcher pod is terminating"),
+      ]),
+    });
   }
 
   private startGuest(tracked: Tracked): void {

@@ -3,6 +3,7 @@
 export class WorkQueue {
   private readonly keys = new Set<string>();
   private scheduled: NodeJS.Immediate | undefined;
+  private readonly delayed = new Set<NodeJS.Timeout>();
   private stopped = false;
 
   constructor(
@@ -16,9 +17,21 @@ export class WorkQueue {
     this.scheduled ??= setImmediate(() => this.drain());
   }
 
+  /** Adds the key once `delayMs` has passed (a controller's backoff). */
+  addAfter(key: string, delayMs: number): void {
+    if (this.stopped) return;
+    const timer = setTimeout(() => {
+      this.delayed.delete(timer);
+      this.add(key);
+    }, delayMs);
+    this.delayed.add(timer);
+  }
+
   stop(): void {
     this.stopped = true;
     if (this.scheduled) clearImmediate(this.scheduled);
+    for (const timer of this.delayed) clearTimeout(timer);
+    this.delayed.clear();
     this.keys.clear();
   }
 

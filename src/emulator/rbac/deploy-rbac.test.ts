@@ -47,6 +47,8 @@ const expected: Record<string, string[]> = {
     "get subresources.kubevirt.io/virtualmachineinstances/portforward",
     "update subresources.kubevirt.io/virtualmachines/restart",
     "create secrets",
+    // Not called: OwnerReferencesPermissionEnforcement asks for it before a Secret may name its VM.
+    "delete secrets",
     "list pods",
     "get pods/log",
     ...clusterWide,

@@ -2,13 +2,17 @@
 // their guest-console-log container prints the guest's serial output (KubeVirt's virt-tail); the
 // other containers' logs are empty here. A launcher pod has that container only while serial console
 // logging is on for its VMI (launcher-pod.ts), so asking for it otherwise is the API server's 400.
+// As on a cluster, a pod not yet on a node answers 204 No Content without a Content-Type (LogLocation
+// has no kubelet to ask, and the API server's StreamObject writes 204 for the missing stream), and
+// once it is on one the kubelet refuses with a 400 while the container has not started.
 import type { ServerResponse } from "node:http";
 import type { GuestRuntime } from "../guest-runtime.ts";
 import type { ResourceRequestInfo } from "../http/request-info.ts";
 import { badRequest, methodNotAllowed, notFound } from "../http/status.ts";
-import { field, stringField } from "../objects.ts";
+import { field, stringField, type KubeObject } from "../objects.ts";
 import type { Registry } from "../registry.ts";
 import { pods } from "../resources.ts";
+import { containerLogRefusal } from "./container-log-status.ts";
 
 export const consoleLogContainer = "guest-console-log";
 
@@ -24,15 +28,32 @@ export function servePodLog(
   const pod = registry.find(pods, info.namespace, info.name);
   if (!pod) throw notFound(pods, info.name);
   const container = chosenContainer(pod, info.name, query.get("container"));
-  const vmiUid = pod.metadata.labels?.["kubevirt.io/created-by"];
-  const guest = container === consoleLogContainer && vmiUid ? guests.find(vmiUid) : undefined;
-  const lines = guest?.consoleLogLines() ?? [];
-  const body = limitBytes(tail(lines, query.get("tailLines")), query.get("limitBytes"));
+  const tailLines = countParameter(query.get("tailLines"), "tailLines");
+  const maxBytes = countParameter(query.get("limitBytes"), "limitBytes");
+  if (!onNode(pod)) {
+    response.writeHead(204);
+    response.end();
+    return;
+  }
+  const body = limitBytes(tail(logLines(pod, container, guests), tailLines), maxBytes);
   response.writeHead(200, {
     "Content-Type": "text/plain",
     "Content-Length": Buffer.byteLength(body),
   });
   response.end(body);
+}
+
+function onNode(pod: KubeObject): boolean {
+  return (stringField(pod, "spec", "nodeName") ?? "") !== "";
+}
+
+/** What the kubelet would stream: the kubelet's 400 while the container has not started. */
+function logLines(pod: KubeObject, container: string, guests: GuestRuntime): string[] {
+  const refusal = containerLogRefusal(pod, container);
+  if (refusal !== undefined) throw badRequest(refusal);
+  const vmiUid = pod.metadata.labels?.["kubevirt.io/created-by"];
+  const guest = container === consoleLogContainer && vmiUid ? guests.find(vmiUid) : undefined;
+  return guest?.consoleLogLines() ?? [];
 }
 
 /**
@@ -70,14 +91,12 @@ function countParameter(value: string | null, name: string): number | undefined 
   return number;
 }
 
-function tail(lines: string[], tailLines: string | null): string {
-  const count = countParameter(tailLines, "tailLines");
+function tail(lines: string[], count: number | undefined): string {
   const kept = count === undefined ? lines : lines.slice(Math.max(0, lines.length - count));
   return kept.map((line) => `${line}\n`).join("");
 }
 
-function limitBytes(body: string, limit: string | null): string {
-  const bytes = countParameter(limit, "limitBytes");
+function limitBytes(body: string, bytes: number | undefined): string {
   if (bytes === undefined) return body;
   return Buffer.from(body, "utf8").subarray(0, bytes).toString("utf8");
 }

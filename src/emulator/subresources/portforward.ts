@@ -3,12 +3,12 @@
 // dials the VMI's IP before it upgrades (so a refused port is a 500 `dialing VM: ...`), pings the
 // client every second and drops it when no pong came for a minute; data frames do not count. When
 // either side ends, both sockets are closed without a close frame.
-import type net from "node:net";
+import net from "node:net";
 import type { WebSocket, WebSocketServer } from "ws";
 import type { GuestRuntime } from "../guest-runtime.ts";
 import { badRequest, pathNotFound } from "../http/status.ts";
 import type { UpgradeContext } from "../http/upgrade.ts";
-import { stringField, type KubeObject } from "../objects.ts";
+import { field, stringField, type KubeObject } from "../objects.ts";
 import { findCondition } from "../controller/kubevirt-state.ts";
 import type { Registry } from "../registry.ts";
 import { kubevirtInternalError, targetVmi, vmiConflict } from "./kubevirt-target.ts";
@@ -25,6 +25,18 @@ export const kubevirtKeepAlive: PortForwardKeepAlive = { pingIntervalMs: 1000, t
 // gorilla's WriteControl(PingMessage, []byte("keep alive"), ...) in keepAliveClientStream.
 const pingPayload = Buffer.from("keep alive");
 
+/**
+ * getTargetInterfaceIP (pkg/virt-api/rest/dialers.go): the first interface's IP, "" when it has none
+ * yet; only a VMI without any interface is refused.
+ */
+function targetInterfaceIp(vmi: KubeObject): string {
+  const interfaces = field(vmi, "status", "interfaces");
+  if (!Array.isArray(interfaces) || interfaces.length === 0) {
+    throw badRequest("no network interfaces are present");
+  }
+  return stringField(interfaces[0], "ipAddress") ?? "";
+}
+
 export class PortForwards {
   constructor(
     private readonly registry: Registry,
@@ -36,8 +48,7 @@ export class PortForwards {
   readonly handle = async (context: UpgradeContext): Promise<void> => {
     const vmi = targetVmi(this.registry, context.info);
     if (findCondition(vmi, "Paused")) throw vmiConflict(vmi.metadata.name, "VMI is paused");
-    const ip = stringField(vmi, "status", "interfaces", 0, "ipAddress");
-    if (ip === undefined) throw badRequest("no network interfaces are present");
+    const ip = targetInterfaceIp(vmi);
     const [port = "", protocol = "tcp", ...extra] = context.info.rest;
     if (extra.length > 0) throw pathNotFound();
     if (port === "") throw badRequest("port must not be empty");
@@ -58,13 +69,15 @@ export class PortForwards {
     if (!/^\d+$/.test(port)) throw dialFailed(`dial ${protocol}: lookup ${protocol}/${port}: unknown port`);
     const number = Number(port);
     if (number > 65535) throw dialFailed(`dial ${protocol}: address ${port}: invalid port`);
-    const address = `${ip}:${port}`;
+    const address = net.isIPv6(ip) ? `[${ip}]:${port}` : `${ip}:${port}`;
     if (protocol === "udp") {
       throw dialFailed(`dial udp ${address}: the emulator forwards TCP only`);
     }
     const guest = this.guests.find(vmi.metadata.uid);
     const refused = dialFailed(`dial tcp ${address}: connect: connection refused`);
-    if (!guest || number === 0) throw refused;
+    // No IP yet: virt-api dials ":PORT", its own host, where nothing of the guest's listens. Answered
+    // as that refused dial, without dialing the emulator's own host.
+    if (ip === "" || !guest || number === 0) throw refused;
     try {
       return await guest.connect(number);
     } catch (error) {

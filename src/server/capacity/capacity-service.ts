@@ -1,6 +1,7 @@
 // How many more sessions of each lab the cluster has room for: the nodes' allocatable resources,
-// minus what Lab Console's own sessions hold, divided by what one launcher pod asks (KubeVirt's
-// formula with the CPU allocation ratio from the KubeVirt CR).
+// minus what Lab Console's own sessions hold, divided by what one launcher pod asks. A session holds
+// what virt-controller published for its VMI (status.memory.memoryOverhead) when it did, else
+// KubeVirt's formula with the settings from the KubeVirt CR.
 //
 // WARNING: only the console's own sessions are subtracted. Other workloads on the same nodes make the
 // estimate optimistic; a VM that then finds no room shows "No node has room" as before.
@@ -12,10 +13,13 @@ import type { SessionObjects, SessionSnapshot, SessionSource } from "../sessions
 import {
   defaultCpuAllocationRatio,
   launcherPodRequest,
+  memoryOverheadBytes,
+  publishedOverheadBytes,
   vmShapeOfLab,
   vmShapeOfVirtualMachine,
   type OverheadSettings,
   type PodRequest,
+  type VmShape,
 } from "./launcher-resources.ts";
 import { countFits, nodeRooms, type NodeRoom, type SessionPod } from "./node-room.ts";
 
@@ -66,8 +70,18 @@ export class CapacityService {
     return nodeRooms(shape.nodes, pods);
   }
 
-  podRequestFor(lab: Lab, shape: ClusterShape): PodRequest {
-    return launcherPodRequest(vmShapeOfLab(lab), shape.settings);
+  /**
+   * What the next VM of the lab will ask. The formula's overhead, unless the newest session of the same
+   * lab and size published a larger one: the cluster then adds something the formula cannot see (a
+   * network binding, another architecture, a newer KubeVirt, a since-lowered overhead ratio). The larger
+   * of the two, because a published value is also stale after the ratio was raised, and a refusal a
+   * little early is better than a VM that waits for a node.
+   */
+  podRequestFor(lab: Lab, shape: ClusterShape, snapshot: SessionSnapshot): PodRequest {
+    const vm = vmShapeOfLab(lab);
+    const formula = memoryOverheadBytes(vm, shape.settings.additionalOverheadRatio);
+    const published = newestPublishedOverhead(snapshot, lab.id, vm);
+    return launcherPodRequest(vm, shape.settings, Math.max(formula, published ?? 0));
   }
 
   async report(): Promise<CapacityReport> {
@@ -83,7 +97,7 @@ export class CapacityService {
       })),
       cpuAllocationRatio: shape.settings.cpuAllocationRatio,
       labs: this.deps.labs.map((lab) => {
-        const request = this.podRequestFor(lab, shape);
+        const request = this.podRequestFor(lab, shape, snapshot);
         return { labId: lab.id, request, fits: countFits(rooms, request, maxCountedFits) };
       }),
     };
@@ -117,9 +131,28 @@ export function sessionPods(snapshot: SessionSnapshot, settings: OverheadSetting
     if (placement === "none") continue;
     const shape = vmShapeOfVirtualMachine(objects.vm);
     if (!shape) continue;
-    pods.push({ node: placement.node, request: launcherPodRequest(shape, settings) });
+    // The published overhead is exactly what the pod asks; the formula only what it would ask now.
+    const request = launcherPodRequest(shape, settings, publishedOverheadBytes(objects.vmi));
+    pods.push({ node: placement.node, request });
   }
   return pods;
+}
+
+/** The overhead the newest VMI of this lab and size reports, if any does. */
+function newestPublishedOverhead(snapshot: SessionSnapshot, labId: string, vm: VmShape): number | undefined {
+  for (const session of snapshot.sessions) {
+    if (session.labId !== labId) continue;
+    const objects = snapshot.objects.get(session.id);
+    const published = publishedOverheadBytes(objects?.vmi);
+    const built = objects && vmShapeOfVirtualMachine(objects.vm);
+    if (published === undefined || !built || !sameShape(built, vm)) continue;
+    return published;
+  }
+  return undefined;
+}
+
+function sameShape(a: VmShape, b: VmShape): boolean {
+  return a.vcpus === b.vcpus && a.memoryBytes === b.memoryBytes && !a.guestOnly === !b.guestOnly;
 }
 
 function placementOf(session: Session, { vm, vmi }: SessionObjects): { node: string | undefined } | "none" {

@@ -92,7 +92,7 @@ export class LaunchAdmission {
 
     let request: PodRequest | undefined;
     if (shape) {
-      request = capacity.podRequestFor(lab, shape);
+      request = capacity.podRequestFor(lab, shape, snapshot);
       const pending = this.reservations.flatMap((reservation) =>
         reservation.request ? [reservation.request] : [],
       );

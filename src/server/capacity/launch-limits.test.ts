@@ -17,10 +17,13 @@ import {
 const big = aLab({ id: "big", title: "Big lab", vm: { ...aLab().vm, cpu: 2, memory: "4Gi" } });
 const small = aLab({ id: "small", title: "Small lab", vm: { ...aLab().vm, cpu: 1, memory: "2Gi" } });
 const tiny = aLab({ id: "tiny", title: "Tiny lab", vm: { ...aLab().vm, cpu: 1, memory: "512Mi" } });
-/** What KubeVirt's formula (and so the emulator) gives each launcher pod, console-log sidecar included. */
-const bigPod = { cpuMillis: 205, memoryBytes: 4_294_967_296 + 318_766_496 + 35_000_000 };
-const smallPod = { cpuMillis: 105, memoryBytes: 2_147_483_648 + 306_183_888 + 35_000_000 };
-const tinyPod = { cpuMillis: 105, memoryBytes: 536_870_912 + 303_037_888 + 35_000_000 };
+/**
+ * What KubeVirt v1.9.0's formula (and so the emulator) gives each launcher pod, console-log sidecar
+ * included: 4Gi + 297,795,585 B (about 284Mi), 2Gi + 272Mi, 512Mi + 269Mi.
+ */
+const bigPod = { cpuMillis: 205, memoryBytes: 4_294_967_296 + 297_795_585 + 35_000_000 };
+const smallPod = { cpuMillis: 105, memoryBytes: 2_147_483_648 + 285_212_672 + 35_000_000 };
+const tinyPod = { cpuMillis: 105, memoryBytes: 536_870_912 + 282_066_944 + 35_000_000 };
 
 let emulator: TestEmulator;
 let bff: TestBff;
@@ -107,7 +110,7 @@ describe("capacity and launch limits", () => {
     expect(noRoom.status).toBe(503);
     expect(noRoom.body.error.code).toBe("capacity");
     expect(noRoom.body.error.message).toMatch(
-      /^There is no room on the cluster for another "Big lab" VM right now: it needs 0\.205 CPU and 4\.3 GiB of memory on one node, and the most any node has free is 3\.585 CPU and 1\.0 GiB of memory\. Room frees up as sessions end; the next one ends in (59 min|1 h)\.$/,
+      /^There is no room on the cluster for another "Big lab" VM right now: it needs 0\.205 CPU and 4\.3 GiB of memory on one node, and the most any node has free is 3\.585 CPU and 1\.1 GiB of memory\. Room frees up as sessions end; the next one ends in (59 min|1 h)\.$/,
     );
     expect(bff.kubeRequests.total("create")).toBe(requestsBefore);
 

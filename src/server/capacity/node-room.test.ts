@@ -1,7 +1,8 @@
 // The capacity arithmetic: KubeVirt's launcher-pod formula and placing pods on nodes.
 import { describe, expect, it } from "vitest";
 import type { Node } from "../kube/cluster-facts.ts";
-import { launcherPodRequest, memoryOverheadBytes } from "./launcher-resources.ts";
+import type { VirtualMachineInstance } from "../kube/types.ts";
+import { launcherPodRequest, memoryOverheadBytes, publishedOverheadBytes } from "./launcher-resources.ts";
 import { countFits, nodeRooms, whyNotForVms } from "./node-room.ts";
 
 const gib = 2 ** 30;
@@ -26,20 +27,49 @@ function aNode(
 }
 
 describe("the launcher pod of a VM", () => {
-  it("requests what virt-controller asks for a 2 vCPU / 4Gi VM: 200m and 4400Mi, plus the console-log sidecar", () => {
+  it("requests what KubeVirt v1.9.0 asks for a 2 vCPU / 4Gi VM: 200m and 4592762881 bytes (4380Mi), plus the console-log sidecar", () => {
     const request = launcherPodRequest({ vcpus: 2, memoryBytes: 4 * gib }, { cpuAllocationRatio: 10 });
-    expect(request).toEqual({ cpuMillis: 200 + 5, memoryBytes: 4_613_733_792 + 35_000_000 });
-    expect(Math.round((request.memoryBytes - 35_000_000) / mib)).toBe(4400);
+    // 4Gi + page tables 8,388,609 B (Go's rounding) + 220Mi fixed + 2 x 8Mi vCPU + 8Mi IOThread + 32Mi video RAM.
+    expect(request).toEqual({ cpuMillis: 200 + 5, memoryBytes: 4_592_762_881 + 35_000_000 });
+    expect(Math.round((request.memoryBytes - 35_000_000) / mib)).toBe(4380);
   });
 
-  it("follows the CPU allocation ratio and the additional overhead ratio", () => {
+  it("matches KubeVirt v1.9.0's unit test (1 vCPU / 1Gi: 270Mi) and counts no page tables for a guest-only VM", () => {
+    expect(memoryOverheadBytes({ vcpus: 1, memoryBytes: gib })).toBe(270 * mib);
+    // The 4372Mi measured on a real cluster: a VM that set only memory.guest.
+    const guestOnly = launcherPodRequest(
+      { vcpus: 2, memoryBytes: 4 * gib, guestOnly: true },
+      { cpuAllocationRatio: 10 },
+    );
+    expect(guestOnly.memoryBytes - 35_000_000).toBe(4372 * mib);
+  });
+
+  it("follows the CPU allocation ratio and applies the additional overhead ratio to whole kilobytes", () => {
     expect(launcherPodRequest({ vcpus: 2, memoryBytes: 4 * gib }, { cpuAllocationRatio: 4 }).cpuMillis).toBe(
       500 + 5,
     );
-    const plain = memoryOverheadBytes({ vcpus: 1, memoryBytes: gib });
+    const plain = memoryOverheadBytes({ vcpus: 2, memoryBytes: 4 * gib });
+    // MultiplyMemory: ceil(297,795,585 / 1000) kB x 0.5, truncated: 148,898 kB.
+    expect(memoryOverheadBytes({ vcpus: 2, memoryBytes: 4 * gib }, "1.5")).toBe(plain + 148_898_000);
+    expect(memoryOverheadBytes({ vcpus: 2, memoryBytes: 4 * gib }, "lots")).toBe(plain);
+  });
+
+  it("takes the overhead the VMI publishes over the formula", () => {
+    const vmi = (memoryOverhead: unknown) =>
+      ({ status: { memory: { memoryOverhead } } }) as unknown as VirtualMachineInstance;
+    // passt adds 250Mi that the formula (masquerade) does not know about.
+    const published = publishedOverheadBytes(vmi("526Mi"));
+    expect(published).toBe(526 * mib);
     expect(
-      Math.round(memoryOverheadBytes({ vcpus: 1, memoryBytes: gib }, "1.5") / plain / 0.001) * 0.001,
-    ).toBe(1.5);
+      launcherPodRequest({ vcpus: 2, memoryBytes: 4 * gib }, { cpuAllocationRatio: 10 }, published),
+    ).toEqual({
+      cpuMillis: 205,
+      memoryBytes: 4 * gib + 526 * mib + 35_000_000,
+    });
+    expect(publishedOverheadBytes(vmi("297795585"))).toBe(297_795_585);
+    expect(publishedOverheadBytes(vmi(undefined))).toBeUndefined();
+    expect(publishedOverheadBytes(vmi("much"))).toBeUndefined();
+    expect(publishedOverheadBytes(undefined)).toBeUndefined();
   });
 });
 

@@ -270,6 +270,36 @@ describe("who may open a console", () => {
   });
 });
 
+describe("a guest that crashes under runStrategy Always", () => {
+  it("keeps the session and its consoles while KubeVirt replaces the VMI, then goes on in the new VM", async () => {
+    // An instructor's own session: the students here already hold their per-student places.
+    const browser = await bff.signIn("ivan");
+    const sessionId = await launchRunning(browser, "lab-four");
+    const owner = await open(sessionId, "ivan");
+    const observer = await open(sessionId, "tara", { mode: "observe" });
+    const seen = owner.messages.length;
+
+    expect(await emulator.emulator.faults.killGuest(testNamespace, sessionId)).toBe(true);
+    await owner.until(
+      () => owner.messages.slice(seen).some((m) => m.type === "status" && m.state === "reconnecting"),
+      "the console to wait for the new VMI",
+    );
+    const during = await browser.get(`/api/sessions/${sessionId}`);
+    expect(during.body.status).not.toBe("failed");
+    await owner.until(
+      () => owner.lastMessage("status")?.state === "connected",
+      "connected to the new VMI",
+      20_000,
+    );
+    run(owner, "echo after''-the-crash");
+    await owner.untilScreenShows("after-the-crash");
+    await observer.untilScreenShows("after-the-crash");
+    expect(owner.closedWith).toBeUndefined();
+    expect(observer.closedWith).toBeUndefined();
+    expect((await browser.get(`/api/sessions/${sessionId}`)).body.status).toBe("running");
+  });
+});
+
 describe("a console opened while its VM starts", () => {
   it("waits for the VM to run, then connects", async () => {
     const browser = await bff.signIn("bob");

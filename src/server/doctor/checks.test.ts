@@ -91,7 +91,7 @@ describe("Kubernetes' ImageVolume gate", () => {
 });
 
 describe("the ImageVolume check", () => {
-  it("fails when both gates are on but a node's containerd is too old", () => {
+  it("fails when the API server's gate is on but a node's containerd is too old", () => {
     const check = imageVolumeCheck(
       readings({
         apiServerMetrics: {
@@ -105,7 +105,7 @@ describe("the ImageVolume check", () => {
       }),
     );
     expect(check.status).toBe("fail");
-    expect(check.details.at(-1)).toContain("node02 (containerd://1.7.22)");
+    expect(check.details.join("\n")).toContain("Too old: node02 (containerd://1.7.22).");
   });
 
   it("warns, judging from the version, when the API server's gates cannot be read", () => {
@@ -123,6 +123,47 @@ describe("the ImageVolume check", () => {
       "Remove ImageVolume from spec.configuration.developerConfiguration.featureGates",
     );
     expect(check.fix).not.toContain("disabledFeatureGates");
+  });
+
+  it("claims only the API server's gate: the kubelets' cannot be read without nodes/proxy", () => {
+    const gateOn = {
+      ok: true as const,
+      value: 'kubernetes_feature_enabled{name="ImageVolume",stage="BETA"} 1\n',
+    };
+    const check = imageVolumeCheck(readings({ apiServerMetrics: gateOn }));
+    expect(check.status).toBe("ok");
+    expect(check.summary).toBe(
+      "The API server's ImageVolume gate is on and every node's container runtime is recent enough for image volumes; the kubelets' gate cannot be checked from here.",
+    );
+    expect(check.details.at(-1)).toMatch(
+      /^The kubelets' ImageVolume gate .* cannot be checked from here: .*nodes\/proxy/,
+    );
+    const withOldRuntime = imageVolumeCheck(
+      readings({
+        apiServerMetrics: gateOn,
+        nodes: { ok: true, value: [aNode("node02", "containerd://1.7.22")] },
+      }),
+    );
+    const unreadableNodes = imageVolumeCheck(
+      readings({ apiServerMetrics: gateOn, nodes: { ok: false, error: "forbidden (403)" } }),
+    );
+    for (const each of [check, withOldRuntime, unreadableNodes]) {
+      expect(each.summary).not.toMatch(/both gates/i);
+      expect(each.summary).toMatch(/^The API server.s ImageVolume gate is on[,; ]/);
+    }
+  });
+
+  it("says the API server's gate is only judged from the version when /metrics cannot be read", () => {
+    const check = imageVolumeCheck(
+      readings({
+        kubernetesVersion: { ok: true, value: "v1.35.0" },
+        apiServerMetrics: { ok: false, error: "forbidden (403)" },
+      }),
+    );
+    expect(check.status).toBe("ok");
+    expect(check.summary).toMatch(
+      /^The API server's ImageVolume gate should be on \(judged from its version\)/,
+    );
   });
 
   it("is fine with KubeVirt copying container disks, whatever Kubernetes does", () => {
@@ -178,6 +219,54 @@ describe("the permissions check", () => {
     expect(check.details).toEqual([
       "Missing: patch virtualmachines.kubevirt.io in lab-sessions (extending a session).",
     ]);
+  });
+
+  it("fails the websocket forms of exec and attach, and nodes/proxy with any verb cluster-wide", () => {
+    const nodesProxy = forbiddenPermissions.filter(
+      (permission) => permission.resource === "nodes" && permission.subresource === "proxy",
+    );
+    expect(nodesProxy.map((permission) => permission.verb)).toEqual([
+      "get",
+      "create",
+      "update",
+      "patch",
+      "delete",
+    ]);
+    expect(new Set(nodesProxy.map((permission) => permission.scope))).toEqual(new Set(["cluster"]));
+    const check = permissionsCheck(
+      readings({
+        forbidden: {
+          ok: true,
+          value: forbiddenPermissions.map((permission) => ({
+            permission,
+            allowed:
+              (permission.subresource === "attach" && permission.verb === "get") ||
+              (permission.subresource === "proxy" && ["get", "create"].includes(permission.verb)),
+          })),
+        },
+      }),
+    );
+    expect(check.status).toBe("fail");
+    expect(check.summary).toBe(
+      "The console's credentials may attach to pods over a websocket in lab-sessions and reach the kubelets' API (nodes/proxy) cluster-wide: a path to root on the nodes.",
+    );
+    expect(check.details.map((line) => line.split(". ")[0])).toEqual([
+      "Allowed but must not be: get pods/attach in lab-sessions",
+      "Allowed but must not be: get nodes/proxy cluster-wide",
+      "Allowed but must not be: create nodes/proxy cluster-wide",
+    ]);
+    expect(check.details[0]).toContain("Up to Kubernetes 1.34 a websocket attach is a GET");
+  });
+
+  it("requires delete on Secrets, for admission rather than for any call of the console's", () => {
+    const deleteSecrets = requiredPermissions.find(
+      (permission) =>
+        "resource" in permission && permission.resource === "secrets" && permission.verb === "delete",
+    );
+    expect(deleteSecrets).toMatchObject({ scope: "vm-namespace" });
+    expect(deleteSecrets?.why).toBe(
+      "OwnerReferencesPermissionEnforcement (on in OpenShift and CIS-hardened clusters) needs delete on a Secret to create it with an ownerReference to its VM",
+    );
   });
 
   it("warns about reading Secrets, which the console never needs", () => {

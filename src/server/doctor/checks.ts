@@ -165,13 +165,24 @@ export const imageVolumeCheck: Check = ({ kubeVirt, kubernetesVersion, apiServer
     );
   }
 
+  // Only the API server's gate is in sight: the kubelets' gate (and how the runtimes are configured)
+  // would need nodes/proxy to read, which is root on every node and must not be granted (see
+  // permissions.ts). So no text may claim more than "the API server's gate is on".
+  const apiServerGateOn =
+    k8sGate.source === "metrics"
+      ? "The API server's ImageVolume gate is on"
+      : "The API server's ImageVolume gate should be on (judged from its version)";
+  const notVisible =
+    "The kubelets' ImageVolume gate and the container runtimes' configuration cannot be checked from here: " +
+    "reading a kubelet needs nodes/proxy, which is root on every node. If launcher pods fail to mount their " +
+    "container disks, check the kubelets' --feature-gates (or featureGates in their configuration file).";
   if (!nodes.ok) {
     return result(
       "image-volume",
       title,
       "warn",
-      "Both gates are on; the nodes' container runtimes could not be read.",
-      [...details, nodes.error],
+      `${apiServerGateOn}; the nodes' container runtimes could not be read.`,
+      [...details, nodes.error, notVisible],
     );
   }
   const tooOld = nodes.value.filter(
@@ -192,10 +203,11 @@ export const imageVolumeCheck: Check = ({ kubeVirt, kubernetesVersion, apiServer
       "image-volume",
       title,
       "fail",
-      `Both gates are on, but ${tooOld.length} node(s) run a container runtime too old for image volumes: VMs placed there will not start.`,
+      `${apiServerGateOn}, but ${tooOld.length} node(s) run a container runtime too old for image volumes: VMs placed there will not start.`,
       [
         ...details,
         `Too old: ${runtimes(tooOld)}. Image volumes need containerd 2.1 or newer (or CRI-O 1.31+).`,
+        notVisible,
       ],
       `Upgrade containerd on those nodes, or: ${disableFix}`,
     );
@@ -205,16 +217,20 @@ export const imageVolumeCheck: Check = ({ kubeVirt, kubernetesVersion, apiServer
       "image-volume",
       title,
       "warn",
-      "Both gates are on; some nodes' container runtimes are not known to support image volumes.",
-      [...details, `Unknown: ${runtimes(unknown)}. Image volumes need containerd 2.1+ or CRI-O 1.31+.`],
+      `${apiServerGateOn}; some nodes' container runtimes are not known to support image volumes.`,
+      [
+        ...details,
+        `Unknown: ${runtimes(unknown)}. Image volumes need containerd 2.1+ or CRI-O 1.31+.`,
+        notVisible,
+      ],
     );
   }
   return result(
     "image-volume",
     title,
     "ok",
-    "Both gates are on and every node's runtime supports image volumes.",
-    details,
+    `${apiServerGateOn} and every node's container runtime is recent enough for image volumes; the kubelets' gate cannot be checked from here.`,
+    [...details, notVisible],
   );
 };
 
@@ -349,11 +365,11 @@ export const permissionsCheck: Check = ({ required, forbidden, vmNamespace, leas
     ),
     ...dangerous.map(
       ({ permission }) =>
-        `Allowed but must not be: ${describePermission(permission)} in ${vmNamespace}. That namespace admits privileged pods, so whoever may ${permission.what} there can become root on the nodes.`,
+        `Allowed but must not be: ${describePermission(permission)}${scopeOf(permission, { vmNamespace })}. ${permission.why}`,
     ),
     ...tooMuch.map(
       ({ permission }) =>
-        `Allowed but not needed: ${describePermission(permission)} in ${vmNamespace} (every Secret there, service-account tokens included).`,
+        `Allowed but not needed: ${describePermission(permission)}${scopeOf(permission, { vmNamespace })} (${permission.why}).`,
     ),
   ];
   const adminHint =
@@ -364,9 +380,12 @@ export const permissionsCheck: Check = ({ required, forbidden, vmNamespace, leas
       "permissions",
       title,
       "fail",
-      `The console's credentials may ${dangerous.map((entry) => entry.permission.what).join(", ")} in ${vmNamespace}: a path to root on the nodes.`,
+      `The console's credentials may ${whatTheyMay(
+        dangerous.map((entry) => entry.permission),
+        vmNamespace,
+      )}: a path to root on the nodes.`,
       details,
-      `Bind the console's service account only to the Role in deploy/base/rbac-sessions.yaml and remove every other binding ` +
+      `Bind the console's service account only to the roles in deploy/base (rbac-sessions.yaml, rbac-cluster.yaml, rbac-leases.yaml) and remove every other binding ` +
         `(\`kubectl get rolebindings,clusterrolebindings -A -o wide | grep lab-console\`).\n${adminHint}`,
     );
   }
@@ -394,12 +413,25 @@ export const permissionsCheck: Check = ({ required, forbidden, vmNamespace, leas
     "permissions",
     title,
     "ok",
-    `Everything the console needs is allowed (${required.value.length} checks), and it cannot create or exec into pods in ${vmNamespace}.`,
+    `Everything the console needs is allowed (${required.value.length} checks); it cannot create, exec into or attach to pods in ${vmNamespace}, nor reach the kubelets' API.`,
   );
 };
 
+/** "create pods, exec into pods in lab-sessions and reach the kubelets' API (nodes/proxy) cluster-wide". */
+function whatTheyMay(permissions: ForbiddenPermission[], vmNamespace: string): string {
+  const whats = (scope: ForbiddenPermission["scope"]) => [
+    ...new Set(permissions.filter((permission) => permission.scope === scope).map(({ what }) => what)),
+  ];
+  const inNamespace = whats("vm-namespace");
+  const clusterWide = whats("cluster");
+  return [
+    ...(inNamespace.length > 0 ? [`${inNamespace.join(", ")} in ${vmNamespace}`] : []),
+    ...(clusterWide.length > 0 ? [`${clusterWide.join(", ")} cluster-wide`] : []),
+  ].join(" and ");
+}
+
 function scopeOf(
-  permission: Permission,
+  permission: Permission | ForbiddenPermission,
   namespaces: { vmNamespace: string; leaseNamespace?: string },
 ): string {
   if (permission.scope === "cluster") return " cluster-wide";

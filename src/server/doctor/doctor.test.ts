@@ -2,10 +2,13 @@
 // trap of the field notes, one without KVM, and a console service account that was wrongly allowed to
 // create pods. Always with the console's own credentials under deploy/base's RBAC.
 import { execFile } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
+import { parseAllDocuments, stringify } from "yaml";
 import type { DoctorReport } from "../../common/operations-api.ts";
 import {
   deployBaseDir,
@@ -13,18 +16,25 @@ import {
   type TestEmulator,
   type TestEmulatorOptions,
 } from "../../emulator/testing/start.ts";
+import { loadClusterConfig } from "../../emulator/cluster-config.ts";
 import { createClusterFacts } from "../kube/cluster-facts.ts";
 import { KubeRequestCounter } from "../kube/request-counter.ts";
 import { aLab } from "../sessions/testing/fixtures.ts";
 import { startTestBff } from "../testing/test-bff.ts";
 import { runDoctor } from "./doctor.ts";
 
+const imageVolumeTrapFile = fileURLToPath(
+  new URL("../../../docs/examples/imagevolume-trap.cluster.yaml", import.meta.url),
+);
+
 const run = promisify(execFile);
 const repository = path.resolve(import.meta.dirname, "../../..");
 const emulators: TestEmulator[] = [];
+const scratch = mkdtempSync(path.join(tmpdir(), "doctor-test-"));
 
 afterAll(async () => {
   await Promise.all(emulators.map((emulator) => emulator.close()));
+  rmSync(scratch, { recursive: true, force: true });
 });
 
 async function cluster(options: TestEmulatorOptions = {}): Promise<TestEmulator> {
@@ -70,7 +80,10 @@ describe("the doctor", () => {
     expect(check(report, "cluster").summary).toBe("Kubernetes v1.34.1 answers.");
     expect(check(report, "kvm").summary).toBe("3 of 3 node(s) expose devices.kubevirt.io/kvm.");
     expect(check(report, "image-volume").details[0]).toContain("disabledFeatureGates");
-    expect(check(report, "cpu-allocation-ratio").details[0]).toContain("requests 200m CPU and 4400Mi memory");
+    expect(check(report, "cpu-allocation-ratio").details[0]).toContain("requests 200m CPU and 4380Mi memory");
+    expect(check(report, "permissions").summary).toContain(
+      "it cannot create, exec into or attach to pods in lab-sessions, nor reach the kubelets' API",
+    );
 
     const bff = await startTestBff({ labs: [aLab()], emulator });
     try {
@@ -85,9 +98,8 @@ describe("the doctor", () => {
   });
 
   it("fails the ImageVolume trap of KubeVirt 1.9 on Kubernetes 1.34, and npm run doctor exits 1", async () => {
-    const emulator = await cluster({
-      cluster: { kubernetes: { version: "v1.34.1" }, kubevirt: { version: "v1.9.0" } },
-    });
+    // The documented example file: KubeVirt's Beta default left on, Kubernetes 1.34's gate off.
+    const emulator = await cluster({ cluster: loadClusterConfig(imageVolumeTrapFile) });
     const report = await doctorOn(emulator);
     const imageVolume = check(report, "image-volume");
     expect(imageVolume.status).toBe("fail");
@@ -143,6 +155,56 @@ describe("the doctor", () => {
     );
     expect(permissions.details).toEqual([
       "Allowed but must not be: create pods in lab-sessions. That namespace admits privileged pods, so whoever may create pods there can become root on the nodes.",
+    ]);
+  });
+
+  it("fails when a Role grants get on pods/exec, all a websocket exec needs before Kubernetes 1.35", async () => {
+    const extra = path.join(repository, "src/server/doctor/testing/pods-exec-get-role.yaml");
+    const emulator = await cluster({ cluster: healthy, rbacFiles: [deployBaseDir, extra] });
+    const permissions = check(await doctorOn(emulator), "permissions");
+    expect(permissions.status).toBe("fail");
+    expect(permissions.summary).toBe(
+      "The console's credentials may exec into pods over a websocket in lab-sessions: a path to root on the nodes.",
+    );
+    expect(permissions.details).toHaveLength(1);
+    expect(permissions.details[0]).toMatch(
+      /^Allowed but must not be: get pods\/exec in lab-sessions\. That namespace admits privileged pods/,
+    );
+    expect(permissions.details[0]).toContain("kubernetes/kubernetes#78741");
+    expect(permissions.details[0]).toContain("kubernetes/kubernetes#134577");
+  });
+
+  it("fails when a ClusterRole grants get on nodes/proxy: the kubelets' exec over a websocket", async () => {
+    const extra = path.join(repository, "src/server/doctor/testing/nodes-proxy-get-clusterrole.yaml");
+    const emulator = await cluster({ cluster: healthy, rbacFiles: [deployBaseDir, extra] });
+    const permissions = check(await doctorOn(emulator), "permissions");
+    expect(permissions.status).toBe("fail");
+    expect(permissions.summary).toBe(
+      "The console's credentials may reach the kubelets' API (nodes/proxy) cluster-wide: a path to root on the nodes.",
+    );
+    expect(permissions.details).toHaveLength(1);
+    expect(permissions.details[0]).toMatch(/^Allowed but must not be: get nodes\/proxy cluster-wide\. /);
+    expect(permissions.details[0]).toContain("kubernetes/kubernetes#136550");
+    expect(permissions.fix).toContain("clusterrolebindings");
+  });
+
+  it("fails when the console may create its cloud-init Secrets but not delete them, as admission requires", async () => {
+    // deploy/base as it was before: the Secrets rule without delete.
+    const documents = parseAllDocuments(
+      readFileSync(path.join(deployBaseDir, "rbac-sessions.yaml"), "utf8"),
+    ).map((document) => document.toJS() as { rules?: { resources?: string[]; verbs: string[] }[] });
+    for (const rule of documents.flatMap((document) => document.rules ?? [])) {
+      if (rule.resources?.includes("secrets")) rule.verbs = rule.verbs.filter((verb) => verb !== "delete");
+    }
+    const createOnly = path.join(scratch, "rbac-sessions-create-only.yaml");
+    writeFileSync(createOnly, documents.map((document) => stringify(document)).join("---\n"));
+    const others = ["rbac-cluster.yaml", "rbac-leases.yaml"].map((file) => path.join(deployBaseDir, file));
+    const emulator = await cluster({ cluster: healthy, rbacFiles: [createOnly, ...others] });
+    const permissions = check(await doctorOn(emulator), "permissions");
+    expect(permissions.status).toBe("fail");
+    expect(permissions.details).toEqual([
+      "Missing: delete secrets in lab-sessions (OwnerReferencesPermissionEnforcement (on in OpenShift and " +
+        "CIS-hardened clusters) needs delete on a Secret to create it with an ownerReference to its VM).",
     ]);
   });
 

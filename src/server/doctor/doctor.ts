@@ -53,7 +53,7 @@ export async function runDoctor(
         Promise.all(
           forbiddenPermissions.map(async (permission) => ({
             permission,
-            allowed: await facts.canI({ ...permission, namespace: vmNamespace }),
+            allowed: await facts.canI({ ...permission, namespace: namespaceOf(permission.scope) }),
           })),
         ),
       ),

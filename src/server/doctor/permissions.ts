@@ -81,6 +81,16 @@ export const requiredPermissions: readonly Permission[] = [
   },
   { verb: "create", group: "", resource: "secrets", scope: "vm-namespace", why: "each session's cloud-init" },
   {
+    // The BFF itself never deletes a Secret; admission asks for the verb (deploy/base/rbac-sessions.yaml).
+    verb: "delete",
+    group: "",
+    resource: "secrets",
+    scope: "vm-namespace",
+    why:
+      "OwnerReferencesPermissionEnforcement (on in OpenShift and CIS-hardened clusters) needs delete on a " +
+      "Secret to create it with an ownerReference to its VM",
+  },
+  {
     verb: "list",
     group: "",
     resource: "pods",
@@ -134,57 +144,120 @@ export interface ForbiddenPermission {
   group: string;
   resource: string;
   subresource?: string;
+  /** Asked in the VM namespace, or cluster-wide for cluster-scoped resources (nodes). */
+  scope: "vm-namespace" | "cluster";
   /** fail: a way to root on the nodes; warn: reads more than the console should. */
   severity: "fail" | "warn";
+  /** What the permission lets one do, in a few words ("create pods"). */
   what: string;
+  /** Why that is dangerous (fail) or too much (warn), for the report. */
+  why: string;
 }
+
+const rootThroughTheNamespace = (what: string) =>
+  `That namespace admits privileged pods, so whoever may ${what} there can become root on the nodes.`;
+
+// Up to Kubernetes 1.34 a websocket exec or attach is a GET, and the API server authorizes it as
+// `get` on the subresource alone; 1.35's AuthorizePodWebsocketUpgradeCreatePermission gate (Beta, on)
+// also asks for `create`, but a doctor that only asks about `create` passes a 1.34 cluster with a root path.
+const websocketBeforeKubernetes135 = (subresource: string) =>
+  `Up to Kubernetes 1.34 a websocket ${subresource} is a GET and needs only this verb ` +
+  `(kubernetes/kubernetes#78741); the create check of 1.35's AuthorizePodWebsocketUpgradeCreatePermission ` +
+  `gate (kubernetes/kubernetes#134577) is not there before, and can be turned off.`;
+
+const nodesProxy =
+  "nodes/proxy reaches every kubelet's API, which runs commands in any container on the node " +
+  "(/exec, /attach, /run). The kubelet authorizes those by the HTTP method, so over a websocket (a GET) " +
+  "even get is enough (kubernetes/kubernetes#136550): this is root on every node.";
 
 /**
  * In the VM namespace, which runs the privileged Pod Security level: creating a pod there, directly,
  * by exec/attach into a virt-launcher pod or through a workload controller, is root on a node.
+ * Cluster-wide: the kubelets' API through nodes/proxy, with any verb.
  */
 export const forbiddenPermissions: readonly ForbiddenPermission[] = [
-  { verb: "create", group: "", resource: "pods", severity: "fail", what: "create pods" },
   {
     verb: "create",
     group: "",
     resource: "pods",
-    subresource: "exec",
+    scope: "vm-namespace",
     severity: "fail",
-    what: "exec into pods",
+    what: "create pods",
+    why: rootThroughTheNamespace("create pods"),
   },
-  {
-    verb: "create",
-    group: "",
-    resource: "pods",
-    subresource: "attach",
-    severity: "fail",
-    what: "attach to pods",
-  },
+  ...(["exec", "attach"] as const).flatMap((subresource) => {
+    const what = subresource === "exec" ? "exec into pods" : "attach to pods";
+    return [
+      {
+        verb: "create",
+        group: "",
+        resource: "pods",
+        subresource,
+        scope: "vm-namespace" as const,
+        severity: "fail" as const,
+        what,
+        why: rootThroughTheNamespace(what),
+      },
+      {
+        verb: "get",
+        group: "",
+        resource: "pods",
+        subresource,
+        scope: "vm-namespace" as const,
+        severity: "fail" as const,
+        what: `${what} over a websocket`,
+        why: `${rootThroughTheNamespace(what)} ${websocketBeforeKubernetes135(subresource)}`,
+      },
+    ];
+  }),
   {
     verb: "patch",
     group: "",
     resource: "pods",
     subresource: "ephemeralcontainers",
+    scope: "vm-namespace",
     severity: "fail",
     what: "add ephemeral containers to pods",
+    why: rootThroughTheNamespace("add ephemeral containers to pods"),
   },
   ...["deployments", "replicasets", "statefulsets", "daemonsets"].map((resource) => ({
     verb: "create",
     group: "apps",
     resource,
+    scope: "vm-namespace" as const,
     severity: "fail" as const,
     what: `create ${resource}`,
+    why: rootThroughTheNamespace(`create ${resource}`),
   })),
   ...["jobs", "cronjobs"].map((resource) => ({
     verb: "create",
     group: "batch",
     resource,
+    scope: "vm-namespace" as const,
     severity: "fail" as const,
     what: `create ${resource}`,
+    why: rootThroughTheNamespace(`create ${resource}`),
   })),
-  { verb: "get", group: "", resource: "secrets", severity: "warn", what: "read Secrets" },
-  { verb: "list", group: "", resource: "secrets", severity: "warn", what: "list Secrets" },
+  // Every verb the API server's proxy and the kubelet map an HTTP method to.
+  ...["get", "create", "update", "patch", "delete"].map((verb) => ({
+    verb,
+    group: "",
+    resource: "nodes",
+    subresource: "proxy",
+    scope: "cluster" as const,
+    severity: "fail" as const,
+    what: "reach the kubelets' API (nodes/proxy)",
+    why: nodesProxy,
+  })),
+  ...["get", "list"].map((verb) => ({
+    verb,
+    group: "",
+    resource: "secrets",
+    scope: "vm-namespace" as const,
+    severity: "warn" as const,
+    what: `${verb === "get" ? "read" : "list"} Secrets`,
+    why: "every Secret there, service-account tokens included",
+  })),
 ];
 
 /** "create pods", "get virtualmachineinstances/console.subresources.kubevirt.io", "get /metrics". */

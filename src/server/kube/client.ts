@@ -12,6 +12,7 @@ import {
   type V1Secret,
 } from "@kubernetes/client-node";
 import { countedCalls, statusError, translate } from "./api-call.ts";
+import { apiUrl } from "./api-url.ts";
 import { createConsoleConnector, type ConsoleConnector } from "./console-stream.ts";
 import { KubeStatusError } from "./errors.ts";
 import { createPortForwarder, type PortForwarder } from "./portforward.ts";
@@ -85,7 +86,8 @@ export interface ClusterClient {
   serverVersion(): Promise<string>;
   /**
    * The serial console log of a VMI (its launcher pod's guest-console-log container) as complete
-   * lines; empty while the pod does not exist yet. `logging: "off"` when the pod has no such container.
+   * lines; empty while the pod does not exist, has no node or its container waits to start.
+   * `logging: "off"` when the pod has no such container.
    */
   readBootLog(vmiUid: string): Promise<SerialConsoleLog>;
   /** A websocket to a VMI's serial console (see console-stream.ts). */
@@ -143,8 +145,9 @@ export function createClusterClient(
       },
       async watch(resourceVersion, onEvent, onClosed, signal) {
         const server = kubeConfig.getCurrentCluster()?.server ?? "";
-        const url = new URL(
-          `${server}/apis/${kubevirt.group}/${kubevirt.version}/namespaces/${encodeURIComponent(namespace)}/${plural}`,
+        const url = apiUrl(
+          server,
+          `/apis/${kubevirt.group}/${kubevirt.version}/namespaces/${encodeURIComponent(namespace)}/${plural}`,
         );
         url.search = new URLSearchParams({
           watch: "true",
@@ -240,6 +243,9 @@ export function createClusterClient(
       if (!containers.some((container) => container.name === bootLogContainer)) {
         return { lines: [], logging: "off" };
       }
+      // Not on a node yet: nothing can have printed, and the API server would answer 204 without a
+      // Content-Type (no kubelet to ask), which the generated client cannot parse.
+      if (!pod.spec?.nodeName) return { lines: [], logging: "on" };
       let log: string;
       try {
         log = await send("get", () =>
@@ -253,6 +259,7 @@ export function createClusterClient(
       } catch (error) {
         // The pod went away since the list (the VM stopped or restarted): its log went with it.
         if (error instanceof KubeStatusError && error.statusCode === 404) return { lines: [], logging: "on" };
+        if (isWaitingToStart(error)) return { lines: [], logging: "on" };
         throw error;
       }
       const lines = log.split("\n");
@@ -263,6 +270,19 @@ export function createClusterClient(
     openConsole: createConsoleConnector(kubeConfig, namespace),
     portForward: createPortForwarder(kubeConfig, namespace),
   };
+}
+
+/**
+ * The kubelet's refusal while the container has not started yet (image pull, volume mounts, init
+ * containers: `container "guest-console-log" in pod "…" is waiting to start: PodInitializing`), which
+ * the API server passes on as a 400. Nothing was printed yet; it is not a fault of the lab's VM.
+ */
+function isWaitingToStart(error: unknown): boolean {
+  return (
+    error instanceof KubeStatusError &&
+    error.statusCode === 400 &&
+    error.message.includes("is waiting to start")
+  );
 }
 
 /** Per-call options for the generated client: the request ends when `signal` aborts. */

@@ -10,6 +10,7 @@ import {
   type KubeConfig,
 } from "@kubernetes/client-node";
 import { countedCalls } from "./api-call.ts";
+import { apiUrl } from "./api-url.ts";
 import { ClusterUnavailableError, KubeStatusError } from "./errors.ts";
 import type { KubeRequestCounter } from "./request-counter.ts";
 import type { ObjectMeta } from "./types.ts";
@@ -152,7 +153,7 @@ export function createClusterFacts(kubeConfig: KubeConfig, counter: KubeRequestC
 async function getText(kubeConfig: KubeConfig, path: string): Promise<{ status: number; body: string }> {
   const server = kubeConfig.getCurrentCluster()?.server;
   if (!server) throw new Error("the kubeconfig names no cluster server");
-  const url = new URL(path, server);
+  const url = apiUrl(server, path);
   const options: RequestOptions = { method: "GET", headers: { accept: "text/plain" } };
   await kubeConfig.applyToHTTPSOptions(options);
   return new Promise((resolve, reject) => {

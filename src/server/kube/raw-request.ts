@@ -3,6 +3,7 @@
 // Status's message; no answer becomes ClusterUnavailableError.
 import { request as httpsRequest, type RequestOptions } from "node:https";
 import type { KubeConfig } from "@kubernetes/client-node";
+import { apiUrl } from "./api-url.ts";
 import { ClusterUnavailableError, KubeStatusError } from "./errors.ts";
 
 const timeoutMs = 15_000;
@@ -26,7 +27,7 @@ export async function sendRaw(
   };
   await kubeConfig.applyToHTTPSOptions(options);
   const answer = await new Promise<{ status: number; text: string }>((resolve, reject) => {
-    const request = httpsRequest(new URL(path, server), options, (response) => {
+    const request = httpsRequest(apiUrl(server, path), options, (response) => {
       const chunks: Buffer[] = [];
       let size = 0;
       response.on("data", (chunk: Buffer) => {

@@ -4,6 +4,7 @@
 import type { IncomingMessage } from "node:http";
 import type { KubeConfig } from "@kubernetes/client-node";
 import WebSocket from "ws";
+import { apiUrl } from "./api-url.ts";
 import { ClusterUnavailableError, KubeStatusError } from "./errors.ts";
 
 /** KubeVirt's only stream subprotocol; virt-api also accepts none, but proxies prefer one. */
@@ -27,8 +28,9 @@ export async function openVmiWebSocket(input: {
   const { kubeConfig, namespace, vmiName, subresource, signal } = input;
   const server = kubeConfig.getCurrentCluster()?.server;
   if (!server) throw new ClusterUnavailableError(new Error("the kubeconfig names no cluster server"));
-  const url = new URL(
-    `${server.replace(/\/+$/, "")}/apis/subresources.kubevirt.io/v1/namespaces/${encodeURIComponent(namespace)}` +
+  const url = apiUrl(
+    server,
+    `/apis/subresources.kubevirt.io/v1/namespaces/${encodeURIComponent(namespace)}` +
       `/virtualmachineinstances/${encodeURIComponent(vmiName)}/${subresource}`,
   );
   url.protocol = url.protocol === "http:" ? "ws:" : "wss:";

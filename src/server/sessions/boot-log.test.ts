@@ -1,7 +1,8 @@
 // The boot log over real sockets: the guest prints while nobody is attached, the emulator keeps its
 // serial output as the launcher pod's guest-console-log, and the BFF (deploy/base's RBAC: list pods,
-// get pods/log) serves it to the session's owner and staff.
-import { ApiException, CoreV1Api } from "@kubernetes/client-node";
+// get pods/log) serves it to the session's owner and staff. While the sidecar waits to start, the
+// cluster's 400 means "nothing printed yet", not a rejected VM.
+import { ApiException, CoreV1Api, type V1Pod } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { jsonRequest, rawRequest } from "../../emulator/testing/raw-request.ts";
 import { startTestEmulator, type TestEmulator } from "../../emulator/testing/start.ts";
@@ -12,31 +13,29 @@ import {
   type TestBff,
   type TestBrowser,
 } from "../testing/test-bff.ts";
+import { adminCluster } from "../proof/testing/cluster-sessions.ts";
+import { buildSessionObjects, newSessionId, ownedByVm } from "./vm-manifest.ts";
 import { aLab } from "./testing/fixtures.ts";
 
 const marker = "boot-marker-4711";
+const bootLab = aLab({
+  id: "lab-boot",
+  title: "Boot log",
+  vm: {
+    cpu: 1,
+    memory: "1Gi",
+    image: "quay.io/containerdisks/fedora:41",
+    nested: false,
+    // Split so the command line itself, echoed nowhere, cannot be mistaken for its output.
+    cloudInit: `#cloud-config\nruncmd:\n  - echo boot-marker-''4711\n`,
+  },
+});
 let emulator: TestEmulator;
 let bff: TestBff;
 
 beforeAll(async () => {
   emulator = await startTestEmulator({ guests: "sandbox", deployRbac: true });
-  bff = await startTestBff({
-    labs: [
-      aLab({
-        id: "lab-boot",
-        title: "Boot log",
-        vm: {
-          cpu: 1,
-          memory: "1Gi",
-          image: "quay.io/containerdisks/fedora:41",
-          nested: false,
-          // Split so the command line itself, echoed nowhere, cannot be mistaken for its output.
-          cloudInit: `#cloud-config\nruncmd:\n  - echo boot-marker-''4711\n`,
-        },
-      }),
-    ],
-    emulator,
-  });
+  bff = await startTestBff({ labs: [bootLab], emulator });
 });
 
 afterAll(async () => {
@@ -62,7 +61,7 @@ describe("the boot log", () => {
       (got) => got.status !== 200 || (got.body?.lines as string[]).includes("cloud-init: finished"),
       { what: "the end of cloud-init in the boot log", timeoutMs: 20_000 },
     );
-    expect(answer.status).toBe(200);
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
     const lines = answer.body?.lines as string[];
     expect(answer.body?.logging).toBe("on");
     expect(lines).toContain(marker);
@@ -135,5 +134,93 @@ describe("a VM whose serial console log is off", () => {
     );
     expect(answer.status, JSON.stringify(answer.body)).toBe(200);
     expect(answer.body).toEqual({ lines: [], logging: "off" });
+  });
+});
+
+describe("a VM whose launcher pod is still starting", () => {
+  it("answers no lines while the launcher pod has no node, where the cluster sends no log at all", async () => {
+    // No node has room for it: the pod stays unbound, and the pod log API answers 204 No Content.
+    const cluster = adminCluster(emulator);
+    const sessionId = newSessionId(bootLab.id);
+    const { virtualMachine, userDataSecret } = buildSessionObjects({
+      sessionId,
+      lab: { ...bootLab, vm: { ...bootLab.vm, memory: "4000Gi" } },
+      owner: "bob",
+      namespace: cluster.namespace,
+      expiresAt: new Date(Date.now() + 3600_000),
+    });
+    const created = await cluster.createVirtualMachine(virtualMachine);
+    await cluster.createSecret(ownedByVm(userDataSecret, created));
+    const bob = await bff.signIn("bob");
+    await eventually(
+      () => bob.get(`/api/sessions/${sessionId}`),
+      (got) => got.body?.phase === "Scheduling" && got.body?.status === "failed",
+      { what: "the BFF to see the VMI unschedulable" },
+    );
+    const core = emulator.kubeConfig.makeApiClient(CoreV1Api);
+    const { items } = await core.listNamespacedPod({
+      namespace: testNamespace,
+      labelSelector: `vm.kubevirt.io/name=${sessionId}`,
+    });
+    expect(items.map((item) => item.spec?.nodeName)).toEqual([undefined]);
+
+    const answer = await bob.get(`/api/sessions/${sessionId}/boot-log`);
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    expect(answer.body).toEqual({ lines: [], logging: "on" });
+  });
+
+  it("answers no lines yet while the cluster says the sidecar is waiting to start, then the boot", async () => {
+    // Launched as another replica would, with the cloud-init Secret held back: bound to a node, the
+    // kubelet cannot mount it, so the pod's containers wait (on a cluster: image pulls, volume mounts).
+    const cluster = adminCluster(emulator);
+    const sessionId = newSessionId(bootLab.id);
+    const { virtualMachine, userDataSecret } = buildSessionObjects({
+      sessionId,
+      lab: bootLab,
+      owner: "bob",
+      namespace: cluster.namespace,
+      expiresAt: new Date(Date.now() + 3600_000),
+    });
+    const created = await cluster.createVirtualMachine(virtualMachine);
+    const bob = await bff.signIn("bob");
+    // The BFF knows the VMI (so the boot log route asks the cluster), and the pod is on a node.
+    await eventually(
+      () => bob.get(`/api/sessions/${sessionId}`),
+      (got) => got.body?.phase === "Scheduling",
+      { what: "the BFF to see the VMI scheduling" },
+    );
+    const core = emulator.kubeConfig.makeApiClient(CoreV1Api);
+    const pod: V1Pod | undefined = (
+      await eventually(
+        () =>
+          core.listNamespacedPod({
+            namespace: testNamespace,
+            labelSelector: `vm.kubevirt.io/name=${sessionId}`,
+          }),
+        (list) => list.items.some((item) => item.spec?.nodeName !== undefined),
+        { what: "the launcher pod to be bound" },
+      )
+    ).items[0];
+    const podName = pod?.metadata?.name ?? "";
+    const waiting = await core
+      .readNamespacedPodLog({ namespace: testNamespace, name: podName, container: "guest-console-log" })
+      .catch((error: unknown) => error);
+    expect((waiting as ApiException<string>).code).toBe(400);
+    expect(String((waiting as ApiException<string>).body)).toContain(
+      `container \\"guest-console-log\\" in pod \\"${podName}\\" is waiting to start`,
+    );
+
+    const early = await bob.get(`/api/sessions/${sessionId}/boot-log`);
+    expect(early.status, JSON.stringify(early.body)).toBe(200);
+    expect(early.body).toEqual({ lines: [], logging: "on" });
+
+    await cluster.createSecret(ownedByVm(userDataSecret, created));
+    const booted = await eventually(
+      () => bob.get(`/api/sessions/${sessionId}/boot-log`),
+      (got) => got.status !== 200 || (got.body?.lines as string[]).includes("cloud-init: finished"),
+      { what: "the boot in the log once the pod runs", timeoutMs: 20_000 },
+    );
+    expect(booted.status).toBe(200);
+    expect(booted.body?.lines).toContain(marker);
   });
 });

@@ -37,7 +37,7 @@ export function registerRestartRoute(
     try {
       await deps.cluster.restartVirtualMachine(id);
     } catch (error) {
-      if (error instanceof KubeStatusError && error.statusCode === 409) {
+      if (isAlreadyStoppingOrStarting(error)) {
         throw new HttpError(
           409,
           "conflict",
@@ -50,4 +50,15 @@ export function registerRestartRoute(
     await deps.audit.record({ action: "restart", actor: user, session }, request);
     return reply.status(202).send(session);
   });
+}
+
+/**
+ * virt-api refuses a restart queued behind another stop/start with a 500 (errors.NewInternalError:
+ * "unable to complete request: stop/start already underway", KubeVirt's lifecycle.go), and one that
+ * lost a race for the VM's status with a 409. Either way the VM is on its way already.
+ */
+function isAlreadyStoppingOrStarting(error: unknown): boolean {
+  if (!(error instanceof KubeStatusError)) return false;
+  if (error.statusCode === 409) return true;
+  return error.statusCode === 500 && error.message.includes("stop/start already underway");
 }

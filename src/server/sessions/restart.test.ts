@@ -1,6 +1,8 @@
 // Restarting a session's VM over real sockets: the BFF calls KubeVirt's restart subresource (as the
 // deployed service account, under deploy/base's RBAC), the emulator replaces the VMI, and browsers
 // already watching the console stay attached and see the new guest. The audit log says who restarted it.
+// Two restarts at once get one VM restart and, for the second, the same plain "already stopping or
+// starting" whichever way the cluster refuses it (virt-api's 500 "stop/start already underway").
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AuditEntry } from "../../common/operations-api.ts";
 import { startTestEmulator, type TestEmulator } from "../../emulator/testing/start.ts";
@@ -128,6 +130,27 @@ describe("restarting a session's VM", () => {
     const refused = await alice.post(`/api/sessions/${sessionId}/restart`);
     expect([404, 409]).toContain(refused.status);
     // Only the restart that happened is in the log.
+    expect(await restartsInAuditLog(sessionId)).toHaveLength(1);
+  });
+});
+
+describe("two restarts at once", () => {
+  it("restarts the VM once and tells the second caller it is already stopping or starting", async () => {
+    const bob = await bff.signIn("bob");
+    const sessionId = await launchRunning(bob, "lab-restart");
+    const tara = await bff.signIn("tara");
+    // A slow API server: both requests have seen the session running before either restart lands,
+    // as with two staff members, two replicas or a stale cache.
+    emulator.emulator.faults.delayResponses({ ms: 300 });
+    const answers = await Promise.all([
+      bob.post(`/api/sessions/${sessionId}/restart`),
+      tara.post(`/api/sessions/${sessionId}/restart`),
+    ]).finally(() => emulator.emulator.faults.reset());
+    expect(answers.map((answer) => answer.status).sort()).toEqual([202, 409]);
+    const refused = answers.find((answer) => answer.status === 409);
+    expect(refused?.body).toEqual({
+      error: { code: "conflict", message: "The VM is already stopping or starting. Try again in a moment." },
+    });
     expect(await restartsInAuditLog(sessionId)).toHaveLength(1);
   });
 });

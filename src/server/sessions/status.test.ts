@@ -66,7 +66,8 @@ describe("toSession", () => {
     ["Scheduled", "Starting", "starting"],
     ["Running", "Running", "running"],
     ["Succeeded", "Stopped", "stopping"],
-    ["Failed", "Stopped", "failed"],
+    // runStrategy Always: virt-controller replaces a VMI that failed after it ran.
+    ["Failed", "Stopped", "starting"],
     ["Unknown", "Unknown", "failed"],
     ["WaitingForSync", "WaitingForReceiver", "starting"],
   ];
@@ -74,7 +75,7 @@ describe("toSession", () => {
     const session = toSession(aSessionVm({ printableStatus }), aSessionVmi(phase));
     expect(session.status).toBe(status);
     expect(session.phase).toBe(phase);
-    expect(session.message === null).toBe(status !== "failed");
+    expect(session.message === null).toBe(status !== "failed" && phase !== "Failed");
   });
 
   // Each printableStatus as the VM alone reports it (no VMI, or a VMI that says nothing more).
@@ -86,7 +87,11 @@ describe("toSession", () => {
     ["Paused", "starting", null],
     ["Stopping", "stopping", null],
     ["Terminating", "stopping", null],
-    ["CrashLoopBackOff", "failed", "The VM failed to start 3 times in a row; the cluster keeps retrying"],
+    [
+      "CrashLoopBackOff",
+      "failed",
+      "The VM failed to start 3 times in a row; the cluster keeps retrying. The cause is in the cluster, not the lab: an operator can find it with Lab Console's doctor",
+    ],
     ["Migrating", "starting", null],
     ["Unknown", "starting", null],
     ["ErrorUnschedulable", "failed", "No node can run this VM (2 vCPU, 4Gi) right now"],
@@ -162,13 +167,41 @@ describe("toSession", () => {
     expect(session.message).toMatch(/quay\.io\/containerdisks\/fedora:41 could not be downloaded$/);
   });
 
-  it("says why a VMI failed", () => {
-    const vm = aSessionVm({ printableStatus: "Stopped" });
-    expect(toSession(vm, aSessionVmi("Failed", { reason: "NodeUnresponsive" })).message).toBe(
-      "The VM stopped: its node stopped responding",
-    );
-    expect(toSession(vm, aSessionVmi("Failed", { reason: "PodFailed" })).message).toBe(
+  it("says why a VMI failed, and that runStrategy Always brings it back", () => {
+    const manual = aSessionVm({ printableStatus: "Stopped", runStrategy: "Manual" });
+    expect(toSession(manual, aSessionVmi("Failed", { reason: "NodeUnresponsive" }))).toMatchObject({
+      status: "failed",
+      message: "The VM stopped: its node stopped responding",
+    });
+    expect(toSession(manual, aSessionVmi("Failed", { reason: "PodFailed" })).message).toBe(
       "The VM stopped unexpectedly (PodFailed)",
+    );
+    const always = aSessionVm({ printableStatus: "Stopped" });
+    expect(toSession(always, aSessionVmi("Failed", { reason: "NodeUnresponsive" }))).toMatchObject({
+      status: "starting",
+      message: "The VM stopped: its node stopped responding; the cluster is starting it again",
+    });
+  });
+
+  it("keeps a crashed VM starting while virt-controller deletes its failed VMI", () => {
+    const vm = aSessionVm({ printableStatus: "Stopped" });
+    const beingReplaced = aSessionVmi("Failed", { deletionTimestamp: "2026-08-22T10:30:00Z" });
+    expect(toSession(vm, beingReplaced).status).toBe("starting");
+  });
+
+  it("tells a failed start from a crash: failed when it fails again, starting while it retries", () => {
+    const vm = aSessionVm({ printableStatus: "Stopped", consecutiveFailCount: 2 });
+    expect(toSession(vm, aSessionVmi("Failed"))).toMatchObject({
+      status: "failed",
+      message: expect.stringMatching(/^The VM failed to start 2 times in a row; the cluster keeps retrying/),
+    });
+    expect(
+      toSession({ ...vm, status: { ...vm.status, printableStatus: "Starting" } }, aSessionVmi("Scheduling")),
+    ).toEqual(
+      expect.objectContaining({
+        status: "starting",
+        message: "The VM failed to start 2 times in a row; the cluster is trying again",
+      }),
     );
   });
 
@@ -209,7 +242,7 @@ describe("toSession", () => {
       aSessionVm({ printableStatus: "CrashLoopBackOff", consecutiveFailCount: 1 }),
       undefined,
     );
-    expect(session.message).toBe("The VM failed to start; the cluster keeps retrying");
+    expect(session.message).toMatch(/^The VM failed to start; the cluster keeps retrying\./);
   });
 });
 

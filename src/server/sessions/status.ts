@@ -7,16 +7,18 @@
 // | seen                                                                  | status   | message          |
 // |-----------------------------------------------------------------------|----------|------------------|
 // | VM restarting: a Start state-change request pending, VM not deleted   | starting | "is restarting"  |
-// | VM deletionTimestamp; printableStatus Terminating or Stopping;        | stopping | -                |
-// |   VMI deletionTimestamp                                               |          |                  |
-// | VMI phase Failed                                                      | failed   | why it stopped   |
+// | VM deletionTimestamp; printableStatus Terminating                     | stopping | -                |
+// | VM startFailure, and a VMI on its way up (not final, not deleted)     | starting | trying again     |
+// | printableStatus CrashLoopBackOff; VM startFailure and a final VMI     | failed   | start failures   |
+// | VMI phase Failed, runStrategy Always (KubeVirt replaces the VMI)      | starting | why, restarting  |
+// | printableStatus Stopping; VMI deletionTimestamp                       | stopping | -                |
+// | VMI phase Failed (other run strategies)                               | failed   | why it stopped   |
 // | VMI phase Running (printableStatus Running, Migrating)                | running  | -                |
 // | VMI phase Running, paused (printableStatus Paused)                    | running  | "is paused"      |
 // | VMI phase Succeeded (guest shut down; runStrategy Always restarts it) | stopping | -                |
 // | VMI PodScheduled=False reason Unschedulable; ErrorUnschedulable       | failed   | no node has room |
 // | VMI Synchronized=False ErrImagePull or ImagePullBackOff; the same     | failed   | image not pulled |
 // |   printableStatus                                                     |          |                  |
-// | printableStatus CrashLoopBackOff                                      | failed   | start failures   |
 // | printableStatus ErrorPvcNotFound, DataVolumeError                     | failed   | disk problem     |
 // | VMI phase Unknown (its node stopped reporting)                        | failed   | lost contact     |
 // | no VMI and the VM is halted (runStrategy Halted, running: false)      | failed   | stopped outside  |
@@ -83,14 +85,27 @@ function deriveStatus(
   if (restarting && !vm.metadata.deletionTimestamp) {
     return { status: "starting", message: "The VM is restarting" };
   }
-  if (
-    vm.metadata.deletionTimestamp ||
-    printable === "Terminating" ||
-    printable === "Stopping" ||
-    vmi?.metadata.deletionTimestamp
-  ) {
-    return ok("stopping");
+  if (vm.metadata.deletionTimestamp || printable === "Terminating") return ok("stopping");
+
+  // A VMI that failed after it ran (a crash, an OOM kill, a lost node): under runStrategy Always
+  // virt-controller replaces it at once, so the session goes on. One that failed before it ever ran
+  // is a failed start, which KubeVirt retries only after a growing backoff.
+  const failedStarts = vm.status?.startFailure?.consecutiveFailCount ?? 0;
+  const times = failedStarts > 1 ? ` ${failedStarts} times in a row` : "";
+  const vmiFinished = phase === "Failed" || phase === "Succeeded" || vmi?.metadata.deletionTimestamp;
+  if (failedStarts > 0 && vmi && !vmiFinished) {
+    return { status: "starting", message: `The VM failed to start${times}; the cluster is trying again` };
   }
+  if (printable === "CrashLoopBackOff" || (failedStarts > 0 && vmi)) {
+    return failed(
+      `The VM failed to start${times}; the cluster keeps retrying. The cause is in the cluster, not the lab: an operator can find it with Lab Console's doctor`,
+    );
+  }
+  if (phase === "Failed" && restartsByItself(vm)) {
+    return { status: "starting", message: `${whyFailed(vmi)}; the cluster is starting it again` };
+  }
+
+  if (printable === "Stopping" || vmi?.metadata.deletionTimestamp) return ok("stopping");
   if (phase === "Failed") return failed(whyFailed(vmi));
   if (phase === "Running") {
     const paused = printable === "Paused" || conditionOf(vmi, "Paused")?.status === "True";
@@ -119,11 +134,6 @@ function deriveStatus(
     return failed(`The VM's disk image ${image} could not be downloaded${retrying}`);
   }
 
-  if (printable === "CrashLoopBackOff") {
-    const count = vm.status?.startFailure?.consecutiveFailCount;
-    const times = count && count > 1 ? ` ${count} times in a row` : "";
-    return failed(`The VM failed to start${times}; the cluster keeps retrying`);
-  }
   if (printable === "ErrorPvcNotFound")
     return failed("A disk of this VM is missing (PersistentVolumeClaim not found)");
   if (printable === "DataVolumeError")
@@ -133,6 +143,11 @@ function deriveStatus(
     return failed("The VM was stopped outside Lab Console");
   }
   return ok("starting");
+}
+
+/** runStrategy Always (what Lab Console creates, and the deprecated running: true). */
+function restartsByItself(vm: VirtualMachine): boolean {
+  return vm.spec.runStrategy === "Always" || (vm.spec.runStrategy === undefined && vm.spec.running === true);
 }
 
 function whyFailed(vmi: VirtualMachineInstance | undefined): string {

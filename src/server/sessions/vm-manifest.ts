@@ -78,7 +78,7 @@ export function buildSessionObjects(input: SessionObjectsInput): {
               cores: lab.vm.cpu,
               sockets: 1,
               threads: 1,
-              // Only nested labs pay for host-passthrough: it pins the VM to nodes with the same CPU model.
+              // Nested labs only: host-passthrough schedules anywhere; live migration needs an identical CPU.
               ...(lab.vm.nested ? { model: "host-passthrough" } : {}),
             },
             memory: { guest: lab.vm.memory },
@@ -127,7 +127,9 @@ export function buildSessionObjects(input: SessionObjectsInput): {
 
 /**
  * The user-data Secret, owned by its VM: deleting the VM then deletes it too. It can only name its
- * owner once the VM exists and has a uid, so the VM is created first.
+ * owner once the VM exists and has a uid, so the VM is created first. Where the admission plugin
+ * OwnerReferencesPermissionEnforcement runs, setting any owner needs delete on the Secret itself
+ * (deploy/ grants it for that reason alone).
  */
 export function ownedByVm(secret: Secret, vm: VirtualMachine): Secret {
   return {
@@ -140,8 +142,8 @@ export function ownedByVm(secret: Secret, vm: VirtualMachine): Secret {
           kind: vm.kind,
           name: vm.metadata.name ?? "",
           uid: vm.metadata.uid ?? "",
-          // No blockOwnerDeletion: with OwnerReferencesPermissionEnforcement it would need update on
-          // virtualmachines/finalizers, a permission deploy/ deliberately does not grant.
+          // No blockOwnerDeletion: that plugin would then also ask for update on
+          // virtualmachines/finalizers, which nothing else needs.
         },
       ],
     },

@@ -1,0 +1,29 @@
+// Whether a KubeVirt feature gate is on, as virt-controller decides it from the KubeVirt CR
+// (pkg/virt-config/featuregate/feature-gates.go IsEnabled): listed in featureGates wins, then listed
+// in disabledFeatureGates (a field since v1.8), then the gate's default: since v1.9 a Beta gate is on
+// unless disabled (v1.8 still ignored Beta defaults).
+import { field, type KubeObject } from "../objects.ts";
+
+/** The gates whose stage the emulator knows, and the first KubeVirt minor where they are Beta. */
+const betaSince: Record<string, number> = { ImageVolume: 6 };
+
+function minorOf(version: string): number {
+  return Number(/^v?1\.([0-9]+)/.exec(version)?.[1] ?? "0");
+}
+
+function listed(kubevirt: KubeObject | undefined, key: string, gate: string): boolean {
+  const gates = field(kubevirt, "spec", "configuration", "developerConfiguration", key);
+  return Array.isArray(gates) && gates.includes(gate);
+}
+
+export function kubevirtGateEnabled(
+  kubevirt: KubeObject | undefined,
+  gate: string,
+  version: string,
+): boolean {
+  if (listed(kubevirt, "featureGates", gate)) return true;
+  const minor = minorOf(version);
+  if (minor >= 8 && listed(kubevirt, "disabledFeatureGates", gate)) return false;
+  const beta = betaSince[gate];
+  return beta !== undefined && minor >= 9 && minor >= beta;
+}
