@@ -60,7 +60,9 @@ function check(report: DoctorReport, id: string) {
   return found;
 }
 
-const healthy = { kubevirt: { disabledFeatureGates: ["ImageVolume"] } };
+// The emulator's default cluster, the one `npm start` runs: KubeVirt's ImageVolume disabled, as the
+// field fixed it.
+const healthy = {};
 
 describe("the doctor", () => {
   it("passes a healthy cluster, and the instructor page shows the same report", async () => {
