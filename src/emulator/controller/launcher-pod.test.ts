@@ -9,6 +9,7 @@ import {
   vcpuCount,
 } from "./memory-overhead.ts";
 import { podRequests } from "./scheduler.ts";
+import { mutateNewVmi } from "../vmi-mutator.ts";
 import { vmiFromTemplate } from "./vm-controller.ts";
 
 const mebibyte = 2 ** 20;
@@ -72,7 +73,7 @@ describe("KubeVirt's launcher pod resources", () => {
         },
       },
     };
-    const fromTemplate = vmiFromTemplate(vm) as unknown as KubeObject;
+    const fromTemplate = mutateNewVmi(vmiFromTemplate(vm)) as unknown as KubeObject;
     // The mutator does not copy memory.guest into the request (pkg/defaults/defaults.go).
     expect(fromTemplate).not.toHaveProperty(["spec", "domain", "resources", "requests", "memory"]);
     const requests = launcherRequests(fromTemplate, 10);
@@ -82,7 +83,9 @@ describe("KubeVirt's launcher pod resources", () => {
 
   it("defaults memory.guest from the request or the limit, and sizes the pod from the limit when no request is set", () => {
     const template = (domain: Record<string, unknown>) =>
-      vmiFromTemplate({ ...vmi({}), kind: "VirtualMachine", spec: { template: { spec: { domain } } } });
+      mutateNewVmi(
+        vmiFromTemplate({ ...vmi({}), kind: "VirtualMachine", spec: { template: { spec: { domain } } } }),
+      );
     expect(template({ resources: { requests: { memory: "2Gi" } } })).toHaveProperty(
       ["spec", "domain", "memory", "guest"],
       "2Gi",

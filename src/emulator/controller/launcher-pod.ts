@@ -12,9 +12,6 @@ import {
   vcpuCount,
 } from "./memory-overhead.ts";
 
-// The VMI lifecycle sizes the guest's CPU topology with it too.
-export { vcpuCount };
-
 // Sidecar requests: pkg/virt-controller/services/serialconsolelog.go.
 export const consoleLogSidecar = {
   cpuMillis: 5,

@@ -3,7 +3,6 @@
 // the VM's status. A deleted VM (it carries a finalizer) first stops its VMI, then goes away.
 import { ApiError } from "../http/status.ts";
 import { clone, field, isJsonObject, type JsonObject, type KubeObject } from "../objects.ts";
-import { parseQuantity } from "../../common/quantity.ts";
 import type { Registry } from "../registry.ts";
 import { virtualMachineInstances, virtualMachines } from "../resources.ts";
 import { mutateNewVmi } from "../vmi-mutator.ts";
@@ -22,25 +21,17 @@ import { splitKey, WorkQueue } from "./work-queue.ts";
 
 export const vmFinalizer = "kubevirt.io/virtualMachineControllerFinalize";
 
-/** VMI from the VM template (SetupVMIFromVM): template labels replace the VM's, owner reference to the VM. */
+/**
+ * VMI from the VM template (SetupVMIFromVM): template labels replace the VM's, owner reference to the VM.
+ * KubeVirt's VMI webhook (vmi-mutator.ts) still applies its defaults when the VMI is created.
+ */
 export function vmiFromTemplate(vm: KubeObject): JsonObject {
   const template = field(vm, "spec", "template");
   const templateMetadata = isJsonObject(field(template, "metadata"))
     ? (clone(field(template, "metadata")) as JsonObject)
     : {};
   const spec = isJsonObject(field(template, "spec")) ? (clone(field(template, "spec")) as JsonObject) : {};
-  // The VMI mutating webhook (setGuestMemory, pkg/defaults/defaults.go): memory.guest defaults from
-  // the memory request, else the limit. Never the other way round: a guest-only VMI keeps no memory
-  // request, so virt-controller sizes its pod from the guest and counts no page tables (4372Mi, not
-  // 4380Mi, for 2 vCPU / 4Gi).
   const domain = isJsonObject(spec.domain) ? spec.domain : {};
-  const memory = isJsonObject(domain.memory) ? domain.memory : {};
-  const sizedBy = [
-    field(domain, "resources", "requests", "memory"),
-    field(domain, "resources", "limits", "memory"),
-  ];
-  const fallback = sizedBy.find((quantity) => (parseQuantity(quantity) ?? 0) !== 0);
-  if (memory.guest === undefined && fallback !== undefined) domain.memory = { ...memory, guest: fallback };
   if (!isJsonObject(field(domain, "machine"))) domain.machine = { type: "q35" };
   spec.domain = domain;
   const { creationTimestamp: _created, ...metadata } = templateMetadata;

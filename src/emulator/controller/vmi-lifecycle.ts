@@ -12,8 +12,8 @@ import type { StoreEvent } from "../store.ts";
 import { vmiFinalizer } from "../vmi-mutator.ts";
 import type { EventRecorder } from "./events.ts";
 import { condition, conditionsOf, findCondition, phaseOf, type Condition } from "./kubevirt-state.ts";
-import { buildLauncherPod, launcherRequests, serialConsoleLogEnabled, vcpuCount } from "./launcher-pod.ts";
-import { publishedMemoryOverhead } from "./memory-overhead.ts";
+import { buildLauncherPod, launcherRequests, serialConsoleLogEnabled } from "./launcher-pod.ts";
+import { publishedMemoryOverhead, vcpuCount } from "./memory-overhead.ts";
 import {
   initContainerStartErrorStatus,
   unstartableInitContainer,
@@ -209,18 +209,14 @@ export class VmiLifecycle {
     this.after(tracked, 0, () => {
       const current = this.current(tracked);
       if (!current) return;
-      this.writeStatus(
-        current,
-        {
-          ...this.phaseStatus(current, "Pending"),
-          conditions: withConditions(current, [
-            condition("Ready", "False", "PodNotExists", "virt-launcher pod has not yet been scheduled"),
-          ]),
-          guestOSInfo: {},
-          qosClass: "Burstable",
-        },
-        { finalizers: [...new Set([...(current.metadata.finalizers ?? []), vmiFinalizer])] },
-      );
+      // Phase Pending and the finalizer came with admission (vmi-mutator.ts).
+      this.writeStatus(current, {
+        conditions: withConditions(current, [
+          condition("Ready", "False", "PodNotExists", "virt-launcher pod has not yet been scheduled"),
+        ]),
+        guestOSInfo: {},
+        qosClass: "Burstable",
+      });
       this.after(tracked, this.options.timings.toScheduling, () => this.createPod(tracked));
     });
   }
@@ -256,23 +252,18 @@ export class VmiLifecycle {
       `Created virtual machine pod ${pod.metadata.name}`,
       component,
     );
-    // The guest fields as KubeVirt's mutator sets them (memory.guest, which it defaults from the memory
-    // request, else the limit); memoryOverhead as virt-controller copies it from the pod's annotation.
-    const guestMemory =
-      field(vmi, "spec", "domain", "memory", "guest") ??
-      field(vmi, "spec", "domain", "resources", "requests", "memory") ??
-      field(vmi, "spec", "domain", "resources", "limits", "memory");
+    // The webhook set the guest fields at admission; virt-controller adds the overhead it published in
+    // the pod's annotation (updateMemoryOverheadStatusFromPod).
+    const memoryOverhead = publishedMemoryOverhead(pod);
+    const memory = field(vmi, "status", "memory");
     this.writeStatus(vmi, {
       ...this.phaseStatus(vmi, "Scheduling"),
       conditions: withConditions(vmi, [
         condition("Ready", "False", "GuestNotRunning", "Guest VM is not reported as running"),
       ]),
-      memory: {
-        guestAtBoot: guestMemory,
-        guestCurrent: guestMemory,
-        guestRequested: guestMemory,
-        memoryOverhead: publishedMemoryOverhead(pod),
-      },
+      ...(memoryOverhead === undefined
+        ? {}
+        : { memory: { ...(isJsonObject(memory) ? memory : {}), memoryOverhead } }),
     });
     this.bind(tracked);
   }
