@@ -3,7 +3,7 @@
 // changes an object's ownerReferences must be allowed to delete that object, since the garbage
 // collector will delete it on their behalf; whoever sets blockOwnerDeletion must also be allowed to
 // update the owner's finalizers, since it holds up the owner's deletion.
-import { forbidden } from "./http/status.ts";
+import { forbidden, qualifiedResource } from "./http/status.ts";
 import { isJsonObject, type JsonObject } from "./objects.ts";
 import type { Authorizer, ResourceAttributes, UserInfo } from "./rbac/attributes.ts";
 import { goQuote } from "./rbac/go-quote.ts";
@@ -130,8 +130,7 @@ function ownerResources(reference: OwnerReference): ResourceType[] {
  * authorizer that returned no error adds ", <nil>".
  */
 function refusal(resource: ResourceType, name: string, cause: string) {
-  const qualified = resource.group === "" ? resource.plural : `${resource.plural}.${resource.group}`;
-  return forbidden(`${qualified} ${goQuote(name)} is forbidden: ${cause}`, {
+  return forbidden(`${qualifiedResource(resource)} ${goQuote(name)} is forbidden: ${cause}`, {
     name,
     ...(resource.group === "" ? {} : { group: resource.group }),
     kind: resource.plural,

@@ -219,6 +219,7 @@ export class RestHandler {
 
     const query = url.searchParams;
     const representation = negotiate(request.headers.accept);
+    const target: WriteTarget = { user, resource, namespace, subresource: info.subresource };
     switch (verb) {
       case "get":
         return this.get(response, resource, namespace, info.name, representation, query);
@@ -227,23 +228,11 @@ export class RestHandler {
       case "watch":
         return this.watch(response, resource, namespace, info.name, representation, query);
       case "create":
-        return this.create(request, response, { user, resource, namespace, subresource: "" }, query);
+        return this.create(request, response, target, query);
       case "update":
-        return this.update(
-          request,
-          response,
-          { user, resource, namespace, subresource: info.subresource },
-          info.name,
-          query,
-        );
+        return this.update(request, response, target, info.name, query);
       case "patch":
-        return this.patch(
-          request,
-          response,
-          { user, resource, namespace, subresource: info.subresource },
-          info.name,
-          query,
-        );
+        return this.patch(request, response, target, info.name, query);
       case "delete":
         return this.delete(request, response, resource, namespace, info.name, query);
     }

@@ -4,8 +4,8 @@
 // unless disabled (v1.8 still ignored Beta defaults).
 import { field, type KubeObject } from "../objects.ts";
 
-/** The gates whose stage the emulator knows, and the first KubeVirt minor where they are Beta. */
-const betaSince: Record<string, number> = { ImageVolume: 6 };
+/** The Beta gates of KubeVirt v1.9.0 that the emulator acts on (pkg/virt-config/featuregate/active.go). */
+const betaGates = new Set(["ImageVolume"]);
 
 function minorOf(version: string): number {
   return Number(/^v?1\.([0-9]+)/.exec(version)?.[1] ?? "0");
@@ -24,6 +24,5 @@ export function kubevirtGateEnabled(
   if (listed(kubevirt, "featureGates", gate)) return true;
   const minor = minorOf(version);
   if (minor >= 8 && listed(kubevirt, "disabledFeatureGates", gate)) return false;
-  const beta = betaSince[gate];
-  return beta !== undefined && minor >= 9 && minor >= beta;
+  return betaGates.has(gate) && minor >= 9;
 }

@@ -3,7 +3,8 @@
 export class WorkQueue {
   private readonly keys = new Set<string>();
   private scheduled: NodeJS.Immediate | undefined;
-  private readonly delayed = new Set<NodeJS.Timeout>();
+  /** One pending delayed add per key: a reconcile that backs off again does not stack timers. */
+  private readonly delayed = new Map<string, { timer: NodeJS.Timeout; due: number }>();
   private stopped = false;
 
   constructor(
@@ -17,20 +18,24 @@ export class WorkQueue {
     this.scheduled ??= setImmediate(() => this.drain());
   }
 
-  /** Adds the key once `delayMs` has passed (a controller's backoff). */
+  /** Adds the key once `delayMs` has passed (a controller's backoff); the earlier of two waits wins. */
   addAfter(key: string, delayMs: number): void {
     if (this.stopped) return;
+    const due = Date.now() + delayMs;
+    const pending = this.delayed.get(key);
+    if (pending && pending.due <= due) return;
+    if (pending) clearTimeout(pending.timer);
     const timer = setTimeout(() => {
-      this.delayed.delete(timer);
+      this.delayed.delete(key);
       this.add(key);
     }, delayMs);
-    this.delayed.add(timer);
+    this.delayed.set(key, { timer, due });
   }
 
   stop(): void {
     this.stopped = true;
     if (this.scheduled) clearImmediate(this.scheduled);
-    for (const timer of this.delayed) clearTimeout(timer);
+    for (const { timer } of this.delayed.values()) clearTimeout(timer);
     this.delayed.clear();
     this.keys.clear();
   }
