@@ -1,13 +1,13 @@
 // `npm run emulator` as its own process, the way the BFF spawns it: RBAC from deploy/base with a
 // kubeconfig for the BFF's service account, the guests' folder of a crashed emulator cleared at start,
 // and shutdown (guests included) as soon as stdin closes.
-import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { KubeConfig } from "@kubernetes/client-node";
 import { afterAll, expect, it } from "vitest";
 import { vmManifest } from "./testing/manifests.ts";
+import { spawnEmulator } from "./testing/process.ts";
 import { jsonRequest } from "./testing/raw-request.ts";
 import { deployBaseDir, eventually } from "./testing/start.ts";
 
@@ -21,39 +21,22 @@ it("serves with RBAC and a service account's kubeconfig, clears stale guests and
   const stale = join(stateDir, "guests", "99999999");
   mkdirSync(join(stale, "vm-abc", "home"), { recursive: true });
   const bffKubeconfig = join(dir, "bff-kubeconfig");
-  const child = spawn(
-    process.execPath,
-    [
-      "--import",
-      "tsx",
-      "src/emulator/main.ts",
-      "--port",
-      "0",
-      "--timing",
-      "fast",
-      "--state-dir",
-      stateDir,
-      "--kubeconfig",
-      join(dir, "kubeconfig"),
-      "--rbac",
-      deployBaseDir,
-      "--service-account-kubeconfig",
-      `lab-console/lab-console=${bffKubeconfig}`,
-      "--exit-with-stdin",
-    ],
-    { stdio: ["pipe", "pipe", "inherit"] },
-  );
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const { child, url, exited } = await spawnEmulator([
+    "--port",
+    "0",
+    "--timing",
+    "fast",
+    "--state-dir",
+    stateDir,
+    "--kubeconfig",
+    join(dir, "kubeconfig"),
+    "--rbac",
+    deployBaseDir,
+    "--service-account-kubeconfig",
+    `lab-console/lab-console=${bffKubeconfig}`,
+    "--exit-with-stdin",
+  ]);
   try {
-    const url = await new Promise<string>((resolve, reject) => {
-      let output = "";
-      child.stdout.on("data", (chunk: Buffer) => {
-        output += chunk.toString();
-        const match = /listening on (https:\/\/\S+)/.exec(output);
-        if (match?.[1]) resolve(match[1]);
-      });
-      void exited.then((code) => reject(new Error(`the emulator exited with ${code}: ${output}`)));
-    });
     expect(existsSync(stale)).toBe(false);
 
     const kubeconfigPath = join(dir, "kubeconfig");

@@ -2,7 +2,7 @@
 // (https://rancher.example/k8s/clusters/c-1): the API answers only below the prefix, requests without
 // it get the proxy's 404, the kubeconfigs carry the prefixed server URL, and kubectl works through it.
 // `--path-prefix` on the command line does the same.
-import { execFile, spawn } from "node:child_process";
+import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,6 +11,7 @@ import { KubeConfig } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { normalizePathPrefix } from "./http/path-prefix.ts";
 import { vmManifest } from "./testing/manifests.ts";
+import { spawnEmulator } from "./testing/process.ts";
 import { jsonRequest, rawRequest } from "./testing/raw-request.ts";
 import { startTestEmulator, type TestEmulator } from "./testing/start.ts";
 import { openStream, UpgradeRefused } from "./testing/websocket.ts";
@@ -102,29 +103,12 @@ describe("the emulator behind a path prefix", () => {
 it("takes --path-prefix on the command line and writes it into the kubeconfig", async () => {
   const dir = mkdtempSync(join(tmpdir(), "lab-emulator-prefix-"));
   const kubeconfigPath = join(dir, "kubeconfig");
-  const child = spawn(
-    process.execPath,
-    [
-      "--import",
-      "tsx",
-      "src/emulator/main.ts",
-      ...["--port", "0", "--timing", "fast", "--guests", "none"],
-      ...["--state-dir", join(dir, "state"), "--kubeconfig", kubeconfigPath],
-      ...["--path-prefix", prefix, "--exit-with-stdin"],
-    ],
-    { stdio: ["pipe", "pipe", "inherit"] },
-  );
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const { child, url, exited } = await spawnEmulator([
+    ...["--port", "0", "--timing", "fast", "--guests", "none"],
+    ...["--state-dir", join(dir, "state"), "--kubeconfig", kubeconfigPath],
+    ...["--path-prefix", prefix, "--exit-with-stdin"],
+  ]);
   try {
-    const url = await new Promise<string>((resolve, reject) => {
-      let output = "";
-      child.stdout.on("data", (chunk: Buffer) => {
-        output += chunk.toString();
-        const match = /listening on (https:\/\/\S+)/.exec(output);
-        if (match?.[1]) resolve(match[1]);
-      });
-      void exited.then((code) => reject(new Error(`the emulator exited with ${code}: ${output}`)));
-    });
     expect(new URL(url).pathname).toBe(prefix);
     const kubeConfig = new KubeConfig();
     kubeConfig.loadFromFile(kubeconfigPath);

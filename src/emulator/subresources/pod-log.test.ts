@@ -40,23 +40,8 @@ async function launcherPodOf(name: string, devices: Record<string, unknown> = {}
     spec: { template: { spec: { domain: { devices: Record<string, unknown> } } } };
   };
   Object.assign(manifest.spec.template.spec.domain.devices, devices);
-  await customObjects.createNamespacedCustomObject({
-    group: "kubevirt.io",
-    version: "v1",
-    namespace,
-    plural: "virtualmachines",
-    body: manifest,
-  });
-  return eventually(
-    async () => {
-      const { items } = await core.listNamespacedPod({
-        namespace,
-        labelSelector: `vm.kubevirt.io/name=${name}`,
-      });
-      return items.find((pod) => pod.status?.phase === "Running");
-    },
-    { what: `the launcher pod of ${name} to run` },
-  );
+  await createVm(manifest);
+  return podOf(name, (pod) => pod.status?.phase === "Running", `the launcher pod of ${name} to run`);
 }
 
 /** Native sidecars: init containers that keep running (restartPolicy Always). */
