@@ -114,8 +114,8 @@ async function main(): Promise<void> {
         labs,
         gradingRepository,
         connectToAgent: () => Promise.reject(new Error("the dashboard bench grades nothing")),
-        agentTokenSecret: "bench-agent-secret-bench-agent-secret",
-        agentBundle: Buffer.alloc(0),
+        agentKeySecret: "bench-agent-secret-bench-agent-secret",
+        agentFile: Buffer.alloc(0),
         operations: {
           clusterFacts: createClusterFacts(kubeConfig, kubeRequests),
           kubeRequests,

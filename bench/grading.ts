@@ -1,8 +1,9 @@
 // npm run bench:grading [-- --through loopback|emulator --sessions 50]
 //
-// How long a grading run takes at concurrency 1, 8 and 32, with a real agent (src/agent) per session
-// and results committed to a real SQLite file, so the numbers include spawning each check's shell,
-// HTTP and the durable commit of each result.
+// How long a grading run takes at concurrency 1, 8 and 32, with the real agent (src/agent/lab_agent.py)
+// per session and results committed to a real SQLite file, so the numbers include spawning each
+// check's shell, HTTP, signing every request and verifying every answer, and the durable commit of
+// each result.
 //   loopback (default): the agents listen on 127.0.0.1 and are reached over plain TCP.
 //   emulator: real sessions on the KubeVirt emulator (sandboxed guests, the agent delivered by
 //     cloud-init exactly as at launch), reached through the emulator's portforward subresource:
@@ -11,11 +12,15 @@ import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { availableParallelism, tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { agentToken } from "../src/common/agent-token.ts";
+import { agentKey } from "../src/common/agent-key.ts";
 import type { Lab } from "../src/common/lab.ts";
 import { startTestEmulator } from "../src/emulator/testing/start.ts";
-import { createAgentClient, type AgentClient } from "../src/server/grading/agent-client.ts";
-import { loadAgentBundle } from "../src/server/grading/agent-bundle.ts";
+import {
+  AgentUnreachableError,
+  createAgentClient,
+  type AgentClient,
+} from "../src/server/grading/agent-client.ts";
+import { loadAgentFile } from "../src/server/grading/agent-bundle.ts";
 import { createAgentDelivery } from "../src/server/grading/agent-delivery.ts";
 import { createPortForwardTransport } from "../src/server/grading/portforward-transport.ts";
 import { GradingService } from "../src/server/grading/service.ts";
@@ -93,15 +98,15 @@ async function loopbackTarget(): Promise<Target> {
   }
   return {
     ids,
-    agents: createAgentClient({ connect: agents.connect, tokenFor: agents.tokenFor }),
+    agents: createAgentClient({ connect: agents.connect, keyFor: agents.keyFor }),
     close: () => agents.close(),
   };
 }
 
 /** Real sessions on the emulator, created as the BFF creates them, agent delivery included. */
 async function emulatorTarget(): Promise<Target> {
-  const secret = "bench-agent-token-secret-bench-agent-token-secret";
-  const tokenFor = (sessionId: string) => agentToken(secret, sessionId);
+  const secret = "bench-agent-key-secret-bench-agent-key-secret";
+  const keyFor = (sessionId: string) => agentKey(secret, sessionId);
   const emulator = await startTestEmulator({ guests: "sandbox" });
   try {
     const cluster = createClusterClient(emulator.kubeConfig, {
@@ -109,23 +114,37 @@ async function emulatorTarget(): Promise<Target> {
       labelSelector: sessionsSelector,
       counter: new KubeRequestCounter(),
     });
-    const delivery = createAgentDelivery(await loadAgentBundle(projectRoot), tokenFor);
+    const delivery = createAgentDelivery(await loadAgentFile(projectRoot), keyFor);
     const ids = sessionIds();
     const started = performance.now();
     console.log(`Launching ${sessionCount} sessions on the emulator (${availableParallelism()} CPUs)...`);
     await Promise.all(
-      ids.map((id) => launchSession(cluster, { sessionId: id, lab, owner: id, extraUserData: delivery(id) })),
+      ids.map((id) => launchSession(cluster, { sessionId: id, lab, owner: id, agentUserData: delivery(id) })),
     );
     await waitUntilRunning(cluster, ids, 120_000);
     console.log(`All ${ids.length} VMs Running after ${ms(performance.now() - started).trim()}.`);
-    const agents = createAgentClient({ connect: createPortForwardTransport(cluster.portForward), tokenFor });
-    // Each agent starts at the end of its guest's boot: measure grading, not start-up.
-    for (const id of ids) await agents.health(id);
+    const agents = createAgentClient({ connect: createPortForwardTransport(cluster.portForward), keyFor });
+    // Each agent starts during its guest's boot, after the VM reports Running: measure grading, not
+    // start-up.
+    for (const id of ids) await untilAgentAnswers(agents, id, started + 180_000);
     console.log(`All agents answer after ${ms(performance.now() - started).trim()}.`);
     return { ids, agents, close: () => emulator.close() };
   } catch (error) {
     await emulator.close();
     throw error;
+  }
+}
+
+/** Asks the agent's health until it answers: "still starting" is what a booting guest says. */
+async function untilAgentAnswers(agents: AgentClient, id: string, deadline: number): Promise<void> {
+  for (;;) {
+    try {
+      await agents.health(id);
+      return;
+    } catch (error) {
+      if (!(error instanceof AgentUnreachableError) || performance.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
   }
 }
 

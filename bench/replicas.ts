@@ -18,9 +18,7 @@ import { ConsoleTestClient, signInCookie } from "../src/server/console/testing/c
 import { reaperLeaseName } from "../src/server/coordination/coordination.ts";
 import { gradingLeaseName } from "../src/server/coordination/grading-duty.ts";
 import { createTestSchema, startTestPostgres } from "../src/server/db/postgres/testing/test-postgres.ts";
-import { loadAgentBundle } from "../src/server/grading/agent-bundle.ts";
 import { createLeaseClient } from "../src/server/kube/leases.ts";
-import { projectRoot } from "../src/server/start.ts";
 import { startReplica, type Replica } from "../src/server/testing/replicas.ts";
 import { TestBrowser } from "../src/server/testing/test-bff.ts";
 
@@ -80,7 +78,6 @@ await mkdir(labsDir);
 for (let index = 0; index < sessionCount; index++) {
   await writeFile(path.join(labsDir, `bench-${index}.yaml`), labYaml(index));
 }
-await loadAgentBundle(projectRoot, { log: { info: () => undefined, warn: () => undefined } });
 const emulator = await startTestEmulator({ guests: "sandbox", deployRbac: true });
 const postgres = await startTestPostgres();
 const schema = await createTestSchema(postgres);

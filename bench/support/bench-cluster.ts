@@ -55,7 +55,7 @@ export async function startBenchCluster(name: string): Promise<BenchCluster> {
 /** A session's VM and its user data, created as the BFF's launch creates them. */
 export async function launchSession(
   cluster: ClusterClient,
-  session: { sessionId: string; lab: Lab; owner: string; extraUserData?: string },
+  session: { sessionId: string; lab: Lab; owner: string; agentUserData?: string },
 ): Promise<void> {
   const { virtualMachine, userDataSecret } = buildSessionObjects({
     ...session,

@@ -1,9 +1,12 @@
-// The wire format between the BFF and the grading agent inside a guest (HTTP/1.1 + JSON).
-// This file must stay free of imports: the agent bundles it and may use nothing but Node's built-ins.
-// The zod schemas that validate these bodies on the BFF side live in grading.ts.
+// The wire format between the BFF and the grading agent inside a guest (HTTP/1.1 + JSON), as
+// src/agent/lab_agent.py speaks it; the contract suite (src/agent/contract.test.ts) holds the two
+// together. The zod schemas that validate these bodies on the BFF side live in grading.ts.
 
-/** The agent's TCP port inside the guest; the BFF reaches it through KubeVirt's portforward subresource. */
-export const agentDefaultPort = 8099;
+/**
+ * The agent's TCP port inside the guest; the BFF reaches it through KubeVirt's portforward
+ * subresource. Below 1024, so no process of the student's can listen there.
+ */
+export const agentPort = 899;
 
 export const agentLimits = {
   /** Request bodies above this are refused with 413. */
@@ -21,7 +24,7 @@ export const agentLimits = {
 
 export interface AgentCheckSpec {
   id: string;
-  /** A shell command line, run with `bash -lc` (or `sh -lc` where bash is missing). */
+  /** A shell command line, run by `bash --noprofile --norc -c` (or `sh -c` where bash is missing). */
   run: string;
   /** After this the check's whole process group is killed. Fractions are allowed. */
   timeoutSeconds: number;
@@ -64,7 +67,7 @@ export interface AgentTtySize {
 
 export type AgentErrorCode =
   | "unauthenticated"
-  | "no_token"
+  | "no_key"
   | "not_found"
   | "method_not_allowed"
   | "too_large"

@@ -22,6 +22,19 @@ describe("cluster config", () => {
     ]);
   });
 
+  it("declares guest images with the commands they ship, and refuses paths for commands", () => {
+    expect(defaultClusterConfig().images).toEqual([]);
+    const config = parseClusterConfig({
+      images: [{ image: "registry.example/minimal:1", commands: ["bash", "ls"] }],
+    });
+    expect(config.images).toEqual([
+      { image: "registry.example/minimal:1", commands: ["bash", "ls"], packageManager: "none" },
+    ]);
+    expect(() => parseClusterConfig({ images: [{ image: "x", commands: ["/usr/bin/node"] }] })).toThrow(
+      /must be a command name, not a path\n {2}→ at images\[0\]\.commands\[0\]/,
+    );
+  });
+
   it("reads a YAML file and reports every problem at once", () => {
     const dir = mkdtempSync(join(tmpdir(), "cluster-config-"));
     const good = join(dir, "good.yaml");

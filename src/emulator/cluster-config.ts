@@ -1,7 +1,7 @@
 // Cluster settings from `--config FILE` (YAML): the Kubernetes and KubeVirt versions, both sides'
-// feature gates, and the nodes. They let preflight checks run against real-world version triads,
-// e.g. KubeVirt v1.9 (ImageVolume on by default) on Kubernetes 1.34 (ImageVolume off), and which of the
-// API server's optional admission plugins are off.
+// feature gates, the nodes, and container disk images the guests should know. They let preflight
+// checks run against real-world version triads, e.g. KubeVirt v1.9 (ImageVolume on by default) on
+// Kubernetes 1.34 (ImageVolume off), and which of the API server's optional admission plugins are off.
 import { readFileSync } from "node:fs";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
@@ -37,6 +37,16 @@ const nodeSchema = z.object({
   labels: z.record(z.string(), z.string()).default({}),
 });
 
+/**
+ * A container disk image and the commands it ships (guests/images.ts knows four stock images; anything
+ * else gets a conservative default). Lets a test make, e.g., an image without python3.
+ */
+const imageSchema = z.object({
+  image: z.string().min(1),
+  commands: z.array(z.string().regex(/^[^/\s]+$/, { message: "must be a command name, not a path" })),
+  packageManager: z.enum(["dnf", "apt", "none"]).default("none"),
+});
+
 export const ClusterConfigSchema = z
   .object({
     kubernetes: z
@@ -67,6 +77,7 @@ export const ClusterConfigSchema = z
       .array(nodeSchema)
       .min(1)
       .default(["node01", "node02", "node03"].map((name) => nodeSchema.parse({ name }))),
+    images: z.array(imageSchema).default([]),
   })
   .superRefine((config, context) => {
     const names = config.nodes.map((node) => node.name);

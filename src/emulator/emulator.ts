@@ -7,12 +7,17 @@ import type { Socket } from "node:net";
 import { join, resolve } from "node:path";
 import { createApiServer } from "./apiserver.ts";
 import { adminUser, loadOrCreateAdminToken, TokenAuthenticator, type TokenEntry } from "./authentication.ts";
-import { kubernetesFeatureGates, parseClusterConfig, type ClusterConfigInput } from "./cluster-config.ts";
+import {
+  kubernetesFeatureGates,
+  parseClusterConfig,
+  type ClusterConfig,
+  type ClusterConfigInput,
+} from "./cluster-config.ts";
 import { seedCluster } from "./cluster.ts";
 import { EventRecorder } from "./controller/events.ts";
 import { startGarbageCollector } from "./controller/garbage-collector.ts";
 import { startNamespaceController } from "./controller/namespace-controller.ts";
-import { timingsFor, type TimingMode } from "./controller/timing.ts";
+import { timingsFor, type TimingMode, type Timings } from "./controller/timing.ts";
 import { VmController } from "./controller/vm-controller.ts";
 import { VmiLifecycle } from "./controller/vmi-lifecycle.ts";
 import { createFaultApi } from "./faults/fault-api.ts";
@@ -51,7 +56,9 @@ export interface EmulatorOptions {
   /** Where the CA, serving certificate and admin token are kept and reused. */
   stateDir?: string;
   timing?: TimingMode;
-  /** Versions, gates and nodes; anything left out takes its default. */
+  /** Changes to the timing mode's steps, e.g. `toRuncmd` for a test of a slowly booting guest. */
+  timings?: Partial<Timings>;
+  /** Versions, gates, nodes and guest images; anything left out takes its default. */
   cluster?: ClusterConfigInput;
   /** Default: every authenticated token may do everything. Not together with rbacFiles. */
   authorizer?: Authorizer;
@@ -123,10 +130,17 @@ function authorizerFor(options: EmulatorOptions): Authorizer {
   return createRbacAuthorizer(policy, { superUsers: [adminUser.username] });
 }
 
-async function guestRuntimeFor(options: EmulatorOptions, registry: Registry, stateDir: string) {
+async function guestRuntimeFor(
+  options: EmulatorOptions,
+  registry: Registry,
+  stateDir: string,
+  context: { timings: Timings; images: ClusterConfig["images"] },
+) {
   const guests = options.guests ?? "sandbox";
   if (guests === "none") return noGuests;
-  if (guests === "sandbox") return createSandboxGuests({ registry, guestsDir: join(stateDir, "guests") });
+  if (guests === "sandbox") {
+    return createSandboxGuests({ registry, guestsDir: join(stateDir, "guests"), ...context });
+  }
   return guests;
 }
 
@@ -153,9 +167,9 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
   const recorder = new EventRecorder(registry);
   const stopGarbageCollector = startGarbageCollector(registry);
   const stopNamespaceController = startNamespaceController(registry);
-  const timings = timingsFor(options.timing ?? "realistic");
+  const timings = timingsFor(options.timing ?? "realistic", options.timings);
   const vmController = new VmController(registry, recorder, timings.backoffSecond);
-  const guests = await guestRuntimeFor(options, registry, stateDir);
+  const guests = await guestRuntimeFor(options, registry, stateDir, { timings, images: config.images });
   const lifecycle = new VmiLifecycle(registry, recorder, {
     timings,
     guests,

@@ -3,6 +3,7 @@
 import { parseArgs } from "node:util";
 import { loadClusterConfig } from "./cluster-config.ts";
 import { createEmulator, type EmulatorOptions } from "./emulator.ts";
+import { guestHostProblem } from "./guests/guest.ts";
 import { sandboxAvailable } from "./guests/sandbox.ts";
 import { normalizePathPrefix } from "./http/path-prefix.ts";
 import { parseServiceAccountKubeconfig } from "./service-accounts.ts";
@@ -100,7 +101,8 @@ async function main(): Promise<void> {
   const { options, exitWithStdin } = read;
   if (options.guests === "sandbox") {
     const sandbox = await sandboxAvailable();
-    if (!sandbox.ok) console.warn(`emulator: warning: VMIs will fail to start: ${sandbox.message}`);
+    const problem = sandbox.ok ? guestHostProblem() : sandbox.message;
+    if (problem) console.warn(`emulator: warning: VMIs will fail to start: ${problem}`);
   }
 
   const emulator = await createEmulator(options);

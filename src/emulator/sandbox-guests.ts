@@ -6,20 +6,26 @@
 // that are gone (crashed, SIGKILLed) are removed at start.
 import { mkdir, readdir } from "node:fs/promises";
 import { join } from "node:path";
+import { runcmdDelayMs, timingsFor, type Timings } from "./controller/timing.ts";
 import type { GuestEvents, GuestRuntime } from "./guest-runtime.ts";
 import { userDataOf } from "./guest-user-data.ts";
 import { startGuest, type Guest } from "./guests/guest.ts";
+import { guestImageFor, type ExtraImage } from "./guests/images.ts";
 import { removeTree } from "./guests/remove-tree.ts";
 import type { SandboxBackend } from "./guests/sandbox.ts";
-import type { KubeObject } from "./objects.ts";
+import { field, stringField, type KubeObject } from "./objects.ts";
 import type { Registry } from "./registry.ts";
 
 export interface SandboxGuestsOptions {
   registry: Registry;
   /** Usually `<stateDir>/guests`. */
   guestsDir: string;
-  /** Default: bubblewrap, else unshare. */
+  /** Default: bubblewrap as root, unshare otherwise. */
   sandbox?: SandboxBackend;
+  /** How long guests take from Running to runcmd (`toRuncmd`). Default: fast timing. */
+  timings?: Timings;
+  /** Images the cluster config declares, on top of the known ones (guests/images.ts). */
+  images?: readonly ExtraImage[];
 }
 
 interface Entry {
@@ -32,8 +38,25 @@ interface Entry {
 export async function createSandboxGuests(options: SandboxGuestsOptions): Promise<SandboxGuests> {
   await removeLeftoverGuests(options.guestsDir);
   const rootDir = join(options.guestsDir, String(process.pid));
-  await mkdir(rootDir, { recursive: true, mode: 0o755 });
-  return new SandboxGuests(options.registry, rootDir, options.sandbox);
+  // 0700: guest root may leave setuid-root files in a guest's home or /tmp, which are host
+  // directories under here; no other host user may reach them.
+  await mkdir(rootDir, { recursive: true, mode: 0o700 });
+  return new SandboxGuests(options.registry, rootDir, {
+    timings: options.timings ?? timingsFor("fast"),
+    images: options.images ?? [],
+    ...(options.sandbox ? { sandbox: options.sandbox } : {}),
+  });
+}
+
+/** The image of the VMI's first containerDisk volume, the disk it boots from. */
+export function containerDiskImageOf(vmi: KubeObject): string | undefined {
+  const volumes = field(vmi, "spec", "volumes");
+  if (!Array.isArray(volumes)) return undefined;
+  for (const volume of volumes) {
+    const image = stringField(volume, "containerDisk", "image");
+    if (image !== undefined) return image;
+  }
+  return undefined;
 }
 
 async function removeLeftoverGuests(guestsDir: string): Promise<void> {
@@ -66,18 +89,21 @@ export class SandboxGuests implements GuestRuntime {
   constructor(
     private readonly registry: Registry,
     private readonly rootDir: string,
-    private readonly sandbox?: SandboxBackend,
+    private readonly settings: { timings: Timings; images: readonly ExtraImage[]; sandbox?: SandboxBackend },
   ) {}
 
   async start(vmi: KubeObject, events: GuestEvents): Promise<void> {
     if (this.#closed) throw new Error("the emulator is shutting down");
     const uid = vmi.metadata.uid;
     const userData = userDataOf(this.registry, vmi);
+    const { timings, images, sandbox } = this.settings;
     const booting = startGuest({
       name: vmi.metadata.name,
       rootDir: this.rootDir,
+      image: guestImageFor(containerDiskImageOf(vmi), images),
+      cloudInitDelayMs: runcmdDelayMs(timings, vmi.metadata.name),
       ...(userData === undefined ? {} : { userData }),
-      ...(this.sandbox ? { sandbox: this.sandbox } : {}),
+      ...(sandbox ? { sandbox } : {}),
     });
     const entry: Entry = { booting: booting.catch(() => undefined), events };
     this.#entries.set(uid, entry);

@@ -7,7 +7,7 @@ import Fastify, {
   type FastifyInstance,
   type FastifyServerOptions,
 } from "fastify";
-import { agentToken } from "../common/agent-token.ts";
+import { agentKey } from "../common/agent-key.ts";
 import type { Lab } from "../common/lab.ts";
 import type { Authenticator } from "./auth/authenticator.ts";
 import type { LoginSessions } from "./auth/login-sessions.ts";
@@ -21,6 +21,7 @@ import { soloCoordination, type Coordination } from "./coordination/coordination
 import { gradingLeaseName, gradingWork } from "./coordination/grading-duty.ts";
 import { createAgentClient, type ConnectToAgent } from "./grading/agent-client.ts";
 import { createAgentDelivery } from "./grading/agent-delivery.ts";
+import { createPortForwardTransport } from "./grading/portforward-transport.ts";
 import type { GradingRepository } from "./grading/repository.ts";
 import { registerGradingRoutes } from "./grading/routes.ts";
 import { GradingService, type GradingServiceDeps } from "./grading/service.ts";
@@ -54,12 +55,15 @@ export interface AppDeps {
   labs: Lab[];
   /** Grading results; the caller opens and closes it. */
   gradingRepository: GradingRepository;
-  /** Reaches a session's grading agent (the cluster's port-forward in production). */
-  connectToAgent: ConnectToAgent;
-  /** Agent tokens derive from it: the same on every replica. */
-  agentTokenSecret: string;
-  /** dist/agent/lab-agent.mjs, delivered into every new VM. */
-  agentBundle: Buffer;
+  /**
+   * Reaches a session's grading agent. Default: the cluster's port-forward (portforward-transport.ts),
+   * with the session's boot log to explain an agent that does not listen.
+   */
+  connectToAgent?: ConnectToAgent;
+  /** Agent keys derive from it (AGENT_TOKEN_SECRET): the same on every replica. */
+  agentKeySecret: string;
+  /** src/agent/lab_agent.py, delivered into every new VM. */
+  agentFile: Buffer;
   /** Defaults: 8 sessions graded at a time, one self-check per session every 10 s. */
   gradingLimits?: Pick<GradingServiceDeps, "concurrency" | "selfCheckIntervalMs">;
   allowedOrigins: string[];
@@ -123,12 +127,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     reads,
     labs: deps.labs,
   });
-  const agentTokenFor = (sessionId: string) => agentToken(deps.agentTokenSecret, sessionId);
+  const agentKeyFor = (sessionId: string) => agentKey(deps.agentKeySecret, sessionId);
   const sessions = new SessionService({
     cluster: deps.cluster,
     source: reads.source,
     labs: deps.labs,
-    guestUserData: createAgentDelivery(deps.agentBundle, agentTokenFor),
+    agentUserData: createAgentDelivery(deps.agentFile, agentKeyFor),
     admission: operations.admission,
     now: operations.now,
   });
@@ -139,7 +143,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     sessions: reads.source,
     labs: deps.labs,
     log: app.log,
-    agents: createAgentClient({ connect: deps.connectToAgent, tokenFor: agentTokenFor }),
+    agents: createAgentClient({
+      connect:
+        deps.connectToAgent ??
+        createPortForwardTransport(deps.cluster.portForward, {
+          readBootLog: async (sessionId) => {
+            // As the boot log route finds it: before KubeVirt created the VMI nothing was printed.
+            const vmiUid = (await reads.source.snapshot()).objects.get(sessionId)?.vmi?.metadata.uid;
+            return vmiUid ? (await deps.cluster.readBootLog(vmiUid)).lines : [];
+          },
+        }),
+      keyFor: agentKeyFor,
+    }),
     onItemGraded: ({ durationMs, result }) =>
       recordGrading(operations.metrics, "run", durationMs, result.gradable),
     ...deps.gradingLimits,

@@ -40,8 +40,11 @@ export interface Config {
   usersFile: string;
   /** Undefined: generated once and kept in the data folder (see auth/secret.ts). */
   sessionSecret: string | undefined;
-  /** Grading agents' tokens derive from it. Undefined: generated once and kept in the data folder. */
-  agentTokenSecret: string | undefined;
+  /**
+   * AGENT_TOKEN_SECRET (named so since the agent took bearer tokens): grading agents' keys derive
+   * from it. Undefined: generated once and kept in the data folder.
+   */
+  agentKeySecret: string | undefined;
   /** Origins besides the BFF's own that may send mutations (e.g. a dev server on another port). */
   allowedOrigins: string[];
   /** Believe X-Forwarded-Proto/-Host: only behind a proxy that sets them. */
@@ -203,7 +206,7 @@ export function loadConfig({ env, inCluster }: Environment): Config {
     databaseUrl: values.DATABASE_URL,
     usersFile: path.resolve(values.LAB_USERS_FILE ?? path.join(dataDir, "users.json")),
     sessionSecret: values.SESSION_SECRET,
-    agentTokenSecret: values.AGENT_TOKEN_SECRET,
+    agentKeySecret: values.AGENT_TOKEN_SECRET,
     allowedOrigins: values.LAB_ALLOWED_ORIGINS,
     trustProxy: values.TRUST_PROXY,
     cluster: chooseCluster(values, dataDir, inCluster),

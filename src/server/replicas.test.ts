@@ -18,10 +18,8 @@ import {
   type TestPostgres,
   type TestSchema,
 } from "./db/postgres/testing/test-postgres.ts";
-import { loadAgentBundle } from "./grading/agent-bundle.ts";
 import { runInConsole } from "./grading/testing/guest-console.ts";
 import { createLeaseClient, type LeaseClient } from "./kube/leases.ts";
-import { projectRoot } from "./start.ts";
 import { startReplica, type Replica } from "./testing/replicas.ts";
 import { eventually, TestBrowser } from "./testing/test-bff.ts";
 
@@ -122,8 +120,6 @@ beforeAll(async () => {
   const labsDir = path.join(workDir, "labs");
   await mkdir(labsDir);
   await writeFile(path.join(labsDir, `${labId}.yaml`), labYaml);
-  // Both replicas read dist/agent; built here once rather than by both at the same moment.
-  await loadAgentBundle(projectRoot, { log: { info: () => undefined, warn: () => undefined } });
   [emulator, postgres] = await Promise.all([
     startTestEmulator({ guests: "sandbox", deployRbac: true }),
     startTestPostgres(),

@@ -8,7 +8,7 @@ import { createDemoAuthenticator } from "./auth/authenticator.ts";
 import { LiveUsers } from "./auth/live-users.ts";
 import { LoginSessions } from "./auth/login-sessions.ts";
 import { createOidcAuthenticator } from "./auth/oidc/oidc-authenticator.ts";
-import { loadOrCreateAgentTokenSecret, loadOrCreateSessionSecret } from "./auth/secret.ts";
+import { loadOrCreateAgentKeySecret, loadOrCreateSessionSecret } from "./auth/secret.ts";
 import { demoPassword, type UserRecord } from "./auth/users-file.ts";
 import type { Config } from "./config.ts";
 import { coordinationFromConfig } from "./coordination/from-config.ts";
@@ -19,8 +19,7 @@ import {
   startEmbeddedEmulator,
   type EmbeddedEmulator,
 } from "./embedded-emulator.ts";
-import { loadAgentBundle } from "./grading/agent-bundle.ts";
-import { createPortForwardTransport } from "./grading/portforward-transport.ts";
+import { loadAgentFile } from "./grading/agent-bundle.ts";
 import { createClusterClient, loadKubeConfig } from "./kube/client.ts";
 import { createClusterFacts } from "./kube/cluster-facts.ts";
 import { KubeRequestCounter } from "./kube/request-counter.ts";
@@ -78,7 +77,7 @@ export async function startServer(config: Config, options: { buildWeb: boolean }
     const { labs, problems } = loadLabs(config.labsDir, config.vmSizes);
     for (const problem of problems) log.warn(`lab skipped: ${formatLabProblem(problem)}`);
     if (options.buildWeb) await ensureWebBuilt(projectRoot, webRoot);
-    const agentBundle = await loadAgentBundle(projectRoot, { log });
+    const agentFile = await loadAgentFile(projectRoot);
     stores = await openStores({
       dataDir: config.dataDir,
       databaseUrl: config.databaseUrl,
@@ -97,9 +96,8 @@ export async function startServer(config: Config, options: { buildWeb: boolean }
       cookieSecret: await loadOrCreateSessionSecret(config.dataDir, config.sessionSecret),
       labs,
       gradingRepository: stores.grading,
-      connectToAgent: createPortForwardTransport(cluster.portForward),
-      agentTokenSecret: await loadOrCreateAgentTokenSecret(config.dataDir, config.agentTokenSecret),
-      agentBundle,
+      agentKeySecret: await loadOrCreateAgentKeySecret(config.dataDir, config.agentKeySecret),
+      agentFile,
       operations: {
         clusterFacts: createClusterFacts(kubeConfig, kubeRequests),
         kubeRequests,

@@ -1,4 +1,4 @@
-// What an agent under test needs: a token file and a home the checks' user may write to.
+// What an agent under test needs: a key file and a home the checks' user may write to.
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -8,8 +8,8 @@ import { join } from "node:path";
 export interface AgentFixture {
   dir: string;
   home: string;
-  token: string;
-  tokenFile: string;
+  key: string;
+  keyFile: string;
   /** As root the agent switches to "nobody", as anyone else it runs checks as itself. */
   user: string | null;
   expectedUser: string;
@@ -23,15 +23,15 @@ export async function createAgentFixture(): Promise<AgentFixture> {
   // "nobody" must reach and write the home that root created.
   await chmod(dir, 0o755);
   await chmod(home, 0o777);
-  const token = randomBytes(32).toString("hex");
-  const tokenFile = join(dir, "token");
-  await writeFile(tokenFile, `${token}\n`, { mode: 0o600 });
+  const key = randomBytes(32).toString("hex");
+  const keyFile = join(dir, "key");
+  await writeFile(keyFile, `${key}\n`, { mode: 0o600 });
   const asRoot = process.getuid?.() === 0;
   return {
     dir,
     home,
-    token,
-    tokenFile,
+    key,
+    keyFile,
     user: asRoot ? "nobody" : null,
     expectedUser: asRoot ? "nobody" : userInfo().username,
     remove: () => rm(dir, { recursive: true, force: true }),

@@ -1,5 +1,6 @@
 // How long the emulated lifecycle steps take. "realistic" follows the field notes (Pending at 0 s,
-// Scheduled at 10 s, Running at 20 s); "fast" keeps the same order well under a second, for tests.
+// Scheduled at 10 s, Running at 20 s, then 30 to 120 s of guest boot before cloud-init's runcmd);
+// "fast" keeps the same order well under a second, for tests.
 export type TimingMode = "realistic" | "fast";
 
 export interface Timings {
@@ -13,10 +14,43 @@ export interface Timings {
   toStopped: number;
   /** How long one second of virt-controller's start-failure backoff lasts. */
   backoffSecond: number;
+  /**
+   * VMI Running -> cloud-init's runcmd: the kernel, systemd and cloud-init's earlier stages on a real
+   * guest. Each VMI gets a time in this range, always the same for the same VMI name.
+   */
+  toRuncmd: { minMs: number; maxMs: number };
 }
 
-export function timingsFor(mode: TimingMode): Timings {
-  return mode === "realistic"
-    ? { toScheduling: 1000, toScheduled: 9000, toRunning: 10_000, toStopped: 3000, backoffSecond: 1000 }
-    : { toScheduling: 5, toScheduled: 15, toRunning: 15, toStopped: 10, backoffSecond: 10 };
+export function timingsFor(mode: TimingMode, overrides: Partial<Timings> = {}): Timings {
+  const timings: Timings =
+    mode === "realistic"
+      ? {
+          toScheduling: 1000,
+          toScheduled: 9000,
+          toRunning: 10_000,
+          toStopped: 3000,
+          backoffSecond: 1000,
+          toRuncmd: { minMs: 30_000, maxMs: 120_000 },
+        }
+      : {
+          toScheduling: 5,
+          toScheduled: 15,
+          toRunning: 15,
+          toStopped: 10,
+          backoffSecond: 10,
+          toRuncmd: { minMs: 0, maxMs: 0 },
+        };
+  return { ...timings, ...overrides };
+}
+
+/** The VMI's time from Running to runcmd: spread over the range by a hash of its name (FNV-1a). */
+export function runcmdDelayMs(timings: Timings, vmiName: string): number {
+  const { minMs, maxMs } = timings.toRuncmd;
+  if (maxMs <= minMs) return minMs;
+  let hash = 0x811c9dc5;
+  for (const char of vmiName) {
+    hash ^= char.codePointAt(0) ?? 0;
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return minMs + (hash % (maxMs - minMs + 1));
 }

@@ -83,6 +83,12 @@ export function createFaultApi(
       if (!(await faults.killGuest(namespace, name))) throw missing(namespace, name, "no running guest");
       return {};
     },
+    "kill-guest-processes": async (body) => {
+      const { namespace, name } = vmiOf(body);
+      const { command } = body;
+      if (typeof command !== "string" || command === "") throw badRequest("command is required");
+      return { killed: await faults.killGuestProcesses(namespace, name, command) };
+    },
     "cut-console": (body) => {
       const { namespace, name } = vmiOf(body);
       if (!faults.cutConsole(namespace, name)) throw missing(namespace, name, "no console connection");

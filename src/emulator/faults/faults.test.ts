@@ -207,6 +207,18 @@ describe("faults", () => {
     expect((await fault("kill-guest", { namespace, name: "doomed-vm" })).status).toBe(404);
   });
 
+  it("kills the guest's processes that match, whoever owns them, and nothing else", async () => {
+    const userData = "#cloud-config\nruncmd:\n  - nohup sleep 1001 >/dev/null 2>&1 &\n";
+    await jsonRequest(emulator, "POST", vmsPath, vmManifest("oom-vm", { userData }));
+    await runningWithAgent("oom-vm");
+    const killed = await fault("kill-guest-processes", { namespace, name: "oom-vm", command: "sleep 1001" });
+    expect(killed.json).toEqual({ killed: 1 });
+    const again = await fault("kill-guest-processes", { namespace, name: "oom-vm", command: "sleep 1001" });
+    expect(again.json).toEqual({ killed: 0 });
+    expect(((await vmi("oom-vm")) as { status?: { phase?: string } }).status?.phase).toBe("Running");
+    expect((await fault("kill-guest-processes", { namespace, name: "oom-vm" })).status).toBe(400);
+  });
+
   it("cuts a console without harming the guest", async () => {
     await jsonRequest(emulator, "POST", vmsPath, vmManifest("cut-vm"));
     const before = await runningWithAgent("cut-vm");

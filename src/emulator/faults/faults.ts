@@ -25,6 +25,11 @@ export interface EmulatorFaults {
   delayResponses(options: { ms: number; count?: number }): void;
   /** Kills a VMI's guest as a crash would (the VMI turns Failed); false when it has no guest. */
   killGuest(namespace: string, name: string): Promise<boolean>;
+  /**
+   * Kills the processes of a VMI's guest whose command line contains `text` (a crashed or OOM-killed
+   * program); returns how many, 0 when the VMI has no guest.
+   */
+  killGuestProcesses(namespace: string, name: string, text: string): Promise<number>;
   /** Cuts a VMI's console connection without a close frame (1006); false when none is open. */
   cutConsole(namespace: string, name: string): boolean;
   /** Ends pending failures, delays and a down time. */
@@ -58,6 +63,10 @@ export function createFaults(targets: FaultTargets): EmulatorFaults {
     killGuest: async (namespace, name) => {
       const uid = vmiUid(namespace, name);
       return uid !== undefined && targets.guests.crash(uid, "the guest was killed (emulator fault)");
+    },
+    killGuestProcesses: async (namespace, name, text) => {
+      const uid = vmiUid(namespace, name);
+      return (uid !== undefined && (await targets.guests.find(uid)?.killProcesses(text))) || 0;
     },
     cutConsole: (namespace, name) => {
       const uid = vmiUid(namespace, name);

@@ -1,129 +1,284 @@
 // The files a guest boots from, generated per guest and mounted read-only at BOOT_DIR: the init script,
-// emulated cloud-init, the console loop, /etc files that name the guest and its user, and the contents
-// of write_files. Pure: guest.ts writes them to disk.
+// the console loop, the plans guest-system.py follows (setup.json as the sandbox's root, boot.json as
+// guest root), the /etc files that name the guest and its user, and cloud-init's scripts and
+// write_files contents. Pure: guest.ts writes them to disk.
+//
+// Everything a guest's own root could read on a real guest only (the user data, the files it writes,
+// shadow) is under PRIVATE_DIR, which only root may enter; the guest user reads none of it.
+import type { BinPlan } from "./guest-bin.ts";
 import type { CloudConfig } from "./cloud-init.ts";
-import { GUEST_UID, RELAY_UID, asUser } from "./sandbox.ts";
+import type { GuestImage } from "./images.ts";
+import { GUEST_UID, RELAY_UID } from "./sandbox.ts";
 import { shellJoin, shellQuote } from "./shell-quote.ts";
 
 export const BOOT_DIR = "/run/lab-guest";
-/** Mounted over these paths of the host's /etc (relative file name in the boot directory -> guest path). */
-export const etcOverrides: Record<string, string> = {
-  "etc-passwd": "/etc/passwd",
-  "etc-group": "/etc/group",
-  "etc-hosts": "/etc/hosts",
-  "etc-hostname": "/etc/hostname",
-};
-/** An empty file in the boot directory that the emulator's node binary is mounted over. */
-export const NODE_PATH = `${BOOT_DIR}/node`;
+/** Host binaries the emulator's own scripts run (never the guest's PATH): mount points in the boot dir. */
+export const PLUMBING_DIR = `${BOOT_DIR}/bin`;
+export const plumbingCommands = ["setpriv", "script", "stty", "sleep", "sh", "python3", "unshare"] as const;
+export type PlumbingCommand = (typeof plumbingCommands)[number];
+export const PRIVATE_DIR = "private";
+/**
+ * The port relay's directory, which only the relay's uid (nobody) and root may enter when the emulator
+ * runs as root: the guest user must not find a node there that its image does not ship.
+ */
+export const RELAY_DIR = "relay";
+/** An empty file in the relay's directory that the emulator's node binary is mounted over. */
+export const NODE_PATH = `${BOOT_DIR}/${RELAY_DIR}/node`;
 export const RELAY_SCRIPT = "port-relay.mjs";
+/** The guest's filesystem, made as the sandbox's root (compiled: guest.ts runs the .pyc). */
+export const SETUP_SCRIPT = "guest-setup.py";
+/** cloud-init and the service manager, run as guest root (compiled, too). */
+export const SYSTEM_SCRIPT = "guest-system.py";
+/** systemctl, journalctl and the package manager in the guest: a script with a #! line. */
+export const COMMANDS_SCRIPT = "guest-commands.py";
+export const compiledName = (script: string) => script.replace(/\.py$/, ".pyc");
 export const INIT_SCRIPT = `${BOOT_DIR}/init.sh`;
+/** The host's python3, whose standard library must be under /usr/lib (the guest sees no /usr/local). */
+export const HOST_PYTHON = "/usr/bin/python3";
 /** fd 3 in the sandbox: Node's IPC channel, which only the port relay keeps. */
 export const RELAY_CHANNEL_FD = 3;
 /** fd 4 in the sandbox: boot progress lines for the emulator ("started", then "booted"). */
 export const STATUS_FD = 4;
 
+/**
+ * What guest root may do when the emulator runs as root. It is uid 0 with this bounding set: enough
+ * for the grading agent (switch to the student, bind port 899, kill a check's process group, enter a
+ * 0700 home, own its files), never CAP_SYS_ADMIN. Not CAP_DAC_READ_SEARCH either, although the spec
+ * lists it: in the host's user namespace it allows open_by_handle_at(2), which opens any file of a
+ * mounted filesystem by its handle, outside the sandbox's mounts (Docker's "shocker" escape);
+ * CAP_DAC_OVERRIDE already lets the agent enter a 0700 home.
+ */
+export const guestRootCapabilities = [
+  "setuid",
+  "setgid",
+  "net_bind_service",
+  "kill",
+  "dac_override",
+  "chown",
+  "fowner",
+];
+
 export interface BootInput {
   hostname: string;
   username: string;
   homeDir: string;
+  /** The guest user's login shell (bash when the image has it, else sh). */
+  shell: string;
+  image: GuestImage;
   cloudConfig: CloudConfig;
+  bins: BinPlan;
+  /** Host paths of the plumbing commands. */
+  plumbing: Record<PlumbingCommand, string>;
+  etcHidden: readonly string[];
   privileged: boolean;
+  /** When the sandbox was spawned (ms since the epoch), for cloud-init's "Up N seconds". */
+  startedAt: number;
+  /** cloud-init's init stage (write_files) and final stage (runcmd), in ms after the guest started. */
+  initDelayMs: number;
+  runcmdDelayMs: number;
 }
 
-/** File name (relative to the boot directory) -> content. */
+/** File name (relative to the boot directory) -> content. Names under private/ are root's only. */
 export function bootFiles(input: BootInput): Map<string, string | Buffer> {
   const files = new Map<string, string | Buffer>([
     ["init.sh", initScript(input.privileged)],
-    ["cloud-init.sh", cloudInitScript(input)],
-    ["runcmd.sh", runcmdScript(input.cloudConfig)],
-    ["console.sh", consoleScript],
-    ["node", ""],
-    ["etc-passwd", passwd(input.username, input.homeDir)],
-    ["etc-group", group(input.username)],
-    ["etc-hosts", hosts(input.hostname)],
-    ["etc-hostname", `${input.hostname}\n`],
+    ["console.sh", consoleScript(input.shell)],
+    [`${RELAY_DIR}/node`, ""],
+    ["image.json", JSON.stringify(imageFacts(input))],
+    [`${PRIVATE_DIR}/setup.plan`, setupPlan(input)],
+    [`${PRIVATE_DIR}/boot.json`, JSON.stringify(bootPlan(input))],
   ]);
-  input.cloudConfig.writeFiles.forEach((file, index) => files.set(`files/${index}`, file.content));
+  for (const command of plumbingCommands) files.set(`bin/${command}`, "");
+  for (const [name, content] of etcFiles(input)) files.set(`${PRIVATE_DIR}/etc/${name}`, content);
+  const { runcmd, bootcmd, writeFiles } = input.cloudConfig;
+  if (runcmd.length > 0) files.set(`${PRIVATE_DIR}/runcmd.sh`, shellScript(runcmd));
+  if (bootcmd.length > 0) files.set(`${PRIVATE_DIR}/bootcmd.sh`, shellScript(bootcmd));
+  writeFiles.forEach((file, index) => files.set(`${PRIVATE_DIR}/files/${index}`, file.content));
   return files;
+}
+
+function setpriv(args: string[]): string[] {
+  return [`${PLUMBING_DIR}/setpriv`, ...args, "--"];
+}
+
+/** Prefix that runs a command as an ordinary guest user: no groups, no capabilities, no_new_privs. */
+function asUser(uid: number, privileged: boolean): string[] {
+  if (!privileged) return [];
+  return setpriv([
+    `--reuid=${uid}`,
+    `--regid=${uid}`,
+    "--clear-groups",
+    "--no-new-privs",
+    "--inh-caps=-all",
+    "--bounding-set=-all",
+  ]);
+}
+
+/** Prefix that runs a command as guest root: uid 0 with only guestRootCapabilities. */
+function asGuestRoot(privileged: boolean): string[] {
+  if (!privileged) return [];
+  return setpriv([
+    "--inh-caps=-all",
+    `--bounding-set=-all,${guestRootCapabilities.map((cap) => `+${cap}`).join(",")}`,
+  ]);
 }
 
 function initScript(privileged: boolean): string {
   const asRelay = shellJoin(asUser(RELAY_UID, privileged));
   const asGuest = shellJoin(asUser(GUEST_UID, privileged));
+  const asRoot = shellJoin(asGuestRoot(privileged));
   const relay = RELAY_CHANNEL_FD;
   const status = STATUS_FD;
-  return `# The sandbox's first process (root inside the namespaces when the emulator runs as root).
-# fd ${relay} is the emulator's IPC channel and fd ${status} its boot status pipe: only the port relay keeps
-# the channel, and no guest process may inherit either of them.
+  return `# The sandbox's first process after setup (root with every capability when the emulator runs as
+# root). fd ${relay} is the emulator's IPC channel and fd ${status} its boot status pipe: only the port relay
+# keeps the channel, and no guest process may inherit either of them.
 exec 2>&1
 echo started >&${status}
-${asRelay} ${NODE_PATH} ${BOOT_DIR}/${RELAY_SCRIPT} </dev/null ${status}>&- &
+${asRelay} ${NODE_PATH} ${BOOT_DIR}/${RELAY_DIR}/${RELAY_SCRIPT} </dev/null ${status}>&- &
 unset NODE_CHANNEL_FD NODE_CHANNEL_SERIALIZATION_MODE
 exec ${relay}>&-
-${asGuest} /bin/sh ${BOOT_DIR}/cloud-init.sh </dev/null ${status}>&-
+${asRoot} ${PLUMBING_DIR}/python3 -IS ${BOOT_DIR}/${compiledName(SYSTEM_SCRIPT)} boot ${BOOT_DIR}/${PRIVATE_DIR}/boot.json </dev/null ${status}>&-
 echo booted >&${status}
 exec ${status}>&-
-exec ${asGuest} /bin/sh ${BOOT_DIR}/console.sh
+exec ${asGuest} ${PLUMBING_DIR}/sh ${BOOT_DIR}/console.sh
 `;
 }
 
-// Like a getty on a serial port: a fresh shell whenever the last one ends. script(1) gives bash a
+// Like a getty on a serial port: a fresh shell whenever the last one ends. script(1) gives the shell a
 // terminal (job control, Ctrl-C, stty) while the emulator holds plain pipes, as a serial line would.
-const consoleScript = `while :; do
-  script -qec 'stty rows 24 cols 80; exec bash -l' /dev/null
-  sleep 0.2
+function consoleScript(shell: string): string {
+  const inner = `${PLUMBING_DIR}/stty rows 24 cols 80; exec ${shell} -l`;
+  return `while :; do
+  ${PLUMBING_DIR}/script -qec ${shellQuote(inner)} /dev/null
+  ${PLUMBING_DIR}/sleep 0.2
 done
 `;
+}
 
-function cloudInitScript(input: BootInput): string {
+function imageFacts(input: BootInput) {
+  const { image } = input;
+  return {
+    image: image.image,
+    title: image.title,
+    packageManager: image.packageManager,
+    privileged: input.privileged,
+    ...(image.repository ? { repository: image.repository } : {}),
+  };
+}
+
+/**
+ * guest-setup.py's plan: one entry a line, fields separated by tabs (host paths with a tab or a
+ * newline in them are left out of the guest).
+ */
+function setupPlan(input: BootInput): string {
+  const { bins, plumbing, privileged } = input;
+  const dropToGuest = privileged
+    ? []
+    : [`${PLUMBING_DIR}/unshare`, "--user", `--map-user=${GUEST_UID}`, `--map-group=${GUEST_UID}`, "--"];
+  const lines: string[][] = [["privileged", privileged ? "1" : "0"]];
+  for (const dir of bins.binDirs) lines.push(["bindir", dir]);
+  for (const command of plumbingCommands) {
+    if (privileged && command === "unshare") continue;
+    lines.push(["plumbing", `${PLUMBING_DIR}/${command}`, plumbing[command]]);
+  }
+  for (const [path, kind, ...rest] of bins.entries) lines.push([kind, path, ...rest]);
+  for (const [name, mode, gid] of etcFileModes(input)) {
+    lines.push(["etc", name, `${BOOT_DIR}/${PRIVATE_DIR}/etc/${name}`, mode.toString(8), "0", String(gid)]);
+  }
+  for (const path of input.etcHidden) lines.push(["hidden", path]);
+  for (const dir of ["bin", "etc", "games", "include", "lib", "libexec", "sbin", "share", "src"]) {
+    lines.push(["usrlocal", dir]);
+  }
+  lines.push(["then", ...dropToGuest, `${PLUMBING_DIR}/sh`, INIT_SCRIPT]);
+  return lines
+    .filter((fields) => fields.every((field) => !/[\t\n]/.test(field)))
+    .map((fields) => fields.join("\t"))
+    .join("\n")
+    .concat("\n");
+}
+
+function bootPlan(input: BootInput) {
   const { cloudConfig } = input;
-  const lines = [
-    "# Emulated cloud-init: runs as the guest user before the console starts; its output goes to the console.",
-    "umask 022",
-    'cd "$HOME"',
-    '[ -d /etc/skel ] && cp -rT /etc/skel "$HOME"',
-    ...cloudConfig.log.map((line) => `printf '%s\\n' ${shellQuote(line)}`),
-  ];
-  if (cloudConfig.writeFiles.length > 0) {
-    lines.push(
-      `lab_write() {
-  mkdir -p -- "$(dirname -- "$2")" &&
-    if [ "$4" = append ]; then cat -- "$1" >>"$2"; else cat -- "$1" >"$2"; fi &&
-    chmod "$3" -- "$2" ||
-    echo "cloud-init: write_files: could not write $2"
-}`,
-      ...cloudConfig.writeFiles.map(
-        (file, index) =>
-          `lab_write ${BOOT_DIR}/files/${index} ${shellQuote(file.path)} ${file.mode.toString(8)} ${file.append ? "append" : "replace"}`,
-      ),
-    );
-  }
-  if (cloudConfig.runcmd.length > 0) {
-    lines.push(`sh ${BOOT_DIR}/runcmd.sh || echo "cloud-init: runcmd exited with status $?"`);
-  }
-  lines.push("echo 'cloud-init: finished'");
-  return `${lines.join("\n")}\n`;
+  const privateDir = `${BOOT_DIR}/${PRIVATE_DIR}`;
+  return {
+    hostname: input.hostname,
+    privileged: input.privileged,
+    startedAt: input.startedAt,
+    initDelayMs: input.initDelayMs,
+    runcmdDelayMs: input.runcmdDelayMs,
+    image: imageFacts(input),
+    log: cloudConfig.log,
+    bootcmd: cloudConfig.bootcmd.length > 0 ? `${privateDir}/bootcmd.sh` : null,
+    runcmd: cloudConfig.runcmd.length > 0 ? `${privateDir}/runcmd.sh` : null,
+    writeFiles: cloudConfig.writeFiles.map((file, index) => ({
+      path: file.path,
+      source: `${privateDir}/files/${index}`,
+      mode: file.mode,
+      owner: file.owner,
+      append: file.append,
+      defer: file.defer,
+    })),
+    packages: cloudConfig.packages,
+    packageUpdate: cloudConfig.packageUpdate,
+    packageUpgrade: cloudConfig.packageUpgrade,
+  };
 }
 
-// cloud-init's own format: one script, strings verbatim, lists quoted into one command line each.
-function runcmdScript(cloudConfig: CloudConfig): string {
-  const commands = cloudConfig.runcmd.map((command) =>
-    typeof command === "string" ? command : shellJoin(command),
-  );
-  return ["#!/bin/sh", ...commands, ""].join("\n");
+// cloud-init's own format (util.shellify): one script, strings verbatim, lists quoted into one command
+// line each.
+function shellScript(commands: CloudConfig["runcmd"]): string {
+  const lines = commands.map((command) => (typeof command === "string" ? command : shellJoin(command)));
+  return ["#!/bin/sh", ...lines, ""].join("\n");
 }
 
-function passwd(username: string, homeDir: string): string {
+/** Debian's shadow group, which may read /etc/shadow there (Fedora's shadow is mode 0000). */
+const shadowGid = 42;
+
+/** [name in /etc, mode, group id] of the generated /etc files; all belong to root. */
+function etcFileModes(input: BootInput): [string, number, number][] {
+  const debianLike = input.image.packageManager === "apt";
+  const secret: [number, number] = debianLike ? [0o640, shadowGid] : [0o000, 0];
   return [
-    "root:x:0:0:root:/root:/usr/sbin/nologin",
-    `${username}:x:${GUEST_UID}:${GUEST_UID}:${username}:${homeDir}:/bin/bash`,
-    `nobody:x:${RELAY_UID}:${RELAY_UID}:nobody:/nonexistent:/usr/sbin/nologin`,
-    "",
-  ].join("\n");
+    ["passwd", 0o644, 0],
+    ["group", 0o644, 0],
+    ["shadow", ...secret],
+    ["gshadow", ...secret],
+    ["hosts", 0o644, 0],
+    ["hostname", 0o644, 0],
+  ];
 }
 
-function group(username: string): string {
-  return ["root:x:0:", "tty:x:5:", `${username}:x:${GUEST_UID}:`, `nogroup:x:${RELAY_UID}:`, ""].join("\n");
+function etcFiles(input: BootInput): [string, string][] {
+  const { username, homeDir, hostname, shell } = input;
+  const debianLike = input.image.packageManager === "apt";
+  const users = ["root", username, "nobody"];
+  return [
+    [
+      "passwd",
+      [
+        "root:x:0:0:root:/root:/bin/bash",
+        `${username}:x:${GUEST_UID}:${GUEST_UID}:${username}:${homeDir}:${shell}`,
+        `nobody:x:${RELAY_UID}:${RELAY_UID}:nobody:/nonexistent:/usr/sbin/nologin`,
+        "",
+      ].join("\n"),
+    ],
+    [
+      "group",
+      [
+        "root:x:0:",
+        "tty:x:5:",
+        ...(debianLike ? [`shadow:x:${shadowGid}:`] : []),
+        `${username}:x:${GUEST_UID}:`,
+        `nogroup:x:${RELAY_UID}:`,
+        "",
+      ].join("\n"),
+    ],
+    // Locked passwords: nobody logs in with one (the console logs the student in by itself).
+    ["shadow", users.map((user) => `${user}:!*:20000:0:99999:7:::`).join("\n") + "\n"],
+    ["gshadow", ["root:*::", `${username}:!::`, "nogroup:*::", ""].join("\n")],
+    ["hosts", hosts(hostname)],
+    ["hostname", `${hostname}\n`],
+  ];
 }
 
 function hosts(hostname: string): string {

@@ -1,60 +1,60 @@
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { parseCloudConfig } from "./cloud-init.ts";
+import { emptyCloudConfig, parseCloudConfig } from "./cloud-init.ts";
 
-const layout = { username: "student", writableRoots: ["/home/student", "/tmp"] };
-
-function parse(userData: string) {
-  return parseCloudConfig(userData, layout);
-}
+const parse = parseCloudConfig;
 
 describe("parseCloudConfig", () => {
-  it("reads write_files with text, base64 and gzip+base64 content, modes and append", () => {
+  it("reads write_files with text, base64 and gzip+base64 content, modes, owners, append and defer", () => {
     const gz = gzipSync("zipped\n").toString("base64");
     const config = parse(`#cloud-config
 write_files:
   - path: /home/student/plain.txt
     content: |
       hello
-  - path: /tmp/secret
+  - path: /etc/lab-agent/key
     encoding: b64
     content: ${Buffer.from("s3cret").toString("base64")}
     permissions: '0600'
-  - path: /home/student/bin/tool
+  - path: /usr/local/bin/tool
     encoding: gz+b64
     content: ${gz}
     permissions: 0755
+    owner: student:student
     append: true
+    defer: true
 `);
     expect(config.log).toEqual([]);
+    const base = { owner: "root:root", append: false, defer: false };
     expect(config.writeFiles).toEqual([
-      { path: "/home/student/plain.txt", content: Buffer.from("hello\n"), mode: 0o644, append: false },
-      { path: "/tmp/secret", content: Buffer.from("s3cret"), mode: 0o600, append: false },
-      { path: "/home/student/bin/tool", content: Buffer.from("zipped\n"), mode: 0o755, append: true },
+      { ...base, path: "/home/student/plain.txt", content: Buffer.from("hello\n"), mode: 0o644 },
+      { ...base, path: "/etc/lab-agent/key", content: Buffer.from("s3cret"), mode: 0o600 },
+      {
+        path: "/usr/local/bin/tool",
+        content: Buffer.from("zipped\n"),
+        mode: 0o755,
+        owner: "student:student",
+        append: true,
+        defer: true,
+      },
     ]);
   });
 
-  it("skips files outside the home and /tmp, also when .. leads there, and says so", () => {
+  it("takes any absolute path, .. resolved (the guest decides at boot what it may write), and skips relative ones", () => {
     const config = parse(`#cloud-config
 write_files:
-  - path: /etc/motd
+  - path: /etc/gitconfig
     content: hi
   - path: /home/student/../../usr/local/bin/x
     content: hi
   - path: relative.txt
     content: hi
-  - path: /tmp/ok
-    content: hi
 `);
-    expect(config.writeFiles.map((file) => file.path)).toEqual(["/tmp/ok"]);
-    expect(config.log).toEqual([
-      "cloud-init: write_files[0] skipped: /etc/motd is outside /home/student and /tmp, the only writable places in an emulated guest",
-      "cloud-init: write_files[1] skipped: /usr/local/bin/x is outside /home/student and /tmp, the only writable places in an emulated guest",
-      "cloud-init: write_files[2] skipped: path relative.txt is not absolute",
-    ]);
+    expect(config.writeFiles.map((file) => file.path)).toEqual(["/etc/gitconfig", "/usr/local/bin/x"]);
+    expect(config.log).toEqual(["cloud-init: write_files[2] skipped: path relative.txt is not absolute"]);
   });
 
-  it("reports bad entries and ignored fields without dropping the good ones", () => {
+  it("reports bad entries without dropping the good ones", () => {
     const config = parse(`#cloud-config
 write_files:
   - path: /tmp/a
@@ -63,16 +63,32 @@ write_files:
   - path: /tmp/b
     permissions: rwx
   - path: /tmp/c
-    owner: root:root
+    owner: "root; rm -rf /"
+  - path: /tmp/d
   - just a string
 `);
-    expect(config.writeFiles.map((file) => file.path)).toEqual(["/tmp/c"]);
+    expect(config.writeFiles.map((file) => file.path)).toEqual(["/tmp/d"]);
     expect(config.log).toEqual([
       'cloud-init: write_files[0] skipped: /tmp/a: encoding "rot13" is not one of b64, gzip, gz+b64',
       'cloud-init: write_files[1] skipped: /tmp/b: permissions "rwx" is not an octal mode',
-      'cloud-init: write_files[2] /tmp/c: owner "root:root" ignored, files belong to student',
-      "cloud-init: write_files[3] skipped: an entry must be a mapping",
+      'cloud-init: write_files[2] skipped: /tmp/c: owner "root; rm -rf /" is not "user" or "user:group"',
+      "cloud-init: write_files[4] skipped: an entry must be a mapping",
     ]);
+  });
+
+  it("reads packages, package_update and package_upgrade (and their apt_ spellings)", () => {
+    const config = parse(
+      "#cloud-config\npackages: [git, [python3-pip, '23.0'], {bad: 1}]\napt_update: true\npackage_upgrade: true\n",
+    );
+    expect(config.packages).toEqual(["git", ["python3-pip", "23.0"]]);
+    expect(config.packageUpdate).toBe(true);
+    expect(config.packageUpgrade).toBe(true);
+    expect(config.log).toEqual(["cloud-init: packages[2] skipped: it must be a name or [name, version]"]);
+  });
+
+  it("reads bootcmd like runcmd", () => {
+    const config = parse("#cloud-config\nbootcmd: [echo early, [touch, /run/x]]\n");
+    expect(config.bootcmd).toEqual(["echo early", ["touch", "/run/x"]]);
   });
 
   it("reads runcmd strings and argv lists, and skips other items", () => {
@@ -105,7 +121,7 @@ runcmd:
   });
 
   it("accepts no user data and an empty document", () => {
-    expect(parseCloudConfig(undefined, layout)).toEqual({ writeFiles: [], runcmd: [], log: [] });
-    expect(parse("#cloud-config\n")).toEqual({ writeFiles: [], runcmd: [], log: [] });
+    expect(parseCloudConfig(undefined)).toEqual(emptyCloudConfig());
+    expect(parse("#cloud-config\n")).toEqual(emptyCloudConfig());
   });
 });

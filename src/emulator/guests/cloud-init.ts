@@ -1,38 +1,71 @@
-// The part of cloud-init's NoCloud user data that an emulated guest honours: `write_files` and `runcmd`
-// of a #cloud-config document. Anything else is reported in the boot log and the guest boots anyway,
-// as a real guest would after a cloud-init module failed.
+// The part of cloud-init's NoCloud user data that an emulated guest honours, read from a #cloud-config
+// document: bootcmd, write_files (with defer), packages (and package_update / package_upgrade, which
+// fail as without network), runcmd. guest-system.py runs them in cloud-init's order, as guest root.
+// Anything else is reported in the boot log and the guest boots anyway, as a real guest would after
+// a cloud-init module failed. Module names and semantics follow cloud-init's cc_bootcmd,
+// cc_write_files (owner root:root, permissions 0644 by default; `defer` moves a file to the final
+// stage, after users exist), cc_package_update_upgrade_install and cc_runcmd.
 import { posix } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { parseDocument } from "yaml";
 
 export interface GuestFile {
-  /** Absolute path inside the guest, already checked to be writable there. */
+  /** Absolute path inside the guest, normalized. Whether the guest may write it shows at boot. */
   path: string;
   content: Buffer;
   mode: number;
   append: boolean;
+  /** "user:group" (either part may be missing), resolved in the guest; default root:root. */
+  owner: string;
+  /** Written in cloud-init's final stage (write_files_deferred) instead of the init stage. */
+  defer: boolean;
 }
 
 /** A string runs through `sh` as written; a list is one argv, quoted by the boot script (as cloud-init does). */
 export type BootCommand = string | string[];
 
+/** A package as `packages:` names it: a name, or [name, version]. */
+export type PackageSpec = string | string[];
+
 export interface CloudConfig {
+  bootcmd: BootCommand[];
   writeFiles: GuestFile[];
+  packages: PackageSpec[];
+  packageUpdate: boolean;
+  packageUpgrade: boolean;
   runcmd: BootCommand[];
   /** Boot log lines: what was skipped or ignored, and why. */
   log: string[];
 }
 
-export interface GuestLayout {
-  username: string;
-  /** Guest directories the guest user may write: files elsewhere are skipped. */
-  writableRoots: string[];
+const handledKeys = new Set([
+  "bootcmd",
+  "write_files",
+  "runcmd",
+  "packages",
+  "package_update",
+  "package_upgrade",
+  "apt_update",
+  "apt_upgrade",
+  // Reboots after an install: nothing is ever installed here.
+  "package_reboot_if_required",
+  "apt_reboot_if_required",
+]);
+
+export function emptyCloudConfig(): CloudConfig {
+  return {
+    bootcmd: [],
+    writeFiles: [],
+    packages: [],
+    packageUpdate: false,
+    packageUpgrade: false,
+    runcmd: [],
+    log: [],
+  };
 }
 
-const handledKeys = new Set(["write_files", "runcmd"]);
-
-export function parseCloudConfig(userData: string | undefined, layout: GuestLayout): CloudConfig {
-  const config: CloudConfig = { writeFiles: [], runcmd: [], log: [] };
+export function parseCloudConfig(userData: string | undefined): CloudConfig {
+  const config = emptyCloudConfig();
   if (userData === undefined || userData.trim() === "") return config;
   const firstLine = userData.split("\n", 1)[0]?.trimEnd() ?? "";
   if (!/^#cloud-config\s*$/.test(firstLine)) {
@@ -58,48 +91,43 @@ export function parseCloudConfig(userData: string | undefined, layout: GuestLayo
   if (ignored.length > 0) {
     config.log.push(`cloud-init: not emulated, ignored: ${ignored.join(", ")}`);
   }
-  if (data.write_files !== undefined) readWriteFiles(data.write_files, layout, config);
-  if (data.runcmd !== undefined) readRuncmd(data.runcmd, config);
+  if (data.bootcmd !== undefined) config.bootcmd = readCommands("bootcmd", data.bootcmd, config);
+  if (data.write_files !== undefined) readWriteFiles(data.write_files, config);
+  if (data.packages !== undefined) readPackages(data.packages, config);
+  config.packageUpdate = data.package_update === true || data.apt_update === true;
+  config.packageUpgrade = data.package_upgrade === true || data.apt_upgrade === true;
+  if (data.runcmd !== undefined) config.runcmd = readCommands("runcmd", data.runcmd, config);
   return config;
 }
 
-function readWriteFiles(value: unknown, layout: GuestLayout, config: CloudConfig): void {
+function readWriteFiles(value: unknown, config: CloudConfig): void {
   if (!Array.isArray(value)) {
     config.log.push("cloud-init: write_files ignored: it must be a list");
     return;
   }
   value.forEach((entry: unknown, index) => {
-    const file = readWriteFile(entry, layout);
+    const file = readWriteFile(entry);
     if (typeof file === "string") config.log.push(`cloud-init: write_files[${index}] skipped: ${file}`);
-    else {
-      config.writeFiles.push(file.file);
-      config.log.push(
-        ...file.notes.map((note) => `cloud-init: write_files[${index}] ${file.file.path}: ${note}`),
-      );
-    }
+    else config.writeFiles.push(file);
   });
 }
 
-/** The file to write and notes about ignored fields, or why the entry is skipped. */
-function readWriteFile(entry: unknown, layout: GuestLayout): { file: GuestFile; notes: string[] } | string {
+/** The file to write, or why the entry is skipped. */
+function readWriteFile(entry: unknown): GuestFile | string {
   if (!isRecord(entry)) return "an entry must be a mapping";
   if (typeof entry.path !== "string" || entry.path === "") return "path is missing";
   if (!posix.isAbsolute(entry.path)) return `path ${entry.path} is not absolute`;
   const path = posix.normalize(entry.path);
-  if (!layout.writableRoots.some((root) => path.startsWith(`${root}/`))) {
-    return `${path} is outside ${layout.writableRoots.join(" and ")}, the only writable places in an emulated guest`;
-  }
   const content = decodeContent(entry.content, entry.encoding);
   if (typeof content === "string") return `${path}: ${content}`;
   const mode = readMode(entry.permissions);
   if (mode === undefined)
     return `${path}: permissions ${JSON.stringify(entry.permissions)} is not an octal mode`;
-  const notes: string[] = [];
-  const owner = entry.owner;
-  if (owner !== undefined && owner !== layout.username && owner !== `${layout.username}:${layout.username}`) {
-    notes.push(`owner ${JSON.stringify(owner)} ignored, files belong to ${layout.username}`);
+  const owner = entry.owner === undefined || entry.owner === null ? "root:root" : entry.owner;
+  if (typeof owner !== "string" || !/^[a-z_][a-z0-9_-]*\$?(:[a-z_][a-z0-9_-]*\$?)?$/i.test(owner)) {
+    return `${path}: owner ${JSON.stringify(owner)} is not "user" or "user:group"`;
   }
-  return { file: { path, content, mode, append: entry.append === true }, notes };
+  return { path, content, mode, owner, append: entry.append === true, defer: entry.defer === true };
 }
 
 function decodeContent(content: unknown, encoding: unknown): Buffer | string {
@@ -150,17 +178,31 @@ function readMode(permissions: unknown): number | undefined {
   return parseInt(digits, 8);
 }
 
-function readRuncmd(value: unknown, config: CloudConfig): void {
+function readPackages(value: unknown, config: CloudConfig): void {
   if (!Array.isArray(value)) {
-    config.log.push("cloud-init: runcmd ignored: it must be a list");
+    config.log.push("cloud-init: packages ignored: it must be a list");
     return;
   }
   value.forEach((item: unknown, index) => {
-    if (typeof item === "string") config.runcmd.push(item);
+    if (typeof item === "string") config.packages.push(item);
     else if (Array.isArray(item) && item.length > 0 && item.every(isScalar))
-      config.runcmd.push(item.map(String));
-    else config.log.push(`cloud-init: runcmd[${index}] skipped: it must be a string or a list of strings`);
+      config.packages.push(item.map(String));
+    else config.log.push(`cloud-init: packages[${index}] skipped: it must be a name or [name, version]`);
   });
+}
+
+function readCommands(module: string, value: unknown, config: CloudConfig): BootCommand[] {
+  if (!Array.isArray(value)) {
+    config.log.push(`cloud-init: ${module} ignored: it must be a list`);
+    return [];
+  }
+  const commands: BootCommand[] = [];
+  value.forEach((item: unknown, index) => {
+    if (typeof item === "string") commands.push(item);
+    else if (Array.isArray(item) && item.length > 0 && item.every(isScalar)) commands.push(item.map(String));
+    else config.log.push(`cloud-init: ${module}[${index}] skipped: it must be a string or a list of strings`);
+  });
+  return commands;
 }
 
 function isScalar(value: unknown): boolean {

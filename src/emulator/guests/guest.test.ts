@@ -5,10 +5,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startGuest, type Guest } from "./guest.ts";
+import { GUEST_UID, runsPrivileged } from "./sandbox.ts";
+import { echoServerCommand } from "./testing/echo-server.ts";
 import { SerialTranscript } from "./testing/serial-transcript.ts";
 
-const echoServer = (port: number) =>
-  `nohup node -e "require('net').createServer((s) => s.pipe(s)).listen(${port}, '127.0.0.1')" >/dev/null 2>&1 &`;
+const echoServer = (port: number) => echoServerCommand(port, "127.0.0.1");
 
 const mainUserData = `#cloud-config
 users: [default]
@@ -20,10 +21,11 @@ write_files:
     encoding: b64
     content: ${Buffer.from("s3cret").toString("base64")}
     permissions: '0600'
+    owner: student:student
   - path: /etc/motd-from-guest
-    content: must not be written
+    content: the guest's own /etc, not the host's
 runcmd:
-  - echo "string ran as $(whoami)" > ~/runcmd.txt
+  - echo "string ran as $(whoami) in $(pwd)" > /home/student/runcmd.txt
   - [touch, "/home/student/with space 'quoted'"]
   - ${JSON.stringify(echoServer(8099))}
 `;
@@ -152,23 +154,30 @@ describe("a guest's serial console", () => {
 });
 
 describe("a guest's cloud-init", () => {
-  it("writes write_files into the home with their content and mode", async () => {
-    expect(await readFile(join(main.homeDir, "notes/hello.txt"), "utf8")).toBe("hello from cloud-init\n");
+  it("writes write_files with their content, mode and owner (root:root unless given)", async () => {
+    const hello = join(main.homeDir, "notes/hello.txt");
+    expect(await readFile(hello, "utf8")).toBe("hello from cloud-init\n");
+    expect((await stat(hello)).uid).toBe(runsPrivileged() ? 0 : process.getuid?.());
     expect(await readFile(join(main.homeDir, "secret"), "utf8")).toBe("s3cret");
-    expect((await stat(join(main.homeDir, "secret"))).mode & 0o777).toBe(0o600);
+    const secret = await stat(join(main.homeDir, "secret"));
+    expect(secret.mode & 0o777).toBe(0o600);
+    expect(secret.uid).toBe(runsPrivileged() ? GUEST_UID : process.getuid?.());
   });
 
-  it("runs runcmd strings in sh and lists as argv, as the guest user", async () => {
-    expect(await readFile(join(main.homeDir, "runcmd.txt"), "utf8")).toBe("string ran as student\n");
+  it("runs runcmd strings in sh and lists as argv, as guest root in /", async () => {
+    expect(await readFile(join(main.homeDir, "runcmd.txt"), "utf8")).toBe(
+      `string ran as ${runsPrivileged() ? "root" : "student"} in /\n`,
+    );
     expect(existsSync(join(main.homeDir, "with space 'quoted'"))).toBe(true);
   });
 
-  it("skips files outside the home and /tmp and reports what it ignored", () => {
+  it("writes outside the home into the guest's own /etc, never the host's, and reports what it ignored", async () => {
     expect(existsSync("/etc/motd-from-guest")).toBe(false);
-    expect(main.bootLog).toEqual([
-      "cloud-init: not emulated, ignored: users",
-      "cloud-init: write_files[2] skipped: /etc/motd-from-guest is outside /home/student and /tmp, the only writable places in an emulated guest",
-    ]);
+    const serial = await promptOn(main);
+    serial.type("cat /etc/motd-from-guest; echo\r");
+    await serial.waitFor(/\rthe guest's own \/etc, not the host's\r\n/);
+    serial.detach();
+    expect(main.bootLog).toEqual(["cloud-init: not emulated, ignored: users"]);
   });
 
   it("boots a guest whose user data is broken, with a boot log line", () => {

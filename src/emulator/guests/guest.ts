@@ -1,24 +1,36 @@
 // An emulated guest: what runs "inside" a Running VMI. A real bash behind a serial line, in a sandbox
-// with its own home and /tmp, cloud-init's write_files and runcmd at boot, TCP ports reachable through
+// with its own home and /tmp, offering only the commands of its image (images.ts), with a guest root,
+// cloud-init's stages and an emulated systemd at boot (guest-system.py), TCP ports reachable through
 // the port relay, and the facts a guest agent would report. The emulator starts one when a VMI reaches
 // Running and kills it when the VMI goes away.
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { EventEmitter } from "node:events";
-import { chmod, chown, mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { chmod, chown, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import net from "node:net";
 import { dirname, join } from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import {
   BOOT_DIR,
-  INIT_SCRIPT,
+  COMMANDS_SCRIPT,
+  HOST_PYTHON,
   NODE_PATH,
+  PRIVATE_DIR,
+  RELAY_DIR,
   RELAY_SCRIPT,
+  SETUP_SCRIPT,
   STATUS_FD,
+  SYSTEM_SCRIPT,
   bootFiles,
-  etcOverrides,
+  compiledName,
+  plumbingCommands,
+  type PlumbingCommand,
 } from "./boot-files.ts";
 import { parseCloudConfig } from "./cloud-init.ts";
+import { binPlanFor, hostCommand, hostEtcSecrets } from "./guest-bin.ts";
+import { defaultGuestImage, type GuestImage } from "./images.ts";
 import {
   guestAgentInfo,
   guestFileSystemList,
@@ -30,6 +42,7 @@ import {
 } from "./guest-info.ts";
 import {
   GUEST_UID,
+  RELAY_UID,
   SANDBOX_PATH,
   runsPrivileged,
   sandboxAvailable,
@@ -38,7 +51,13 @@ import {
   type SandboxPlan,
 } from "./sandbox.ts";
 import { removeTree } from "./remove-tree.ts";
-import { isRunning, namespaceInitOf, waitUntilEnded, type ProcessIdentity } from "./sandbox-process.ts";
+import {
+  isRunning,
+  killInNamespace,
+  namespaceInitOf,
+  waitUntilEnded,
+  type ProcessIdentity,
+} from "./sandbox-process.ts";
 import { ConsoleLog } from "./console-log.ts";
 import { SerialLine, type SerialAttachment, type SerialHandlers } from "./serial-line.ts";
 
@@ -53,8 +72,15 @@ export interface GuestOptions {
   userData?: string;
   /** The guest user; default "student". */
   username?: string;
-  /** Use this sandbox backend; by default bubblewrap, else unshare. */
+  /** Use this sandbox backend; by default bubblewrap as root, unshare otherwise (guestBackends()). */
   sandbox?: SandboxBackend;
+  /** The image's manifest: the commands the guest offers, its package manager. Default: defaultGuestImage. */
+  image?: GuestImage;
+  /**
+   * How long after the sandbox starts cloud-init reaches runcmd (its final stage); write_files (the
+   * init stage) comes at a quarter of it. Default 0. The emulator passes 30-120 s with realistic timing.
+   */
+  cloudInitDelayMs?: number;
 }
 
 export interface GuestEvents {
@@ -89,6 +115,8 @@ export interface Guest {
   filesystemList(): Promise<GuestFileSystemList>;
   /** Ends every process of the guest, then removes its files (all but the home with keepHome). */
   kill(options?: { keepHome?: boolean }): Promise<void>;
+  /** Kills the guest's processes whose command line contains `text`, as an OOM kill would; returns how many. */
+  killProcesses(text: string): Promise<number>;
 }
 
 const defaultUsername = "student";
@@ -96,11 +124,85 @@ const namePattern = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
 const usernamePattern = /^[a-z_][a-z0-9_-]{0,31}$/;
 const startTimeoutMs = 10_000;
 const connectTimeoutMs = 10_000;
-const relaySource = fileURLToPath(new URL(`./${RELAY_SCRIPT}`, import.meta.url));
+const sourceOf = (file: string) => fileURLToPath(new URL(`./${file}`, import.meta.url));
+
+let compiled: Promise<Map<string, Buffer>> | undefined;
+
+/**
+ * guest-setup.py and guest-system.py compiled by the host's python3, once per process: every guest
+ * runs both, and compiling them is most of what starting python costs (a .pyc runs as it is).
+ */
+function compiledScripts(): Promise<Map<string, Buffer>> {
+  compiled ??= (async () => {
+    const dir = await mkdtemp(join(tmpdir(), "lab-guest-pyc-"));
+    try {
+      const scripts = [SETUP_SCRIPT, SYSTEM_SCRIPT];
+      const outputs = scripts.map((script) => join(dir, compiledName(script)));
+      const program =
+        "import py_compile, sys\n" +
+        "for source, target in zip(sys.argv[1::2], sys.argv[2::2]):\n" +
+        "    py_compile.compile(source, cfile=target, doraise=True)\n";
+      const args = scripts.flatMap((script, index) => [sourceOf(script), outputs[index] ?? ""]);
+      await new Promise<void>((resolve, reject) =>
+        execFile(HOST_PYTHON, ["-IS", "-c", program, ...args], (error) =>
+          error ? reject(error) : resolve(),
+        ),
+      );
+      return new Map(
+        await Promise.all(
+          scripts.map(
+            async (script, index) => [compiledName(script), await readFile(outputs[index] ?? "")] as const,
+          ),
+        ),
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  })();
+  compiled.catch(() => (compiled = undefined));
+  return compiled;
+}
+
+let plumbing: Record<PlumbingCommand, string> | undefined;
+
+/** The host binaries the guest's own scripts run (at PLUMBING_DIR), found once per process. */
+function hostPlumbing(): Record<PlumbingCommand, string> {
+  if (plumbing) return plumbing;
+  if (!existsSync(HOST_PYTHON)) {
+    throw new Error(
+      `Guests need ${HOST_PYTHON} on the host (install the "python3" package): it runs their cloud-init and systemd`,
+    );
+  }
+  const found: Partial<Record<PlumbingCommand, string>> = {};
+  for (const command of plumbingCommands) {
+    const path =
+      command === "python3" ? hostCommand("python3", "/usr/bin") : hostCommand(command, SANDBOX_PATH);
+    if (!path)
+      throw new Error(`Guests need ${command} on the host (util-linux, coreutils), and it is missing`);
+    found[command] = path;
+  }
+  plumbing = found as Record<PlumbingCommand, string>;
+  return plumbing;
+}
+
+/** Why guests cannot run on this host beyond the sandbox itself (python3, util-linux), or undefined. */
+export function guestHostProblem(): string | undefined {
+  try {
+    hostPlumbing();
+    return undefined;
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
 
 export async function startGuest(options: GuestOptions): Promise<Guest> {
   const support = await sandboxAvailable(options.sandbox);
   if (!support.ok) throw new Error(support.message);
+  if (support.backend === "bwrap" && !runsPrivileged()) {
+    throw new Error(
+      "Without root, guests run in the unshare backend only: bubblewrap cannot let a guest open port 899",
+    );
+  }
   const username = options.username ?? defaultUsername;
   if (!namePattern.test(options.name))
     throw new Error(`guest name ${JSON.stringify(options.name)} is not a VMI name`);
@@ -110,14 +212,14 @@ export async function startGuest(options: GuestOptions): Promise<Guest> {
   await mkdir(options.rootDir, { recursive: true });
   const guestDir = await mkdtemp(join(options.rootDir, `${hostnameFor(options.name)}-`));
   try {
-    const layout = await prepareGuestDir(guestDir, options.name, username, options.userData);
+    const layout = await prepareGuestDir(guestDir, options, username);
     const child = spawn(...launchOf(layout, support.backend), {
       env: {
         PATH: SANDBOX_PATH,
         HOME: layout.guestHome,
         USER: username,
         LOGNAME: username,
-        SHELL: "/bin/bash",
+        SHELL: layout.shell,
         // What systemd's serial-getty sets on a real guest's ttyS0.
         TERM: "vt220",
         LANG: "C.UTF-8",
@@ -153,15 +255,16 @@ interface GuestLayout {
   rootMountPoint: string;
   guestHome: string;
   hostname: string;
+  shell: string;
   bootLog: string[];
 }
 
 async function prepareGuestDir(
   guestDir: string,
-  name: string,
+  options: GuestOptions,
   username: string,
-  userData: string | undefined,
 ): Promise<GuestLayout> {
+  const image = options.image ?? defaultGuestImage;
   const layout: GuestLayout = {
     guestDir,
     homeDir: join(guestDir, "home"),
@@ -169,7 +272,8 @@ async function prepareGuestDir(
     bootDir: join(guestDir, "boot"),
     rootMountPoint: join(guestDir, "root"),
     guestHome: `/home/${username}`,
-    hostname: hostnameFor(name),
+    hostname: hostnameFor(options.name),
+    shell: image.commands.has("bash") ? "/bin/bash" : "/bin/sh",
     bootLog: [],
   };
   // Modes are set explicitly: the emulator's umask must not keep the relay (running as nobody) from its files.
@@ -180,23 +284,48 @@ async function prepareGuestDir(
   await chmod(layout.tmpDir, 0o1777);
   const privileged = runsPrivileged();
   if (privileged) await chown(layout.homeDir, GUEST_UID, GUEST_UID);
+  await chmod(layout.homeDir, image.homeMode);
 
-  const cloudConfig = parseCloudConfig(userData, { username, writableRoots: [layout.guestHome, "/tmp"] });
+  const cloudConfig = parseCloudConfig(options.userData);
   layout.bootLog = cloudConfig.log;
+  const delay = Math.max(0, options.cloudInitDelayMs ?? 0);
   const files = bootFiles({
     hostname: layout.hostname,
     username,
     homeDir: layout.guestHome,
+    shell: layout.shell,
+    image,
     cloudConfig,
+    bins: binPlanFor(image, `${BOOT_DIR}/${COMMANDS_SCRIPT}`),
+    plumbing: hostPlumbing(),
+    etcHidden: privileged ? hostEtcSecrets() : [],
     privileged,
+    startedAt: Date.now(),
+    initDelayMs: Math.round(delay / 4),
+    runcmdDelayMs: delay,
   });
-  files.set(RELAY_SCRIPT, await readFile(relaySource));
+  files.set(`${RELAY_DIR}/${RELAY_SCRIPT}`, await readFile(sourceOf(RELAY_SCRIPT)));
+  files.set(COMMANDS_SCRIPT, await readFile(sourceOf(COMMANDS_SCRIPT)));
+  for (const [name, content] of await compiledScripts()) files.set(name, content);
+  // What guest root alone may read on a real guest (user data, write_files contents, shadow) is in
+  // a directory only the emulator's own uid, which is guest root's, may enter.
+  const made = new Set<string>();
   for (const [file, content] of files) {
     const path = join(layout.bootDir, file);
-    await mkdir(dirname(path), { recursive: true });
-    await chmod(dirname(path), 0o755);
+    const dir = dirname(path);
+    const privateFile = file.startsWith(`${PRIVATE_DIR}/`);
+    if (!made.has(dir)) {
+      await mkdir(dir, { recursive: true });
+      await chmod(dir, privateFile ? 0o700 : 0o755);
+      made.add(dir);
+    }
     await writeFile(path, content);
-    await chmod(path, 0o644);
+    await chmod(path, privateFile ? 0o600 : file === COMMANDS_SCRIPT ? 0o755 : 0o644);
+  }
+  if (privileged) {
+    const relayDir = join(layout.bootDir, RELAY_DIR);
+    await chown(relayDir, 0, RELAY_UID);
+    await chmod(relayDir, 0o750);
   }
   return layout;
 }
@@ -204,7 +333,7 @@ async function prepareGuestDir(
 function launchOf(layout: GuestLayout, backend: SandboxBackend): [string, string[]] {
   const plan: SandboxPlan = {
     hostname: layout.hostname,
-    directories: ["/home"],
+    directories: ["/home", "/root"],
     writable: [
       { hostPath: layout.homeDir, guestPath: layout.guestHome },
       { hostPath: layout.tmpDir, guestPath: "/tmp" },
@@ -213,14 +342,17 @@ function launchOf(layout: GuestLayout, backend: SandboxBackend): [string, string
       { hostPath: layout.bootDir, guestPath: BOOT_DIR },
       // The relay runs on the emulator's own node, which may live outside the system directories.
       { hostPath: process.execPath, guestPath: NODE_PATH },
-      ...Object.entries(etcOverrides).map(([file, guestPath]) => ({
-        hostPath: join(layout.bootDir, file),
-        guestPath,
-      })),
     ],
     workDir: layout.guestHome,
     rootMountPoint: layout.rootMountPoint,
-    command: ["/bin/sh", INIT_SCRIPT],
+    // Setup runs as the sandbox's root while the host's /usr/bin is still there, then execs init.sh.
+    command: [
+      HOST_PYTHON,
+      "-IS",
+      `${BOOT_DIR}/${compiledName(SETUP_SCRIPT)}`,
+      `${BOOT_DIR}/${PRIVATE_DIR}/setup.plan`,
+    ],
+    commandRunsAsRoot: true,
   };
   const launch = sandboxLaunch(plan, backend, runsPrivileged());
   return [launch.file, launch.args];
@@ -360,6 +492,11 @@ class SandboxedGuest implements Guest {
 
   filesystemList(): Promise<GuestFileSystemList> {
     return guestFileSystemList(this.#facts());
+  }
+
+  async killProcesses(text: string): Promise<number> {
+    const init = await this.#namespaceInit;
+    return init && this.#running ? killInNamespace(init, text) : 0;
   }
 
   async kill(options: { keepHome?: boolean } = {}): Promise<void> {

@@ -2,7 +2,7 @@
 // every other process of the guest, so it is the process to kill, and the one to watch before the
 // guest's files are removed: as long as any guest process lives it could swap a directory for a symlink
 // under the feet of a recursive delete.
-import { readFile } from "node:fs/promises";
+import { readFile, readdir, readlink } from "node:fs/promises";
 
 export interface ProcessIdentity {
   pid: number;
@@ -39,6 +39,32 @@ export async function waitUntilEnded(process: ProcessIdentity, timeoutMs: number
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
   return true;
+}
+
+/**
+ * Sends SIGKILL to every process in the pid namespace of `init` whose command line contains `text`;
+ * returns how many. Like the kernel's OOM killer, it picks processes whatever their owner.
+ */
+export async function killInNamespace(init: ProcessIdentity, text: string): Promise<number> {
+  const namespace = await readlink(`/proc/${init.pid}/ns/pid`).catch(() => undefined);
+  if (namespace === undefined) return 0;
+  let killed = 0;
+  for (const entry of await readdir("/proc")) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid) || pid === init.pid) continue;
+    const [ns, commandLine] = await Promise.all([
+      readlink(`/proc/${pid}/ns/pid`).catch(() => undefined),
+      readFile(`/proc/${pid}/cmdline`, "utf8").catch(() => ""),
+    ]);
+    if (ns !== namespace || !commandLine.replaceAll("\0", " ").includes(text)) continue;
+    try {
+      process.kill(pid, "SIGKILL");
+      killed++;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return killed;
 }
 
 async function readStat(pid: number): Promise<{ state: string; startTime: string } | undefined> {

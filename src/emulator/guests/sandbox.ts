@@ -1,6 +1,7 @@
 // Builds the command line that puts a guest in its own sandbox: new mount, pid, network (loopback only),
 // uts, ipc and cgroup namespaces; the host's system directories read-only; only the guest's own home and
-// /tmp writable. Two backends do the same job: bubblewrap, and util-linux `unshare` plus a setup script
+// /tmp writable (guest-system.py's setup then gives the guest its own /etc, /usr/local, /var and /root,
+// in memory). Two backends do the same job: bubblewrap, and util-linux `unshare` plus a setup script
 // for hosts without bubblewrap. The guest's processes never run as root on the host:
 // - privileged (the emulator runs as root): no user namespace; the sandbox's first process is root inside
 //   the namespaces and must drop to GUEST_UID / RELAY_UID itself (see `asUser`).
@@ -41,6 +42,12 @@ export interface SandboxPlan {
   /** An empty host directory; the unshare backend mounts the new root on it (inside its own mount namespace). */
   rootMountPoint: string;
   command: string[];
+  /**
+   * Run `command` as the sandbox's root (the user namespace's, when unprivileged) instead of dropping
+   * to GUEST_UID first; the command then drops by itself. Not with bubblewrap unprivileged, which
+   * keeps no capabilities for its command.
+   */
+  commandRunsAsRoot?: boolean;
 }
 
 export interface SandboxLaunch {
@@ -74,6 +81,9 @@ export function sandboxLaunch(
   backend: SandboxBackend,
   privileged: boolean,
 ): SandboxLaunch {
+  if (plan.commandRunsAsRoot && backend === "bwrap" && !privileged) {
+    throw new Error("bubblewrap without root cannot run a command as the sandbox's root; use unshare");
+  }
   const steps = mountSteps(plan);
   return backend === "bwrap"
     ? { file: "bwrap", args: bwrapArgs(plan, steps, privileged) }
@@ -252,9 +262,10 @@ function unshareSetupScript(plan: SandboxPlan, steps: MountStep[], privileged: b
         break;
     }
   }
-  const dropToGuest = privileged
-    ? []
-    : ["unshare", "--user", `--map-user=${GUEST_UID}`, `--map-group=${GUEST_UID}`, "--"];
+  const dropToGuest =
+    privileged || plan.commandRunsAsRoot
+      ? []
+      : ["unshare", "--user", `--map-user=${GUEST_UID}`, `--map-group=${GUEST_UID}`, "--"];
   lines.push(
     `hostname ${shellQuote(plan.hostname)}`,
     // A new network namespace starts with its loopback down (bwrap brings it up by itself).
@@ -290,6 +301,16 @@ function devSetup(dev: string): string[] {
 const probes = new Map<string, Promise<SandboxSupport>>();
 
 /**
+ * The backends guests may use, in order of preference. As root, bubblewrap (the fastest) and unshare.
+ * Without root only unshare: its setup script is root of the user namespace that owns the guest's
+ * network namespace, so it can open ports below 1024 to the guest (the grading agent's 899), which
+ * bubblewrap cannot do without root.
+ */
+export function guestBackends(privileged = runsPrivileged()): SandboxBackend[] {
+  return privileged ? ["bwrap", "unshare"] : ["unshare"];
+}
+
+/**
  * Which backend works on this host (tried by starting a tiny sandbox), or a message that says what to
  * install. `only` restricts the choice to one backend. Cached per process.
  */
@@ -297,7 +318,7 @@ export function sandboxAvailable(only?: SandboxBackend): Promise<SandboxSupport>
   const key = only ?? "any";
   let probe = probes.get(key);
   if (!probe) {
-    probe = detectSandbox(only ? [only] : ["bwrap", "unshare"], SANDBOX_PATH);
+    probe = detectSandbox(only ? [only] : guestBackends(), SANDBOX_PATH);
     probes.set(key, probe);
   }
   return probe;

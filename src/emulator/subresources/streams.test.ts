@@ -3,6 +3,7 @@
 // the guest agent's answers, cloud-init from inline user data and from a Secret, and the sandbox.
 import { existsSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { echoServerCommand } from "../guests/testing/echo-server.ts";
 import type { KubeObject } from "../objects.ts";
 import { vmManifest } from "../testing/manifests.ts";
 import { jsonRequest, rawRequest } from "../testing/raw-request.ts";
@@ -21,7 +22,7 @@ write_files:
     content: |
       welcome to the lab
 runcmd:
-  - nohup node -e "require('net').createServer((s) => s.pipe(s)).listen(8080, '0.0.0.0')" >/dev/null 2>&1 &
+  - ${JSON.stringify(echoServerCommand(8080))}
 `;
 const secretUserData = `#cloud-config
 write_files:

@@ -15,11 +15,16 @@ export interface VmOptions {
   userData?: string;
   /** false: spec.domain.devices.autoattachSerialConsole false (no console). */
   serialConsole?: boolean;
+  /** The containerDisk image; default KubeVirt's cirros demo disk (the guests' default manifest). */
+  image?: string;
 }
 
 export function vmManifest(name: string, options: VmOptions = {}): Record<string, unknown> {
   const volumes: unknown[] = [
-    { name: "containerdisk", containerDisk: { image: "quay.io/kubevirt/cirros-container-disk-demo" } },
+    {
+      name: "containerdisk",
+      containerDisk: { image: options.image ?? "quay.io/kubevirt/cirros-container-disk-demo" },
+    },
   ];
   if (options.userDataSecret) {
     volumes.push({

@@ -1,4 +1,4 @@
-// Server secrets: the key that signs session cookies, the one agent tokens derive from. Each is
+// Server secrets: the key that signs session cookies, the one agent keys derive from. Each is
 // generated once and kept beside the other local state, so a restart does not sign everyone out or
 // lock the grading agents out; a value from the environment wins when several replicas must share it.
 import { randomBytes } from "node:crypto";
@@ -9,7 +9,8 @@ export function loadOrCreateSessionSecret(dataDir: string, fromEnv: string | und
   return loadOrCreateSecret(dataDir, "session-secret", fromEnv);
 }
 
-export function loadOrCreateAgentTokenSecret(dataDir: string, fromEnv: string | undefined): Promise<string> {
+export function loadOrCreateAgentKeySecret(dataDir: string, fromEnv: string | undefined): Promise<string> {
+  // The file keeps its first name: data folders of earlier versions hold it, and their VMs' keys.
   return loadOrCreateSecret(dataDir, "agent-token-secret", fromEnv);
 }
 

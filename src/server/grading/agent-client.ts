@@ -1,6 +1,10 @@
 // Talks to a session's grading agent (docs/agent.md) over whatever connection the transport opens:
-// in production KubeVirt's port-forward through the cluster, in tests a TCP socket. Every way this
-// can fail ends as AgentUnreachableError with a reason a person can read.
+// in production KubeVirt's port-forward through the cluster, in tests a TCP socket. Every request is
+// signed with the session's key and every answer must carry the agent's signature over it
+// (agent-signature.ts): the key never crosses the wire, and whatever answers without it (a fake
+// agent on the port, a replayed answer) is never believed. Every way this can fail ends as
+// AgentUnreachableError (AgentUnverifiedError for an answer that did not prove itself) with a
+// reason a person can read.
 import type { Duplex } from "node:stream";
 import { agentLimits, type AgentCheckSpec } from "../../common/agent-protocol.ts";
 import {
@@ -9,25 +13,51 @@ import {
   AgentHealth,
   type AgentCheckResult,
 } from "../../common/grading.ts";
+import { agentMacHeader, signAgentRequest, verifyAgentAnswer } from "./agent-signature.ts";
 import {
   ConnectionLostError,
   MalformedAnswerError,
   requestOverStream,
   ResponseTooLargeError,
+  type StreamResponse,
 } from "./http-over-stream.ts";
 
-/** Opens a fresh connection to port 8099 of the session's VM. Should reject with a plain reason. */
+/** Opens a fresh connection to the agent's port (agentPort) of the session's VM. Should reject with a plain reason. */
 export type ConnectToAgent = (sessionId: string, signal: AbortSignal) => Promise<Duplex>;
 
 /** The agent could not be asked, or did not answer properly: infrastructure, never a grade. */
 export class AgentUnreachableError extends Error {
-  readonly code = "unreachable";
+  readonly code: "unreachable" | "unverified" = "unreachable";
 }
+
+/**
+ * Something answered, but not with this session's key: whatever it said is not the agent's word.
+ * The reason is one of a few fixed texts, never the answer's own message.
+ */
+export class AgentUnverifiedError extends AgentUnreachableError {
+  override readonly code = "unverified";
+  constructor(
+    message: string,
+    /** The HTTP status of the answer that did not verify. */
+    readonly status: number,
+  ) {
+    super(message);
+  }
+}
+
+/** The reasons for answers that did not verify (docs/grading.md, "When a session is not gradable"). */
+export const unverifiedReasons = {
+  signatureRefused:
+    "The VM's grading agent did not accept the console's signature (its key differs from this server's; was AGENT_TOKEN_SECRET changed after the VM started?).",
+  noKey: "The VM's grading agent has no key yet; your VM is still starting its grading agent.",
+  unproven:
+    "The VM's grading agent could not prove itself: its answer was not signed with this session's key.",
+} as const;
 
 export interface AgentClientOptions {
   connect: ConnectToAgent;
-  /** The session's bearer token: agentToken(secret, sessionId). */
-  tokenFor: (sessionId: string) => string;
+  /** The session's key: agentKey(secret, sessionId). It signs and verifies; it is never sent. */
+  keyFor: (sessionId: string) => string;
   /** For opening the connection, the cluster's port-forward handshake included. Default 10 s. */
   connectTimeoutMs?: number;
   /** Allowed on top of the checks' own timeouts before the answer counts as lost. Default 15 s. */
@@ -60,26 +90,35 @@ export function createAgentClient(options: AgentClientOptions): AgentClient {
     signal: AbortSignal | undefined,
   ): Promise<unknown> {
     const callerSignal = signal ?? new AbortController().signal;
+    const key = options.keyFor(sessionId);
+    const body = request.body === undefined ? Buffer.alloc(0) : Buffer.from(JSON.stringify(request.body));
+    // A fresh nonce per request: the agent refuses one it has seen, and only an answer signed over
+    // this nonce counts, so no answer to an earlier request passes for this one.
+    const signed = signAgentRequest(key, request.method, request.path, body);
     const stream = await openConnection(sessionId, callerSignal);
     const deadline = AbortSignal.any([callerSignal, AbortSignal.timeout(request.answerWithinMs)]);
-    const body = request.body === undefined ? undefined : Buffer.from(JSON.stringify(request.body));
     let answer;
     try {
       answer = await requestOverStream(stream, {
         method: request.method,
         path: request.path,
         headers: {
-          authorization: `Bearer ${options.tokenFor(sessionId)}`,
+          authorization: signed.authorization,
           accept: "application/json",
-          ...(body ? { "content-type": "application/json" } : {}),
+          ...(request.body === undefined ? {} : { "content-type": "application/json" }),
         },
-        body,
+        body: request.body === undefined ? undefined : body,
         maxResponseBytes: maxAnswerBytes,
         signal: deadline,
       });
     } catch (error) {
       if (callerSignal.aborted) throw callerSignal.reason;
       throw explainExchangeFailure(error, request.answerWithinMs);
+    }
+    const mac = answer.headers[agentMacHeader];
+    const macText = typeof mac === "string" ? mac : undefined;
+    if (!verifyAgentAnswer(key, signed.nonce, answer.status, answer.body, macText)) {
+      throw explainUnverified(answer, macText !== undefined);
     }
     const json = parseJson(answer.body);
     if (answer.status !== 200) throw explainRefusal(answer.status, json);
@@ -161,6 +200,24 @@ function explainExchangeFailure(error: unknown, answerWithinMs: number): AgentUn
   return new AgentUnreachableError(`Talking to the grading agent failed (${describeSocketError(error)}).`);
 }
 
+/**
+ * Which fixed reason an answer that did not verify gets. Only an unsigned answer's status and error
+ * code choose among them (the real agent cannot sign when it refuses the signature or has no key);
+ * nothing it says is passed on, and a wrong signature is never anything but unproven.
+ */
+function explainUnverified(answer: StreamResponse, signed: boolean): AgentUnverifiedError {
+  const { status } = answer;
+  if (!signed && status === 401) return new AgentUnverifiedError(unverifiedReasons.signatureRefused, status);
+  if (!signed && status === 503) {
+    const parsed = AgentErrorBody.safeParse(parseJson(answer.body));
+    if (parsed.success && parsed.data.error.code === "no_key") {
+      return new AgentUnverifiedError(unverifiedReasons.noKey, status);
+    }
+  }
+  return new AgentUnverifiedError(unverifiedReasons.unproven, status);
+}
+
+/** A verified refusal: the agent's own words, which can be trusted now. */
 function explainRefusal(status: number, json: unknown): AgentUnreachableError {
   const parsed = AgentErrorBody.safeParse(json);
   if (!parsed.success) return new AgentUnreachableError(`The grading agent answered with HTTP ${status}.`);

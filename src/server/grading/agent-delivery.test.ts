@@ -1,48 +1,42 @@
 // What a new session's VM receives so that it can be graded: checked on the user data the BFF
-// really builds, with the real agent bundle.
-import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { gunzipSync } from "node:zlib";
+// really builds, with the real agent file.
 import { parse } from "yaml";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildAgent } from "../../../scripts/build-agent.ts";
-import { agentToken } from "../../common/agent-token.ts";
+import { beforeAll, describe, expect, it } from "vitest";
+import { gunzipSync } from "node:zlib";
+import path from "node:path";
+import { agentKey } from "../../common/agent-key.ts";
 import { defaultVmSizes, loadLabs } from "../labs/load-labs.ts";
 import { buildSessionObjects, userDataKey } from "../sessions/vm-manifest.ts";
-import { agentGuestPaths, createAgentDelivery } from "./agent-delivery.ts";
+import { loadAgentFile } from "./agent-bundle.ts";
+import { agentGuestPaths, agentNotStartedMarker, createAgentDelivery } from "./agent-delivery.ts";
 
 const secret = "a-secret-for-agent-delivery-tests-only";
 const sessionId = "git-workflow-a1b2c3d4";
 const labs = loadLabs(new URL("../../../labs", import.meta.url).pathname, defaultVmSizes).labs;
 const lab = labs.find((each) => each.id === "git-workflow");
 
-let dir: string;
-let bundle: Buffer;
+let agentFile: Buffer;
 
 beforeAll(async () => {
-  dir = await mkdtemp(path.join(tmpdir(), "agent-delivery-"));
-  await buildAgent(path.join(dir, "lab-agent.mjs"));
-  bundle = await readFile(path.join(dir, "lab-agent.mjs"));
+  agentFile = await loadAgentFile(path.resolve(import.meta.dirname, "../../.."));
 });
-
-afterAll(() => rm(dir, { recursive: true, force: true }));
 
 function objectsFor(withAgent: boolean) {
   if (!lab) throw new Error("labs/git-workflow.yaml is missing");
-  const delivery = createAgentDelivery(bundle, (id) => agentToken(secret, id));
+  const delivery = createAgentDelivery(agentFile, (id) => agentKey(secret, id));
   return buildSessionObjects({
     sessionId,
     lab,
     owner: "alice",
     namespace: "lab-sessions",
     expiresAt: new Date("2030-01-01T10:00:00Z"),
-    ...(withAgent ? { extraUserData: delivery(sessionId) } : {}),
+    ...(withAgent ? { agentUserData: delivery(sessionId) } : {}),
   });
 }
 
 interface WriteFile {
   path: string;
+  owner?: string;
   permissions?: string;
   defer?: boolean;
   encoding?: string;
@@ -55,31 +49,91 @@ function userDataOf(objects: ReturnType<typeof objectsFor>) {
   return { text, config: parse(text, { version: "1.1" }) as { write_files: WriteFile[]; runcmd: string[] } };
 }
 
+function fileAt(filePath: string): WriteFile {
+  const file = userDataOf(objectsFor(true)).config.write_files.find((each) => each.path === filePath);
+  if (!file) throw new Error(`the user data writes no ${filePath}`);
+  return file;
+}
+
 describe("delivering the grading agent at launch", () => {
-  it("writes the session's own token, readable by its owner only", () => {
-    const { config } = userDataOf(objectsFor(true));
-    const token = config.write_files.find((file) => file.path === agentGuestPaths.token);
-    expect(token).toMatchObject({ permissions: "0600", content: `${agentToken(secret, sessionId)}\n` });
-    // Written after cloud-init created the student, so the home is theirs, not root's.
-    expect(token?.defer).toBe(true);
-    expect(token?.content).not.toContain(agentToken(secret, "git-workflow-zzzzzzzz"));
+  it("writes the session's own key where only root can read it, before any user exists", () => {
+    const key = fileAt(agentGuestPaths.key);
+    expect(key).toEqual({
+      path: "/etc/lab-agent/key",
+      owner: "root:root",
+      permissions: "0600",
+      content: `${agentKey(secret, sessionId)}\n`,
+    });
+    expect(key.content).not.toContain(agentKey(secret, "git-workflow-zzzzzzzz"));
   });
 
-  it("carries the agent file byte for byte, gzipped and base64-encoded", () => {
-    const { config } = userDataOf(objectsFor(true));
-    const file = config.write_files.find((each) => each.path === agentGuestPaths.bundle);
-    expect(file).toMatchObject({ encoding: "gz+b64", permissions: "0755", defer: true });
-    expect(gunzipSync(Buffer.from(file?.content ?? "", "base64")).equals(bundle)).toBe(true);
+  it("carries lab_agent.py byte for byte, gzipped and base64-encoded, to a root-owned path", () => {
+    const file = fileAt(agentGuestPaths.script);
+    expect(file).toMatchObject({
+      path: "/usr/local/lib/lab-agent/lab_agent.py",
+      owner: "root:root",
+      permissions: "0755",
+      encoding: "gz+b64",
+    });
+    // Not deferred: a root path needs no student home, and nothing of the student's exists yet.
+    expect(file.defer).toBeUndefined();
+    expect(gunzipSync(Buffer.from(file.content, "base64")).equals(agentFile)).toBe(true);
+    expect(agentFile.toString("utf8").startsWith("#!/usr/bin/python3\n")).toBe(true);
   });
 
-  it("starts the agent in the background on 0.0.0.0:8099 after the lab's own boot commands", () => {
+  it("installs a systemd unit that starts the agent before the serial console's getty and restarts it", () => {
+    const unit = fileAt(agentGuestPaths.unit);
+    expect(unit).toMatchObject({ path: "/etc/systemd/system/lab-agent.service", owner: "root:root" });
+    expect(unit.permissions).toBe("0644");
+    expect(unit.defer).toBeUndefined();
+    expect(unit.content).toBe(
+      [
+        "[Unit]",
+        "Description=Lab Console grading agent",
+        "Before=serial-getty@ttyS0.service",
+        "",
+        "[Service]",
+        "Type=notify",
+        "ExecStart=/usr/bin/python3 /usr/local/lib/lab-agent/lab_agent.py",
+        "Restart=always",
+        "RestartSec=1",
+        "",
+        "[Install]",
+        "WantedBy=multi-user.target",
+        "",
+      ].join("\n"),
+    );
+  });
+
+  it("starts the agent first, then the student's console, then the lab's own boot commands", () => {
     const { config } = userDataOf(objectsFor(true));
-    const start = config.runcmd.at(-1);
-    expect(start).toMatch(/^nohup node \/home\/student\/\.lab-agent\/lab-agent\.mjs .*&$/);
-    expect(start).toContain("--port 8099 --host 0.0.0.0");
-    expect(start).toContain(`--token-file ${agentGuestPaths.token}`);
-    // Ours and the lab's user data stay: the agent's part is merged in, not swapped in.
-    expect(config.runcmd.slice(0, -1)).toEqual(userDataOf(objectsFor(false)).config.runcmd);
+    const labOnly = userDataOf(objectsFor(false)).config.runcmd;
+    expect(labOnly.slice(0, 2)).toEqual([
+      "systemctl daemon-reload",
+      "systemctl restart serial-getty@ttyS0.service",
+    ]);
+    expect(config.runcmd).toEqual([
+      `[ -x /usr/bin/python3 ] || echo "${agentNotStartedMarker} this image has no /usr/bin/python3, so its sessions cannot be graded"`,
+      "systemctl daemon-reload",
+      "systemctl enable --now lab-agent.service",
+      "systemctl restart serial-getty@ttyS0.service",
+      ...labOnly.slice(2),
+    ]);
+    // Nothing else of the old delivery is left: no node, no student-owned folder, no nohup.
+    expect(userDataOf(objectsFor(true)).text).not.toMatch(/node |\.lab-agent|nohup|8099/);
+  });
+
+  it("keeps ours and the lab's user data: the agent's part is merged in, not swapped in", () => {
+    const { config } = userDataOf(objectsFor(true));
+    expect(config.write_files.map((file) => file.path)).toEqual([
+      "/etc/systemd/system/serial-getty@ttyS0.service.d/autologin.conf",
+      ...userDataOf(objectsFor(false))
+        .config.write_files.map((file) => file.path)
+        .slice(1),
+      agentGuestPaths.script,
+      agentGuestPaths.key,
+      agentGuestPaths.unit,
+    ]);
     expect(config.write_files.map((file) => file.path)).toContain("/etc/gitconfig");
   });
 
@@ -88,6 +142,6 @@ describe("delivering the grading agent at launch", () => {
     expect(withAgent.virtualMachine).toEqual(objectsFor(false).virtualMachine);
     const secretBytes = Buffer.byteLength(JSON.stringify(withAgent.userDataSecret));
     expect(secretBytes).toBeLessThan(64 * 1024);
-    expect(secretBytes).toBeGreaterThan(bundle.length / 4);
+    expect(secretBytes).toBeGreaterThan(agentFile.length / 8);
   });
 });

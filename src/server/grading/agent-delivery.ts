@@ -1,50 +1,82 @@
-// Brings the grading agent into every new session's VM with cloud-init (docs/agent.md, option B):
-// the session's token, the agent file itself, and a boot command that starts it. Everything goes
-// under the student's home: an emulated guest may write nowhere else, and a real one does not mind.
+// Brings the grading agent into every new session's VM with cloud-init (docs/grading.md, "How the
+// agent gets into each VM"): the agent file, the session's key and a systemd unit, all at paths only
+// root may write, and boot commands that start the agent before the student's console does.
 import { gzipSync } from "node:zlib";
-import { agentDefaultPort } from "../../common/agent-protocol.ts";
 import { renderCloudConfig } from "../labs/cloud-config.ts";
-import { guestUsername } from "../sessions/vm-manifest.ts";
 
-export const agentGuestDir = `/home/${guestUsername}/.lab-agent`;
 export const agentGuestPaths = {
-  bundle: `${agentGuestDir}/lab-agent.mjs`,
-  token: `${agentGuestDir}/token`,
-  log: `${agentGuestDir}/log`,
+  script: "/usr/local/lib/lab-agent/lab_agent.py",
+  key: "/etc/lab-agent/key",
+  unit: "/etc/systemd/system/lab-agent.service",
 } as const;
+
+export const agentUnitName = "lab-agent.service";
+
+/**
+ * What a guest without python3 prints on its serial console (cloud-init's output goes there), so
+ * that the BFF can tell "this image cannot run the agent" from "still starting" in the boot log.
+ */
+export const agentNotStartedMarker = "lab-agent: not started:";
 
 /** The #cloud-config part that delivers and starts the agent in the session's VM. */
 export type AgentUserData = (sessionId: string) => string;
 
-export function createAgentDelivery(bundle: Buffer, tokenFor: (sessionId: string) => string): AgentUserData {
+/**
+ * Type=notify: `systemctl enable --now` returns once the agent listens, so the getty restart after
+ * it (vm-manifest.ts) starts the student's shell with the agent already on its privileged port.
+ * Ordered before the getty for the boots after the first too; Restart=always brings it back if it
+ * dies.
+ */
+const unitFile = [
+  "[Unit]",
+  "Description=Lab Console grading agent",
+  "Before=serial-getty@ttyS0.service",
+  "",
+  "[Service]",
+  "Type=notify",
+  `ExecStart=/usr/bin/python3 ${agentGuestPaths.script}`,
+  "Restart=always",
+  "RestartSec=1",
+  "",
+  "[Install]",
+  "WantedBy=multi-user.target",
+  "",
+].join("\n");
+
+/**
+ * The agent's boot commands. vm-manifest.ts runs them first, before the getty restart that starts
+ * the student's autologin shell: no process of the student's exists before the agent listens.
+ */
+export const agentBootCommands = [
+  `[ -x /usr/bin/python3 ] || echo "${agentNotStartedMarker} this image has no /usr/bin/python3, so its sessions cannot be graded"`,
+  "systemctl daemon-reload",
+  `systemctl enable --now ${agentUnitName}`,
+] as const;
+
+export function createAgentDelivery(agentFile: Buffer, keyFor: (sessionId: string) => string): AgentUserData {
   // About a third of the file's size once gzipped; the whole user data must stay far below the
   // Secret's 1 MiB, and every session carries this copy.
-  const packedBundle = gzipSync(bundle, { level: 9 }).toString("base64");
-  // Real cloud-init runs runcmd as root with root's HOME: only absolute paths mean the same
-  // everywhere. 0.0.0.0, because virt-api dials the VM's pod IP; the emulator's guests reach
-  // 127.0.0.1, which it covers too.
-  const start =
-    `nohup node ${agentGuestPaths.bundle} --port ${agentDefaultPort} --host 0.0.0.0 ` +
-    `--token-file ${agentGuestPaths.token} > ${agentGuestPaths.log} 2>&1 &`;
-  // defer: cloud-init writes files before it creates users; a file under a home that does not exist
-  // yet would create that home owned by root. Deferred files come after the users, before runcmd.
+  const packedAgent = gzipSync(agentFile, { level: 9 }).toString("base64");
+  // Not deferred: these paths are root's, so they may be written before cloud-init creates the
+  // student, and nothing of the student's can be there first.
   return (sessionId) =>
     renderCloudConfig({
       write_files: [
         {
-          path: agentGuestPaths.token,
-          permissions: "0600",
-          defer: true,
-          content: `${tokenFor(sessionId)}\n`,
-        },
-        {
-          path: agentGuestPaths.bundle,
+          path: agentGuestPaths.script,
+          owner: "root:root",
           permissions: "0755",
           encoding: "gz+b64",
-          defer: true,
-          content: packedBundle,
+          content: packedAgent,
         },
+        {
+          path: agentGuestPaths.key,
+          owner: "root:root",
+          permissions: "0600",
+          content: `${keyFor(sessionId)}\n`,
+        },
+        { path: agentGuestPaths.unit, owner: "root:root", permissions: "0644", content: unitFile },
       ],
-      runcmd: [start],
+      runcmd: [...agentBootCommands],
     });
 }

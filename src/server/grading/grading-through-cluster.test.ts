@@ -1,6 +1,7 @@
 // Grading end to end: sessions launched through the BFF on an emulator with real guests. The agent
-// arrives in each VM with the session's cloud-init, starts at boot, and the BFF reaches it through
-// the emulator's portforward subresource; students fix their work through the console subresource.
+// (src/agent/lab_agent.py) arrives in each VM with the session's cloud-init, systemd starts it before
+// the student's console, and the BFF reaches it on port 899 through the emulator's portforward
+// subresource, signing every request; students fix their work through the console subresource.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -53,7 +54,8 @@ async function launch(owner: string, browser: TestBrowser): Promise<string> {
     (answer) => answer.body?.status === "running",
     { what: `${owner}'s session running` },
   );
-  // No waiting for the agent: it starts a moment after Running, and the BFF allows for that.
+  // No waiting for the agent: with fast timing cloud-init's runcmd starts it a moment after Running,
+  // which the transport's short retry covers (not-gradable-through-cluster.test.ts has a slow guest).
   return id;
 }
 

@@ -33,7 +33,7 @@ async function socketTo(answer: (socket: Socket, request: string) => void): Prom
 const get = (overrides: Partial<StreamRequest> = {}): StreamRequest => ({
   method: "GET",
   path: "/v1/health",
-  headers: { authorization: "Bearer t" },
+  headers: { authorization: "Lab-Agent-HMAC nonce=n, mac=m" },
   maxResponseBytes: 1024,
   signal: new AbortController().signal,
   ...overrides,
@@ -51,7 +51,7 @@ describe("requestOverStream", () => {
     expect(answer.body.toString()).toBe("hello");
     expect(seen).toMatch(/^GET \/v1\/health HTTP\/1\.1\r\n/);
     expect(seen.toLowerCase()).toContain("connection: close\r\n");
-    expect(seen.toLowerCase()).toContain("authorization: bearer t\r\n");
+    expect(seen.toLowerCase()).toContain("authorization: lab-agent-hmac nonce=n, mac=m\r\n");
     expect(socket.destroyed).toBe(true);
   });
 

@@ -11,9 +11,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebSocketServer } from "ws";
 import { renderKubeconfig } from "../../emulator/kubeconfig.ts";
 import { loadOrCreateServingMaterial } from "../../emulator/tls.ts";
-import { createPortForwarder } from "../kube/portforward.ts";
+import { createPortForwarder, type PortForwarder } from "../kube/portforward.ts";
 import { AgentUnreachableError, createAgentClient, type AgentClient } from "./agent-client.ts";
-import { createPortForwardTransport } from "./portforward-transport.ts";
+import { agentBootCommands } from "./agent-delivery.ts";
+import {
+  createPortForwardTransport,
+  notListeningReasons,
+  type PortForwardTransportOptions,
+} from "./portforward-transport.ts";
 import { startLoopbackAgents, type LoopbackAgents } from "./testing/loopback-agents.ts";
 
 const session = "linux-basics-pf000001";
@@ -22,11 +27,12 @@ const lateSession = "linux-basics-pf000002";
 const attempts = new Map<string, number>();
 const clusterToken = "cluster-admin-token-for-this-test";
 const pathPattern =
-  /^\/apis\/subresources\.kubevirt\.io\/v1\/namespaces\/lab-sessions\/virtualmachineinstances\/([^/]+)\/portforward\/8099$/;
+  /^\/apis\/subresources\.kubevirt\.io\/v1\/namespaces\/lab-sessions\/virtualmachineinstances\/([^/]+)\/portforward\/899$/;
 
 let dir: string;
 let agents: LoopbackAgents;
 let server: Server;
+let forwarder: PortForwarder;
 let client: AgentClient;
 const seen: { url: string; protocol: string | undefined; binaryOnly: boolean }[] = [];
 
@@ -57,7 +63,7 @@ beforeAll(async () => {
       return refuse(
         socket,
         500,
-        "dialing VM: dial tcp 10.0.0.9:8099: connect: connection refused",
+        "dialing VM: dial tcp 10.0.0.9:899: connect: connection refused",
         "text/plain",
       );
     }
@@ -100,14 +106,25 @@ beforeAll(async () => {
       token: clusterToken,
     }),
   );
-  client = createAgentClient({
-    connect: createPortForwardTransport(createPortForwarder(kubeConfig, "lab-sessions"), {
-      agentStartMs: 400,
-      retryEveryMs: 50,
-    }),
-    tokenFor: agents.tokenFor,
-  });
+  forwarder = createPortForwarder(kubeConfig, "lab-sessions");
+  client = clientWith({});
 });
+
+function clientWith(options: PortForwardTransportOptions): AgentClient {
+  return createAgentClient({
+    connect: createPortForwardTransport(forwarder, { agentStartMs: 400, retryEveryMs: 50, ...options }),
+    keyFor: agents.keyFor,
+  });
+}
+
+/** What the boot log of a guest without python3 holds: cloud-init's output of our first runcmd. */
+const noPythonLine =
+  "lab-agent: not started: this image has no /usr/bin/python3, so its sessions cannot be graded";
+const noPythonBootLog = [
+  "[  OK  ] Started cloud-final.service - Execute cloud user/final scripts.",
+  `[   41.372015] cloud-init[1022]: ${noPythonLine}`,
+  "Fedora Linux 41 (Cloud Edition)",
+];
 
 afterAll(async () => {
   server.closeAllConnections();
@@ -130,7 +147,7 @@ describe("the port-forward transport", () => {
     const results = await client.runChecks(session, [{ id: "hello", run: "echo hello", timeoutSeconds: 5 }]);
     expect(results[0]).toMatchObject({ id: "hello", exitCode: 0, output: "hello\n" });
     expect(seen.at(-1)).toEqual({
-      url: `/apis/subresources.kubevirt.io/v1/namespaces/lab-sessions/virtualmachineinstances/${session}/portforward/8099`,
+      url: `/apis/subresources.kubevirt.io/v1/namespaces/lab-sessions/virtualmachineinstances/${session}/portforward/899`,
       protocol: "plain.kubevirt.io",
       binaryOnly: true,
     });
@@ -154,13 +171,52 @@ describe("the port-forward transport", () => {
     expect(attempts.get(lateSession)).toBe(3);
   });
 
-  it("explains a guest where nothing listens on the agent's port, once the agent had time to start", async () => {
+  it("says a guest where nothing listens on the agent's port is still starting it, after a short retry", async () => {
     const started = Date.now();
+    const before = attempts.get("refusing-vm") ?? 0;
     expect(await reasonOf(client.health("refusing-vm"))).toBe(
-      "The grading agent in the VM does not answer: it is still starting (a few seconds after the VM boots) or it was stopped. Try again in a moment.",
+      "Your VM is still starting its grading agent. Try again in a minute.",
     );
     expect(Date.now() - started).toBeGreaterThanOrEqual(300);
-    expect(attempts.get("refusing-vm")).toBeGreaterThan(4);
+    expect(Date.now() - started).toBeLessThan(3000);
+    expect((attempts.get("refusing-vm") ?? 0) - before).toBeGreaterThan(4);
+  });
+
+  it("says the image has no python3 when the boot log holds cloud-init's marker", async () => {
+    const asked: string[] = [];
+    const withLog = clientWith({
+      readBootLog: async (sessionId) => {
+        asked.push(sessionId);
+        return noPythonBootLog;
+      },
+    });
+    expect(agentBootCommands[0]).toBe(`[ -x /usr/bin/python3 ] || echo "${noPythonLine}"`);
+    expect(await reasonOf(withLog.health("refusing-vm"))).toBe(notListeningReasons.noPython);
+    expect(notListeningReasons.noPython).toBe(
+      "This VM's image has no /usr/bin/python3, which the grading agent needs; ask the lab's author for an image that runs cloud-init.",
+    );
+    expect(asked).toEqual(["refusing-vm"]);
+    // A boot log without the marker is a guest still on its way.
+    const starting = clientWith({ readBootLog: async () => noPythonBootLog.filter((_, i) => i !== 1) });
+    expect(await reasonOf(starting.health("refusing-vm"))).toBe(notListeningReasons.starting);
+  });
+
+  it("reads the boot log only when the port is refused, and says 'still starting' when it cannot", async () => {
+    let reads = 0;
+    const counting = clientWith({
+      readBootLog: async () => {
+        reads += 1;
+        return noPythonBootLog;
+      },
+    });
+    expect(await counting.health(session)).toMatchObject({ status: "ok" });
+    expect(reads).toBe(0);
+    const failing = clientWith({ readBootLog: () => Promise.reject(new Error("pods/log forbidden")) });
+    expect(await reasonOf(failing.health("refusing-vm"))).toBe(notListeningReasons.starting);
+    const started = Date.now();
+    const hanging = clientWith({ readBootLog: () => new Promise(() => {}), bootLogTimeoutMs: 100 });
+    expect(await reasonOf(hanging.health("refusing-vm"))).toBe(notListeningReasons.starting);
+    expect(Date.now() - started).toBeLessThan(2000);
   });
 
   it("passes on any other reason the guest gives for refusing", async () => {

@@ -1,30 +1,63 @@
 // Reaches a session's grading agent through the cluster's port-forward into its VM (kube/portforward.ts),
 // and says in plain words why when the cluster refuses.
-import { agentDefaultPort } from "../../common/agent-protocol.ts";
+import { agentPort } from "../../common/agent-protocol.ts";
 import { ClusterUnavailableError, KubeStatusError } from "../kube/errors.ts";
 import type { PortForwarder } from "../kube/portforward.ts";
 import { AgentUnreachableError, type ConnectToAgent } from "./agent-client.ts";
 import { abortableDelay } from "./abortable-delay.ts";
+import { agentNotStartedMarker } from "./agent-delivery.ts";
+
+/** Why nothing listens on the agent's port (docs/grading.md, "When a session is not gradable"). */
+export const notListeningReasons = {
+  starting: "Your VM is still starting its grading agent. Try again in a minute.",
+  noPython:
+    "This VM's image has no /usr/bin/python3, which the grading agent needs; ask the lab's author for an image that runs cloud-init.",
+} as const;
+
+/** The lines a session's VM printed on its serial console so far, as the cluster keeps them. */
+export type BootLogReader = (sessionId: string) => Promise<readonly string[]>;
 
 export interface PortForwardTransportOptions {
-  /** The agent's port inside the guest. */
+  /** The agent's port inside the guest. Default agentPort (899). */
   port?: number;
   /**
-   * A VM reports Running before its agent listens: for this long a refused connection is tried
-   * again, so a check right after boot waits a moment instead of failing. Default 5 s.
+   * A refused connection is tried again for this long, for a check that comes a moment before the
+   * agent listens. Short: a guest still running cloud-init takes 30 to 120 s after the VM reports
+   * Running, and a grading run must not wait that long per session. Default 3 s.
    */
   agentStartMs?: number;
   /** Between those tries. Default 250 ms. */
   retryEveryMs?: number;
+  /**
+   * Tells a guest that cannot start the agent (cloud-init printed agentNotStartedMarker) from one
+   * still starting it. Without it, or when it fails, a refused port means "still starting".
+   */
+  readBootLog?: BootLogReader;
+  /** How long reading the boot log may take before "still starting" is said without it. Default 3 s. */
+  bootLogTimeoutMs?: number;
 }
 
 export function createPortForwardTransport(
   forward: PortForwarder,
   options: PortForwardTransportOptions = {},
 ): ConnectToAgent {
-  const port = options.port ?? agentDefaultPort;
-  const agentStartMs = options.agentStartMs ?? 5000;
+  const port = options.port ?? agentPort;
+  const agentStartMs = options.agentStartMs ?? 3000;
   const retryEveryMs = options.retryEveryMs ?? 250;
+  const bootLogTimeoutMs = options.bootLogTimeoutMs ?? 3000;
+
+  /** Nothing listens on the port, after the retries. */
+  async function notListening(sessionId: string, signal: AbortSignal): Promise<AgentUnreachableError> {
+    const lines = options.readBootLog
+      ? await withinTime(options.readBootLog(sessionId), bootLogTimeoutMs, signal)
+      : undefined;
+    signal.throwIfAborted();
+    const cannotStart = lines?.some((line) => line.includes(agentNotStartedMarker)) ?? false;
+    return new AgentUnreachableError(
+      cannotStart ? notListeningReasons.noPython : notListeningReasons.starting,
+    );
+  }
+
   return async (sessionId, signal) => {
     const giveUpAt = Date.now() + agentStartMs;
     for (;;) {
@@ -32,14 +65,26 @@ export function createPortForwardTransport(
         return await forward(sessionId, port, signal);
       } catch (error) {
         if (signal.aborted) throw error;
-        if (isRefusedPort(error) && Date.now() + retryEveryMs < giveUpAt) {
-          await abortableDelay(retryEveryMs, signal);
-          continue;
-        }
-        throw explain(sessionId, error);
+        if (!isRefusedPort(error)) throw explain(sessionId, error);
+        if (Date.now() + retryEveryMs >= giveUpAt) throw await notListening(sessionId, signal);
+        await abortableDelay(retryEveryMs, signal);
       }
     }
   };
+}
+
+/** The reader's answer, or undefined when it failed, took longer than `ms` or the signal aborted. */
+async function withinTime<T>(work: Promise<T>, ms: number, signal: AbortSignal): Promise<T | undefined> {
+  const finished = new AbortController();
+  const timeout = abortableDelay(ms, AbortSignal.any([signal, finished.signal])).then(
+    () => undefined,
+    () => undefined,
+  );
+  try {
+    return await Promise.race([work.catch(() => undefined), timeout]);
+  } finally {
+    finished.abort();
+  }
 }
 
 /** virt-api dialled the VM and nothing listens on the port. */
@@ -66,9 +111,6 @@ function explainRefusal(sessionId: string, error: KubeStatusError): string {
     return `The cluster refused the console's port-forward to the VM (HTTP ${status}${why}); an operator must check its permissions.`;
   }
   if (status === 409) return `The VM cannot be reached right now${why}.`;
-  if (isRefusedPort(error)) {
-    return "The grading agent in the VM does not answer: it is still starting (a few seconds after the VM boots) or it was stopped. Try again in a moment.";
-  }
   if (status === 500) return `The VM did not accept a connection to its grading agent${why}.`;
   return `The cluster refused the port-forward to the VM (HTTP ${status}${why}).`;
 }

@@ -71,7 +71,7 @@ beforeAll(async () => {
     repository,
     sessions,
     labs: [lab],
-    agents: createAgentClient({ connect: agents.connect, tokenFor: agents.tokenFor }),
+    agents: createAgentClient({ connect: agents.connect, keyFor: agents.keyFor }),
   });
   endedSignIns = SqliteEndedSignInRepository.open(dir);
   loginSessions = await LoginSessions.open({ store: endedSignIns });

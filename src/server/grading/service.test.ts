@@ -10,9 +10,12 @@ import type { GradingRun } from "../../common/grading-api.ts";
 import type { SessionResult } from "../../common/grading.ts";
 import { DatabaseUnavailableError } from "../db/errors.ts";
 import { gradingDatabaseName } from "../db/grading-database.ts";
-import { createAgentClient } from "./agent-client.ts";
+import { KubeStatusError } from "../kube/errors.ts";
+import { createAgentClient, type ConnectToAgent } from "./agent-client.ts";
+import { createPortForwardTransport, notListeningReasons } from "./portforward-transport.ts";
 import { GradingService, SelfCheckTooSoonError, type GradingServiceDeps } from "./service.ts";
 import { SqliteGradingRepository } from "./sqlite-repository.ts";
+import { startFakeAgent, type CapturingServer } from "./testing/fake-agent.ts";
 import { aCheck, aGradingLab, aSession, FixedSessions } from "./testing/grading-fixtures.ts";
 import { startLoopbackAgents, type LoopbackAgents } from "./testing/loopback-agents.ts";
 
@@ -104,7 +107,7 @@ function startService(overrides: Partial<GradingServiceDeps> = {}) {
     repository,
     sessions,
     labs: [lab],
-    agents: createAgentClient({ connect: agents.connect, tokenFor: agents.tokenFor }),
+    agents: createAgentClient({ connect: agents.connect, keyFor: agents.keyFor }),
     now: () => new Date(clock),
     newRunId: () => `run-${++runs}-${Math.random().toString(36).slice(2, 6)}`,
     retryDelayMs: 20,
@@ -455,5 +458,91 @@ describe("grading runs", () => {
     const stored = (await repository.listRunItems(started.id)).map((item) => item.result);
     expect(graded).toHaveLength(3);
     for (const result of graded) expect(stored).toContainEqual(result);
+  });
+});
+
+describe("sessions whose agent cannot be believed or is not there yet", () => {
+  let fake: CapturingServer;
+  beforeEach(async () => {
+    fake = await startFakeAgent();
+  });
+  afterEach(() => fake.close());
+
+  /** carol's port answers with the fake agent; everyone else's with their real agent. */
+  const carolFaked: ConnectToAgent = (id, signal) =>
+    id === carol ? fake.connect(id, signal) : agents.connect(id, signal);
+
+  /** dave's VM is Running, but nothing listens on its agent's port yet (virt-api says so). */
+  const daveStarting = (bootLog: string[]) =>
+    createPortForwardTransport(
+      async (id, _port, signal) => {
+        if (id === dave) throw new KubeStatusError(500, "", "dialing VM: connection refused");
+        return agents.connect(id, signal);
+      },
+      { agentStartMs: 60, retryEveryMs: 20, readBootLog: async () => bootLog },
+    );
+
+  it("never scores a fake agent's full marks: not gradable, in self-checks, runs and exports", async () => {
+    const { service } = startService({
+      agents: createAgentClient({ connect: carolFaked, keyFor: agents.keyFor }),
+    });
+    const selfCheck = await service.selfCheck(aSession({ id: carol, owner: "carol" }));
+    expect(selfCheck.result).toMatchObject({
+      gradable: false,
+      score: null,
+      checks: [],
+      reason:
+        "The VM's grading agent could not prove itself: its answer was not signed with this session's key.",
+    });
+
+    const started = await service.startRun(lab.id, "ivan");
+    await service.settled(started.id);
+    const run = await service.getRun(started.id);
+    expect(run).toMatchObject({ status: "completed", progress: { total: 3, done: 3, ungradable: 1 } });
+    expect(scores(run)).toEqual({
+      alice: 7,
+      bob: 3,
+      carol:
+        "The VM's grading agent could not prove itself: its answer was not signed with this session's key.",
+    });
+    expect(fake.requests()).toHaveLength(2);
+    // The export leaves her cells empty: no score, and certainly not 7 of 7.
+    const csv = (await service.gradesCsv(lab.id)).split("\r\n");
+    expect(csv[3]).toBe("carol,linux-basics,,7,,,,2030-01-01T10:00:00.000Z," + started.id);
+    // A re-run picks her up again with the others short of full marks.
+    const rerun = await service.rerun(started.id, "ivan");
+    expect(rerun.selectedSessionIds).toEqual([bob, carol]);
+    await service.settled(rerun.id);
+  });
+
+  it("says a VM still starting its agent is not gradable yet, and finishes the run without it", async () => {
+    sessions.sessions.push(aSession({ id: dave, owner: "dave" }));
+    const { service } = startService({
+      agents: createAgentClient({ connect: daveStarting([]), keyFor: agents.keyFor }),
+    });
+    const check = await service.selfCheck(aSession({ id: dave, owner: "dave" }));
+    expect(check.result).toMatchObject({
+      gradable: false,
+      score: null,
+      reason: "Your VM is still starting its grading agent. Try again in a minute.",
+    });
+    const started = await service.startRun(lab.id, "ivan");
+    await service.settled(started.id);
+    const run = await service.getRun(started.id);
+    expect(run).toMatchObject({ status: "completed", progress: { total: 4, done: 4, ungradable: 1 } });
+    expect(scores(run)).toEqual({ alice: 7, bob: 3, carol: 0, dave: notListeningReasons.starting });
+  });
+
+  it("says a VM whose image has no python3 is not gradable, with why", async () => {
+    sessions.sessions.push(aSession({ id: dave, owner: "dave" }));
+    const bootLog = [
+      "cloud-init[901]: lab-agent: not started: this image has no /usr/bin/python3, so its sessions cannot be graded",
+    ];
+    const { service } = startService({
+      agents: createAgentClient({ connect: daveStarting(bootLog), keyFor: agents.keyFor }),
+    });
+    const started = await service.startRun(lab.id, "ivan", [dave]);
+    await service.settled(started.id);
+    expect(scores(await service.getRun(started.id))).toEqual({ dave: notListeningReasons.noPython });
   });
 });

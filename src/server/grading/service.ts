@@ -15,7 +15,7 @@ import type { Lab, LabCheck } from "../../common/lab.ts";
 import { DatabaseUnavailableError } from "../db/errors.ts";
 import { HttpError, invalid, notFound } from "../http/errors.ts";
 import { abortableDelay } from "./abortable-delay.ts";
-import { AgentUnreachableError, type AgentClient } from "./agent-client.ts";
+import { AgentUnreachableError, AgentUnverifiedError, type AgentClient } from "./agent-client.ts";
 import { toGradesCsv, toLabGrades } from "./export.ts";
 import { createLimiter, type Limiter } from "./limiter.ts";
 import type { GradingRepository, ItemResult, RunItemRecord, RunRecord } from "./repository.ts";
@@ -438,8 +438,15 @@ export class GradingService {
         signal,
       );
     } catch (error) {
-      if (error instanceof AgentUnreachableError && !signal.aborted) return notGradable(error.message);
-      throw error;
+      if (!(error instanceof AgentUnreachableError) || signal.aborted) throw error;
+      // Worth an operator's look: a changed secret, or something on the port that is not the agent.
+      if (error instanceof AgentUnverifiedError) {
+        this.log(
+          "info",
+          `Grading ${sessionId}: an answer (HTTP ${error.status}) did not verify: ${error.message}`,
+        );
+      }
+      return notGradable(error.message);
     }
     let scored;
     try {

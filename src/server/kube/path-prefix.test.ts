@@ -6,6 +6,7 @@
 import type { Duplex } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type WebSocket from "ws";
+import { echoServerCommand } from "../../emulator/guests/testing/echo-server.ts";
 import { vmManifest } from "../../emulator/testing/manifests.ts";
 import { eventually, startTestEmulator, type TestEmulator } from "../../emulator/testing/start.ts";
 import { runDoctor } from "../doctor/doctor.ts";
@@ -20,7 +21,7 @@ const vmName = "through-the-proxy";
 // An echo server inside the guest, for the port-forward.
 const userData = `#cloud-config
 runcmd:
-  - nohup node -e "require('net').createServer((s) => s.pipe(s)).listen(8080, '0.0.0.0')" >/dev/null 2>&1 &
+  - ${JSON.stringify(echoServerCommand(8080))}
 `;
 
 let cluster: TestEmulator;

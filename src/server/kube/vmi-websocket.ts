@@ -20,7 +20,7 @@ export async function openVmiWebSocket(input: {
   kubeConfig: KubeConfig;
   namespace: string;
   vmiName: string;
-  /** The path after the VMI's name, e.g. "console" or "portforward/8099". */
+  /** The path after the VMI's name, e.g. "console" or "portforward/899". */
   subresource: string;
   options?: WebSocket.ClientOptions;
   signal: AbortSignal;

@@ -25,8 +25,8 @@ export interface SessionServiceDeps {
   cluster: ClusterClient;
   source: SessionSource;
   labs: Lab[];
-  /** A #cloud-config part for the new session's VM, merged after the lab's (the grading agent). */
-  guestUserData?: (sessionId: string) => string;
+  /** The grading agent's #cloud-config part for the new session's VM (vm-manifest.ts agentUserData). */
+  agentUserData?: (sessionId: string) => string;
   /** Asked before every launch: may refuse it (limits, capacity) or hold a place until it is done. */
   admission?: {
     admit(user: Me, lab: Lab, sessionId: string): Promise<{ release(launched: boolean): void }>;
@@ -142,7 +142,7 @@ export class SessionService {
       owner: user.username,
       namespace: cluster.namespace,
       expiresAt,
-      extraUserData: this.deps.guestUserData?.(sessionId),
+      agentUserData: this.deps.agentUserData?.(sessionId),
     });
     const created = await cluster.createVirtualMachine(virtualMachine);
     try {

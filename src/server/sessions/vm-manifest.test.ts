@@ -43,7 +43,7 @@ function virtualMachineValidator(): ValidateFunction {
 const exampleLabs = loadLabs(new URL("../../../labs", import.meta.url).pathname, defaultVmSizes).labs;
 const expiresAt = new Date("2026-08-22T11:00:00Z");
 
-function build(lab: Lab, extraUserData?: string) {
+function build(lab: Lab, agentUserData?: string) {
   const sessionId = `${lab.id}-a1b2c3d4`;
   return {
     sessionId,
@@ -53,7 +53,7 @@ function build(lab: Lab, extraUserData?: string) {
       owner: "Ana María O'Neil",
       namespace: "lab-sessions",
       expiresAt,
-      ...(extraUserData === undefined ? {} : { extraUserData }),
+      ...(agentUserData === undefined ? {} : { agentUserData }),
     }),
   };
 }
@@ -218,7 +218,7 @@ describe("buildSessionObjects: the cloud-init Secret", () => {
     ]);
   });
 
-  it("merges the lab's cloudInit and the extra user data after ours: lists joined, other keys kept", () => {
+  it("merges the lab's cloudInit and the agent's user data: lists joined, other keys kept", () => {
     const lab = aLab({
       vm: {
         ...aLab().vm,
@@ -234,35 +234,60 @@ describe("buildSessionObjects: the cloud-init Secret", () => {
         ].join("\n"),
       },
     });
-    const extra = [
+    const agent = [
       "#cloud-config",
       "write_files:",
-      "  - path: /opt/agent.js",
+      "  - path: /opt/agent.py",
       "    content: agent",
       "runcmd:",
       "  - echo agent",
     ];
-    const config = parse(userDataOf(build(lab, extra.join("\n")))) as Record<string, unknown>;
+    const config = parse(userDataOf(build(lab, agent.join("\n")))) as Record<string, unknown>;
     expect(config.packages).toEqual(["git"]);
     expect(config.timezone).toBe("Europe/Vienna");
+    // The agent's files last, so that no lab file can take their place.
     expect((config.write_files as { path: string }[]).map((file) => file.path)).toEqual([
       "/etc/systemd/system/serial-getty@ttyS0.service.d/autologin.conf",
       "/etc/motd",
-      "/opt/agent.js",
+      "/opt/agent.py",
     ]);
-    expect((config.runcmd as string[]).slice(-2)).toEqual(["echo lab", "echo agent"]);
+    // The agent's boot commands first, before the getty restart starts the student's shell.
+    expect(config.runcmd).toEqual([
+      "echo agent",
+      "systemctl daemon-reload",
+      "systemctl restart serial-getty@ttyS0.service",
+      "echo lab",
+    ]);
+  });
+
+  it("without an agent, reloads systemd and restarts the getty first, then runs the lab's commands", () => {
+    const lab = aLab({ vm: { ...aLab().vm, cloudInit: "#cloud-config\nruncmd:\n  - echo lab\n" } });
+    expect((parse(userDataOf(build(lab))) as Record<string, unknown>).runcmd).toEqual([
+      "systemctl daemon-reload",
+      "systemctl restart serial-getty@ttyS0.service",
+      "echo lab",
+    ]);
+  });
+
+  it("reloads systemd once when the agent's part already did", () => {
+    const agent =
+      "#cloud-config\nruncmd:\n  - systemctl daemon-reload\n  - systemctl enable --now lab-agent.service\n";
+    expect((parse(userDataOf(build(aLab(), agent))) as Record<string, unknown>).runcmd).toEqual([
+      "systemctl daemon-reload",
+      "systemctl enable --now lab-agent.service",
+      "systemctl restart serial-getty@ttyS0.service",
+    ]);
   });
 
   it("merges the example labs' cloudInit", () => {
     const gitLab = exampleLabs.find((lab) => lab.id === "git-workflow");
     if (!gitLab) throw new Error("git-workflow lab missing");
     const config = parse(userDataOf(build(gitLab))) as Record<string, unknown>;
-    expect(config.packages).toEqual(["git"]);
     expect((config.write_files as { path: string }[]).map((file) => file.path)).toContain("/etc/gitconfig");
   });
 
-  it("refuses extra user data that is not a #cloud-config mapping", () => {
-    expect(() => build(aLab(), "#!/bin/sh\necho hi")).toThrow(/extraUserData is not a usable #cloud-config/);
+  it("refuses agent user data that is not a #cloud-config mapping", () => {
+    expect(() => build(aLab(), "#!/bin/sh\necho hi")).toThrow(/agentUserData is not a usable #cloud-config/);
     expect(() => build(aLab(), "runcmd: echo hi")).toThrow(/runcmd must be a list/);
   });
 });

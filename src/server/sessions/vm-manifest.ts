@@ -38,8 +38,11 @@ export interface SessionObjectsInput {
   owner: string;
   namespace: string;
   expiresAt: Date;
-  /** A #cloud-config merged after the lab's own (the grading agent arrives this way). */
-  extraUserData?: string;
+  /**
+   * The grading agent's #cloud-config (grading/agent-delivery.ts). Its files are merged after the
+   * lab's; its runcmd runs first of all, before the getty restart that starts the student's shell.
+   */
+  agentUserData?: string;
 }
 
 export function buildSessionObjects(input: SessionObjectsInput): {
@@ -108,11 +111,14 @@ export function buildSessionObjects(input: SessionObjectsInput): {
     },
   };
 
+  const agent: CloudConfig =
+    input.agentUserData === undefined ? {} : readPart(input.agentUserData, "agentUserData");
+  const { runcmd: agentRuncmd, ...agentPart } = agent;
   const userData = renderCloudConfig(
     mergeCloudConfigs([
-      generatedCloudConfig(),
+      generatedCloudConfig(Array.isArray(agentRuncmd) ? agentRuncmd : []),
       ...(lab.vm.cloudInit === null ? [] : [readPart(lab.vm.cloudInit, `lab ${lab.id} cloudInit`)]),
-      ...(input.extraUserData === undefined ? [] : [readPart(input.extraUserData, "extraUserData")]),
+      agentPart,
     ]),
   );
   const userDataSecret: Secret = {
@@ -153,8 +159,15 @@ export function ownedByVm(secret: Secret, vm: VirtualMachine): Secret {
 /**
  * Our part of the user data: a student account that the serial console logs in automatically.
  * Only the owner and staff can reach that console (the BFF checks), so a password would add nothing.
+ * `beforeConsole` (the grading agent's boot commands) runs before the getty restart, so that the
+ * agent listens before any process of the student's exists (docs/grading.md).
  */
-function generatedCloudConfig(): CloudConfig {
+function generatedCloudConfig(beforeConsole: readonly unknown[]): CloudConfig {
+  // getty on ttyS0 may already be up by the time cloud-init writes the drop-in. Commands the
+  // agent's part already ran (it reloads systemd for its own unit) are not run twice.
+  const ours = ["systemctl daemon-reload", "systemctl restart serial-getty@ttyS0.service"].filter(
+    (command) => !beforeConsole.includes(command),
+  );
   return {
     users: [{ name: guestUsername, gecos: "Lab Console student", shell: "/bin/bash", lock_passwd: true }],
     write_files: [
@@ -169,8 +182,7 @@ function generatedCloudConfig(): CloudConfig {
         ].join("\n"),
       },
     ],
-    // getty on ttyS0 may already be up by the time cloud-init writes the drop-in.
-    runcmd: ["systemctl daemon-reload", "systemctl restart serial-getty@ttyS0.service"],
+    runcmd: [...beforeConsole, ...ours],
   };
 }
 

@@ -1,10 +1,9 @@
 // The BFF against a real emulator on port 0 (fast timing), for integration tests and nothing else.
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { FastifyInstance } from "fastify";
-import { buildAgent } from "../../../scripts/build-agent.ts";
 import { csrfHeader } from "../../common/api.ts";
 import type { Lab } from "../../common/lab.ts";
 import { startTestEmulator, type TestEmulator } from "../../emulator/testing/start.ts";
@@ -16,7 +15,7 @@ import { LoginSessions } from "../auth/login-sessions.ts";
 import { hashPassword } from "../auth/passwords.ts";
 import { demoPassword, demoUsers } from "../auth/users-file.ts";
 import type { SessionQuotas, SessionsReadMode } from "../config.ts";
-import { createPortForwardTransport } from "../grading/portforward-transport.ts";
+import { loadAgentFile } from "../grading/agent-bundle.ts";
 import { SqliteGradingRepository } from "../grading/sqlite-repository.ts";
 import { createClusterClient } from "../kube/client.ts";
 import { FileRecordingStorage } from "../recordings/file-recording-storage.ts";
@@ -25,7 +24,8 @@ import { KubeRequestCounter } from "../kube/request-counter.ts";
 import { sessionsSelector } from "../sessions/labels.ts";
 
 export const testNamespace = "lab-sessions";
-export const testAgentTokenSecret = "a-test-agent-token-secret-long-enough";
+const projectRoot = path.resolve(import.meta.dirname, "../../..");
+export const testAgentKeySecret = "a-test-agent-token-secret-long-enough";
 
 export interface TestBff {
   url: string;
@@ -105,9 +105,8 @@ export async function startTestBff(options: {
     cookieSecret: options.cookieSecret ?? "a-test-secret-that-is-long-enough-to-sign",
     labs: options.labs,
     gradingRepository,
-    connectToAgent: createPortForwardTransport(cluster.portForward),
-    agentTokenSecret: testAgentTokenSecret,
-    agentBundle: await testAgentBundle(),
+    agentKeySecret: testAgentKeySecret,
+    agentFile: await loadAgentFile(projectRoot),
     gradingLimits: options.gradingLimits,
     consoleLimits: options.consoleLimits,
     wallTiming: options.wallTiming,
@@ -157,22 +156,6 @@ export async function startTestBff(options: {
       if (ownsEmulator) await emulator.close().catch(() => undefined);
     },
   };
-}
-
-let agentBundle: Promise<Buffer> | undefined;
-
-/** The agent as guests get it, built once per test process (never into dist/, which others may be reading). */
-function testAgentBundle(): Promise<Buffer> {
-  agentBundle ??= (async () => {
-    const dir = await mkdtemp(path.join(tmpdir(), "test-agent-bundle-"));
-    try {
-      await buildAgent(path.join(dir, "lab-agent.mjs"));
-      return await readFile(path.join(dir, "lab-agent.mjs"));
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
-  })();
-  return agentBundle;
 }
 
 export interface Answer {

@@ -1,16 +1,16 @@
-// Real grading agents (src/agent) on 127.0.0.1, one per session, each with its own home and the
-// session's real token, and a transport that opens a TCP connection to the session's agent, as the
-// cluster's port-forward would. For tests and the bench.
+// Real grading agents (src/agent/lab_agent.py) on 127.0.0.1, one process per session, each with its
+// own home and the session's real key, and a transport that opens a TCP connection to the session's
+// agent, as the cluster's port-forward would. For tests and the bench.
 import { writeFile } from "node:fs/promises";
 import { connect as connectTcp, type Socket } from "node:net";
-import { agentToken } from "../../../common/agent-token.ts";
-import { startAgentServer, type AgentServer } from "../../../agent/server.ts";
+import { agentKey } from "../../../common/agent-key.ts";
 import { createAgentFixture, type AgentFixture } from "../../../agent/testing/agent-fixture.ts";
+import { startAgent, type AgentProcess } from "../../../agent/testing/python-agent.ts";
 import type { ConnectToAgent } from "../agent-client.ts";
 
 export interface LoopbackAgents {
   connect: ConnectToAgent;
-  tokenFor(sessionId: string): string;
+  keyFor(sessionId: string): string;
   /** The directory the session's checks run in. */
   home(sessionId: string): string;
   /** Kills the agent (its running checks too); connections are refused until start(). */
@@ -21,14 +21,14 @@ export interface LoopbackAgents {
 
 interface Guest {
   fixture: AgentFixture;
-  server: AgentServer | null;
+  agent: AgentProcess | null;
   /** The last port, kept after stop() so that connecting is refused like a VM without its agent. */
   port: number | null;
 }
 
 export async function startLoopbackAgents(sessionIds: readonly string[]): Promise<LoopbackAgents> {
   const secret = "a-secret-for-loopback-agents-only-in-tests";
-  const tokenFor = (sessionId: string) => agentToken(secret, sessionId);
+  const keyFor = (sessionId: string) => agentKey(secret, sessionId);
   const guests = new Map<string, Guest>();
 
   const guestOf = (sessionId: string): Guest => {
@@ -39,27 +39,17 @@ export async function startLoopbackAgents(sessionIds: readonly string[]): Promis
 
   const start = async (sessionId: string) => {
     const guest = guestOf(sessionId);
-    if (guest.server) return;
+    if (guest.agent) return;
     const { fixture } = guest;
-    guest.server = await startAgentServer(
-      {
-        host: "127.0.0.1",
-        port: 0,
-        tokenFile: fixture.tokenFile,
-        user: fixture.user,
-        home: fixture.home,
-        tty: "/dev/null",
-      },
-      () => {},
-    );
-    guest.port = guest.server.port;
+    guest.agent = await startAgent({ keyFile: fixture.keyFile, user: fixture.user, home: fixture.home });
+    guest.port = guest.agent.port;
   };
 
   try {
     for (const sessionId of sessionIds) {
       const fixture = await createAgentFixture();
-      await writeFile(fixture.tokenFile, `${tokenFor(sessionId)}\n`, { mode: 0o600 });
-      guests.set(sessionId, { fixture, server: null, port: null });
+      await writeFile(fixture.keyFile, `${keyFor(sessionId)}\n`, { mode: 0o600 });
+      guests.set(sessionId, { fixture, agent: null, port: null });
       await start(sessionId);
     }
   } catch (error) {
@@ -68,14 +58,14 @@ export async function startLoopbackAgents(sessionIds: readonly string[]): Promis
   }
 
   return {
-    tokenFor,
+    keyFor,
     home: (sessionId) => guestOf(sessionId).fixture.home,
     start,
     async stop(sessionId) {
       const guest = guestOf(sessionId);
-      const server = guest.server;
-      guest.server = null;
-      await server?.close();
+      const agent = guest.agent;
+      guest.agent = null;
+      await agent?.stop();
     },
     connect(sessionId, signal) {
       const port = guests.get(sessionId)?.port;
@@ -105,8 +95,8 @@ export async function startLoopbackAgents(sessionIds: readonly string[]): Promis
 async function closeAll(guests: Map<string, Guest>): Promise<void> {
   await Promise.all(
     [...guests.values()].map(async (guest) => {
-      await guest.server?.close();
-      guest.server = null;
+      await guest.agent?.stop();
+      guest.agent = null;
       await guest.fixture.remove();
     }),
   );

@@ -23,7 +23,7 @@ export async function createSessionVm(
   cluster: ClusterClient,
   lab: Lab,
   owner: string,
-  options: { runStrategy?: VirtualMachine["spec"]["runStrategy"]; extraUserData?: string } = {},
+  options: { runStrategy?: VirtualMachine["spec"]["runStrategy"]; agentUserData?: string } = {},
 ): Promise<string> {
   const sessionId = newSessionId(lab.id);
   const { virtualMachine, userDataSecret } = buildSessionObjects({
@@ -32,7 +32,7 @@ export async function createSessionVm(
     owner,
     namespace: cluster.namespace,
     expiresAt: new Date(Date.now() + 3600_000),
-    extraUserData: options.extraUserData,
+    agentUserData: options.agentUserData,
   });
   if (options.runStrategy) virtualMachine.spec.runStrategy = options.runStrategy;
   const created = await cluster.createVirtualMachine(virtualMachine);

@@ -1,0 +1,751 @@
+#!/usr/bin/python3
+"""Lab Console's grading agent: runs a lab's checks inside the student's VM (docs/agent.md).
+
+One file, Python 3.9 or newer, nothing beyond the standard library: every image that runs
+cloud-init has python3, because cloud-init is written in it. The BFF reaches this agent through
+KubeVirt's portforward subresource. Each request is signed with the session's key and each answer
+is signed back over the request's nonce, so the key never crosses the wire and nothing that lacks
+it can pass for this agent.
+"""
+
+import errno
+import fcntl
+import hashlib
+import hmac
+import json
+import os
+import pwd
+import re
+import select
+import selectors
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import termios
+import threading
+import time
+from collections import OrderedDict
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+VERSION = "2.0.0"
+
+# The limits of the wire protocol; src/common/agent-protocol.ts holds the same numbers.
+BODY_BYTES = 64 * 1024
+CHECKS_PER_REQUEST = 100
+CHECK_ID_LENGTH = 100
+COMMAND_LENGTH = 16 * 1024
+TIMEOUT_SECONDS = 3600
+OUTPUT_BYTES = 64 * 1024
+CONCURRENT_CHECKS = 4
+TTY_SIZE = 1000
+
+# A key file larger than this is not a key: reading stops here, whatever the file is.
+KEY_FILE_BYTES = 256
+MINIMUM_KEY_LENGTH = 16
+# Enough of stdout's end to hold its last line, where a score line is read.
+STDOUT_TAIL_BYTES = 4096
+# After a check's command exits, how long its pipes may stay open: a process that left the check's
+# process group (setsid, a daemon) could hold them for ever.
+DRAIN_SECONDS = 1.0
+# Nonces seen recently: a captured request cannot be played again while it is remembered.
+REMEMBERED_NONCES = 4096
+CONNECTIONS = 32
+# Reading a request (line, headers, body) must not take longer than this.
+REQUEST_READ_SECONDS = 10
+
+CHECK_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+DEFAULTS = {
+    "host": "0.0.0.0",
+    "port": "899",
+    "keyFile": "/etc/lab-agent/key",
+    "user": "student",
+    "home": None,
+    "tty": "/dev/ttyS0",
+}
+SETTINGS = [
+    ("host", "--host", "LAB_AGENT_HOST", "address to listen on (default 0.0.0.0)"),
+    ("port", "--port", "LAB_AGENT_PORT", "TCP port, 0 = any free one (default 899)"),
+    ("keyFile", "--key-file", "LAB_AGENT_KEY_FILE", "the session key (default /etc/lab-agent/key)"),
+    ("user", "--user", "LAB_AGENT_USER", "account checks run as, when root (default student)"),
+    ("home", "--home", "LAB_AGENT_HOME", "directory checks run in (default: the user's home)"),
+    ("tty", "--tty", "LAB_AGENT_TTY", "serial terminal for /v1/tty (default /dev/ttyS0)"),
+]
+DEFAULT_CONFIG_FILE = "/etc/lab-agent/config.json"
+USAGE = "\n".join(
+    [
+        "Usage: lab_agent.py [--config FILE] [options]",
+        "",
+        "Options (each also settable as a LAB_AGENT_* variable or a key of the JSON config file):",
+        "  --config FILE        JSON config file, env LAB_AGENT_CONFIG (default %s, if present)"
+        % DEFAULT_CONFIG_FILE,
+    ]
+    + ["  %-20s %s, env %s" % (flag + " VALUE", text, env) for _, flag, env, text in SETTINGS]
+    + ["  --help               show this text"]
+)
+
+AUTHORIZATION = re.compile(r"^Lab-Agent-HMAC nonce=([0-9a-f]{32}), mac=([0-9a-f]{64})$")
+SCORE_LINE = re.compile(r"^score=(\d+(?:\.\d+)?|\.\d+)$")
+
+
+class HttpError(Exception):
+    def __init__(self, status, code, message, signed=True):
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        # False for the answers given before the request proved it holds the key.
+        self.signed = signed
+
+
+class ConfigError(Exception):
+    def __init__(self, problems):
+        super().__init__("Invalid lab-agent configuration:\n  " + "\n  ".join(problems))
+
+
+# ---------------------------------------------------------------------------------------------
+# Settings: flags win over LAB_AGENT_* variables, which win over the config file and the defaults.
+
+
+def load_config(argv, env):
+    problems = []
+    flags = parse_flags(argv, problems)
+    named = flags.get("--config", env.get("LAB_AGENT_CONFIG"))
+    from_file = read_config_file(named or DEFAULT_CONFIG_FILE, named is not None, problems)
+    config = dict(DEFAULTS)
+    for key, flag, env_name, _ in SETTINGS:
+        value = flags.get(flag, env.get(env_name, from_file.get(key)))
+        if value is None:
+            continue
+        if str(value).strip() == "":
+            problems.append("%s must not be empty." % key)
+        config[key] = str(value)
+    port = config["port"]
+    if not re.fullmatch(r"\d{1,5}", port) or int(port) > 65535:
+        problems.append('port must be a whole number from 0 to 65535, not "%s".' % port)
+    if problems:
+        raise ConfigError(problems)
+    config["port"] = int(port)
+    return config
+
+
+def parse_flags(argv, problems):
+    known = {"--config"} | {flag for _, flag, _, _ in SETTINGS}
+    flags = {}
+    args = list(argv)
+    while args:
+        arg = args.pop(0)
+        name, has_value, value = arg.partition("=")
+        if name not in known:
+            problems.append('Unknown argument "%s" (see --help).' % arg)
+            continue
+        if not has_value:
+            if not args:
+                problems.append("%s needs a value." % name)
+                continue
+            value = args.pop(0)
+        flags[name] = value
+    return flags
+
+
+def read_config_file(path, required, problems):
+    try:
+        with open(path, encoding="utf-8") as file:
+            text = file.read(BODY_BYTES)
+    except OSError as error:
+        if required or error.errno != errno.ENOENT:
+            problems.append("Cannot read config file %s: %s" % (path, error.strerror))
+        return {}
+    try:
+        parsed = json.loads(text)
+    except ValueError as error:
+        problems.append("Config file %s is not valid JSON: %s" % (path, error))
+        return {}
+    if not isinstance(parsed, dict):
+        problems.append("Config file %s must hold a JSON object." % path)
+        return {}
+    keys = {key for key, _, _, _ in SETTINGS}
+    values = {}
+    for key, value in parsed.items():
+        if key not in keys:
+            problems.append('Config file %s: unknown key "%s".' % (path, key))
+        elif isinstance(value, bool) or not isinstance(value, (str, int)):
+            problems.append('Config file %s: "%s" must be a string or a number.' % (path, key))
+        else:
+            values[key] = str(value)
+    return values
+
+
+# ---------------------------------------------------------------------------------------------
+# The session key and the signatures.
+
+
+def read_key(path):
+    """Opened without following links, only a regular file, never more than KEY_FILE_BYTES."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as error:
+        reason = "it is a symbolic link" if error.errno == errno.ELOOP else error.strerror
+        raise HttpError(503, "no_key", "The agent has no key yet (%s: %s)." % (path, reason), False)
+    try:
+        if not stat_is_regular(os.fstat(fd)):
+            raise HttpError(503, "no_key", "The key file %s is not a regular file." % path, False)
+        data = os.read(fd, KEY_FILE_BYTES + 1)
+    finally:
+        os.close(fd)
+    key = data.decode("utf-8", "replace").strip()
+    if len(data) > KEY_FILE_BYTES or len(key) < MINIMUM_KEY_LENGTH:
+        raise HttpError(503, "no_key", "The key file %s holds no usable key." % path, False)
+    return key.encode("utf-8")
+
+
+def stat_is_regular(info):
+    return (info.st_mode & 0o170000) == 0o100000
+
+
+def mac(key, lines):
+    return hmac.new(key, "\n".join(lines).encode("utf-8"), hashlib.sha256).hexdigest()
+
+
+def request_mac(key, method, target, nonce, body):
+    return mac(key, ["lab-agent-request:v2", method, target, nonce, hashlib.sha256(body).hexdigest()])
+
+
+def answer_mac(key, nonce, status, body):
+    return mac(key, ["lab-agent-response:v2", nonce, str(status), hashlib.sha256(body).hexdigest()])
+
+
+class NonceMemory:
+    def __init__(self, size):
+        self.size = size
+        self.seen = OrderedDict()
+        self.lock = threading.Lock()
+
+    def first_use(self, nonce):
+        with self.lock:
+            if nonce in self.seen:
+                return False
+            self.seen[nonce] = True
+            if len(self.seen) > self.size:
+                self.seen.popitem(last=False)
+            return True
+
+
+# ---------------------------------------------------------------------------------------------
+# Whom checks run as.
+
+
+class RunAs:
+    def __init__(self, user, uid, gid, groups, home, switch):
+        self.user = user
+        self.uid = uid
+        self.gid = gid
+        self.groups = groups
+        self.home = home
+        # True when the agent is root and the checks' user is not.
+        self.switch = switch
+
+
+def resolve_run_as(config):
+    """Per request, not at start-up: cloud-init may create the account after the agent started."""
+    if os.geteuid() == 0:
+        try:
+            entry = pwd.getpwnam(config["user"])
+        except KeyError:
+            raise HttpError(503, "run_as_unavailable", 'There is no user "%s" (yet).' % config["user"])
+        groups = os.getgrouplist(entry.pw_name, entry.pw_gid)
+        run_as = RunAs(entry.pw_name, entry.pw_uid, entry.pw_gid, groups, entry.pw_dir, entry.pw_uid != 0)
+    else:
+        entry = pwd.getpwuid(os.geteuid())
+        run_as = RunAs(entry.pw_name, entry.pw_uid, entry.pw_gid, [], entry.pw_dir, False)
+    if config["home"] is not None:
+        run_as.home = config["home"]
+    if not os.path.isdir(run_as.home):
+        raise HttpError(
+            503,
+            "run_as_unavailable",
+            'The home directory %s of user "%s" does not exist.' % (run_as.home, run_as.user),
+        )
+    return run_as
+
+
+def run_as_mismatch(config):
+    if os.geteuid() == 0 or config["user"] == DEFAULTS["user"]:
+        return None
+    me = pwd.getpwuid(os.geteuid()).pw_name
+    if config["user"] == me:
+        return None
+    return 'lab-agent: not running as root, so checks run as "%s", not "%s".' % (me, config["user"])
+
+
+# ---------------------------------------------------------------------------------------------
+# Checks.
+
+
+class RunningGroups:
+    """The process groups of running checks, so that a stopping agent leaves none behind."""
+
+    def __init__(self):
+        self.pids = set()
+        self.lock = threading.Lock()
+
+    def add(self, pid):
+        with self.lock:
+            self.pids.add(pid)
+
+    def remove(self, pid):
+        with self.lock:
+            self.pids.discard(pid)
+
+    def kill_all(self):
+        with self.lock:
+            for pid in list(self.pids):
+                kill_group(pid)
+
+
+def kill_group(pid):
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except OSError:
+        pass  # ESRCH: the group is already gone.
+
+
+class Tail:
+    """The last `limit` bytes of a stream: when a check floods its output, the end says most."""
+
+    def __init__(self, limit):
+        self.limit = limit
+        self.data = bytearray()
+        self.truncated = False
+
+    def push(self, chunk):
+        self.data += chunk
+        if len(self.data) > self.limit:
+            del self.data[: len(self.data) - self.limit]
+            self.truncated = True
+
+    def text(self):
+        data = bytes(self.data)
+        if self.truncated:
+            # The cut may land inside a UTF-8 character: skip its continuation bytes (10xxxxxx).
+            start = 0
+            while start < 3 and start < len(data) and (data[start] & 0xC0) == 0x80:
+                start += 1
+            data = data[start:]
+        return data.decode("utf-8", "replace")
+
+
+def score_of(stdout):
+    lines = stdout.rstrip().split("\n")
+    match = SCORE_LINE.match(lines[-1].strip()) if lines else None
+    if not match:
+        return None
+    score = float(match.group(1))
+    return score if score <= 1 else None
+
+
+def check_launch(run_as, command):
+    # A clean shell: no login shell and no rc file, so nothing the student wrote runs first.
+    if os.access("/bin/bash", os.X_OK):
+        argv, shell = ["/bin/bash", "--noprofile", "--norc", "-c", command], "/bin/bash"
+    else:
+        argv, shell = ["/bin/sh", "-c", command], "/bin/sh"
+    env = {
+        "HOME": run_as.home,
+        "USER": run_as.user,
+        "LOGNAME": run_as.user,
+        "SHELL": shell,
+        "PATH": CHECK_PATH,
+        "LANG": "C.UTF-8",
+    }
+    options = {"cwd": run_as.home, "env": env}
+    if run_as.switch:
+        options.update(user=run_as.uid, group=run_as.gid, extra_groups=run_as.groups)
+    return argv, options
+
+
+def run_check(spec, run_as, cancelled, running):
+    """
+    The check runs in a session (and process group) of its own, so the timeout and the clean-up
+    reach everything it started. Whatever is left of the group when the command exits is killed:
+    checks observe, they leave nothing running.
+    """
+    argv, options = check_launch(run_as, spec["run"])
+    started = time.monotonic()
+    try:
+        child = subprocess.Popen(
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+            close_fds=True,
+            **options
+        )
+    except (OSError, subprocess.SubprocessError) as error:
+        raise HttpError(500, "spawn_failed", 'Cannot start check "%s": %s' % (spec["id"], error))
+    running.add(child.pid)
+    output = Tail(OUTPUT_BYTES)
+    stdout_tail = Tail(STDOUT_TAIL_BYTES)
+    deadline = started + spec["timeoutSeconds"]
+    timed_out = False
+    drain_until = None
+    selector = selectors.DefaultSelector()
+    selector.register(child.stdout, selectors.EVENT_READ, True)
+    selector.register(child.stderr, selectors.EVENT_READ, False)
+    try:
+        while selector.get_map():
+            for key, _ in selector.select(0.05):
+                chunk = os.read(key.fileobj.fileno(), 65536)
+                if not chunk:
+                    selector.unregister(key.fileobj)
+                    continue
+                output.push(chunk)
+                if key.data:
+                    stdout_tail.push(chunk)
+            now = time.monotonic()
+            if drain_until is None:
+                if child.poll() is not None:
+                    kill_group(child.pid)
+                    drain_until = now + DRAIN_SECONDS
+                elif now >= deadline or cancelled.is_set():
+                    timed_out = not cancelled.is_set()
+                    kill_group(child.pid)
+            elif now >= drain_until:
+                break
+        child.wait()
+        kill_group(child.pid)
+    finally:
+        running.remove(child.pid)
+        selector.close()
+        child.stdout.close()
+        child.stderr.close()
+    code = child.returncode
+    return {
+        "id": spec["id"],
+        "exitCode": code if code >= 0 else None,
+        "signal": signal.Signals(-code).name if code < 0 else None,
+        "timedOut": timed_out,
+        "output": output.text(),
+        "outputTruncated": output.truncated,
+        "durationMs": round((time.monotonic() - started) * 1000),
+        "score": score_of(stdout_tail.text()),
+    }
+
+
+def parse_check_request(body):
+    checks = body.get("checks") if isinstance(body, dict) else None
+    if not isinstance(checks, list) or not 1 <= len(checks) <= CHECKS_PER_REQUEST:
+        raise invalid(['"checks" must be a list of 1 to %d checks.' % CHECKS_PER_REQUEST])
+    problems = []
+    seen = set()
+    for index, check in enumerate(checks):
+        where = "checks[%d]" % index
+        if not isinstance(check, dict):
+            problems.append("%s must be an object." % where)
+            continue
+        check_id, run, timeout = check.get("id"), check.get("run"), check.get("timeoutSeconds")
+        if not isinstance(check_id, str) or not 1 <= len(check_id) <= CHECK_ID_LENGTH:
+            problems.append("%s.id must be a string of 1 to %d characters." % (where, CHECK_ID_LENGTH))
+        elif check_id in seen:
+            problems.append('%s.id "%s" appears twice.' % (where, check_id))
+        else:
+            seen.add(check_id)
+        if not isinstance(run, str) or run.strip() == "" or len(run) > COMMAND_LENGTH:
+            problems.append("%s.run must be a command of 1 to %d characters." % (where, COMMAND_LENGTH))
+        if not is_number(timeout) or not 0 < timeout <= TIMEOUT_SECONDS:
+            problems.append(
+                "%s.timeoutSeconds must be a number above 0 and at most %d." % (where, TIMEOUT_SECONDS)
+            )
+    if problems:
+        raise invalid(problems)
+    return checks
+
+
+def parse_tty_size(body):
+    def is_size(value):
+        return isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= TTY_SIZE
+
+    if not isinstance(body, dict) or not is_size(body.get("rows")) or not is_size(body.get("cols")):
+        raise invalid(['"rows" and "cols" must be whole numbers from 1 to %d.' % TTY_SIZE])
+    return {"rows": body["rows"], "cols": body["cols"]}
+
+
+def is_number(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def invalid(problems):
+    return HttpError(400, "invalid", " ".join(problems))
+
+
+def set_tty_size(tty, size):
+    """The kernel sends SIGWINCH to the terminal's foreground programs, as `stty rows cols` would."""
+    try:
+        fd = os.open(tty, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK | os.O_CLOEXEC)
+        try:
+            fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", size["rows"], size["cols"], 0, 0))
+        finally:
+            os.close(fd)
+    except OSError as error:
+        raise HttpError(500, "tty_failed", "Cannot set the size of %s: %s" % (tty, error.strerror))
+
+
+# ---------------------------------------------------------------------------------------------
+# HTTP.
+
+
+class Agent:
+    def __init__(self, config, log):
+        self.config = config
+        self.log = log
+        self.nonces = NonceMemory(REMEMBERED_NONCES)
+        self.check_slots = threading.BoundedSemaphore(CONCURRENT_CHECKS)
+        self.running = RunningGroups()
+
+    def health(self, request):
+        run_as = resolve_run_as(self.config)
+        return {"status": "ok", "version": VERSION, "runAs": {"user": run_as.user, "home": run_as.home}}
+
+    def checks(self, request):
+        specs = parse_check_request(request.json_body())
+        run_as = resolve_run_as(self.config)
+        cancelled = threading.Event()
+        results = [None] * len(specs)
+        failures = []
+
+        def run(index, spec):
+            with self.check_slots:
+                if cancelled.is_set():
+                    return
+                try:
+                    results[index] = run_check(spec, run_as, cancelled, self.running)
+                except HttpError as error:
+                    failures.append(error)
+                    cancelled.set()
+
+        workers = [threading.Thread(target=run, args=item, daemon=True) for item in enumerate(specs)]
+        for worker in workers:
+            worker.start()
+        for worker in workers:
+            while worker.is_alive():
+                worker.join(0.1)
+                if not cancelled.is_set() and request.client_gone():
+                    cancelled.set()
+        if failures:
+            raise failures[0]
+        if request.client_gone():
+            return None  # Killed because the client left: nobody is there to read these results.
+        return {"results": results}
+
+    def tty(self, request):
+        size = parse_tty_size(request.json_body())
+        set_tty_size(self.config["tty"], size)
+        return size
+
+    def routes(self):
+        return {
+            "/v1/health": {"GET": self.health},
+            "/v1/checks": {"POST": self.checks},
+            "/v1/tty": {"POST": self.tty},
+        }
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "lab-agent/" + VERSION
+    sys_version = ""
+    timeout = REQUEST_READ_SECONDS
+    agent = None  # set by serve()
+
+    def do_GET(self):
+        self.handle_request()
+
+    def do_POST(self):
+        self.handle_request()
+
+    def do_PUT(self):
+        self.handle_request()
+
+    def do_DELETE(self):
+        self.handle_request()
+
+    def handle_request(self):
+        started = time.monotonic()
+        self.close_connection = True
+        self.nonce = None
+        self.key = None
+        try:
+            self.authenticate()
+            answer = self.route()
+            if answer is not None:
+                self.send_json(200, answer)
+        except HttpError as error:
+            self.send_error_body(error)
+        except Exception:
+            import traceback
+
+            self.agent.log("lab-agent: %s %s failed: %s" % (self.command, self.path, traceback.format_exc()))
+            self.send_error_body(HttpError(500, "internal", "The agent failed; its log has the details."))
+        self.agent.log(
+            "%s %s %s %dms"
+            % (self.command, self.path, getattr(self, "status", "-"), (time.monotonic() - started) * 1000)
+        )
+
+    def authenticate(self):
+        match = AUTHORIZATION.match(self.headers.get("Authorization", ""))
+        if not match:
+            raise HttpError(401, "unauthenticated", "This agent answers signed requests only.", False)
+        self.body = self.read_body()
+        key = read_key(self.agent.config["keyFile"])
+        nonce, presented = match.group(1), match.group(2)
+        expected = request_mac(key, self.command, self.path, nonce, self.body)
+        if not hmac.compare_digest(expected, presented):
+            raise HttpError(401, "unauthenticated", "The request is not signed with this VM's key.", False)
+        if not self.agent.nonces.first_use(nonce):
+            raise HttpError(401, "unauthenticated", "This request was seen before.", False)
+        self.key, self.nonce = key, nonce
+
+    def read_body(self):
+        if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
+            raise HttpError(411, "invalid", "Send the body with a Content-Length.", False)
+        length = self.headers.get("Content-Length", "0")
+        if not re.fullmatch(r"\d{1,12}", length):
+            raise HttpError(400, "invalid", "Content-Length is not a number.", False)
+        if int(length) > BODY_BYTES:
+            raise HttpError(413, "too_large", "The body is over %d bytes." % BODY_BYTES, False)
+        try:
+            body = self.rfile.read(int(length))
+        except socket.timeout:
+            raise HttpError(408, "invalid", "The body did not arrive within %d s." % REQUEST_READ_SECONDS, False)
+        if len(body) < int(length):
+            raise HttpError(400, "invalid", "The body ended early.", False)
+        return body
+
+    def route(self):
+        methods = self.agent.routes().get(self.path.split("?", 1)[0])
+        if methods is None:
+            raise HttpError(404, "not_found", "There is no %s here." % self.path)
+        handler = methods.get(self.command)
+        if handler is None:
+            allowed = ", ".join(methods)
+            raise HttpError(405, "method_not_allowed", "%s answers %s only." % (self.path, allowed))
+        return handler(self)
+
+    def json_body(self):
+        try:
+            return json.loads(self.body.decode("utf-8"))
+        except ValueError:
+            raise invalid(["The request body is not valid JSON."])
+
+    def client_gone(self):
+        """True once the client closed its side; it sends nothing after its request."""
+        try:
+            readable, _, _ = select.select([self.connection], [], [], 0)
+            return bool(readable) and self.connection.recv(1, socket.MSG_PEEK) == b""
+        except (OSError, ValueError):
+            return True
+
+    def send_error_body(self, error):
+        body = {"error": {"code": error.code, "message": error.message}}
+        self.send_json(error.status, body, signed=error.signed)
+
+    def send_json(self, status, value, signed=True):
+        body = json.dumps(value, ensure_ascii=False).encode("utf-8")
+        self.status = status
+        self.send_response_only(status)
+        self.send_header("Content-Type", "application/json; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Connection", "close")
+        if status == 401:
+            self.send_header("WWW-Authenticate", "Lab-Agent-HMAC")
+        if signed and self.key is not None:
+            self.send_header("Lab-Agent-MAC", answer_mac(self.key, self.nonce, status, body))
+        self.end_headers()
+        try:
+            self.wfile.write(body)
+        except OSError:
+            pass  # The client left; there is nobody to tell.
+
+    def log_message(self, format, *args):
+        pass  # One line per request is written by handle_request; nothing of its content.
+
+
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def __init__(self, address, handler):
+        self.connection_slots = threading.BoundedSemaphore(CONNECTIONS)
+        super().__init__(address, handler)
+
+    def process_request(self, request, client_address):
+        # A flood of idle connections must not starve the BFF's: the excess is closed at once.
+        if not self.connection_slots.acquire(blocking=False):
+            self.shutdown_request(request)
+            return
+        super().process_request(request, client_address)
+
+    def process_request_thread(self, request, client_address):
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self.connection_slots.release()
+
+    def handle_error(self, request, client_address):
+        pass  # A client that broke its connection is not the agent's failure.
+
+
+def notify_ready():
+    """systemd's Type=notify: the unit counts as started, and the getty may go, once we listen."""
+    address = os.environ.pop("NOTIFY_SOCKET", None)
+    if not address:
+        return
+    if address.startswith("@"):
+        address = "\0" + address[1:]
+    with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM | socket.SOCK_CLOEXEC) as notify:
+        notify.sendto(b"READY=1", address)
+
+
+def log_line(line):
+    sys.stdout.write(line + "\n")
+    sys.stdout.flush()
+
+
+def main(argv):
+    if "--help" in argv:
+        print(USAGE)
+        return 0
+    try:
+        config = load_config(argv, os.environ)
+    except ConfigError as error:
+        print(error, file=sys.stderr)
+        return 2
+    mismatch = run_as_mismatch(config)
+    if mismatch:
+        print(mismatch, file=sys.stderr)
+    agent = Agent(config, log_line)
+    Handler.agent = agent
+    try:
+        server = Server((config["host"], config["port"]), Handler)
+    except OSError as error:
+        print("lab-agent: cannot listen on %s:%s: %s" % (config["host"], config["port"], error.strerror),
+              file=sys.stderr)
+        return 1
+
+    def stop(signum, frame):
+        agent.running.kill_all()
+        os._exit(0)
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    # Tests and the emulator read the port from this line: keep its shape.
+    log_line("lab-agent %s listening on %s:%d" % (VERSION, config["host"], server.server_address[1]))
+    notify_ready()
+    server.serve_forever()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

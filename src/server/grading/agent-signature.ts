@@ -1,0 +1,45 @@
+// The grading agent's proof, both ways (docs/agent.md, "Authentication"). The BFF never sends the
+// session's key: it signs each request with a fresh nonce, and the agent signs its answer over that
+// nonce, so an answer that does not verify came from something that does not hold the key.
+import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+
+export const agentAuthScheme = "Lab-Agent-HMAC";
+/** The response header that carries the agent's MAC (HTTP header names are case-insensitive). */
+export const agentMacHeader = "lab-agent-mac";
+
+export interface SignedRequest {
+  authorization: string;
+  nonce: string;
+}
+
+export function signAgentRequest(key: string, method: string, target: string, body: Buffer): SignedRequest {
+  const nonce = randomBytes(16).toString("hex");
+  const mac = hmac(key, ["lab-agent-request:v2", method, target, nonce, sha256(body)]);
+  return { authorization: `${agentAuthScheme} nonce=${nonce}, mac=${mac}`, nonce };
+}
+
+/** True when `mac` is the key holder's signature of this answer to the request that carried `nonce`. */
+export function verifyAgentAnswer(
+  key: string,
+  nonce: string,
+  status: number,
+  body: Buffer,
+  mac: string | undefined,
+): boolean {
+  if (mac === undefined || !/^[0-9a-f]{64}$/.test(mac)) return false;
+  const expected = agentAnswerMac(key, nonce, status, body);
+  return timingSafeEqual(Buffer.from(mac, "hex"), Buffer.from(expected, "hex"));
+}
+
+/** What the agent puts in its lab-agent-mac header; exported for tests that play the agent. */
+export function agentAnswerMac(key: string, nonce: string, status: number, body: Buffer): string {
+  return hmac(key, ["lab-agent-response:v2", nonce, String(status), sha256(body)]);
+}
+
+function hmac(key: string, lines: string[]): string {
+  return createHmac("sha256", key).update(lines.join("\n")).digest("hex");
+}
+
+function sha256(body: Buffer): string {
+  return createHash("sha256").update(body).digest("hex");
+}
