@@ -211,6 +211,15 @@ describe("authentication", () => {
     expect(missing.verified).toBe(true);
   });
 
+  it("as root, takes only a key file that is root's and private", async () => {
+    const shared = join(fixture.dir, "shared-key");
+    writeFileSync(shared, `${fixture.key}\n`, { mode: 0o644 });
+    const guarded = await start({ keyFile: shared });
+    const answer = await call("/v1/health", { to: guarded });
+    // Not root, the agent has no root to compare with and takes its own user's file.
+    expect(answer.status).toBe(process.getuid?.() === 0 ? 503 : 200);
+  });
+
   it("answers no_key while there is no key file", async () => {
     const keyless = await start({ keyFile: join(fixture.dir, "still-not-written") });
     const answer = await call("/v1/health", { to: keyless });
@@ -288,6 +297,16 @@ describe("checks", () => {
     const pids = [readPid(childPidFile), readPid(shellPidFile)];
     expect(pids.every((pid) => pid !== null)).toBe(true);
     await waitFor(() => pids.every((pid) => !isProcessAlive(pid ?? 0)), "the check's processes to end");
+  });
+
+  it("keeps the timeout of a check that closed its output", async () => {
+    const result = await runOne("exec >&- 2>&-; sleep 30", 0.5);
+    expect(result).toMatchObject({ timedOut: true, exitCode: null, signal: "SIGKILL" });
+    expect(result.durationMs).toBeLessThan(5000);
+  });
+
+  it("names a signal that has no name", async () => {
+    expect(await runOne("kill -37 $$")).toMatchObject({ exitCode: null, signal: "SIG37" });
   });
 
   it("kills what a finished check left running in the background", async () => {
@@ -412,8 +431,27 @@ describe("limits and routing", () => {
     expect(errorOf(wrongMethod).code).toBe("method_not_allowed");
   });
 
-  it("closes a connection that sends nothing, and answers 408 to a body that never ends", async () => {
+  it("stops reading headers past 16 KiB", async () => {
+    const signed = signAgentRequest(fixture.key, "GET", "/v1/health", Buffer.alloc(0));
+    const padding = Array.from({ length: 40 }, (_, i) => `X-Padding-${i}: ${"p".repeat(1000)}\r\n`).join("");
+    const answer = await new Promise<string>((resolve) => {
+      const socket = connect(agent.port, "127.0.0.1");
+      let text = "";
+      socket.on("data", (chunk: Buffer) => (text += chunk.toString()));
+      socket.on("close", () => resolve(text));
+      socket.on("error", () => undefined);
+      socket.write(
+        `GET /v1/health HTTP/1.1\r\nHost: agent\r\n${padding}Authorization: ${signed.authorization}\r\n\r\n`,
+      );
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 401 /);
+  });
+
+  it("gives a request 10 s in all, however slowly it trickles in, and answers 408 to a body that never ends", async () => {
+    const started = Date.now();
     const idle = connect(agent.port, "127.0.0.1");
+    const drip = setInterval(() => idle.write("G"), 1000);
+    idle.on("error", () => undefined);
     const silentBody = connect(agent.port, "127.0.0.1");
     const signed = signAgentRequest(fixture.key, "POST", "/v1/checks", Buffer.from("{}"));
     silentBody.write(
@@ -424,6 +462,8 @@ describe("limits and routing", () => {
     await Promise.all(
       [idle, silentBody].map((socket) => new Promise((resolve) => socket.once("close", resolve))),
     );
+    clearInterval(drip);
+    expect(Date.now() - started).toBeLessThan(15_000);
     expect(answer).toMatch(/^HTTP\/1\.1 408 /);
     expect(answer).not.toMatch(/lab-agent-mac/i);
   }, 20_000);

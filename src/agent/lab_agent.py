@@ -52,8 +52,14 @@ DRAIN_SECONDS = 1.0
 # Nonces seen recently: a captured request cannot be played again while it is remembered.
 REMEMBERED_NONCES = 4096
 CONNECTIONS = 32
-# Reading a request (line, headers, body) must not take longer than this.
+# Reading a request (line, headers, body) must not take longer than this, in all.
 REQUEST_READ_SECONDS = 10
+# The request line and headers together; the body has BODY_BYTES of its own.
+HEAD_BYTES = 16 * 1024
+# Checks run with this primary group (nobody's), the student's own groups as supplementary ones. The
+# kernel lets a process open another's /proc/PID/fd or ptrace it only when its uid AND gid match, so
+# the student's own programs cannot write a score line into a running check or rewrite it.
+CHECK_GID = 65534
 
 CHECK_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 DEFAULTS = {
@@ -86,7 +92,7 @@ USAGE = "\n".join(
 )
 
 AUTHORIZATION = re.compile(r"^Lab-Agent-HMAC nonce=([0-9a-f]{32}), mac=([0-9a-f]{64})$")
-SCORE_LINE = re.compile(r"^score=(\d+(?:\.\d+)?|\.\d+)$")
+SCORE_LINE = re.compile(r"^score=([0-9]+(?:\.[0-9]+)?|\.[0-9]+)$")
 
 
 class HttpError(Exception):
@@ -189,8 +195,11 @@ def read_key(path):
         reason = "it is a symbolic link" if error.errno == errno.ELOOP else error.strerror
         raise HttpError(503, "no_key", "The agent has no key yet (%s: %s)." % (path, reason), False)
     try:
-        if not stat_is_regular(os.fstat(fd)):
+        info = os.fstat(fd)
+        if not stat_is_regular(info):
             raise HttpError(503, "no_key", "The key file %s is not a regular file." % path, False)
+        if os.geteuid() == 0 and (info.st_uid != 0 or info.st_mode & 0o077):
+            raise HttpError(503, "no_key", "The key file %s must be root's, mode 0600." % path, False)
         data = os.read(fd, KEY_FILE_BYTES + 1)
     finally:
         os.close(fd)
@@ -255,7 +264,9 @@ def resolve_run_as(config):
         except KeyError:
             raise HttpError(503, "run_as_unavailable", 'There is no user "%s" (yet).' % config["user"])
         groups = os.getgrouplist(entry.pw_name, entry.pw_gid)
-        run_as = RunAs(entry.pw_name, entry.pw_uid, entry.pw_gid, groups, entry.pw_dir, entry.pw_uid != 0)
+        switch = entry.pw_uid != 0
+        gid = CHECK_GID if switch else entry.pw_gid
+        run_as = RunAs(entry.pw_name, entry.pw_uid, gid, groups, entry.pw_dir, switch)
     else:
         entry = pwd.getpwuid(os.geteuid())
         run_as = RunAs(entry.pw_name, entry.pw_uid, entry.pw_gid, [], entry.pw_dir, False)
@@ -395,8 +406,15 @@ def run_check(spec, run_as, cancelled, running):
     selector.register(child.stdout, selectors.EVENT_READ, True)
     selector.register(child.stderr, selectors.EVENT_READ, False)
     try:
-        while selector.get_map():
-            for key, _ in selector.select(0.05):
+        # Until the command has exited and its pipes are drained (or given up on): a command that
+        # closed its output early still meets its timeout.
+        while drain_until is None or (selector.get_map() and time.monotonic() < drain_until):
+            if selector.get_map():
+                ready = selector.select(0.05)
+            else:
+                ready = []
+                time.sleep(0.05)
+            for key, _ in ready:
                 chunk = os.read(key.fileobj.fileno(), 65536)
                 if not chunk:
                     selector.unregister(key.fileobj)
@@ -404,16 +422,13 @@ def run_check(spec, run_as, cancelled, running):
                 output.push(chunk)
                 if key.data:
                     stdout_tail.push(chunk)
-            now = time.monotonic()
             if drain_until is None:
                 if child.poll() is not None:
                     kill_group(child.pid)
-                    drain_until = now + DRAIN_SECONDS
-                elif now >= deadline or cancelled.is_set():
-                    timed_out = not cancelled.is_set()
+                    drain_until = time.monotonic() + DRAIN_SECONDS
+                elif time.monotonic() >= deadline or cancelled.is_set():
+                    timed_out = timed_out or not cancelled.is_set()
                     kill_group(child.pid)
-            elif now >= drain_until:
-                break
         child.wait()
         kill_group(child.pid)
     finally:
@@ -425,13 +440,20 @@ def run_check(spec, run_as, cancelled, running):
     return {
         "id": spec["id"],
         "exitCode": code if code >= 0 else None,
-        "signal": signal.Signals(-code).name if code < 0 else None,
+        "signal": signal_name(-code) if code < 0 else None,
         "timedOut": timed_out,
         "output": output.text(),
         "outputTruncated": output.truncated,
         "durationMs": round((time.monotonic() - started) * 1000),
         "score": score_of(stdout_tail.text()),
     }
+
+
+def signal_name(number):
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return "SIG%d" % number  # real-time signals have no name
 
 
 def parse_check_request(body):
@@ -556,8 +578,27 @@ class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "lab-agent/" + VERSION
     sys_version = ""
-    timeout = REQUEST_READ_SECONDS
-    agent = None  # set by serve()
+    agent = None  # set by main()
+
+    def setup(self):
+        super().setup()
+        # One deadline for the whole request, however slowly it trickles in: then reading stops.
+        self.read_too_slow = False
+        self.read_deadline = threading.Timer(REQUEST_READ_SECONDS, self.stop_reading)
+        self.read_deadline.daemon = True
+        self.read_deadline.start()
+        self.rfile = HeadLimit(self.rfile, HEAD_BYTES)
+
+    def stop_reading(self):
+        self.read_too_slow = True
+        try:
+            self.connection.shutdown(socket.SHUT_RD)
+        except OSError:
+            pass
+
+    def finish(self):
+        self.read_deadline.cancel()
+        super().finish()
 
     def do_GET(self):
         self.handle_request()
@@ -615,12 +656,13 @@ class Handler(BaseHTTPRequestHandler):
             raise HttpError(400, "invalid", "Content-Length is not a number.", False)
         if int(length) > BODY_BYTES:
             raise HttpError(413, "too_large", "The body is over %d bytes." % BODY_BYTES, False)
-        try:
-            body = self.rfile.read(int(length))
-        except socket.timeout:
-            raise HttpError(408, "invalid", "The body did not arrive within %d s." % REQUEST_READ_SECONDS, False)
+        body = self.rfile.read(int(length))
         if len(body) < int(length):
+            if self.read_too_slow:
+                message = "The request did not arrive within %d s." % REQUEST_READ_SECONDS
+                raise HttpError(408, "invalid", message, False)
             raise HttpError(400, "invalid", "The body ended early.", False)
+        self.read_deadline.cancel()
         return body
 
     def route(self):
@@ -672,6 +714,24 @@ class Handler(BaseHTTPRequestHandler):
         pass  # One line per request is written by handle_request; nothing of its content.
 
 
+class HeadLimit:
+    """The request line and headers may take HEAD_BYTES in all; past that they read as ended."""
+
+    def __init__(self, raw, limit):
+        self.raw = raw
+        self.left = limit
+
+    def readline(self, size=-1):
+        if self.left <= 0:
+            return b""
+        line = self.raw.readline(self.left if size < 0 else min(size, self.left))
+        self.left -= len(line)
+        return line
+
+    def __getattr__(self, name):
+        return getattr(self.raw, name)
+
+
 class Server(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
@@ -685,7 +745,11 @@ class Server(ThreadingHTTPServer):
         if not self.connection_slots.acquire(blocking=False):
             self.shutdown_request(request)
             return
-        super().process_request(request, client_address)
+        try:
+            super().process_request(request, client_address)
+        except Exception:
+            self.connection_slots.release()
+            raise
 
     def process_request_thread(self, request, client_address):
         try:

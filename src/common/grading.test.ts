@@ -74,6 +74,11 @@ describe("scoreChecks", () => {
     expect(scored).toMatchObject({ points: 0, passed: false, message: "Timed out after 30 s." });
   });
 
+  it("gives nothing for a check ended by a signal, whatever score line it printed", () => {
+    const scored = scoreOne(check({ hint: null }), result({ exitCode: null, signal: "SIGTERM", score: 1 }));
+    expect(scored).toMatchObject({ points: 0, passed: false, message: "Stopped by SIGTERM." });
+  });
+
   it("names the signal that ended a check", () => {
     expect(scoreOne(check({ hint: undefined }), result({ exitCode: null, signal: "SIGSEGV" })).message).toBe(
       "Stopped by SIGSEGV.",

@@ -158,16 +158,17 @@ function scoreOne(check: GradedCheck, result: Wire.AgentCheckResult): CheckResul
 }
 
 function earnedFraction(result: Wire.AgentCheckResult): number {
-  if (result.timedOut) return 0;
+  // A check ended by a signal did not finish: whatever score line it printed does not count.
+  if (result.timedOut || result.exitCode === null) return 0;
   if (result.score !== null) return result.score;
   return result.exitCode === 0 ? 1 : 0;
 }
 
 function shortfall(result: Wire.AgentCheckResult, fraction: number): CheckOutcome {
   if (result.timedOut) return { kind: "timed-out", seconds: Math.round(result.durationMs / 1000) };
+  if (result.exitCode === null) return { kind: "signal", signal: result.signal };
   if (fraction > 0) return { kind: "partial", percent: Math.round(fraction * 100) };
   if (result.score !== null) return { kind: "scored-zero" };
-  if (result.exitCode === null) return { kind: "signal", signal: result.signal };
   return { kind: "exit", code: result.exitCode };
 }
 

@@ -91,12 +91,14 @@ describe("delivering the grading agent at launch", () => {
         "[Unit]",
         "Description=Lab Console grading agent",
         "Before=serial-getty@ttyS0.service",
+        "StartLimitIntervalSec=0",
         "",
         "[Service]",
         "Type=notify",
         "ExecStart=/usr/bin/python3 /usr/local/lib/lab-agent/lab_agent.py",
         "Restart=always",
         "RestartSec=1",
+        "OOMScoreAdjust=-900",
         "",
         "[Install]",
         "WantedBy=multi-user.target",
@@ -105,10 +107,10 @@ describe("delivering the grading agent at launch", () => {
     );
   });
 
-  it("starts the agent first, then the student's console, then the lab's own boot commands", () => {
+  it("starts the agent first, then the lab's own boot commands, then the student's console", () => {
     const { config } = userDataOf(objectsFor(true));
     const labOnly = userDataOf(objectsFor(false)).config.runcmd;
-    expect(labOnly.slice(0, 2)).toEqual([
+    expect(labOnly.slice(-2)).toEqual([
       "systemctl daemon-reload",
       "systemctl restart serial-getty@ttyS0.service",
     ]);
@@ -116,8 +118,8 @@ describe("delivering the grading agent at launch", () => {
       `[ -x /usr/bin/python3 ] || echo "${agentNotStartedMarker} this image has no /usr/bin/python3, so its sessions cannot be graded"`,
       "systemctl daemon-reload",
       "systemctl enable --now lab-agent.service",
+      ...labOnly.slice(0, -2),
       "systemctl restart serial-getty@ttyS0.service",
-      ...labOnly.slice(2),
     ]);
     // Nothing else of the old delivery is left: no node, no student-owned folder, no nohup.
     expect(userDataOf(objectsFor(true)).text).not.toMatch(/node |\.lab-agent|nohup|8099/);

@@ -24,19 +24,22 @@ export type AgentUserData = (sessionId: string) => string;
 /**
  * Type=notify: `systemctl enable --now` returns once the agent listens, so the getty restart after
  * it (vm-manifest.ts) starts the student's shell with the agent already on its privileged port.
- * Ordered before the getty for the boots after the first too; Restart=always brings it back if it
- * dies.
+ * Ordered before the getty for the boots after the first too. Restart=always brings it back if it
+ * dies, without systemd's default limit (5 starts in 10 s) that would leave it failed for good, and
+ * the OOM killer picks other processes first.
  */
 const unitFile = [
   "[Unit]",
   "Description=Lab Console grading agent",
   "Before=serial-getty@ttyS0.service",
+  "StartLimitIntervalSec=0",
   "",
   "[Service]",
   "Type=notify",
   `ExecStart=/usr/bin/python3 ${agentGuestPaths.script}`,
   "Restart=always",
   "RestartSec=1",
+  "OOMScoreAdjust=-900",
   "",
   "[Install]",
   "WantedBy=multi-user.target",

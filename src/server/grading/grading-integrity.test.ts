@@ -18,6 +18,12 @@ import { runInConsole } from "./testing/guest-console.ts";
 const lab = aGradingLab([
   aCheck({ id: "hello-file", points: 2, selfCheck: true, run: "grep -q hello ~/hello.txt" }),
   aCheck({ id: "notes-dir", selfCheck: true, run: "test -d ~/notes" }),
+  // Long enough for a program of the student's to find the check's shell while it runs.
+  aCheck({
+    id: "never-done",
+    selfCheck: true,
+    run: "echo $$ > /tmp/check.pid; sleep 1; test -e ~/work-that-was-never-done",
+  }),
 ]);
 
 let emulator: TestEmulator;
@@ -65,7 +71,7 @@ describe("grading a student who tries to cheat", () => {
     const shown = await inConsole("command -v node || echo no-node; command -v python3");
     expect(shown).toContain("no-node");
     expect(shown).toContain("/usr/bin/python3");
-    expect(await selfCheck()).toMatchObject({ gradable: true, score: 0, maxScore: 3 });
+    expect(await selfCheck()).toMatchObject({ gradable: true, score: 0, maxScore: 4 });
   });
 
   it("is not fooled by a line in ~/.bash_profile or ~/.bashrc (C1)", async () => {
@@ -95,5 +101,31 @@ describe("grading a student who tries to cheat", () => {
     expect(shown).toContain("still-running");
     await inConsole("echo hello > ~/hello.txt && mkdir -p ~/notes");
     expect(await selfCheck()).toMatchObject({ gradable: true, score: 3 });
+  });
+
+  it("keeps the student's own programs out of a running check (no /proc/PID/fd, no ptrace)", async () => {
+    // Waits for the check's shell, then tries to read its descriptors, write a score line into its
+    // stdout and attach to it, as the student's own program would.
+    const injector = [
+      "rm -f /tmp/check.pid /tmp/inject.err",
+      "for i in $(seq 200); do [ -s /tmp/check.pid ] && break; sleep 0.05; done",
+      "pid=$(cat /tmp/check.pid)",
+      "readlink /proc/$pid/fd/1 2>>/tmp/inject.err || echo no-readlink >>/tmp/inject.err",
+      "echo score=1 2>>/tmp/inject.err >/proc/$pid/fd/1",
+      `python3 -c 'import ctypes, sys; libc = ctypes.CDLL(None, use_errno=True); print("ptrace", libc.ptrace(16, int(sys.argv[1]), 0, 0), ctypes.get_errno())' $pid >>/tmp/inject.err`,
+      "",
+    ].join("\n");
+    await inConsole(
+      `echo ${Buffer.from(injector).toString("base64")} | base64 -d > ~/inject.sh; (bash ~/inject.sh >/dev/null 2>&1 &); true`,
+    );
+    const result = await selfCheck();
+    expect(result.checks.find((check) => check.checkId === "never-done")).toMatchObject({
+      points: 0,
+      outcome: { kind: "exit", code: 1 },
+    });
+    const attempts = await inConsole("cat /tmp/inject.err");
+    expect(attempts).toContain("no-readlink");
+    expect(attempts).toMatch(/\/fd\/1: Permission denied/);
+    expect(attempts).toContain("ptrace -1 1");
   });
 });

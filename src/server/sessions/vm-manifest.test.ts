@@ -251,21 +251,21 @@ describe("buildSessionObjects: the cloud-init Secret", () => {
       "/etc/motd",
       "/opt/agent.py",
     ]);
-    // The agent's boot commands first, before the getty restart starts the student's shell.
+    // The agent's boot commands first, the lab's next, the getty restart (the student's shell) last.
     expect(config.runcmd).toEqual([
       "echo agent",
+      "echo lab",
       "systemctl daemon-reload",
       "systemctl restart serial-getty@ttyS0.service",
-      "echo lab",
     ]);
   });
 
-  it("without an agent, reloads systemd and restarts the getty first, then runs the lab's commands", () => {
+  it("without an agent, runs the lab's commands, then reloads systemd and restarts the getty", () => {
     const lab = aLab({ vm: { ...aLab().vm, cloudInit: "#cloud-config\nruncmd:\n  - echo lab\n" } });
     expect((parse(userDataOf(build(lab))) as Record<string, unknown>).runcmd).toEqual([
+      "echo lab",
       "systemctl daemon-reload",
       "systemctl restart serial-getty@ttyS0.service",
-      "echo lab",
     ]);
   });
 

@@ -40,7 +40,7 @@ export interface SessionObjectsInput {
   expiresAt: Date;
   /**
    * The grading agent's #cloud-config (grading/agent-delivery.ts). Its files are merged after the
-   * lab's; its runcmd runs first of all, before the getty restart that starts the student's shell.
+   * lab's; its runcmd runs first of all, the getty restart that starts the student's shell last.
    */
   agentUserData?: string;
 }
@@ -114,13 +114,19 @@ export function buildSessionObjects(input: SessionObjectsInput): {
   const agent: CloudConfig =
     input.agentUserData === undefined ? {} : readPart(input.agentUserData, "agentUserData");
   const { runcmd: agentRuncmd, ...agentPart } = agent;
-  const userData = renderCloudConfig(
-    mergeCloudConfigs([
-      generatedCloudConfig(Array.isArray(agentRuncmd) ? agentRuncmd : []),
-      ...(lab.vm.cloudInit === null ? [] : [readPart(lab.vm.cloudInit, `lab ${lab.id} cloudInit`)]),
-      agentPart,
-    ]),
-  );
+  const merged = mergeCloudConfigs([
+    generatedCloudConfig(),
+    ...(lab.vm.cloudInit === null ? [] : [readPart(lab.vm.cloudInit, `lab ${lab.id} cloudInit`)]),
+    agentPart,
+  ]);
+  // The agent listens, and the lab's own commands (run as root) are done, before any process of the
+  // student's exists: the getty restart that starts the student's shell comes last (docs/grading.md).
+  // Commands the agent's part already ran (it reloads systemd for its own unit) are not run twice.
+  const listOf = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
+  const runcmd = [...listOf(agentRuncmd), ...listOf(merged.runcmd)];
+  const startConsole = ["systemctl daemon-reload", "systemctl restart serial-getty@ttyS0.service"];
+  merged.runcmd = [...runcmd, ...startConsole.filter((command) => !runcmd.includes(command))];
+  const userData = renderCloudConfig(merged);
   const userDataSecret: Secret = {
     apiVersion: "v1",
     kind: "Secret",
@@ -159,15 +165,10 @@ export function ownedByVm(secret: Secret, vm: VirtualMachine): Secret {
 /**
  * Our part of the user data: a student account that the serial console logs in automatically.
  * Only the owner and staff can reach that console (the BFF checks), so a password would add nothing.
- * `beforeConsole` (the grading agent's boot commands) runs before the getty restart, so that the
- * agent listens before any process of the student's exists (docs/grading.md).
+ * getty on ttyS0 may already be up by the time cloud-init writes the drop-in: buildSessionObjects
+ * restarts it at the end of runcmd.
  */
-function generatedCloudConfig(beforeConsole: readonly unknown[]): CloudConfig {
-  // getty on ttyS0 may already be up by the time cloud-init writes the drop-in. Commands the
-  // agent's part already ran (it reloads systemd for its own unit) are not run twice.
-  const ours = ["systemctl daemon-reload", "systemctl restart serial-getty@ttyS0.service"].filter(
-    (command) => !beforeConsole.includes(command),
-  );
+function generatedCloudConfig(): CloudConfig {
   return {
     users: [{ name: guestUsername, gecos: "Lab Console student", shell: "/bin/bash", lock_passwd: true }],
     write_files: [
@@ -182,7 +183,6 @@ function generatedCloudConfig(beforeConsole: readonly unknown[]): CloudConfig {
         ].join("\n"),
       },
     ],
-    runcmd: [...beforeConsole, ...ours],
   };
 }
 
