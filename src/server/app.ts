@@ -29,6 +29,7 @@ import { registerHealthRoutes } from "./health-routes.ts";
 import { HelpRequests } from "./help/help-requests.ts";
 import { registerHelpRoutes } from "./help/routes.ts";
 import { createCsrfGuard } from "./http/csrf.ts";
+import { createOwnNames } from "./http/own-names.ts";
 import { sendError } from "./http/errors.ts";
 import type { ClusterClient } from "./kube/client.ts";
 import { registerLabRoutes } from "./lab-routes.ts";
@@ -67,6 +68,8 @@ export interface AppDeps {
   /** Defaults: 8 sessions graded at a time, one self-check per session every 10 s. */
   gradingLimits?: Pick<GradingServiceDeps, "concurrency" | "selfCheckIntervalMs">;
   allowedOrigins: string[];
+  /** PUBLIC_URL: the address people open; with it, only that name (and loopback) reaches the server. */
+  publicUrl?: string;
   trustProxy: boolean;
   /**
    * Where console recordings go (the caller opens and closes it), their size cap and retention; none
@@ -111,7 +114,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(fastifyCookie, { secret: deps.cookieSecret });
 
   app.setErrorHandler((error, request, reply) => sendError(error, request, reply));
-  app.addHook("onRequest", createCsrfGuard(deps.allowedOrigins));
+  const ownNames = createOwnNames({ publicUrl: deps.publicUrl, allowedOrigins: deps.allowedOrigins });
+  app.addHook("onRequest", ownNames.hostGuard);
+  app.addHook("onRequest", createCsrfGuard(ownNames));
   app.addHook("onSend", async (_request, reply) => {
     reply.header("x-content-type-options", "nosniff");
     reply.header("x-frame-options", "DENY");
@@ -218,7 +223,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     placement: consolePlacement,
     sessions,
     loginSessions,
-    allowedOrigins: deps.allowedOrigins,
+    ownNames,
     audit: operations.audit,
     onViewers: (change, as) => operations.metrics.consoleViewers.inc({ role: as }, change),
   });
@@ -239,7 +244,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     sessions,
     labIds: new Set(deps.labs.map((lab) => lab.id)),
     loginSessions,
-    allowedOrigins: deps.allowedOrigins,
+    ownNames,
     lastScore: async (id) => {
       const [latest] = await deps.gradingRepository.listSelfChecks(id, 1);
       return latest?.result.gradable ? latest.result.score : null;

@@ -47,6 +47,8 @@ export interface Config {
   agentKeySecret: string | undefined;
   /** Origins besides the BFF's own that may send mutations (e.g. a dev server on another port). */
   allowedOrigins: string[];
+  /** PUBLIC_URL: the address people open. Requests for any other name (but loopback) are refused. */
+  publicUrl: string | undefined;
   /** Believe X-Forwarded-Proto/-Host: only behind a proxy that sets them. */
   trustProxy: boolean;
   cluster: ClusterSource;
@@ -145,6 +147,7 @@ const EnvSchema = z.object({
     )
     .pipe(z.array(origin)),
   TRUST_PROXY: flag.default(false),
+  PUBLIC_URL: z.url().optional(),
   LAB_KUBECONFIG: z.string().min(1).optional(),
   KUBECONFIG: z.string().min(1).optional(),
   LAB_EMULATOR_TIMING: z.enum(["realistic", "fast"]).default("realistic"),
@@ -208,6 +211,7 @@ export function loadConfig({ env, inCluster }: Environment): Config {
     sessionSecret: values.SESSION_SECRET,
     agentKeySecret: values.AGENT_TOKEN_SECRET,
     allowedOrigins: values.LAB_ALLOWED_ORIGINS,
+    publicUrl: values.PUBLIC_URL,
     trustProxy: values.TRUST_PROXY,
     cluster: chooseCluster(values, dataDir, inCluster),
     vmSizes: values.LAB_VM_SIZES ?? defaultVmSizes,

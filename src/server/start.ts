@@ -107,6 +107,7 @@ export async function startServer(config: Config, options: { buildWeb: boolean }
       },
       coordination: coordinationFromConfig(config.coordination, kubeConfig, kubeRequests),
       allowedOrigins: config.allowedOrigins,
+      publicUrl: config.publicUrl,
       trustProxy: config.trustProxy,
       recordings: { storage: stores.recordings, ...config.recordings },
       webRoot,

@@ -15,6 +15,7 @@ import type { SessionService } from "../sessions/service.ts";
 import type { ConsoleHub } from "./hub.ts";
 import type { ViewerAccess } from "./viewer.ts";
 import { isWebsocketUpgrade, routeWebsocketUpgrades } from "./websocket-upgrade.ts";
+import type { OwnNames } from "../http/own-names.ts";
 
 declare module "fastify" {
   interface FastifyInstance {
@@ -36,7 +37,7 @@ export interface ConsoleRouteDeps {
   placement: ConsolePlacement;
   sessions: SessionService;
   loginSessions: LoginSessions;
-  allowedOrigins: string[];
+  ownNames: OwnNames;
   /** Attaching and detaching are recorded here, as owner or observer. */
   audit?: AuditLog;
   /** A browser attached (+1) or detached (-1), for the viewers gauge. */
@@ -45,7 +46,6 @@ export interface ConsoleRouteDeps {
 
 export function registerConsoleRoutes(app: FastifyInstance, deps: ConsoleRouteDeps): void {
   const { hub, sessions, loginSessions } = deps;
-  const allowedOrigins = new Set(deps.allowedOrigins);
   const server = new WebSocketServer({
     noServer: true,
     maxPayload: hub.limits.maxFrameBytes,
@@ -73,7 +73,7 @@ export function registerConsoleRoutes(app: FastifyInstance, deps: ConsoleRouteDe
         "The console is a websocket; open it from the session page.",
       );
     }
-    checkOrigin(request, allowedOrigins);
+    checkOrigin(request, deps.ownNames);
     const login = findLoginSession(request, loginSessions);
     if (!login) throw unauthenticated();
     const { id } = parseOrThrow(ConsoleParams, request.params);
@@ -112,12 +112,12 @@ export function registerConsoleRoutes(app: FastifyInstance, deps: ConsoleRouteDe
   });
 }
 
-export function checkOrigin(request: FastifyRequest, allowed: Set<string>): void {
+export function checkOrigin(request: FastifyRequest, ownNames: OwnNames): void {
   const origin = request.headers.origin;
   if (origin === undefined) {
     throw new HttpError(403, "forbidden", "Console connections must come from the Lab Console page.");
   }
-  if (origin !== `${request.protocol}://${request.host}` && !allowed.has(origin)) {
+  if (!ownNames.isOwnOrigin(origin, request)) {
     throw new HttpError(403, "forbidden", `Console connections from ${origin} are not allowed.`);
   }
 }

@@ -17,6 +17,7 @@ import { registerAuthRoutes } from "../auth/routes.ts";
 import { demoPassword, demoUsers } from "../auth/users-file.ts";
 import { gradingDatabaseName } from "../db/grading-database.ts";
 import { createCsrfGuard } from "../http/csrf.ts";
+import { createOwnNames } from "../http/own-names.ts";
 import { sendError } from "../http/errors.ts";
 import type { ClusterClient } from "../kube/client.ts";
 import { SessionService } from "../sessions/service.ts";
@@ -87,7 +88,7 @@ beforeAll(async () => {
   app = Fastify();
   await app.register(fastifyCookie, { secret: "a-test-secret-that-is-long-enough-to-sign" });
   app.setErrorHandler((error, request, reply) => sendError(error, request, reply));
-  app.addHook("onRequest", createCsrfGuard([]));
+  app.addHook("onRequest", createCsrfGuard(createOwnNames({ allowedOrigins: [] })));
   registerAuthRoutes(app, {
     authenticator: await createDemoAuthenticator(demoUsers.map((user) => ({ ...user, passwordHash }))),
     loginSessions,

@@ -4,11 +4,11 @@
 import type { FastifyRequest } from "fastify";
 import { csrfHeader } from "../../common/api.ts";
 import { HttpError } from "./errors.ts";
+import type { OwnNames } from "./own-names.ts";
 
 const safeMethods = new Set(["GET", "HEAD", "OPTIONS"]);
 
-export function createCsrfGuard(allowedOrigins: string[]) {
-  const allowed = new Set(allowedOrigins);
+export function createCsrfGuard(ownNames: OwnNames) {
   return async function csrfGuard(request: FastifyRequest): Promise<void> {
     if (safeMethods.has(request.method)) return;
     if (request.headers[csrfHeader.name.toLowerCase()] !== csrfHeader.value) {
@@ -19,7 +19,7 @@ export function createCsrfGuard(allowedOrigins: string[]) {
       );
     }
     const origin = request.headers.origin;
-    if (origin !== undefined && origin !== `${request.protocol}://${request.host}` && !allowed.has(origin)) {
+    if (origin !== undefined && !ownNames.isOwnOrigin(origin, request)) {
       throw new HttpError(403, "csrf", `Requests from ${origin} are not allowed.`);
     }
   };

@@ -57,6 +57,9 @@ export async function startTestBff(options: {
   signOutPollIntervalMs?: number;
   /** SESSION_SECRET. Default: the same for every test BFF, as replicas share it. */
   cookieSecret?: string;
+  /** PUBLIC_URL and TRUST_PROXY. Default: neither, as for npm start on a laptop. */
+  publicUrl?: string;
+  trustProxy?: boolean;
   gradingLimits?: AppDeps["gradingLimits"];
   consoleLimits?: AppDeps["consoleLimits"];
   wallTiming?: AppDeps["wallTiming"];
@@ -125,7 +128,8 @@ export async function startTestBff(options: {
       now: options.now,
     },
     allowedOrigins: [],
-    trustProxy: false,
+    publicUrl: options.publicUrl,
+    trustProxy: options.trustProxy ?? false,
     webRoot: options.webRoot,
   });
   await app.listen({ host: "127.0.0.1", port: options.port ?? 0 });

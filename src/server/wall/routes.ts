@@ -9,6 +9,7 @@ import type { AuditLog } from "../audit/audit-log.ts";
 import { findLoginSession } from "../auth/current-user.ts";
 import type { LoginSessions } from "../auth/login-sessions.ts";
 import { checkOrigin } from "../console/routes.ts";
+import type { OwnNames } from "../http/own-names.ts";
 import { acceptWebsocket, isWebsocketUpgrade } from "../console/websocket-upgrade.ts";
 import { HttpError, notFound, parseOrThrow, unauthenticated } from "../http/errors.ts";
 import type { SessionService } from "../sessions/service.ts";
@@ -28,7 +29,7 @@ export interface WallRouteDeps {
   sessions: SessionService;
   labIds: ReadonlySet<string>;
   loginSessions: LoginSessions;
-  allowedOrigins: string[];
+  ownNames: OwnNames;
   lastScore(sessionId: string): Promise<number | null>;
   audit?: AuditLog;
   timing?: Partial<WallTiming>;
@@ -38,7 +39,6 @@ const maxBufferedBytes = 1024 * 1024;
 const largestLab = 1000;
 
 export function registerWallRoutes(app: FastifyInstance, deps: WallRouteDeps): void {
-  const allowedOrigins = new Set(deps.allowedOrigins);
   const timing: WallTiming = { screenIntervalMs: 1000, listIntervalMs: 2000, ...deps.timing };
   const server = new WebSocketServer({ noServer: true, maxPayload: 1024, clientTracking: false });
   const open = new Map<WallStream, string>();
@@ -58,7 +58,7 @@ export function registerWallRoutes(app: FastifyInstance, deps: WallRouteDeps): v
         "The class wall is a websocket; open it from the wall page.",
       );
     }
-    checkOrigin(request, allowedOrigins);
+    checkOrigin(request, deps.ownNames);
     const login = findLoginSession(request, deps.loginSessions);
     if (!login) throw unauthenticated();
     if (login.user.role === "student") {
