@@ -3,5 +3,6 @@ import react from "@vitejs/plugin-react";
 
 export default defineConfig({
   plugins: [react()],
-  build: { outDir: "dist/web", sourcemap: true },
+  // No source maps in the build: the server would hand them to anyone who asks.
+  build: { outDir: "dist/web", sourcemap: false },
 });

@@ -30,13 +30,20 @@ export const test = base.extend<Fixtures>({
 
   pageAs: async ({ browser, apiAs }, use) => {
     const contexts: Awaited<ReturnType<typeof browser.newContext>>[] = [];
+    // The server's Content-Security-Policy must not block anything the pages do.
+    const blocked: string[] = [];
     await use(async (user) => {
       const api = await apiAs(user);
       const context = await browser.newContext({ storageState: await api.request.storageState() });
       contexts.push(context);
-      return context.newPage();
+      const page = await context.newPage();
+      page.on("console", (message) => {
+        if (/Content Security Policy/i.test(message.text())) blocked.push(message.text());
+      });
+      return page;
     });
     for (const context of contexts) await context.close();
+    if (blocked.length > 0) throw new Error(`The CSP blocked: ${blocked.join("\n")}`);
   },
 
   lab: async ({ apiAs }, use) => {

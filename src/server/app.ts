@@ -30,6 +30,7 @@ import { HelpRequests } from "./help/help-requests.ts";
 import { registerHelpRoutes } from "./help/routes.ts";
 import { createCsrfGuard } from "./http/csrf.ts";
 import { createOwnNames } from "./http/own-names.ts";
+import { securityHeaders } from "./http/security-headers.ts";
 import { sendError } from "./http/errors.ts";
 import type { ClusterClient } from "./kube/client.ts";
 import { registerLabRoutes } from "./lab-routes.ts";
@@ -117,11 +118,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const ownNames = createOwnNames({ publicUrl: deps.publicUrl, allowedOrigins: deps.allowedOrigins });
   app.addHook("onRequest", ownNames.hostGuard);
   app.addHook("onRequest", createCsrfGuard(ownNames));
-  app.addHook("onSend", async (_request, reply) => {
-    reply.header("x-content-type-options", "nosniff");
-    reply.header("x-frame-options", "DENY");
-    reply.header("referrer-policy", "same-origin");
-  });
+  app.addHook("onSend", securityHeaders);
 
   const reads = createSessionReads(deps.cluster, deps.sessionsReadMode, app.log);
   const coordination = deps.coordination?.(app.log) ?? soloCoordination();

@@ -1,0 +1,30 @@
+// Browser hardening on every answer (security review L3). The CSP is what the built SPA and xterm.js
+// live with: scripts only from our own origin (the build has no inline script), styles inline too
+// (xterm.js writes its own <style> element), sockets and fetches to our own origin, no framing.
+import type { FastifyReply, FastifyRequest } from "fastify";
+
+const contentSecurityPolicy = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'self'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join("; ");
+
+const permissionsPolicy = "camera=(), microphone=(), geolocation=(), usb=(), payment=(), serial=()";
+
+export async function securityHeaders(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  reply.header("content-security-policy", contentSecurityPolicy);
+  reply.header("cross-origin-opener-policy", "same-origin");
+  reply.header("permissions-policy", permissionsPolicy);
+  reply.header("x-content-type-options", "nosniff");
+  reply.header("x-frame-options", "DENY");
+  reply.header("referrer-policy", "same-origin");
+  // Only over TLS (behind TRUST_PROXY, the proxy's https counts): over plain HTTP browsers ignore it.
+  if (request.protocol === "https") reply.header("strict-transport-security", "max-age=31536000");
+}
