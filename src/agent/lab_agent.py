@@ -20,12 +20,14 @@ import select
 import selectors
 import signal
 import socket
+import stat
 import struct
 import subprocess
 import sys
 import termios
 import threading
 import time
+import traceback
 from collections import OrderedDict
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -196,7 +198,7 @@ def read_key(path):
         raise HttpError(503, "no_key", "The agent has no key yet (%s: %s)." % (path, reason), False)
     try:
         info = os.fstat(fd)
-        if not stat_is_regular(info):
+        if not stat.S_ISREG(info.st_mode):
             raise HttpError(503, "no_key", "The key file %s is not a regular file." % path, False)
         if os.geteuid() == 0 and (info.st_uid != 0 or info.st_mode & 0o077):
             raise HttpError(503, "no_key", "The key file %s must be root's, mode 0600." % path, False)
@@ -207,10 +209,6 @@ def read_key(path):
     if len(data) > KEY_FILE_BYTES or len(key) < MINIMUM_KEY_LENGTH:
         raise HttpError(503, "no_key", "The key file %s holds no usable key." % path, False)
     return key.encode("utf-8")
-
-
-def stat_is_regular(info):
-    return (info.st_mode & 0o170000) == 0o100000
 
 
 def mac(key, lines):
@@ -625,8 +623,6 @@ class Handler(BaseHTTPRequestHandler):
         except HttpError as error:
             self.send_error_body(error)
         except Exception:
-            import traceback
-
             self.agent.log("lab-agent: %s %s failed: %s" % (self.command, self.path, traceback.format_exc()))
             self.send_error_body(HttpError(500, "internal", "The agent failed; its log has the details."))
         self.agent.log(
