@@ -211,7 +211,15 @@ describe("faults", () => {
     const userData = "#cloud-config\nruncmd:\n  - nohup sleep 1001 >/dev/null 2>&1 &\n";
     await jsonRequest(emulator, "POST", vmsPath, vmManifest("oom-vm", { userData }));
     await runningWithAgent("oom-vm");
-    const killed = await fault("kill-guest-processes", { namespace, name: "oom-vm", command: "sleep 1001" });
+    // runcmd forks the sleep before the guest reports its agent; the exec may come a moment later.
+    const killed = await eventually(async () => {
+      const answer = await fault("kill-guest-processes", {
+        namespace,
+        name: "oom-vm",
+        command: "sleep 1001",
+      });
+      return (answer.json as { killed?: number }).killed === 0 ? undefined : answer;
+    });
     expect(killed.json).toEqual({ killed: 1 });
     const again = await fault("kill-guest-processes", { namespace, name: "oom-vm", command: "sleep 1001" });
     expect(again.json).toEqual({ killed: 0 });
