@@ -1,7 +1,8 @@
 // The BFF in a process of its own for bench/console.ts, so that its memory is measured apart from
 // the bench's clients: started as `npm start` starts it (startServer), against the bench's emulator.
 // Parent -> child: "stats" (the console hub's counts), "memory" (process.memoryUsage() after a full
-// GC, with the counts) or "stop".
+// GC, with the counts), "delay" (the event loop's delay since the last "delay") or "stop".
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { loadConfig } from "../src/server/config.ts";
 import { startServer } from "../src/server/start.ts";
 
@@ -10,12 +11,16 @@ type HubStats = ReturnType<Awaited<ReturnType<typeof startServer>>["app"]["conso
 export type BffMessage =
   | { type: "ready"; url: string }
   | { type: "stats"; consoles: HubStats }
-  | { type: "memory"; usage: NodeJS.MemoryUsage; consoles: HubStats };
+  | { type: "memory"; usage: NodeJS.MemoryUsage; consoles: HubStats }
+  | { type: "delay"; p50Ms: number; p99Ms: number; maxMs: number };
 
 const send = (message: BffMessage) => process.send?.(message);
 
 const server = await startServer(loadConfig({ env: process.env, inCluster: false }), { buildWeb: false });
 send({ type: "ready", url: server.url });
+
+const delay = monitorEventLoopDelay({ resolution: 1 });
+delay.enable();
 
 process.on("message", (message) => {
   if (message === "stats") {
@@ -25,6 +30,15 @@ process.on("message", (message) => {
     globalThis.gc?.();
     globalThis.gc?.();
     send({ type: "memory", usage: process.memoryUsage(), consoles: server.app.consoleHub.stats() });
+  } else if (message === "delay") {
+    const ms = (nanoseconds: number) => nanoseconds / 1e6;
+    send({
+      type: "delay",
+      p50Ms: ms(delay.percentile(50)),
+      p99Ms: ms(delay.percentile(99)),
+      maxMs: ms(delay.max),
+    });
+    delay.reset();
   } else if (message === "stop") {
     void server.close().then(() => process.exit(0));
   }

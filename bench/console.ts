@@ -4,9 +4,11 @@
 //  - keystroke echo latency p50/p99, both ways;
 //  - while another VM floods its console with `yes`: echo latency, and how long Ctrl-C takes to
 //    bring the prompt back;
+//  - the BFF's event-loop delay while a student floods their socket with "fit the guest" messages
+//    (a screen resize each, once), against the same seconds without the flood;
 //  - the BFF's memory with 100 open consoles (idle, then each with a full scrollback).
 //
-//   npm run bench:console [-- --megabytes 50 --runs 3 --echoes 400 --consoles 100]
+//   npm run bench:console [-- --megabytes 50 --runs 3 --echoes 400 --consoles 100 --flood-seconds 5]
 //
 // The emulator and the BFF run as processes of their own (as with `npm start`); the clients run
 // here and only count bytes, acknowledging them as the SPA does once xterm.js has written them.
@@ -31,12 +33,14 @@ const { values: args } = parseArgs({
     runs: { type: "string", default: "3" },
     echoes: { type: "string", default: "400" },
     consoles: { type: "string", default: "100" },
+    "flood-seconds": { type: "string", default: "5" },
   },
 });
 const outputBytes = Number(args.megabytes) * 1024 * 1024;
 const runs = Number(args.runs);
 const echoCount = Number(args.echoes);
 const consoleCount = Number(args.consoles);
+const floodSeconds = Number(args["flood-seconds"]);
 const mb = (bytes: number) => bytes / (1024 * 1024);
 
 /** A console as the bench uses it, whichever way it is connected. */
@@ -333,6 +337,72 @@ async function measureFlood(
   return { echo, ctrlCMs, floodMb: mb(flooded) };
 }
 
+interface LoopDelay {
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+}
+
+/**
+ * The BFF's event-loop delay while another VM's console is typed into, first quietly, then while
+ * its owner sends fit-guest frames as fast as a script can (reconnecting whenever the BFF closes
+ * the socket), with a full scrollback so that every resize the BFF lets through costs the most.
+ */
+async function measureFitFlood(
+  bff: ConsoleBff,
+  cookie: string,
+  flooding: string,
+  quiet: string,
+): Promise<{ quiet: LoopDelay; flood: LoopDelay; framesSent: number; socketsClosed: number }> {
+  const { line: filler } = await openRelay(bff.url, cookie, flooding);
+  const filled = waitForText(filler, "fill-done");
+  filler.send("seq 1 3000; echo fill''-done\r");
+  await filled;
+  filler.close();
+  await noViewers(bff);
+
+  const { line: other } = await openRelay(bff.url, cookie, quiet);
+  const typeFor = async (seconds: number) => {
+    const until = performance.now() + seconds * 1000;
+    while (performance.now() < until) await echoLatencies(other, 20);
+  };
+  await bff.ask("delay", "delay");
+  await typeFor(floodSeconds);
+  const quietDelay = await bff.ask("delay", "delay");
+
+  let framesSent = 0;
+  let socketsClosed = 0;
+  let keepFlooding = true;
+  const flood = async () => {
+    while (keepFlooding) {
+      const { socket } = await openRelay(bff.url, cookie, flooding);
+      const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
+      let open = true;
+      void closed.then(() => (open = false));
+      while (open && keepFlooding) {
+        for (let burst = 0; burst < 50 && open; burst += 1) {
+          const wide = framesSent % 2 === 0;
+          socket.send(JSON.stringify({ type: "fit-guest", cols: wide ? 120 : 100, rows: wide ? 40 : 30 }));
+          framesSent += 1;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      if (open) socket.close();
+      else socketsClosed += 1;
+      await closed;
+    }
+  };
+  const flooder = flood();
+  await typeFor(floodSeconds);
+  const floodDelay = await bff.ask("delay", "delay");
+  keepFlooding = false;
+  await flooder;
+  other.close();
+  await noViewers(bff);
+  const pick = ({ p50Ms, p99Ms, maxMs }: LoopDelay): LoopDelay => ({ p50Ms, p99Ms, maxMs });
+  return { quiet: pick(quietDelay), flood: pick(floodDelay), framesSent, socketsClosed };
+}
+
 async function measureMemory(
   kubeconfigPath: string,
   dataDir: string,
@@ -409,6 +479,7 @@ async function main(): Promise<void> {
     let tp: ThroughputRow[];
     let echo: { direct: number[]; relay: number[] };
     let flood: Awaited<ReturnType<typeof measureFlood>>;
+    let fitFlood: Awaited<ReturnType<typeof measureFitFlood>>;
     try {
       const alice = await signInCookie(bff.url, "alice");
       console.log(`Throughput: ${args.megabytes} MB of guest output, ${runs} runs each way`);
@@ -417,6 +488,8 @@ async function main(): Promise<void> {
       echo = await measureEcho(kubeConfig, bff, alice, measured);
       console.log("A `yes` flood in one VM, echo in another");
       flood = await measureFlood(bff.url, alice, measured, quiet);
+      console.log(`A fit-guest flood from one student for ${floodSeconds} s, typing in another VM`);
+      fitFlood = await measureFitFlood(bff, alice, measured, quiet);
     } finally {
       await bff.stop();
     }
@@ -461,6 +534,23 @@ async function main(): Promise<void> {
     );
     console.log(
       `  Ctrl-C in the flooding VM to its prompt: ${fixed(flood.ctrlCMs, 0)} ms (goal < 1000 ms ${flood.ctrlCMs < 1000 ? "ok" : "MISSED"}); ${fixed(flood.floodMb)} MB flooded meanwhile`,
+    );
+
+    const { quiet: calm, flood: stormy } = fitFlood;
+    console.log(
+      `\nThe BFF's event-loop delay (ms) while typing in one VM; its owner floods another with fit-guest frames`,
+    );
+    console.log(`  ${"".padEnd(22)}${pad("p50", 8)}${pad("p99", 8)}${pad("max", 8)}`);
+    for (const [label, delay] of [
+      ["no flood", calm],
+      ["fit-guest flood", stormy],
+    ] as const) {
+      console.log(
+        `  ${label.padEnd(22)}${pad(fixed(delay.p50Ms, 2), 8)}${pad(fixed(delay.p99Ms, 2), 8)}${pad(fixed(delay.maxMs, 1), 8)}`,
+      );
+    }
+    console.log(
+      `  ratio p99 ${fixed(stormy.p99Ms / calm.p99Ms, 2)}x; ${fitFlood.framesSent} frames sent, ${fitFlood.socketsClosed} flooding sockets closed by the BFF; goal p99 < 20 ms ${stormy.p99Ms < 20 ? "ok" : "MISSED"}`,
     );
 
     console.log(`\nBFF memory (MB, after a full GC)`);

@@ -37,6 +37,20 @@ export interface ConsoleLimits {
   inputBytesPerSecond: number;
   /** Largest frame a browser may send; larger ones close the socket (1009). */
   maxFrameBytes: number;
+  /**
+   * Control messages (fit, keyboard, anything that is not an ack): a burst, then this many per
+   * second; past the allowance they are dropped, and a socket this far past it is closed (1008).
+   */
+  controlBurst: number;
+  controlPerSecond: number;
+  controlFloodCloseAfter: number;
+  /** The guest's size changes at most once per this interval; the latest size asked for wins. */
+  fitIntervalMs: number;
+  /** Console attaches per person and session (each writes two audit rows): a burst, then one per interval. */
+  attachBurst: number;
+  attachRefillMs: number;
+  /** Console sockets one person may hold open on one session at once (tabs, read-only windows). */
+  socketsPerPerson: number;
 }
 
 export const defaultConsoleLimits: ConsoleLimits = {
@@ -56,4 +70,11 @@ export const defaultConsoleLimits: ConsoleLimits = {
   inputBurstBytes: 64 * 1024,
   inputBytesPerSecond: 32 * 1024,
   maxFrameBytes: consoleMaxFrameBytes,
+  controlBurst: 20,
+  controlPerSecond: 5,
+  controlFloodCloseAfter: 40,
+  fitIntervalMs: 250,
+  attachBurst: 10,
+  attachRefillMs: 3_000,
+  socketsPerPerson: 8,
 };

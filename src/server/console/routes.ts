@@ -10,6 +10,7 @@ import type { AuditLog } from "../audit/audit-log.ts";
 import { findLoginSession } from "../auth/current-user.ts";
 import type { LoginSessions } from "../auth/login-sessions.ts";
 import { HttpError, parseOrThrow, unauthenticated } from "../http/errors.ts";
+import { RateLimiter } from "../http/rate-limit.ts";
 import type { ConsolePlacement } from "../coordination/console-forwarding.ts";
 import type { SessionService } from "../sessions/service.ts";
 import type { ConsoleHub } from "./hub.ts";
@@ -54,6 +55,9 @@ export function registerConsoleRoutes(app: FastifyInstance, deps: ConsoleRouteDe
   });
   routeWebsocketUpgrades(app);
   app.decorate("consoleHub", hub);
+  // A browser reconnecting in a loop costs two audit rows and a replay each time.
+  const attaches = new RateLimiter({ burst: hub.limits.attachBurst, refillMs: hub.limits.attachRefillMs });
+  const openSockets = new Map<string, number>();
   const stopListening = loginSessions.onEnded((ended) => {
     hub.endLoginSession(ended.id);
     deps.placement.endLoginSession(ended.id);
@@ -82,6 +86,19 @@ export function registerConsoleRoutes(app: FastifyInstance, deps: ConsoleRouteDe
     const session = await sessions.get(login.user, id);
     const access = accessFor(login.user, session.owner, mode);
     const as = access === "owner" ? "owner" : "observer";
+    const person = `${session.id}/${login.user.username}`;
+    if ((openSockets.get(person) ?? 0) >= hub.limits.socketsPerPerson) {
+      throw new HttpError(
+        429,
+        "rate_limited",
+        "This console is open in too many of your windows. Close one and try again.",
+      );
+    }
+    attaches.takeOrRefuse(
+      person,
+      reply,
+      (seconds) => `The console was reopened too often. Try again in ${seconds} s.`,
+    );
     await deps.placement.open({
       request,
       reply,
@@ -96,7 +113,11 @@ export function registerConsoleRoutes(app: FastifyInstance, deps: ConsoleRouteDe
       },
       onAccepted: (socket) => {
         deps.onViewers?.(1, as);
+        openSockets.set(person, (openSockets.get(person) ?? 0) + 1);
         socket.once("close", () => {
+          const left = (openSockets.get(person) ?? 1) - 1;
+          if (left > 0) openSockets.set(person, left);
+          else openSockets.delete(person);
           deps.onViewers?.(-1, as);
           void deps.audit?.record(
             { action: "console-detach", actor: login.user, session, details: { as } },

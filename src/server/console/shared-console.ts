@@ -54,6 +54,11 @@ type Attempt =
   | { kind: "retry"; message: string }
   | { kind: "aborted" };
 
+interface GuestSize {
+  cols: number;
+  rows: number;
+}
+
 // A connection that lived this long was healthy: the next drop starts the backoff over.
 const healthyConnectionMs = 5_000;
 
@@ -66,7 +71,10 @@ export class SharedConsole implements ViewerEvents {
   private lingerTimer: NodeJS.Timeout | undefined;
   private status: { state: UpstreamState; message: string | null } = { state: "connecting", message: null };
   private keyboardHolder: string;
-  private guestSize: { cols: number; rows: number };
+  private guestSize: GuestSize;
+  private pendingFit: GuestSize | undefined;
+  private fitTimer: NodeJS.Timeout | undefined;
+  private lastFitAt = -Infinity;
   private paused = false;
   private finished = false;
   /** Open class walls showing this console: they keep its line open without a viewer. */
@@ -203,12 +211,7 @@ export class SharedConsole implements ViewerEvents {
         }
         return;
       case "fit-guest":
-        if (!this.canType(viewer) || !this.upstream) return;
-        // A serial line has no window size: the shell learns it from stty, the screen copy from us.
-        this.upstream.send(Buffer.from(`stty rows ${message.rows} cols ${message.cols}\r`));
-        this.screen.resize(message.cols, message.rows);
-        this.guestSize = { cols: message.cols, rows: message.rows };
-        this.broadcast({ type: "guest-size", ...this.guestSize });
+        if (this.canType(viewer)) this.requestFit({ cols: message.cols, rows: message.rows });
         return;
     }
   }
@@ -434,6 +437,37 @@ export class SharedConsole implements ViewerEvents {
     };
   }
 
+  // The guest's size
+
+  // A resize re-flows the screen copy's whole scrollback (milliseconds of the event loop every user
+  // shares), and each fit types a line into the guest: at most one per interval, the latest wins.
+  private requestFit(size: GuestSize): void {
+    this.pendingFit = size;
+    if (this.fitTimer) return;
+    const waitMs = this.lastFitAt + this.deps.limits.fitIntervalMs - performance.now();
+    if (waitMs <= 0) {
+      this.applyFit();
+      return;
+    }
+    this.fitTimer = setTimeout(() => {
+      this.fitTimer = undefined;
+      this.applyFit();
+    }, waitMs);
+  }
+
+  private applyFit(): void {
+    const size = this.pendingFit;
+    this.pendingFit = undefined;
+    if (!size || !this.upstream || this.finished) return;
+    if (size.cols === this.guestSize.cols && size.rows === this.guestSize.rows) return;
+    this.lastFitAt = performance.now();
+    // A serial line has no window size: the shell learns it from stty, the screen copy from us.
+    this.upstream.send(Buffer.from(`stty rows ${size.rows} cols ${size.cols}\r`));
+    this.screen.resize(size.cols, size.rows);
+    this.guestSize = size;
+    this.broadcast({ type: "guest-size", ...this.guestSize });
+  }
+
   // Status and the end
 
   private statusMessage(): ConsoleServerMessage {
@@ -461,6 +495,7 @@ export class SharedConsole implements ViewerEvents {
   private cleanUp(): void {
     clearTimeout(this.retryTimer);
     clearTimeout(this.lingerTimer);
+    clearTimeout(this.fitTimer);
     this.attempt?.abort();
     this.attempt = undefined;
     this.upstream?.close();

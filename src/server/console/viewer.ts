@@ -57,6 +57,7 @@ export class ConsoleViewer {
   private closed = false;
   private reportedClosed = false;
   private readonly input: TokenBucket;
+  private readonly controls: TokenBucket;
   private resumeReading: NodeJS.Timeout | undefined;
 
   constructor(
@@ -66,6 +67,7 @@ export class ConsoleViewer {
     private readonly events: ViewerEvents,
   ) {
     this.input = new TokenBucket(limits.inputBurstBytes, limits.inputBytesPerSecond);
+    this.controls = new TokenBucket(limits.controlBurst, limits.controlPerSecond);
     socket.on("message", (data, isBinary) => this.receive(data, isBinary));
     socket.on("pong", () => {
       this.answeredPing = true;
@@ -218,25 +220,25 @@ export class ConsoleViewer {
       : Array.isArray(data)
         ? Buffer.concat(data)
         : Buffer.from(data);
+    // Every frame spends the typing budget, so no kind of frame is a way around it.
+    this.throttleInput(bytes.length);
     if (isBinary) {
       this.events.input(this, bytes);
-      this.throttleInput(bytes.length);
       return;
     }
-    if (bytes.length > maxControlMessageChars) return;
-    let json: unknown;
-    try {
-      json = JSON.parse(bytes.toString("utf8"));
-    } catch {
-      return;
-    }
-    const parsed = ConsoleClientMessage.safeParse(json);
-    if (!parsed.success) return;
-    if (parsed.data.type === "ack") {
-      this.acked = Math.min(this.sent, this.acked + parsed.data.bytes);
+    const message = parseClientMessage(bytes);
+    if (message?.type === "ack") {
+      this.acked = Math.min(this.sent, this.acked + message.bytes);
       this.events.acked(this);
-    } else {
-      this.events.control(this, parsed.data);
+      return;
+    }
+    // Acks follow output; anything else comes from the person (or a script), and each may cost
+    // the shared event loop real work: a few per second, then they are dropped, then the socket.
+    const waitMs = this.controls.take(1);
+    if (waitMs > (this.limits.controlFloodCloseAfter / this.limits.controlPerSecond) * 1000) {
+      this.closeWith(1008, "too many control messages");
+    } else if (waitMs === 0 && message) {
+      this.events.control(this, message);
     }
   }
 
@@ -248,5 +250,15 @@ export class ConsoleViewer {
     this.resumeReading = setTimeout(() => {
       if (!this.closed) this.socket.resume();
     }, waitMs);
+  }
+}
+
+function parseClientMessage(bytes: Buffer): ConsoleClientMessage | undefined {
+  if (bytes.length > maxControlMessageChars) return undefined;
+  try {
+    const parsed = ConsoleClientMessage.safeParse(JSON.parse(bytes.toString("utf8")));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
   }
 }

@@ -7,6 +7,7 @@ import type { AuditLog } from "../audit/audit-log.ts";
 import type { LoginSessions } from "../auth/login-sessions.ts";
 import { requireUser } from "../auth/current-user.ts";
 import { HttpError, parseOrThrow } from "../http/errors.ts";
+import { RateLimiter } from "../http/rate-limit.ts";
 import type { ClusterClient } from "../kube/client.ts";
 import { KubeStatusError } from "../kube/errors.ts";
 import type { SessionService } from "./service.ts";
@@ -27,9 +28,18 @@ export function registerRestartRoute(
     audit: AuditLog;
   },
 ): void {
+  // Each restart makes KubeVirt build a new VMI (a new pod). Counted per person and VM, like the
+  // other per-session throttles, so a student's loop never blocks staff.
+  const restarts = new RateLimiter({ burst: 3, refillMs: 20_000 });
+
   app.post("/api/sessions/:id/restart", async (request, reply) => {
     const user = requireUser(request, deps.loginSessions);
     const { id } = parseOrThrow(RestartParams, request.params);
+    restarts.takeOrRefuse(
+      `${id}/${user.username}`,
+      reply,
+      (seconds) => `You restarted this VM moments ago. Try again in ${seconds} s.`,
+    );
     const session = await deps.sessions.get(user, id);
     if (session.status !== "running") {
       throw new HttpError(409, "conflict", "Only a running VM can be restarted. Wait until it is running.");

@@ -126,7 +126,12 @@ export class ConsoleTestClient {
   }
 
   send(message: ConsoleClientMessage): void {
-    this.socket.send(JSON.stringify(message));
+    this.sendText(JSON.stringify(message));
+  }
+
+  /** A text frame as it is, protocol or not. */
+  sendText(text: string): void {
+    this.socket.send(text);
   }
 
   /** Resolves once `condition` holds (re-checked whenever something arrives), or fails after the deadline. */
