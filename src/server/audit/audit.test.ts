@@ -7,6 +7,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import WebSocket from "ws";
 import type { AuditEntry } from "../../common/operations-api.ts";
 import { signInCookie } from "../console/testing/console-client.ts";
+import { runOnFaultyDisk, type DiskFault } from "../db/testing/disk-faults.ts";
 import { aLab } from "../sessions/testing/fixtures.ts";
 import { eventually, startTestBff, type TestBff } from "../testing/test-bff.ts";
 import { AuditLog } from "./audit-log.ts";
@@ -111,6 +112,32 @@ describe("the SQLite audit repository", () => {
     expect(failures).toBe(1);
     expect(errors).toEqual(["audit entry could not be stored"]);
   });
+
+  // On a fresh audit.db, whose write-ahead log must grow for every commit.
+  it.each<[DiskFault, RegExp]>([
+    ["full", /^The disk holding the database .*audit\.db is full\. Free some space and try again\.$/],
+    [
+      "write-error",
+      /^Reading or writing the database .*audit\.db failed \(a disk error\)\. Check the disk\.$/,
+    ],
+  ])(
+    "logs and counts an entry lost to a %s disk, and never hands out an id for it",
+    async (fault, reason) => {
+      const report = await runOnFaultyDisk("audit", fault);
+      expect(report.record).toEqual({ returned: null });
+      expect(report.logged).toEqual([
+        { message: "audit entry could not be stored", error: expect.stringMatching(reason) },
+      ]);
+      expect(report.failuresMetric).toBe("lab_console_audit_write_failures_total 1");
+      expect(report.append).toEqual({
+        threw: expect.objectContaining({
+          type: "DatabaseUnavailableError",
+          message: expect.stringMatching(reason),
+        }),
+      });
+      expect(report.stored).toEqual({ actions: ["launch"] });
+    },
+  );
 });
 
 describe("the audit API", () => {

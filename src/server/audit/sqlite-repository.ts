@@ -1,4 +1,8 @@
 // AuditRepository on SQLite (better-sqlite3): one append-only table, read newest first by id.
+//
+// WARNING: the insert commits on its own, and that commit can fail (a full disk, a disk error).
+// .run() throws then; .get() reads one row and resets the statement without looking at how it
+// ended, so INSERT … RETURNING through .get() hands back the id of an entry never stored.
 import type { Database, Statement } from "better-sqlite3";
 import { AuditEntry } from "../../common/operations-api.ts";
 import { openAuditDatabase } from "../db/audit-database.ts";
@@ -28,8 +32,7 @@ export class SqliteAuditRepository implements AuditRepository {
     this.insert = withDatabaseErrors(this.file, () =>
       db.prepare(`
         INSERT INTO audit_log (at, actor, actor_role, action, session_id, lab_id, owner, details, ip, user_agent)
-        VALUES (@at, @actor, @actor_role, @action, @session_id, @lab_id, @owner, @details, @ip, @user_agent)
-        RETURNING id`),
+        VALUES (@at, @actor, @actor_role, @action, @session_id, @lab_id, @owner, @details, @ip, @user_agent)`),
     );
   }
 
@@ -39,7 +42,7 @@ export class SqliteAuditRepository implements AuditRepository {
 
   async append(entry: NewAuditEntry): Promise<AuditEntry> {
     return withDatabaseErrors(this.file, () => {
-      const row = this.insert.get({
+      const inserted = this.insert.run({
         at: entry.at,
         actor: entry.actor,
         actor_role: entry.actorRole,
@@ -50,8 +53,8 @@ export class SqliteAuditRepository implements AuditRepository {
         details: JSON.stringify(entry.details),
         ip: entry.ip,
         user_agent: entry.userAgent,
-      }) as { id: number };
-      return { ...entry, id: row.id };
+      });
+      return { ...entry, id: Number(inserted.lastInsertRowid) };
     });
   }
 

@@ -6,6 +6,7 @@ import { DatabaseUnavailableError } from "../db/errors.ts";
 import { postgresGradingSchema } from "../db/postgres/grading-schema.ts";
 import {
   createTestSchema,
+  failCommitsWriting,
   runSql,
   repositoryInFreshSchema,
   startTestPostgres,
@@ -126,6 +127,41 @@ describe("the PostgreSQL grading tables", () => {
       await other.end();
     }
     expect((await repository.createRun(run("run-cut", 1))).id).toBe("run-cut");
+  });
+
+  it("answers database_unavailable for every write PostgreSQL cannot commit, and stores none of them", async () => {
+    const repository = await openRepository();
+    await repository.createRun(run("run-1", 1));
+    for (const table of ["self_checks", "grading_runs", "run_items"])
+      await failCommitsWriting(schema.url, table);
+    const full = {
+      code: "database_unavailable",
+      message: expect.stringMatching(/^The disk holding PostgreSQL's data at .* is full\. Free some space/),
+    };
+    const result = gradableResult({ sessionId: "s-0", owner: "student-0" });
+    const selfCheck = {
+      sessionId: "s-0",
+      labId: "linux-basics",
+      owner: "student-0",
+      checkedAt: result.gradedAt,
+      result,
+    };
+    await expect(repository.recordSelfCheck(selfCheck)).rejects.toMatchObject(full);
+    await expect(repository.createRun(run("run-2", 2))).rejects.toMatchObject(full);
+    await expect(repository.recordResult("run-1", "s-0", result)).rejects.toMatchObject(full);
+    await expect(
+      repository.finishRun({
+        runId: "run-1",
+        status: "completed",
+        finishedAt: "2030-01-01T10:05:00.000Z",
+        closingResults: [{ sessionId: "s-0", result }],
+      }),
+    ).rejects.toMatchObject(full);
+    expect(await repository.listSelfChecks("s-0", 10)).toEqual([]);
+    expect((await repository.listRuns({})).map((each) => [each.id, each.status])).toEqual([
+      ["run-1", "running"],
+    ]);
+    expect((await repository.listRunItems("run-1")).map((item) => item.status)).toEqual(["pending"]);
   });
 
   it("says in plain words when nothing listens at DATABASE_URL, without the password", async () => {

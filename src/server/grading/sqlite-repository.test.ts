@@ -7,6 +7,7 @@ import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { DatabaseUnavailableError } from "../db/errors.ts";
 import { gradingDatabaseName, gradingMigrations, openGradingDatabase } from "../db/grading-database.ts";
+import { runOnFaultyDisk } from "../db/testing/disk-faults.ts";
 import { repositoryInFreshFolder } from "../db/testing/repository-harness.ts";
 import { SqliteGradingRepository } from "./sqlite-repository.ts";
 import { describeGradingRepositoryContract } from "./testing/repository-contract.ts";
@@ -86,7 +87,8 @@ describe("the SQLite grading database", () => {
   it("answers database_unavailable when the disk is full, and keeps no part of the run", async () => {
     const { db, repository } = openRepository();
     await repository.createRun(run("run-small", 1));
-    // A database capped at its current size behaves like a full disk for the next pages.
+    // A database capped at its current size behaves like a full disk for the next pages: the
+    // statement itself fails. A real full disk fails the commit instead (the tests below).
     const pages = db.pragma("page_count", { simple: true }) as number;
     db.pragma(`max_page_count = ${pages}`);
 
@@ -96,6 +98,51 @@ describe("the SQLite grading database", () => {
     });
     expect((await repository.listRuns({})).map((each) => each.id)).toEqual(["run-small"]);
     expect(await repository.listRunItems("run-big")).toEqual([]);
+  });
+
+  // A fresh database: its write-ahead log holds only the migrations, so every commit has to grow it.
+  // (A log already grown by earlier writes is reused in place, and would hide the fault.)
+  it("answers database_unavailable for every write when a real disk fills up, and stores none of them", async () => {
+    const report = await runOnFaultyDisk("grading", "full");
+    const full = {
+      threw: {
+        type: "DatabaseUnavailableError",
+        code: "database_unavailable",
+        message: expect.stringMatching(
+          /^The disk holding the database .*grading\.db is full\. Free some space/,
+        ),
+        causeCode: "SQLITE_FULL",
+      },
+    };
+    expect(report).toEqual({
+      selfCheck: full,
+      createRun: full,
+      recordResult: full,
+      finishRun: full,
+      // Only the two runs created while the disk had room.
+      stored: { selfCheckIds: [], runIds: ["run-before", "run-to-finish"], doneSessions: [] },
+    });
+  });
+
+  it("answers database_unavailable for every write the disk refuses, as from a file made immutable", async () => {
+    const report = await runOnFaultyDisk("grading", "write-error");
+    const refused = {
+      threw: {
+        type: "DatabaseUnavailableError",
+        code: "database_unavailable",
+        message: expect.stringMatching(
+          /^Reading or writing the database .*grading\.db failed \(a disk error\)/,
+        ),
+        causeCode: "SQLITE_IOERR_WRITE",
+      },
+    };
+    expect(report).toEqual({
+      selfCheck: refused,
+      createRun: refused,
+      recordResult: refused,
+      finishRun: refused,
+      stored: { selfCheckIds: [], runIds: ["run-before", "run-to-finish"], doneSessions: [] },
+    });
   });
 
   it("refuses a file that is not a database, in plain words", async () => {

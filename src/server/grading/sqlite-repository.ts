@@ -1,5 +1,9 @@
 // GradingRepository on SQLite (better-sqlite3). Statements run synchronously; every multi-row
 // change is one transaction, so a failure leaves nothing half-written.
+//
+// WARNING: a write outside a transaction commits on its own, and that commit can fail (a full disk,
+// a disk error). .run() throws then; .get() reads one row and resets the statement without looking
+// at how it ended, so INSERT … RETURNING through .get() hands back the id of a row never stored.
 import type { Database, Statement } from "better-sqlite3";
 import type { GradingRunStatus } from "../../common/grading-api.ts";
 import { SessionResult } from "../../common/grading.ts";
@@ -67,14 +71,14 @@ export class SqliteGradingRepository implements GradingRepository {
 
   async recordSelfCheck(check: NewSelfCheck): Promise<SelfCheckRecord> {
     return this.guard(() => {
-      const row = this.sql.insertSelfCheck.get({
+      const inserted = this.sql.insertSelfCheck.run({
         session_id: check.sessionId,
         lab_id: check.labId,
         owner: check.owner,
         checked_at: check.checkedAt,
         result: JSON.stringify(check.result),
-      }) as { id: number };
-      return { ...check, id: row.id };
+      });
+      return { ...check, id: Number(inserted.lastInsertRowid) };
     });
   }
 
@@ -217,7 +221,7 @@ function prepareStatements(db: Database) {
   return {
     insertSelfCheck: statement(
       `INSERT INTO self_checks (session_id, lab_id, owner, checked_at, result)
-       VALUES (@session_id, @lab_id, @owner, @checked_at, @result) RETURNING id`,
+       VALUES (@session_id, @lab_id, @owner, @checked_at, @result)`,
     ),
     listSelfChecks: statement(
       `SELECT id, session_id, lab_id, owner, checked_at, result FROM self_checks

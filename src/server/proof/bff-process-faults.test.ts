@@ -15,6 +15,7 @@ import { GradingRun } from "../../common/grading-api.ts";
 import { jsonRequest } from "../../emulator/testing/raw-request.ts";
 import { startTestEmulator, type TestEmulator } from "../../emulator/testing/start.ts";
 import { hashPassword } from "../auth/passwords.ts";
+import { auditDatabaseName } from "../db/audit-database.ts";
 import { gradingDatabaseName } from "../db/grading-database.ts";
 import { runInConsole } from "../grading/testing/guest-console.ts";
 import { SqliteGradingRepository } from "../grading/sqlite-repository.ts";
@@ -265,6 +266,7 @@ describe("the grading database locked or its disk full", () => {
     const seen = `/proc/${bff.pid}/root${fullDir}`;
     const ivan = await signIn(bff, "ivan");
     const s1 = await signIn(bff, "s1");
+    const s2 = await signIn(bff, "s2");
     await eventually(
       () => ivan.get("/api/readyz"),
       (answer) => answer.status === 200,
@@ -291,12 +293,34 @@ describe("the grading database locked or its disk full", () => {
       if (error.code !== "ENOSPC") throw error;
     });
     const full = await ivan.post(`/api/labs/${labId}/grading-runs`);
-    expect(full.status).toBe(503);
-    expect(full.body.error).toEqual({
-      code: "database_unavailable",
-      message: `The disk holding the database ${path.join(fullDir, gradingDatabaseName)} is full. Free some space and try again.`,
-    });
+    const fullCheck = await s2.post(`/api/sessions/${sessionOf.get("s2")}/checks`);
+    for (const answer of [full, fullCheck]) {
+      expect(answer.status).toBe(503);
+      expect(answer.body.error).toEqual({
+        code: "database_unavailable",
+        message: `The disk holding the database ${path.join(fullDir, gradingDatabaseName)} is full. Free some space and try again.`,
+      });
+    }
     expect(await runs()).toEqual([]);
+    expect((await s2.get(`/api/sessions/${sessionOf.get("s2")}/checks`)).body.items).toEqual([]);
+    // A sign-in goes ahead on a full disk; its audit entry cannot, and the log and /metrics say so.
+    await signIn(bff, "s3");
+    const metrics = await ivan.get("/metrics", { authorization: "Bearer a-proof-metrics-token" });
+    expect(metrics.body).toMatch(/^lab_console_audit_write_failures_total 1$/m);
+    // The line may reach this process's end of the pipe after the answer did.
+    const lostEntries = await eventually(
+      async () =>
+        bff
+          .output()
+          .split("\n")
+          .filter((line) => line.includes("audit entry could not be stored")),
+      (lines) => lines.length > 0,
+      { what: "the lost audit entry in the BFF's log" },
+    );
+    expect(lostEntries).toHaveLength(1);
+    expect(lostEntries[0]).toContain(
+      `The disk holding the database ${path.join(fullDir, auditDatabaseName)} is full. Free some space and try again.`,
+    );
 
     await unlink(filler);
     const roomAgain = await ivan.post(`/api/labs/${labId}/grading-runs`);

@@ -6,6 +6,7 @@ import { DatabaseUnavailableError } from "../../db/errors.ts";
 import { startStallingProxy } from "../../db/postgres/testing/stalling-proxy.ts";
 import {
   createTestSchema,
+  failCommitsWriting,
   repositoryInFreshSchema,
   startTestPostgres,
   type TestPostgres,
@@ -13,7 +14,11 @@ import {
 import { eventually } from "../../testing/test-bff.ts";
 import { LoginSessions } from "../login-sessions.ts";
 import { PostgresEndedSignInRepository } from "./postgres-repository.ts";
-import { anEndedSignIn, describeEndedSignInRepositoryContract } from "./testing/repository-contract.ts";
+import {
+  aCutOff,
+  anEndedSignIn,
+  describeEndedSignInRepositoryContract,
+} from "./testing/repository-contract.ts";
 
 let server: TestPostgres;
 beforeAll(async () => {
@@ -49,6 +54,29 @@ describe("the PostgreSQL ended sign-ins table", () => {
       expect(next.endedSignIns).toContainEqual(slow);
     } finally {
       await slowReplica.end();
+      await repository.close();
+      await schema.drop();
+    }
+  });
+});
+
+describe("the PostgreSQL ended sign-ins table when PostgreSQL cannot commit", () => {
+  it("answers database_unavailable for every write, and stores none of them", async () => {
+    const schema = await createTestSchema(server);
+    const repository = await PostgresEndedSignInRepository.open(schema.url);
+    try {
+      const before = anEndedSignIn();
+      await repository.record(before);
+      await repository.record(anEndedSignIn({ expiresAt: Date.UTC(2020, 0, 1) }));
+      for (const table of ["ended_sign_ins", "sign_in_cut_offs"]) await failCommitsWriting(schema.url, table);
+      const full = { code: "database_unavailable", message: expect.stringMatching(/is full\./) };
+      await expect(repository.record(anEndedSignIn())).rejects.toMatchObject(full);
+      await expect(repository.recordCutOff(aCutOff())).rejects.toMatchObject(full);
+      await expect(repository.purgeExpired(Date.UTC(2025, 0, 1))).rejects.toMatchObject(full);
+      expect((await repository.endedSince(0)).endedSignIns).toHaveLength(2);
+      expect((await repository.endedSince(0)).endedSignIns).toContainEqual(before);
+      expect(await repository.cutOffs(Date.UTC(2025, 0, 1))).toEqual([]);
+    } finally {
       await repository.close();
       await schema.drop();
     }

@@ -107,7 +107,15 @@ export class PostgresDatabase implements Queryable {
     try {
       await connection.query("BEGIN");
       const result = await work(client);
-      await connection.query("COMMIT");
+      const commit = await connection.query("COMMIT");
+      // After a failed statement the transaction is aborted, and PostgreSQL answers COMMIT with
+      // ROLLBACK, not an error: `work` caught that failure, and nothing of it was stored.
+      if (commit.command !== "COMMIT") {
+        throw new Error(
+          `The transaction on PostgreSQL at ${this.label} was rolled back instead of committed: ` +
+            "a statement in it failed, and its error was caught.",
+        );
+      }
       return result;
     } catch (error) {
       await connection.query("ROLLBACK").catch((rollbackError: unknown) => {

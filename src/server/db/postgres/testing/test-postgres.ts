@@ -72,6 +72,24 @@ export async function runSql<Row extends object = object>(url: string, sql: stri
   }
 }
 
+/**
+ * From now on every transaction that writes to `table` fails at its COMMIT as PostgreSQL fails one on
+ * a full disk (SQLSTATE 53100 disk_full): a deferred constraint trigger lets each statement run and
+ * raises when the transaction commits, or, outside a transaction, when the statement's own one does.
+ * Created in the schema of `url`, so it goes with the schema.
+ */
+export async function failCommitsWriting(url: string, table: string): Promise<void> {
+  await runSql(
+    url,
+    `CREATE OR REPLACE FUNCTION lab_test_fail_commit() RETURNS trigger LANGUAGE plpgsql AS $$
+       BEGIN
+         RAISE EXCEPTION 'could not extend file: No space left on device' USING ERRCODE = 'disk_full';
+       END $$;
+     CREATE CONSTRAINT TRIGGER lab_test_fail_commit AFTER INSERT OR UPDATE OR DELETE ON ${table}
+       DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION lab_test_fail_commit();`,
+  );
+}
+
 interface Binaries {
   dir: string;
   major: string;
