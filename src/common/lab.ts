@@ -1,6 +1,7 @@
 // The lab file format (one YAML file per lab) and the normalized Lab the server works with.
 // docs/labs.md explains every field; docs/lab.schema.json is generated from LabFile (npm run schema:labs).
 import { z } from "zod";
+import { cidrContains, cidrOf, parseCidr, uncoveredRanges, type Cidr } from "./cidr.ts";
 
 /** Lab and check ids: they end up in VM names and label values, so RFC 1035 label rules, shorter. */
 export const labIdPattern = /^[a-z]([a-z0-9-]*[a-z0-9])?$/;
@@ -172,6 +173,122 @@ const LabCheckFile = z.strictObject({
   hint: Text(2000).optional().meta({ description: "Shown to students when the check fails." }),
 });
 
+/**
+ * Ranges no lab may open, on any cluster: what a VM reaches there is never a package mirror, and the
+ * metadata endpoints hand out the node's cloud credentials. The cluster's own ranges (pods, services,
+ * nodes) differ per cluster; the server refuses those with LAB_CLUSTER_CIDRS (parse-lab.ts).
+ */
+export const unreachableRanges: readonly { cidr: Cidr; why: string }[] = [
+  { cidr: cidrOf("0.0.0.0/8"), why: '"this network"' },
+  { cidr: cidrOf("127.0.0.0/8"), why: "loopback" },
+  {
+    cidr: cidrOf("169.254.0.0/16"),
+    why: "link-local: the cloud metadata endpoint 169.254.169.254 hands out the node's cloud credentials",
+  },
+  { cidr: cidrOf("100.100.100.200/32"), why: "Alibaba Cloud's metadata endpoint" },
+  { cidr: cidrOf("::1/128"), why: "loopback" },
+  { cidr: cidrOf("::ffff:0:0/96"), why: "IPv4-mapped: the IPv4 ranges above in IPv6 spelling" },
+  { cidr: cidrOf("fe80::/10"), why: "link-local" },
+  { cidr: cidrOf("fd00:ec2::254/128"), why: "AWS's IPv6 metadata endpoint" },
+];
+
+const noHostNames = "NetworkPolicies know no host names: use the addresses the name resolves to";
+
+/** A CIDR as the lab file writes it; null when it is no range (the problem is reported at `path`). */
+function readCidr(text: string, ctx: z.RefinementCtx, path: (string | number)[]): Cidr | null {
+  const parsed = parseCidr(text);
+  if (parsed.ok) return parsed.cidr;
+  ctx.addIssue({
+    code: "custom",
+    path,
+    message:
+      parsed.problem === "host-bits"
+        ? `${text} has bits set after the prefix; the range is ${parsed.canonical}`
+        : `must be an address range like 203.0.113.0/24 or 2001:db8::/48, not ${JSON.stringify(text)} (${noHostNames})`,
+  });
+  return null;
+}
+
+const portRange = { error: "must be a port from 1 to 65535" };
+const portsRule = "a rule without ports would open every port";
+
+const EgressRule = z
+  .strictObject({
+    cidr: z.string().max(64).meta({
+      description: "Where the VM may connect: an IPv4 or IPv6 range such as 203.0.113.0/24 (no host names).",
+    }),
+    except: z
+      .array(z.string().max(64))
+      .max(20)
+      .default([])
+      .meta({ description: "Ranges inside cidr that stay closed." }),
+    protocol: z
+      .enum(["TCP", "UDP"], { error: "must be TCP or UDP" })
+      .default("TCP")
+      .meta({ description: "The protocol of every port of this rule." }),
+    ports: z
+      .array(z.int().min(1, portRange).max(65535, portRange), {
+        error: (issue) =>
+          issue.input === undefined
+            ? `is required: list the ports, e.g. [80, 443] (${portsRule})`
+            : undefined,
+      })
+      .min(1, { error: `list at least one port, e.g. [80, 443] (${portsRule})` })
+      .max(20)
+      .meta({ description: "The destination ports, 1-65535." }),
+  })
+  .superRefine((rule, ctx) => {
+    const range = readCidr(rule.cidr, ctx, ["cidr"]);
+    const excepts: Cidr[] = [];
+    rule.except.forEach((text, index) => {
+      const except = readCidr(text, ctx, ["except", index]);
+      if (!except || !range) return;
+      // The API server refuses an except that is not strictly inside cidr.
+      if (!cidrContainsStrictly(range, except)) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["except", index],
+          message: `${except.text} is not inside ${range.text}`,
+        });
+      } else excepts.push(except);
+    });
+    if (!range) return;
+    const found = uncoveredRanges(range, excepts, unreachableRanges);
+    if (found.kind === "inside") {
+      ctx.addIssue({
+        code: "custom",
+        path: ["cidr"],
+        message: `${range.text} is inside ${found.range.cidr.text} (${found.range.why}), which no lab may reach`,
+      });
+    } else if (found.kind === "uncovered") {
+      const list = found.ranges.map((entry) => `${entry.cidr.text} (${entry.why})`).join(", ");
+      ctx.addIssue({
+        code: "custom",
+        path: ["cidr"],
+        message: `${range.text} includes addresses no lab may reach: ${list}; use a narrower range, or list them under except`,
+      });
+    }
+  });
+
+function cidrContainsStrictly(outer: Cidr, inner: Cidr): boolean {
+  return outer.prefix < inner.prefix && cidrContains(outer, inner);
+}
+
+const Network = z.strictObject({
+  egress: z.array(EgressRule).max(20).default([]).meta({
+    description:
+      "Connections the VM may open besides DNS, e.g. to a package mirror. Everything else stays closed.",
+  }),
+});
+
+/** One egress rule as the server uses it: every default filled in, ranges canonical. */
+export interface LabEgressRule {
+  cidr: string;
+  except: string[];
+  protocol: "TCP" | "UDP";
+  ports: number[];
+}
+
 export const LabFile = z
   .strictObject({
     id: Id.meta({ description: "Unique across the lab directory; part of every session's VM name." }),
@@ -181,6 +298,9 @@ export const LabFile = z
       .meta({ description: "Markdown shown to students." }),
     vm: Vm,
     session: Session.default({ minutes: 60, extendMinutes: 15, maxExtensions: 2 }),
+    network: Network.optional().meta({
+      description: "What the VM may reach on the network; without it, DNS and nothing else.",
+    }),
     checks: z.array(LabCheckFile).max(200).default([]).meta({ description: "What grading looks at." }),
   })
   .superRefine((lab, ctx) => {
@@ -225,6 +345,8 @@ export interface Lab {
   vm: { cpu: number; memory: string; image: string; nested: boolean; cloudInit: string | null };
   session: { minutes: number; extendMinutes: number; maxExtensions: number };
   checks: LabCheck[];
+  /** Only for a lab that declares egress: each session's VM may open these besides DNS. */
+  network?: { egress: LabEgressRule[] };
   /** Title and description in the other languages, where the file gives them. */
   translations?: { title?: Translations; description?: Translations };
 }

@@ -1,14 +1,17 @@
 // Admission after schema checks: the API server's metadata validation (names, labels), its defaults
-// for core kinds, and KubeVirt's validating webhooks for VirtualMachines, VirtualMachineInstances
-// and the KubeVirt CR, with their messages and the deprecation warning for spec.running.
+// and checks for core kinds (NetworkPolicies: network-policy-admission.ts), and KubeVirt's validating
+// webhooks for VirtualMachines, VirtualMachineInstances and the KubeVirt CR, with their messages and
+// the deprecation warning for spec.running.
 import { parseQuantity } from "../common/quantity.ts";
 import { ApiError, badRequest, invalid, type StatusCause } from "./http/status.ts";
 import { admitLease } from "./lease-admission.ts";
+import { admitNetworkPolicy } from "./network-policy-admission.ts";
 import { field, isJsonObject, type JsonObject, type ObjectMeta } from "./objects.ts";
 import {
   kubeVirts,
   leases,
   namespaces,
+  networkPolicies,
   secrets,
   virtualMachineInstances,
   virtualMachines,
@@ -284,6 +287,8 @@ export function admit(resource: ResourceType, object: JsonObject, operation: Ope
       return { object: admitNamespace(object), warnings: [] };
     case leases:
       return { object: admitLease(object), warnings: [] };
+    case networkPolicies:
+      return { object: admitNetworkPolicy(object), warnings: [] };
     default:
       return { object, warnings: [] };
   }

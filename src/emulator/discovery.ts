@@ -6,6 +6,7 @@ import {
   authorizationGroup,
   coordinationGroup,
   kubevirtSubresources,
+  networkingGroup,
   resourceTypes,
   subresourcesGroup,
   type ResourceType,
@@ -98,7 +99,7 @@ export function apiVersions(serverAddress: string): Record<string, unknown> {
   };
 }
 
-const groups = [authorizationGroup, coordinationGroup, "kubevirt.io", subresourcesGroup];
+const groups = [authorizationGroup, coordinationGroup, networkingGroup, "kubevirt.io", subresourcesGroup];
 
 function apiGroup(name: string): Record<string, unknown> {
   const version = { groupVersion: `${name}/v1`, version: "v1" };

@@ -178,6 +178,22 @@ export const leases = resource({
   fieldSelectors: [],
 });
 
+// Stored and validated as the API server does; nothing enforces them (the guests have loopback only).
+export const networkPolicies = resource({
+  group: "networking.k8s.io",
+  version: "v1",
+  plural: "networkpolicies",
+  singular: "networkpolicy",
+  kind: "NetworkPolicy",
+  shortNames: ["netpol"],
+  categories: [],
+  namespaced: true,
+  verbs: allVerbs,
+  hasStatusSubresource: false,
+  schema: "io.k8s.api.networking.v1.NetworkPolicy",
+  fieldSelectors: [],
+});
+
 /** Every stored kind, in the order discovery lists them. */
 export const resourceTypes: ResourceType[] = [
   namespaces,
@@ -186,6 +202,7 @@ export const resourceTypes: ResourceType[] = [
   nodes,
   events,
   leases,
+  networkPolicies,
   virtualMachines,
   virtualMachineInstances,
   kubeVirts,
@@ -193,6 +210,7 @@ export const resourceTypes: ResourceType[] = [
 
 export const kubevirtGroup = "kubevirt.io";
 export const coordinationGroup = "coordination.k8s.io";
+export const networkingGroup = "networking.k8s.io";
 export const subresourcesGroup = "subresources.kubevirt.io";
 export const authorizationGroup = "authorization.k8s.io";
 
@@ -217,7 +235,8 @@ export function findResource(group: string, version: string, plural: string): Re
 
 /**
  * KubeVirt's kinds are custom resources: they track metadata.generation, require a resourceVersion
- * on update and take no strategic merge patch. Built-in kinds (core, coordination.k8s.io) do neither.
+ * on update and take no strategic merge patch. Built-in kinds (core, coordination.k8s.io,
+ * networking.k8s.io) do neither.
  */
 export function isCustomResource(type: ResourceType): boolean {
   return type.group === kubevirtGroup;

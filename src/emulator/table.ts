@@ -299,6 +299,16 @@ const columnsByResource: Record<string, Column[]> = {
       cell: (o) => stringField(o, "message") ?? "",
     },
   ],
+  "networking.k8s.io/networkpolicies": [
+    nameColumn,
+    {
+      name: "Pod-Selector",
+      type: "string",
+      description: "Selects the pods to which this NetworkPolicy object applies.",
+      cell: (o) => selectorText(field(o, "spec", "podSelector")),
+    },
+    ageColumn,
+  ],
   "coordination.k8s.io/leases": [
     nameColumn,
     {
@@ -310,6 +320,28 @@ const columnsByResource: Record<string, Column[]> = {
     ageColumn,
   ],
 };
+
+/** metav1.FormatLabelSelector, as the API server's printer shows a selector: "<none>" for {}. */
+function selectorText(selector: unknown): string {
+  const parts: string[] = [];
+  const matchLabels = field(selector, "matchLabels");
+  if (matchLabels !== null && typeof matchLabels === "object") {
+    for (const [key, value] of Object.entries(matchLabels).sort(([a], [b]) => a.localeCompare(b)))
+      parts.push(`${key}=${String(value)}`);
+  }
+  const expressions = field(selector, "matchExpressions");
+  for (const expression of Array.isArray(expressions) ? expressions : []) {
+    const key = stringField(expression, "key") ?? "";
+    const operator = stringField(expression, "operator") ?? "";
+    const values = field(expression, "values");
+    const list = Array.isArray(values) ? values.map(String).sort().join(",") : "";
+    if (operator === "In") parts.push(`${key} in (${list})`);
+    else if (operator === "NotIn") parts.push(`${key} notin (${list})`);
+    else if (operator === "Exists") parts.push(key);
+    else if (operator === "DoesNotExist") parts.push(`!${key}`);
+  }
+  return parts.length > 0 ? parts.join(",") : "<none>";
+}
 
 function rowObject(object: KubeObject, include: IncludeObject, apiVersion: string): unknown {
   if (include === "None") return undefined;

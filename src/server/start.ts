@@ -74,7 +74,9 @@ export async function startServer(config: Config, options: { buildWeb: boolean }
     // Demo users exist only in demo mode: with OIDC no users file is read or created. Edits to the
     // file apply without a restart, to sign-ins already made too.
     users = config.authMode === "demo" ? await LiveUsers.open(config.usersFile, { log }) : undefined;
-    const { labs, problems } = loadLabs(config.labsDir, config.vmSizes);
+    const { labs, problems } = loadLabs(config.labsDir, config.vmSizes, {
+      clusterCidrs: config.clusterCidrs,
+    });
     for (const problem of problems) log.warn(`lab skipped: ${formatLabProblem(problem)}`);
     if (options.buildWeb) await ensureWebBuilt(projectRoot, webRoot);
     const agentFile = await loadAgentFile(projectRoot);

@@ -22,6 +22,43 @@ function microTime(description: string): SchemaNode {
   return { type: "string", format: "date-time", description };
 }
 
+const labelSelector: SchemaNode = {
+  $ref: "#/definitions/k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelector",
+};
+
+const networkPolicyPeer: SchemaNode = {
+  description:
+    "NetworkPolicyPeer describes a peer to allow traffic to/from. Only certain combinations of fields are allowed",
+  type: "object",
+  properties: {
+    podSelector: labelSelector,
+    namespaceSelector: labelSelector,
+    ipBlock: {
+      description:
+        'IPBlock describes a particular CIDR (Ex. "192.168.1.0/24","2001:db8::/64") that is allowed to the pods matched by a NetworkPolicySpec\'s podSelector. The except entry describes CIDRs that should not be included within this rule.',
+      type: "object",
+      required: ["cidr"],
+      properties: {
+        cidr: { type: "string", description: "cidr is a string representing the IPBlock" },
+        except: { type: "array", items: { type: "string" } },
+      },
+    },
+  },
+};
+
+const networkPolicyPort: SchemaNode = {
+  description: "NetworkPolicyPort describes a port to allow traffic on",
+  type: "object",
+  properties: {
+    protocol: {
+      type: "string",
+      description: "protocol represents the protocol (TCP, UDP, or SCTP) which traffic must match.",
+    },
+    port: { $ref: "#/definitions/k8s.io.apimachinery.pkg.util.intstr.IntOrString" },
+    endPort: { type: "integer", format: "int32" },
+  },
+};
+
 export const coreDefinitions: Record<string, SchemaNode> = {
   "io.k8s.api.core.v1.Namespace": {
     description: "Namespace provides a scope for Names. Use of multiple namespaces is optional.",
@@ -122,6 +159,42 @@ export const coreDefinitions: Record<string, SchemaNode> = {
             type: "string",
             description:
               "PreferredHolder signals to a lease holder that the lease has a more optimal holder and should be given up.",
+          },
+        },
+      },
+    },
+  },
+  "io.k8s.api.networking.v1.NetworkPolicy": {
+    description: "NetworkPolicy describes what network traffic is allowed for a set of Pods",
+    type: "object",
+    properties: {
+      ...typeMeta,
+      metadata: objectMeta,
+      spec: {
+        description: "NetworkPolicySpec provides the specification of a NetworkPolicy",
+        type: "object",
+        properties: {
+          podSelector: labelSelector,
+          policyTypes: { type: "array", items: { type: "string" } },
+          ingress: {
+            type: "array",
+            items: {
+              type: "object",
+              properties: {
+                from: { type: "array", items: networkPolicyPeer },
+                ports: { type: "array", items: networkPolicyPort },
+              },
+            },
+          },
+          egress: {
+            type: "array",
+            items: {
+              type: "object",
+              properties: {
+                to: { type: "array", items: networkPolicyPeer },
+                ports: { type: "array", items: networkPolicyPort },
+              },
+            },
           },
         },
       },

@@ -51,6 +51,8 @@ const expected: Record<string, string[]> = {
     "delete secrets",
     "list pods",
     "get pods/log",
+    // One policy per lab that declares egress: written at its launch, stale ones listed and removed.
+    ...["list", "create", "patch", "delete"].map((verb) => `${verb} networking.k8s.io/networkpolicies`),
     ...clusterWide,
   ],
   "lab-console": [
@@ -131,6 +133,7 @@ const resources = [
     "batch/jobs",
     "batch/cronjobs",
     "coordination.k8s.io/leases",
+    "networking.k8s.io/networkpolicies",
   ],
   ...[
     "rbac.authorization.k8s.io/roles",

@@ -210,6 +210,28 @@ describe("the doctor", () => {
     ]);
   });
 
+  it("fails when the console may not write NetworkPolicies, as RBAC from before lab egress", async () => {
+    const documents = parseAllDocuments(
+      readFileSync(path.join(deployBaseDir, "rbac-sessions.yaml"), "utf8"),
+    ).map((document) => document.toJS() as { rules?: { resources?: string[] }[] });
+    for (const document of documents) {
+      if (document.rules)
+        document.rules = document.rules.filter((rule) => !rule.resources?.includes("networkpolicies"));
+    }
+    const before = path.join(scratch, "rbac-sessions-before-egress.yaml");
+    writeFileSync(before, documents.map((document) => stringify(document)).join("---\n"));
+    const others = ["rbac-cluster.yaml", "rbac-leases.yaml"].map((file) => path.join(deployBaseDir, file));
+    const emulator = await cluster({ cluster: healthy, rbacFiles: [before, ...others] });
+    const permissions = check(await doctorOn(emulator), "permissions");
+    expect(permissions.status).toBe("fail");
+    expect(permissions.details).toEqual(
+      ["list", "create", "patch", "delete"].map(
+        (verb) =>
+          `Missing: ${verb} networkpolicies.networking.k8s.io in lab-sessions (the network egress labs declare: one NetworkPolicy per lab).`,
+      ),
+    );
+  });
+
   it("fails when the console may not keep leases, naming each missing permission and its namespace", async () => {
     const withoutLeases = ["rbac-sessions.yaml", "rbac-cluster.yaml"].map((file) =>
       path.join(deployBaseDir, file),

@@ -105,6 +105,13 @@ export const requiredPermissions: readonly Permission[] = [
     scope: "vm-namespace",
     why: "the boot log (serial console log)",
   },
+  ...["list", "create", "patch", "delete"].map((verb) => ({
+    verb,
+    group: "networking.k8s.io",
+    resource: "networkpolicies",
+    scope: "vm-namespace" as const,
+    why: "the network egress labs declare: one NetworkPolicy per lab",
+  })),
   ...["get", "list", "create", "update", "delete"].map((verb) => ({
     verb,
     group: "coordination.k8s.io",

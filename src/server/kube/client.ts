@@ -4,11 +4,13 @@ import {
   CoreV1Api,
   CustomObjectsApi,
   KubeConfig,
+  NetworkingV1Api,
   Observable,
   VersionApi,
   type ConfigurationOptions,
   type RequestContext,
   type ResponseContext,
+  type V1NetworkPolicy,
   type V1Secret,
 } from "@kubernetes/client-node";
 import { countedCalls, statusError, translate } from "./api-call.ts";
@@ -18,7 +20,7 @@ import { KubeStatusError } from "./errors.ts";
 import { createPortForwarder, type PortForwarder } from "./portforward.ts";
 import { sendRaw } from "./raw-request.ts";
 import type { KubeRequestCounter } from "./request-counter.ts";
-import type { Secret, VirtualMachine, VirtualMachineInstance } from "./types.ts";
+import type { NetworkPolicy, Secret, VirtualMachine, VirtualMachineInstance } from "./types.ts";
 import { openWatch } from "./watch-request.ts";
 
 export type ConfiguredCluster = { kind: "kubeconfig"; path: string } | { kind: "in-cluster" };
@@ -80,6 +82,13 @@ export interface ClusterClient {
    * assumes: if someone changed those fields meanwhile the API refuses it (422) and nothing changes.
    */
   patchVirtualMachine(name: string, operations: JsonPatchOperation[]): Promise<VirtualMachine>;
+  /** NetworkPolicies of the VM namespace that match `labelSelector` (the console's lab policies). */
+  listNetworkPolicies(labelSelector: string): Promise<NetworkPolicy[]>;
+  createNetworkPolicy(policy: NetworkPolicy): Promise<void>;
+  /** Replaces a policy's whole spec (a JSON patch), leaving its metadata as it is. */
+  replaceNetworkPolicySpec(name: string, spec: NetworkPolicy["spec"]): Promise<void>;
+  /** Deletes a policy; one that is already gone counts as deleted. */
+  deleteNetworkPolicy(name: string): Promise<void>;
   /** KubeVirt's restart: a new VMI (new UID, same name) replaces the running one. 409 when not running. */
   restartVirtualMachine(name: string): Promise<void>;
   /** The API server's version string: proves it answers and accepts our credentials. */
@@ -128,6 +137,7 @@ export function createClusterClient(
   const customObjects = kubeConfig.makeApiClient(CustomObjectsApi);
   const core = kubeConfig.makeApiClient(CoreV1Api);
   const versions = kubeConfig.makeApiClient(VersionApi);
+  const networking = kubeConfig.makeApiClient(NetworkingV1Api);
 
   const send = countedCalls(counter);
 
@@ -214,6 +224,35 @@ export function createClusterClient(
         }),
       );
       return patched as VirtualMachine;
+    },
+    async listNetworkPolicies(policySelector) {
+      const list = await send("list", () =>
+        networking.listNamespacedNetworkPolicyWithHttpInfo({ namespace, labelSelector: policySelector }),
+      );
+      // The generated client's V1NetworkPolicy has every field optional; the API server fills them.
+      return list.items as NetworkPolicy[];
+    },
+    async createNetworkPolicy(policy) {
+      await send("create", () =>
+        networking.createNamespacedNetworkPolicyWithHttpInfo({ namespace, body: policy as V1NetworkPolicy }),
+      );
+    },
+    async replaceNetworkPolicySpec(name, spec) {
+      // The generated client sends a patch body as application/json-patch+json by default.
+      await send("patch", () =>
+        networking.patchNamespacedNetworkPolicyWithHttpInfo({
+          namespace,
+          name,
+          body: [{ op: "replace", path: "/spec", value: spec }],
+        }),
+      );
+    },
+    async deleteNetworkPolicy(name) {
+      try {
+        await send("delete", () => networking.deleteNamespacedNetworkPolicyWithHttpInfo({ namespace, name }));
+      } catch (error) {
+        if (!(error instanceof KubeStatusError && error.statusCode === 404)) throw error;
+      }
     },
     async restartVirtualMachine(name) {
       const path = `/apis/subresources.kubevirt.io/v1/namespaces/${encodeURIComponent(namespace)}/virtualmachines/${encodeURIComponent(name)}/restart`;

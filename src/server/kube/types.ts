@@ -150,3 +150,22 @@ export interface Secret {
   data?: Record<string, string>;
   stringData?: Record<string, string>;
 }
+
+export interface LabelSelector {
+  matchLabels?: Record<string, string>;
+}
+
+/** networking.k8s.io/v1 NetworkPolicy, as far as the console writes one (egress to address ranges). */
+export interface NetworkPolicy {
+  apiVersion: "networking.k8s.io/v1";
+  kind: "NetworkPolicy";
+  metadata: ObjectMeta;
+  spec: {
+    podSelector: LabelSelector;
+    policyTypes: ("Ingress" | "Egress")[];
+    egress?: {
+      to: { ipBlock: { cidr: string; except?: string[] } }[];
+      ports: { protocol: "TCP" | "UDP"; port: number }[];
+    }[];
+  };
+}

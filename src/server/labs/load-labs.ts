@@ -4,7 +4,7 @@ import { closeSync, fstatSync, openSync, readSync, readdirSync, statSync } from 
 import { join } from "node:path";
 import type { LabSummary } from "../../common/api.ts";
 import type { Lab } from "../../common/lab.ts";
-import { parseLab } from "./parse-lab.ts";
+import { parseLab, type LabRules } from "./parse-lab.ts";
 
 export type VmSizes = Record<string, { cpu: number; memory: string }>;
 
@@ -23,7 +23,11 @@ export interface LabProblem {
 export const maxLabFileBytes = 256 * 1024;
 const labFileExtension = ".yaml";
 
-export function loadLabs(dir: string, sizes: VmSizes): { labs: Lab[]; problems: LabProblem[] } {
+export function loadLabs(
+  dir: string,
+  sizes: VmSizes,
+  rules: LabRules = {},
+): { labs: Lab[]; problems: LabProblem[] } {
   const labs: Lab[] = [];
   const problems: LabProblem[] = [];
   const fileById = new Map<string, string>();
@@ -39,7 +43,7 @@ export function loadLabs(dir: string, sizes: VmSizes): { labs: Lab[]; problems: 
       problems.push({ file, line: null, message: text.message });
       continue;
     }
-    const parsed = parseLab(text.text, sizes);
+    const parsed = parseLab(text.text, sizes, rules);
     if (!parsed.ok) {
       problems.push(...parsed.problems.map((problem) => ({ file, ...problem })));
       continue;

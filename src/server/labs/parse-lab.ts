@@ -1,8 +1,10 @@
 // Turns the text of one lab file into a Lab, or into problems that each name a line and a field.
 import { Scalar, isScalar } from "yaml";
 import type { z } from "zod";
+import { parseCidr, uncoveredRanges, type Cidr } from "../../common/cidr.ts";
 import {
   LabFile,
+  type LabEgressRule,
   plainText,
   translationsOf,
   type Lab,
@@ -16,7 +18,25 @@ import { parseYaml, type YamlPath, type YamlProblem, type YamlSource } from "./y
 export type ParsedLab =
   { ok: true; lab: Lab; idLine: number | null } | { ok: false; problems: YamlProblem[] };
 
-export function parseLab(text: string, sizes: VmSizes): ParsedLab {
+/**
+ * The address ranges private networks use (RFC 1918, carrier-grade NAT, IPv6 unique local): a
+ * cluster's pods, services and nodes live in them nearly everywhere. LAB_CLUSTER_CIDRS names the
+ * real ones, which frees the rest of private space for mirrors on a campus network.
+ */
+export const defaultClusterCidrs: readonly string[] = [
+  "10.0.0.0/8",
+  "172.16.0.0/12",
+  "192.168.0.0/16",
+  "100.64.0.0/10",
+  "fc00::/7",
+];
+
+export interface LabRules {
+  /** No lab's egress may include these (LAB_CLUSTER_CIDRS): the cluster's own pods, services and nodes. */
+  clusterCidrs?: readonly string[];
+}
+
+export function parseLab(text: string, sizes: VmSizes, rules: LabRules = {}): ParsedLab {
   const parsed = parseYaml(text);
   if (!parsed.ok) return parsed;
   const { source } = parsed;
@@ -55,6 +75,19 @@ export function parseLab(text: string, sizes: VmSizes): ParsedLab {
     }
   }
 
+  const egress = (file.network?.egress ?? []).map((rule, index): LabEgressRule => {
+    const range = canonical(rule.cidr);
+    const except = rule.except.map(canonical);
+    const problem = clusterRangeProblem(range, except, rules.clusterCidrs ?? defaultClusterCidrs);
+    if (problem) problemAt(["network", "egress", index, "cidr"], problem);
+    return {
+      cidr: range.text,
+      except: except.map((cidr) => cidr.text),
+      protocol: rule.protocol,
+      ports: rule.ports,
+    };
+  });
+
   const cpu = size?.cpu ?? file.vm.cpu;
   const memory = size?.memory ?? file.vm.memory;
   if (problems.length > 0 || cpu === undefined || memory === undefined) {
@@ -80,9 +113,39 @@ export function parseLab(text: string, sizes: VmSizes): ParsedLab {
         ...(translations && { translations }),
       };
     }),
+    ...(egress.length > 0 && { network: { egress } }),
     ...(labTranslations && { translations: labTranslations }),
   };
   return { ok: true, lab, idLine: source.lineOf(["id"]) };
+}
+
+/** A range the schema already accepted. */
+function canonical(text: string): Cidr {
+  const parsed = parseCidr(text);
+  if (!parsed.ok) throw new Error(`the lab schema let an invalid range through: ${text}`);
+  return parsed.cidr;
+}
+
+/** Why `range` (without `except`) may not be opened on this cluster, or null. */
+function clusterRangeProblem(range: Cidr, except: Cidr[], clusterCidrs: readonly string[]): string | null {
+  const cluster = clusterCidrs.map((text) => ({ cidr: canonical(text) }));
+  const found = uncoveredRanges(range, except, cluster);
+  const reach = "the VM would reach the console, the API server and other students' VMs";
+  if (found.kind === "inside") {
+    return (
+      `${range.text} is inside ${found.range.cidr.text}, which this server takes for the cluster's own ` +
+      `addresses (LAB_CLUSTER_CIDRS): ${reach}. If the range is outside the cluster, set ` +
+      "LAB_CLUSTER_CIDRS to the cluster's own pod, service and node ranges"
+    );
+  }
+  if (found.kind === "uncovered") {
+    const list = found.ranges.map((entry) => entry.cidr.text).join(", ");
+    return (
+      `${range.text} includes the cluster's own addresses ${list} (LAB_CLUSTER_CIDRS): ${reach}; ` +
+      "use a narrower range, or list them under except"
+    );
+  }
+  return null;
 }
 
 /** The fields that have translations, or undefined when none has: a lab in one language carries none. */

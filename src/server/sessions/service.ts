@@ -13,6 +13,7 @@ import type { Lab } from "../../common/lab.ts";
 import { HttpError, notFound } from "../http/errors.ts";
 import type { ClusterClient } from "../kube/client.ts";
 import type { VirtualMachine } from "../kube/types.ts";
+import type { LabNetworkPolicies } from "./lab-network-policy.ts";
 import type { SessionSource } from "./source.ts";
 import { toSession } from "./status.ts";
 import { buildSessionObjects, newSessionId, ownedByVm } from "./vm-manifest.ts";
@@ -31,6 +32,8 @@ export interface SessionServiceDeps {
   admission?: {
     admit(user: Me, lab: Lab, sessionId: string): Promise<{ release(launched: boolean): void }>;
   };
+  /** Opens the egress a lab declares before its VM exists (lab-network-policy.ts). */
+  networkPolicies?: Pick<LabNetworkPolicies, "prepare">;
   now?: () => Date;
 }
 
@@ -135,6 +138,8 @@ export class SessionService {
 
   private async launch(user: Me, lab: Lab, sessionId: string): Promise<Session> {
     const { cluster, source } = this.deps;
+    // First, so the guest's first boot (cloud-init installing packages) already has its egress.
+    await this.deps.networkPolicies?.prepare(lab);
     const expiresAt = new Date(this.now().getTime() + lab.session.minutes * 60_000);
     const { virtualMachine, userDataSecret } = buildSessionObjects({
       sessionId,
