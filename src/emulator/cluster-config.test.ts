@@ -35,6 +35,18 @@ describe("cluster config", () => {
     );
   });
 
+  it("limits each guest to 512 processes and a 1Gi disk unless told otherwise, and refuses tiny ones", () => {
+    expect(defaultClusterConfig().guestLimits).toEqual({ pids: 512, disk: "1Gi", memory: "1Gi" });
+    expect(parseClusterConfig({ guestLimits: { disk: "256Mi" } }).guestLimits).toEqual({
+      pids: 512,
+      disk: "256Mi",
+      memory: "1Gi",
+    });
+    expect(() => parseClusterConfig({ guestLimits: { pids: 4, disk: "1Ki" } })).toThrow(
+      /at guestLimits\.pids[\s\S]*must be at least 1Mi\n {2}→ at guestLimits\.disk/,
+    );
+  });
+
   it("reads a YAML file and reports every problem at once", () => {
     const dir = mkdtempSync(join(tmpdir(), "cluster-config-"));
     const good = join(dir, "good.yaml");

@@ -1,5 +1,6 @@
 // Cluster settings from `--config FILE` (YAML): the Kubernetes and KubeVirt versions, both sides'
-// feature gates, the nodes, and container disk images the guests should know. They let preflight
+// feature gates, the nodes, container disk images the guests should know, and what each guest may
+// take of the host. They let preflight
 // checks run against real-world version triads, e.g. KubeVirt v1.9 (ImageVolume on by default) on
 // Kubernetes 1.34 (ImageVolume off), and which of the API server's optional admission plugins are off.
 import { readFileSync } from "node:fs";
@@ -47,6 +48,19 @@ const imageSchema = z.object({
   packageManager: z.enum(["dnf", "apt", "none"]).default("none"),
 });
 
+const mebibyte = 2 ** 20;
+const atLeastOneMebibyte = (value: string) => (parseQuantity(value) ?? 0) >= mebibyte;
+
+/**
+ * The limits of each guest beyond its VMI's own memory and vCPUs (guests/guest-limits.ts): processes
+ * and threads at once, the disk, and the memory of a VMI that names none.
+ */
+const guestLimitsSchema = z.object({
+  pids: z.number().int().min(32).default(512),
+  disk: quantity.refine(atLeastOneMebibyte, { message: "must be at least 1Mi" }).default("1Gi"),
+  memory: quantity.refine(atLeastOneMebibyte, { message: "must be at least 1Mi" }).default("1Gi"),
+});
+
 export const ClusterConfigSchema = z
   .object({
     kubernetes: z
@@ -78,6 +92,7 @@ export const ClusterConfigSchema = z
       .min(1)
       .default(["node01", "node02", "node03"].map((name) => nodeSchema.parse({ name }))),
     images: z.array(imageSchema).default([]),
+    guestLimits: guestLimitsSchema.default({ pids: 512, disk: "1Gi", memory: "1Gi" }),
   })
   .superRefine((config, context) => {
     const names = config.nodes.map((node) => node.name);

@@ -4,7 +4,7 @@
 // at it (and one per requested service account).
 import { createServer, type Server } from "node:https";
 import type { Socket } from "node:net";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { createApiServer } from "./apiserver.ts";
 import { adminUser, loadOrCreateAdminToken, TokenAuthenticator, type TokenEntry } from "./authentication.ts";
 import {
@@ -35,7 +35,7 @@ import type { Authorizer } from "./rbac/attributes.ts";
 import { clusterDefaultsFile, createRbacAuthorizer, loadRbacFiles } from "./rbac/rbac.ts";
 import { Registry } from "./registry.ts";
 import { RestHandler } from "./rest.ts";
-import { createSandboxGuests } from "./sandbox-guests.ts";
+import { createSandboxGuests, type SecretPlace } from "./sandbox-guests.ts";
 import {
   serviceAccountTokens,
   writeServiceAccountKubeconfig,
@@ -76,6 +76,11 @@ export interface EmulatorOptions {
    * `<stateDir>/guests`, "none" nothing (no console), or a runtime of your own.
    */
   guests?: "sandbox" | "none" | GuestRuntime;
+  /**
+   * Start guests even where the host gives them no cgroup limits (npm run emulator reads
+   * LAB_EMULATOR_UNLIMITED_GUESTS=1): only for guests you trust. Otherwise their VMIs fail there.
+   */
+  unlimitedGuests?: boolean;
   /** Serve the fault API under /emulator/faults/ (admin token only). The returned handle always works. */
   faults?: boolean;
   /** Port-forward pings and pong timeout; default KubeVirt's 1 s and 60 s. */
@@ -103,6 +108,7 @@ export interface Emulator {
   close(): Promise<void>;
 }
 
+const defaultKubeconfigPath = ".lab/kubeconfig";
 const allowAll: Authorizer = { authorize: () => ({ allowed: true, reason: "" }) };
 
 function urlHost(host: string): string {
@@ -130,16 +136,34 @@ function authorizerFor(options: EmulatorOptions): Authorizer {
   return createRbacAuthorizer(policy, { superUsers: [adminUser.username] });
 }
 
+/** The emulator's folders with secrets in them (its CA key and tokens; with npm start, DATA_DIR's). */
+function secretPlacesOf(options: EmulatorOptions, stateDir: string): SecretPlace[] {
+  const kubeconfigs = [
+    options.kubeconfigPath ?? defaultKubeconfigPath,
+    ...(options.serviceAccountKubeconfigs ?? []).map((account) => account.path),
+  ];
+  return [
+    { what: "the emulator's state directory", path: stateDir },
+    ...kubeconfigs.map((path) => ({ what: "the folder of the kubeconfig", path: dirname(resolve(path)) })),
+  ];
+}
+
 async function guestRuntimeFor(
   options: EmulatorOptions,
   registry: Registry,
   stateDir: string,
-  context: { timings: Timings; images: ClusterConfig["images"] },
+  context: { timings: Timings; images: ClusterConfig["images"]; limits: ClusterConfig["guestLimits"] },
 ) {
   const guests = options.guests ?? "sandbox";
   if (guests === "none") return noGuests;
   if (guests === "sandbox") {
-    return createSandboxGuests({ registry, guestsDir: join(stateDir, "guests"), ...context });
+    return createSandboxGuests({
+      registry,
+      guestsDir: join(stateDir, "guests"),
+      ...context,
+      acceptUnlimited: options.unlimitedGuests === true,
+      secretPlaces: secretPlacesOf(options, stateDir),
+    });
   }
   return guests;
 }
@@ -147,7 +171,7 @@ async function guestRuntimeFor(
 export async function createEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
   const host = options.host ?? "127.0.0.1";
   const stateDir = resolve(options.stateDir ?? ".lab/emulator");
-  const kubeconfigPath = resolve(options.kubeconfigPath ?? ".lab/kubeconfig");
+  const kubeconfigPath = resolve(options.kubeconfigPath ?? defaultKubeconfigPath);
   const config = parseClusterConfig(options.cluster);
   const pathPrefix = normalizePathPrefix(options.pathPrefix);
   const authorizer = authorizerFor(options);
@@ -169,7 +193,11 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
   const stopNamespaceController = startNamespaceController(registry);
   const timings = timingsFor(options.timing ?? "realistic", options.timings);
   const vmController = new VmController(registry, recorder, timings.backoffSecond);
-  const guests = await guestRuntimeFor(options, registry, stateDir, { timings, images: config.images });
+  const guests = await guestRuntimeFor(options, registry, stateDir, {
+    timings,
+    images: config.images,
+    limits: config.guestLimits,
+  });
   const lifecycle = new VmiLifecycle(registry, recorder, {
     timings,
     guests,

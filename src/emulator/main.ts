@@ -4,6 +4,8 @@ import { parseArgs } from "node:util";
 import { loadClusterConfig } from "./cluster-config.ts";
 import { createEmulator, type EmulatorOptions } from "./emulator.ts";
 import { guestHostProblem } from "./guests/guest.ts";
+import { cgroupRefusal, describeCgroupSetup, guestCgroupSetup } from "./guests/guest-cgroups.ts";
+import { UNLIMITED_GUESTS_ENV } from "./guests/guest-limits.ts";
 import { sandboxAvailable } from "./guests/sandbox.ts";
 import { normalizePathPrefix } from "./http/path-prefix.ts";
 import { parseServiceAccountKubeconfig } from "./service-accounts.ts";
@@ -22,7 +24,12 @@ const usage = `Usage: npm run emulator -- [options]
   --faults              serve the fault API under /emulator/faults/ (admin token only)
   --path-prefix PATH    serve only below PATH, as behind Rancher's /k8s/clusters/ID proxy;
                         the kubeconfigs' server URL carries it (default none)
-  --exit-with-stdin     shut down when stdin closes`;
+  --exit-with-stdin     shut down when stdin closes
+
+Environment:
+  ${UNLIMITED_GUESTS_ENV}=1
+                        start guests even where they cannot get cgroup limits (processes,
+                        memory, CPU): only for guests you trust`;
 
 function fail(message: string): never {
   console.error(`emulator: ${message}\n\n${usage}`);
@@ -65,6 +72,8 @@ function readOptions(): { options: EmulatorOptions; exitWithStdin: boolean } | u
   if (values.guests !== "sandbox" && values.guests !== "none") {
     fail(`--guests must be sandbox or none, got "${values.guests}"`);
   }
+  const unlimited = process.env[UNLIMITED_GUESTS_ENV] ?? "";
+  if (!["", "0", "1"].includes(unlimited)) fail(`${UNLIMITED_GUESTS_ENV} must be 1 or 0, got "${unlimited}"`);
   let cluster;
   let serviceAccountKubeconfigs;
   let pathPrefix;
@@ -86,6 +95,7 @@ function readOptions(): { options: EmulatorOptions; exitWithStdin: boolean } | u
       timing: values.timing,
       guests: values.guests,
       faults: values.faults,
+      unlimitedGuests: unlimited === "1",
       serviceAccountKubeconfigs,
       ...(values.rbac ? { rbacFiles: values.rbac } : {}),
       ...(pathPrefix ? { pathPrefix } : {}),
@@ -103,6 +113,16 @@ async function main(): Promise<void> {
     const sandbox = await sandboxAvailable();
     const problem = sandbox.ok ? guestHostProblem() : sandbox.message;
     if (problem) console.warn(`emulator: warning: VMIs will fail to start: ${problem}`);
+    const cgroups = await guestCgroupSetup();
+    if (cgroups.problems.length === 0) {
+      console.log(`guest limits: ${describeCgroupSetup(cgroups)}`);
+    } else if (options.unlimitedGuests) {
+      console.warn(
+        `emulator: WARNING: ${UNLIMITED_GUESTS_ENV}=1: guests start without some of their limits (cgroups: ${describeCgroupSetup(cgroups)}):\n${cgroups.problems.map((p) => `- ${p}`).join("\n")}`,
+      );
+    } else {
+      console.warn(`emulator: warning: VMIs will fail to start: ${cgroupRefusal(cgroups)}`);
+    }
   }
 
   const emulator = await createEmulator(options);

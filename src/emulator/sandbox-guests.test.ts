@@ -3,6 +3,7 @@
 // VMI is Running, as on a booting real guest.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runcmdDelayMs, timingsFor } from "./controller/timing.ts";
+import { hostCgroupLimitsOf, hostCgroupsOf, hostProcessesRunning } from "./guests/testing/host-processes.ts";
 import type { KubeObject } from "./objects.ts";
 import { containerDiskImageOf } from "./sandbox-guests.ts";
 import { vmManifest } from "./testing/manifests.ts";
@@ -28,7 +29,10 @@ let agentAt: number;
 beforeAll(async () => {
   cluster = await startTestEmulator({
     guests: "sandbox",
-    cluster: { images: [{ image: "registry.example/minimal:1", commands: ["bash", "sh", "ls", "cat"] }] },
+    cluster: {
+      images: [{ image: "registry.example/minimal:1", commands: ["bash", "sh", "ls", "cat"] }],
+      guestLimits: { pids: 200, disk: "96Mi" },
+    },
     timings: { toRuncmd: { minMs: bootDelayMs, maxMs: bootDelayMs } },
   });
   const userData = "#cloud-config\nruncmd:\n  - echo runcmd-ran\n";
@@ -72,6 +76,41 @@ describe("a VMI's guest", () => {
     );
     await client.waitFor(/\rhas-ls\r\nhas-cat\r\nlacks-python3\r\nlacks-grep\r\n/);
     client.ws.close(1000);
+  });
+});
+
+describe("a VMI's guest limits", () => {
+  it("follow the VMI's memory and vCPUs, and the cluster config's processes and disk", async () => {
+    await jsonRequest(
+      cluster.emulator,
+      "POST",
+      vmsPath,
+      vmManifest("sized-vm", { memory: "384Mi", cores: 2 }),
+    );
+    await eventually(
+      async () => {
+        const response = await jsonRequest(cluster.emulator, "GET", `${vmisPath}/sized-vm`);
+        const vmi = response.json as Vmi;
+        return vmi.status?.conditions?.some((c) => c.type === "AgentConnected") ? true : undefined;
+      },
+      { timeoutMs: 10_000, what: "the sized guest's agent" },
+    );
+    const client = await openStream(cluster.emulator, consolePath("sized-vm"));
+    client.send("\r");
+    await client.waitFor(/:~\$ $/);
+    const marker = `300.${Math.floor(Math.random() * 1e9)}`;
+    client.send(`sleep ${marker} & df -k --output=size ~ | tail -1 | sed 's/^/disk-/'\r`);
+    await client.waitFor(/\ndisk-\s*98304\r\n/);
+    const [student] = await eventually(async () => {
+      const found = await hostProcessesRunning(`sleep\0${marker}`);
+      return found.length > 0 ? found : undefined;
+    });
+    client.ws.close(1000);
+    expect(await hostCgroupLimitsOf(await hostCgroupsOf(student?.pid ?? 0))).toEqual({
+      pids: 200,
+      memoryBytes: (384 + 96) * 2 ** 20,
+      cpuQuotaUs: 200_000,
+    });
   });
 });
 

@@ -17,14 +17,6 @@ export const PLUMBING_DIR = `${BOOT_DIR}/bin`;
 export const plumbingCommands = ["setpriv", "script", "stty", "sleep", "sh", "python3", "unshare"] as const;
 export type PlumbingCommand = (typeof plumbingCommands)[number];
 export const PRIVATE_DIR = "private";
-/**
- * The port relay's directory, which only the relay's uid (nobody) and root may enter when the emulator
- * runs as root: the guest user must not find a node there that its image does not ship.
- */
-export const RELAY_DIR = "relay";
-/** An empty file in the relay's directory that the emulator's node binary is mounted over. */
-export const NODE_PATH = `${BOOT_DIR}/${RELAY_DIR}/node`;
-export const RELAY_SCRIPT = "port-relay.mjs";
 /** The guest's filesystem, made as the sandbox's root (compiled: guest.ts runs the .pyc). */
 export const SETUP_SCRIPT = "guest-setup.py";
 /** cloud-init and the service manager, run as guest root (compiled, too). */
@@ -35,10 +27,8 @@ export const compiledName = (script: string) => script.replace(/\.py$/, ".pyc");
 export const INIT_SCRIPT = `${BOOT_DIR}/init.sh`;
 /** The host's python3, whose standard library must be under /usr/lib (the guest sees no /usr/local). */
 export const HOST_PYTHON = "/usr/bin/python3";
-/** fd 3 in the sandbox: Node's IPC channel, which only the port relay keeps. */
-export const RELAY_CHANNEL_FD = 3;
-/** fd 4 in the sandbox: boot progress lines for the emulator ("started", then "booted"). */
-export const STATUS_FD = 4;
+/** fd 3 in the sandbox: boot progress lines for the emulator ("started", then "booted"). */
+export const STATUS_FD = 3;
 
 /**
  * What guest root may do when the emulator runs as root. It is uid 0 with this bounding set: enough
@@ -69,8 +59,13 @@ export interface BootInput {
   bins: BinPlan;
   /** Host paths of the plumbing commands. */
   plumbing: Record<PlumbingCommand, string>;
-  etcHidden: readonly string[];
   privileged: boolean;
+  /** The guest user's uid: its own host uid as root (guest-uids.ts), GUEST_UID in a user namespace. */
+  guestUid: number;
+  /** The size of the guest's disk (home, /tmp, /var, /usr/local, /root). */
+  diskBytes: number;
+  /** Processes and threads each of the guest's uids may have (RLIMIT_NPROC; guest root is exempt). */
+  processLimit: number;
   /** When the sandbox was spawned (ms since the epoch), for cloud-init's "Up N seconds". */
   startedAt: number;
   /** cloud-init's init stage (write_files) and final stage (runcmd), in ms after the guest started. */
@@ -81,9 +76,8 @@ export interface BootInput {
 /** File name (relative to the boot directory) -> content. Names under private/ are root's only. */
 export function bootFiles(input: BootInput): Map<string, string | Buffer> {
   const files = new Map<string, string | Buffer>([
-    ["init.sh", initScript(input.privileged)],
+    ["init.sh", initScript(input.privileged, input.guestUid)],
     ["console.sh", consoleScript(input.shell)],
-    [`${RELAY_DIR}/node`, ""],
     ["image.json", JSON.stringify(imageFacts(input))],
     [`${PRIVATE_DIR}/setup.plan`, setupPlan(input)],
     [`${PRIVATE_DIR}/boot.json`, JSON.stringify(bootPlan(input))],
@@ -123,20 +117,15 @@ function asGuestRoot(privileged: boolean): string[] {
   ]);
 }
 
-function initScript(privileged: boolean): string {
-  const asRelay = shellJoin(asUser(RELAY_UID, privileged));
-  const asGuest = shellJoin(asUser(GUEST_UID, privileged));
+function initScript(privileged: boolean, guestUid: number): string {
+  const asGuest = shellJoin(asUser(guestUid, privileged));
   const asRoot = shellJoin(asGuestRoot(privileged));
-  const relay = RELAY_CHANNEL_FD;
   const status = STATUS_FD;
   return `# The sandbox's first process after setup (root with every capability when the emulator runs as
-# root). fd ${relay} is the emulator's IPC channel and fd ${status} its boot status pipe: only the port relay
-# keeps the channel, and no guest process may inherit either of them.
+# root). fd ${status} is the emulator's boot status pipe, which no guest process may inherit. The port
+# relay runs outside the sandbox (port-relay.ts), out of every guest process's reach.
 exec 2>&1
 echo started >&${status}
-${asRelay} ${NODE_PATH} ${BOOT_DIR}/${RELAY_DIR}/${RELAY_SCRIPT} </dev/null ${status}>&- &
-unset NODE_CHANNEL_FD NODE_CHANNEL_SERIALIZATION_MODE
-exec ${relay}>&-
 ${asRoot} ${PLUMBING_DIR}/python3 -IS ${BOOT_DIR}/${compiledName(SYSTEM_SCRIPT)} boot ${BOOT_DIR}/${PRIVATE_DIR}/boot.json </dev/null ${status}>&-
 echo booted >&${status}
 exec ${status}>&-
@@ -185,10 +174,19 @@ function setupPlan(input: BootInput): string {
   for (const [name, mode, gid] of etcFileModes(input)) {
     lines.push(["etc", name, `${BOOT_DIR}/${PRIVATE_DIR}/etc/${name}`, mode.toString(8), "0", String(gid)]);
   }
-  for (const path of input.etcHidden) lines.push(["hidden", path]);
   for (const dir of ["bin", "etc", "games", "include", "lib", "libexec", "sbin", "share", "src"]) {
     lines.push(["usrlocal", dir]);
   }
+  // Without root the home belongs to the user namespace's root, which is the guest's one uid.
+  const homeOwner = privileged ? input.guestUid : 0;
+  lines.push([
+    "disk",
+    String(input.diskBytes),
+    input.homeDir,
+    input.image.homeMode.toString(8),
+    String(homeOwner),
+  ]);
+  lines.push(["nproc", String(input.processLimit)]);
   lines.push(["then", ...dropToGuest, `${PLUMBING_DIR}/sh`, INIT_SCRIPT]);
   return lines
     .filter((fields) => fields.every((field) => !/[\t\n]/.test(field)))
@@ -257,7 +255,7 @@ function etcFiles(input: BootInput): [string, string][] {
       "passwd",
       [
         "root:x:0:0:root:/root:/bin/bash",
-        `${username}:x:${GUEST_UID}:${GUEST_UID}:${username}:${homeDir}:${shell}`,
+        `${username}:x:${input.guestUid}:${input.guestUid}:${username}:${homeDir}:${shell}`,
         `nobody:x:${RELAY_UID}:${RELAY_UID}:nobody:/nonexistent:/usr/sbin/nologin`,
         "",
       ].join("\n"),
@@ -268,7 +266,7 @@ function etcFiles(input: BootInput): [string, string][] {
         "root:x:0:",
         "tty:x:5:",
         ...(debianLike ? [`shadow:x:${shadowGid}:`] : []),
-        `${username}:x:${GUEST_UID}:`,
+        `${username}:x:${input.guestUid}:`,
         `nogroup:x:${RELAY_UID}:`,
         "",
       ].join("\n"),

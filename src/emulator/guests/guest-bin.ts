@@ -2,9 +2,8 @@
 // where those are real directories): the image's commands that the host has, each at the place the
 // host has it, symlinks kept as symlinks (with whatever they lead to in those directories), and the
 // emulator's own commands (systemctl, the package manager) in place of the host's. guest-system.py's
-// setup mounts them; the host's other commands are not in the guest. Also the host files that only
-// root may read in /etc, which the guest's /etc hides from guest root.
-import { lstatSync, readdirSync, readlinkSync, realpathSync, statSync, type Stats } from "node:fs";
+// setup mounts them; the host's other commands are not in the guest.
+import { lstatSync, readlinkSync, realpathSync, statSync, type Stats } from "node:fs";
 import { dirname, join, posix } from "node:path";
 import type { GuestImage } from "./images.ts";
 
@@ -91,37 +90,6 @@ export function computeBinPlan(image: GuestImage, emulatedFile: string): BinPlan
     entries.set(path, [path, "emulated", emulatedFile]);
   }
   return { binDirs, entries: [...entries.values()] };
-}
-
-let hiddenEtc: string[] | undefined;
-
-/**
- * Paths (relative to /etc) of the host's files and directories that others may not read, e.g.
- * shadow, ssh_host_*_key, ssl/private: guest root is uid 0 with CAP_DAC_OVERRIDE when the emulator
- * runs as root, and must not read the host's secrets. Scanned once per process.
- */
-export function hostEtcSecrets(): string[] {
-  if (hiddenEtc) return hiddenEtc;
-  const found: string[] = [];
-  const walk = (relative: string, depth: number): void => {
-    let names: string[];
-    try {
-      names = readdirSync(join("/etc", relative));
-    } catch {
-      return;
-    }
-    for (const name of names) {
-      const path = relative === "" ? name : `${relative}/${name}`;
-      const info = lstatOrUndefined(join("/etc", path));
-      if (!info || info.isSymbolicLink()) continue;
-      const othersMay = info.isDirectory() ? (info.mode & 0o005) === 0o005 : (info.mode & 0o004) !== 0;
-      if (!othersMay) found.push(path);
-      else if (info.isDirectory() && depth < 8) walk(path, depth + 1);
-    }
-  };
-  walk("", 0);
-  hiddenEtc = found;
-  return found;
 }
 
 /** The host file a plumbing command is, resolved through symlinks; undefined when the host lacks it. */

@@ -1,7 +1,9 @@
 // Without root the emulator gives a guest one uid, which is both guest root and the student
 // (docs/emulator.md). The boot contract must still work there: the agent's unit runs, binds port 899
-// (the unshare backend opens ports below 1024 to that uid) and answers port-forward. Run as an ordinary
-// user in a process of its own, which needs root here to become one.
+// (the unshare backend opens ports below 1024 to that uid) and answers port-forward. The ordinary user
+// has no cgroup of its own on this host, so a guest is refused until LAB_EMULATOR_UNLIMITED_GUESTS's
+// acceptUnlimited lets it start, and then its process rlimit still stops a fork bomb. Run as an
+// ordinary user in a process of its own, which needs root here to become one.
 import { spawn } from "node:child_process";
 import { chown, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -14,7 +16,7 @@ const ordinaryUid = 1000;
 const script = fileURLToPath(new URL("./testing/one-uid-guest.ts", import.meta.url));
 
 describe.runIf(runsPrivileged())("a guest of an emulator run by an ordinary user", () => {
-  it("has one uid, and the agent's unit binds port 899 and answers", async () => {
+  it("is refused without cgroup limits unless accepted; then has one uid, the agent's unit binds port 899 and answers, and a fork bomb stops at the process rlimit", async () => {
     const home = await mkdtemp(join(tmpdir(), "lab-one-uid-test-"));
     await chown(home, ordinaryUid, ordinaryUid);
     try {
@@ -46,7 +48,12 @@ describe.runIf(runsPrivileged())("a guest of an emulator run by an ordinary user
           code === 0 ? resolve(stdout) : reject(new Error(`exited ${code}: ${stderr}`)),
         );
       });
-      expect(JSON.parse(output.trim().split("\n").at(-1) ?? "{}")).toEqual({
+      const result = JSON.parse(output.trim().split("\n").at(-1) ?? "{}") as Record<string, unknown>;
+      console.log(`one uid, no cgroup: the bounded fork bomb forked ${String(result.forked)} processes`);
+      expect(result).toEqual({
+        refused: expect.stringContaining("LAB_EMULATOR_UNLIMITED_GUESTS=1"),
+        forkBombHeld: true,
+        forked: expect.any(Number),
         agent: "uid=1000 key=64\n",
         ids: ["1000", "1000"],
         // With one uid the student is guest root too: it may open low ports like the agent.

@@ -3,19 +3,21 @@
 #   - /usr/bin and /usr/sbin (and /bin, /sbin where they are directories) hold only the image's
 #     commands the host has, and the emulator's systemctl and package manager (guest-bin.ts);
 #   - the host binaries the emulator's own scripts need are bound under /run/lab-guest/bin;
-#   - /etc is the host's under an overlay in memory: guest root may change it, the generated passwd,
-#     group, shadow, hosts... are in it, the host's files only root may read are whited out, and the
-#     host's /etc/systemd/system is hidden;
-#   - /usr/local, /var and /root are the guest's own, empty, in memory;
+#   - /etc is the guest's own, in memory: guest root may change it; it holds the generated passwd,
+#     group, shadow, hosts... and a copy of the few host files the sandbox mounted there (what others
+#     may read of them);
+#   - the guest's writable space is one disk of a fixed size, as a VM's is: a tmpfs holding its home,
+#     /tmp, and its own, empty /usr/local, /var and /root; writing beyond it fails with ENOSPC;
 #   - /proc/sys, /proc/sysrq-trigger and the rest of what Docker's default profile protects are
 #     read-only or masked: guest root is uid 0 and would otherwise write the host kernel's settings.
 # Then it execs the plan's next command (init.sh, through a user namespace of one uid when the emulator
-# runs without root, after opening ports below 1024 to that uid).
+# runs without root, after opening ports below 1024 to that uid), with the guest's processes capped.
 #
 # The plan is one entry a line, fields separated by tabs (boot-files.ts writes it): no json, whose
 # import alone would cost this step more than its mounts do.
 import ctypes
 import os
+import resource
 import stat
 import sys
 
@@ -118,17 +120,45 @@ def setup(plan_path):
         touch(path, 0o755)
         bind_read_only(source, path)
     setup_etc(plan, privileged)
-    own_directories(plan)
+    disk = own_disk(plan, privileged)
+    own_directories(plan, disk)
     cover_proc()
+    # The disk's own mount can go: its bind mounts keep it.
+    umount(disk)
+    os.rmdir(disk)
     for place in staged.values():
         umount(place)
         os.rmdir(place)
     os.rmdir(STAGE)
+    for (count,) in plan.get("nproc", []):
+        # A second line behind the cgroup's pids.max, and the only one where the host gives no cgroup.
+        # The kernel counts per uid, and per user namespace, so the count is this guest's alone: as
+        # root its student is a uid of its own (guest root, uid 0, is exempt); without root the guest
+        # is one uid in a user namespace of its own.
+        resource.setrlimit(resource.RLIMIT_NPROC, (int(count), int(count)))
     then = plan["then"][0]
     os.execv(then[0], then)
 
 
-def own_directories(plan):
+def own_disk(plan, privileged):
+    # A tmpfs: in memory, but its pages are charged to the guest's memory cgroup, which holds the
+    # guest's memory and its disk (guest-limits.ts). The mount points are empty directories of the
+    # sandbox's read-only root.
+    size, home, home_mode, uid = plan["disk"][0]
+    disk = STAGE + "/disk"
+    os.mkdir(disk, 0o700)
+    mount("tmpfs", disk, "tmpfs", MS_NOSUID | MS_NODEV, "size=%s,mode=0755" % size)
+    for name, target, mode, owner in (("home", home, int(home_mode, 8), int(uid)), ("tmp", "/tmp", 0o1777, 0)):
+        place = disk + "/" + name
+        os.mkdir(place)
+        os.chmod(place, mode)
+        if privileged:
+            os.chown(place, owner, owner)
+        mount(place, target, None, MS_BIND)
+    return disk
+
+
+def own_directories(plan, disk):
     for path, mode, dirs, links in (
         ("/usr/local", "0755", [name for (name,) in plan.get("usrlocal", [])], []),
         (
@@ -141,7 +171,10 @@ def own_directories(plan):
     ):
         if not os.path.isdir(path):
             continue
-        mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, "mode=" + mode)
+        place = disk + "/" + path.strip("/").replace("/", "-")
+        os.mkdir(place)
+        os.chmod(place, int(mode, 8))
+        mount(place, path, None, MS_BIND)
         for name in dirs:
             os.mkdir("%s/%s" % (path, name), 0o755)
         for name, text in links:
@@ -149,60 +182,61 @@ def own_directories(plan):
     os.mkdir("/run/lock", 0o755)
 
 
+def read_etc(path, relative, found, depth=0):
+    # What others may read of the sandbox's /etc, as (relative path, lstat, link text or content).
+    # As root, guest root has CAP_DAC_OVERRIDE: a file only root may read must not reach its copy.
+    for entry in sorted(os.listdir(path)):
+        source, name = path + "/" + entry, (relative + "/" + entry).lstrip("/")
+        info = os.lstat(source)
+        if stat.S_ISLNK(info.st_mode):
+            found.append((name, info, os.readlink(source)))
+        elif stat.S_ISDIR(info.st_mode) and info.st_mode & 0o005 == 0o005 and depth < 8:
+            found.append((name, info, None))
+            read_etc(source, name, found, depth + 1)
+        elif stat.S_ISREG(info.st_mode) and info.st_mode & 0o004:
+            with open(source, "rb") as handle:
+                found.append((name, info, handle.read()))
+
+
+def write_file(path, content, mode):
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, mode)
+    try:
+        view = memoryview(content)
+        while view:
+            view = view[os.write(fd, view):]
+        os.fchmod(fd, mode)
+    finally:
+        os.close(fd)
+
+
 def setup_etc(plan, privileged):
-    # The guest's /etc: the host's, read-only underneath, with an upper layer in memory. Guest root
-    # may then change it as on a real guest.
-    base = STAGE + "/etc"
-    os.mkdir(base, 0o700)
-    mount("tmpfs", base, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755")
-    upper, work = base + "/upper", base + "/work"
-    os.mkdir(upper, 0o755)
-    os.mkdir(work, 0o755)
-
-    def upper_dir(relative):
-        # Directories in the upper layer take their mode and owner from the host's, as overlayfs's
-        # copy-up would.
-        path, lower = upper, "/etc"
-        for part in [p for p in relative.split("/") if p]:
-            path, lower = path + "/" + part, lower + "/" + part
-            if os.path.isdir(path):
-                continue
-            os.mkdir(path, 0o755)
-            if os.path.isdir(lower) and not os.path.islink(lower):
-                info = os.lstat(lower)
-                os.chmod(path, stat.S_IMODE(info.st_mode))
-                if privileged:
-                    os.chown(path, info.st_uid, info.st_gid)
-        return path
-
-    generated = set()
+    # The guest's /etc is its own, in memory, so that guest root may change it as on a real guest: a
+    # copy of the few host files the sandbox mounted there (sandbox.ts: what programs read to run, never
+    # the host's users, keys or an operator's files), the generated passwd, group, shadow, hosts...,
+    # and an empty /etc/systemd/system for the guest's units. Copied, not an overlay: overlayfs would
+    # show the placeholders under the sandbox's bind mounts, not the files.
+    found = []
+    read_etc("/etc", "", found)
+    mount("tmpfs", "/etc", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755")
+    for name, info, data in found:
+        path = "/etc/" + name
+        if stat.S_ISLNK(info.st_mode):
+            os.symlink(data, path)
+        elif data is None:
+            os.mkdir(path, 0o700)
+            os.chmod(path, stat.S_IMODE(info.st_mode))
+        else:
+            write_file(path, data, stat.S_IMODE(info.st_mode))
+        if privileged:
+            os.lchown(path, info.st_uid, info.st_gid)
     for name, source, mode, uid, gid in plan.get("etc", []):
-        generated.add(name)
-        path = upper_dir(os.path.dirname(name)) + "/" + os.path.basename(name)
-        with open(source, "rb") as src, open(path, "wb") as dst:
-            dst.write(src.read())
-        os.chmod(path, int(mode, 8))
+        path = "/etc/" + name
+        os.makedirs(os.path.dirname(path), 0o755, exist_ok=True)
+        with open(source, "rb") as handle:
+            write_file(path, handle.read(), int(mode, 8))
         if privileged:
             os.chown(path, int(uid), int(gid))
-    if privileged:
-        # Guest root is uid 0 with CAP_DAC_OVERRIDE: the host's SSH host keys, TLS keys and such
-        # must not be there for it to read.
-        for (relative,) in plan.get("hidden", []):
-            if relative in generated:
-                continue
-            path = upper_dir(os.path.dirname(relative)) + "/" + os.path.basename(relative)
-            if not os.path.lexists(path):
-                os.mknod(path, stat.S_IFCHR | 0o600, os.makedev(0, 0))  # an overlayfs whiteout
-    opaque = upper_dir("systemd") + "/system"
-    os.mkdir(opaque, 0o755)
-    os.setxattr(opaque, ("trusted" if privileged else "user") + ".overlay.opaque", b"y")
-    options = "lowerdir=/etc,upperdir=%s,workdir=%s" % (upper, work)
-    if not privileged:
-        options += ",userxattr"
-    mount("overlay", "/etc", "overlay", MS_NOSUID | MS_NODEV, options)
-    # The overlay keeps its own reference to the upper layer; the staging mount can go.
-    umount(base)
-    os.rmdir(base)
+    os.makedirs("/etc/systemd/system", 0o755, exist_ok=True)
 
 
 # What Docker's default profile makes read-only or masks in /proc (ReadonlyPaths and MaskedPaths in

@@ -231,7 +231,7 @@ describe("the emulated systemd", () => {
   });
 
   it("restarts the unit after its process is killed", async () => {
-    const [pid] = processesWithArgument("/usr/local/lib/lab-agent/lab_agent.py", fedora.homeDir);
+    const [pid] = processesWithArgument("/usr/local/lib/lab-agent/lab_agent.py", "fedora-vm");
     expect(pid).toBeDefined();
     process.kill(pid ?? 0, "SIGKILL");
     await vi.waitFor(
@@ -244,7 +244,7 @@ describe("the emulated systemd", () => {
       },
       { timeout: 10_000, interval: 200 },
     );
-    const [next] = processesWithArgument("/usr/local/lib/lab-agent/lab_agent.py", fedora.homeDir);
+    const [next] = processesWithArgument("/usr/local/lib/lab-agent/lab_agent.py", "fedora-vm");
     expect(next).not.toBe(pid);
     const socket = await fedora.connect(899);
     socket.destroy();
@@ -261,10 +261,9 @@ describe("the emulated systemd", () => {
     );
     expect(bind.output).toContain("PermissionError: [Errno 13] Permission denied");
     expect((await runInConsole(fedora, "systemctl is-active lab-agent")).output).toBe("active\n");
-    // Nor the emulator's: the user data and what cloud-init wrote are root's, the relay's node nobody's.
-    const peek = await runInConsole(fedora, "ls /run/lab-guest/private /run/lab-guest/relay");
+    // Nor the emulator's: the user data and what cloud-init wrote are root's.
+    const peek = await runInConsole(fedora, "ls /run/lab-guest/private");
     expect(peek.output).toContain("cannot open directory '/run/lab-guest/private': Permission denied");
-    expect(peek.output).toContain("cannot open directory '/run/lab-guest/relay': Permission denied");
   });
 
   it("shows the unit's journal to root only", async () => {
@@ -275,9 +274,9 @@ describe("the emulated systemd", () => {
 });
 
 /** Host pids of processes of this guest whose command line has `argument`. */
-function processesWithArgument(argument: string, guestHome: string): number[] {
+function processesWithArgument(argument: string, guestName: string): number[] {
   const pids: number[] = [];
-  const guestInit = guestInitPid(guestHome);
+  const guestInit = guestInitPid(guestName);
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     try {
@@ -290,16 +289,17 @@ function processesWithArgument(argument: string, guestHome: string): number[] {
   return pids;
 }
 
-function guestInitPid(guestHome: string): number {
+// The launcher's command line names the guest: its hostname and its folder.
+function guestInitPid(guestName: string): number {
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      if (readFileSync(`/proc/${entry}/cmdline`, "utf8").includes(guestHome)) return Number(entry);
+      if (readFileSync(`/proc/${entry}/cmdline`, "utf8").includes(guestName)) return Number(entry);
     } catch {
       // ended while we looked
     }
   }
-  throw new Error(`no launcher for ${guestHome}`);
+  throw new Error(`no launcher for ${guestName}`);
 }
 
 function descendsFrom(pid: number, ancestor: number): boolean {

@@ -1,25 +1,25 @@
 // An emulated guest: what runs "inside" a Running VMI. A real bash behind a serial line, in a sandbox
-// with its own home and /tmp, offering only the commands of its image (images.ts), with a guest root,
-// cloud-init's stages and an emulated systemd at boot (guest-system.py), TCP ports reachable through
-// the port relay, and the facts a guest agent would report. The emulator starts one when a VMI reaches
-// Running and kills it when the VMI goes away.
+// with its own disk (home, /tmp), offering only the commands of its image (images.ts), with a guest
+// root, cloud-init's stages and an emulated systemd at boot (guest-system.py), TCP ports reachable
+// through the port relay, and the facts a guest agent would report. It is held to its limits
+// (guest-limits.ts): processes, memory and CPU by cgroups of its own, the disk by its size, and as
+// root its user is a host uid of its own. The emulator starts one when a VMI reaches Running and
+// kills it when the VMI goes away.
 import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { EventEmitter } from "node:events";
 import { existsSync } from "node:fs";
-import { chmod, chown, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, open, readFile, rm, writeFile, type FileHandle } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import net from "node:net";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import {
   BOOT_DIR,
   COMMANDS_SCRIPT,
   HOST_PYTHON,
-  NODE_PATH,
   PRIVATE_DIR,
-  RELAY_DIR,
-  RELAY_SCRIPT,
   SETUP_SCRIPT,
   STATUS_FD,
   SYSTEM_SCRIPT,
@@ -29,7 +29,10 @@ import {
   type PlumbingCommand,
 } from "./boot-files.ts";
 import { parseCloudConfig } from "./cloud-init.ts";
-import { binPlanFor, hostCommand, hostEtcSecrets } from "./guest-bin.ts";
+import { cgroupRefusal, createGuestCgroup, guestCgroupSetup, type GuestCgroup } from "./guest-cgroups.ts";
+import { defaultGuestLimits, type GuestLimits } from "./guest-limits.ts";
+import { allocateGuestUid, releaseGuestUid } from "./guest-uids.ts";
+import { binPlanFor, hostCommand } from "./guest-bin.ts";
 import { defaultGuestImage, type GuestImage } from "./images.ts";
 import {
   guestAgentInfo,
@@ -42,7 +45,6 @@ import {
 } from "./guest-info.ts";
 import {
   GUEST_UID,
-  RELAY_UID,
   SANDBOX_PATH,
   runsPrivileged,
   sandboxAvailable,
@@ -50,11 +52,13 @@ import {
   type SandboxBackend,
   type SandboxPlan,
 } from "./sandbox.ts";
+import { PortRelay, socketPathMax } from "./port-relay.ts";
 import { removeTree } from "./remove-tree.ts";
 import {
   isRunning,
   killInNamespace,
   namespaceInitOf,
+  stopNamespace,
   waitUntilEnded,
   type ProcessIdentity,
 } from "./sandbox-process.ts";
@@ -81,6 +85,13 @@ export interface GuestOptions {
    * init stage) comes at a quarter of it. Default 0. The emulator passes 30-120 s with realistic timing.
    */
   cloudInitDelayMs?: number;
+  /** What the guest may take of the host; what is left out comes from defaultGuestLimits. */
+  limits?: Partial<GuestLimits>;
+  /**
+   * Start the guest even where it cannot get cgroup limits (guest-cgroups.ts says why), with what
+   * limits remain: only for guests you trust. Otherwise startGuest refuses there.
+   */
+  acceptUnlimited?: boolean;
 }
 
 export interface GuestEvents {
@@ -92,8 +103,13 @@ export interface GuestEvents {
 
 export interface Guest {
   readonly name: string;
-  /** The guest's home directory on the host. */
+  /**
+   * The guest's home as the host reaches it: inside the running guest (its disk is the guest's own
+   * tmpfs), afterwards the copy kill({ keepHome: true }) left on the host.
+   */
   readonly homeDir: string;
+  /** The guest user's uid on the host: one of its own as root, the emulator's own without root. */
+  readonly hostUid: number;
   /** Boot log lines about the user data: what cloud-init skipped or ignored. Also printed on the console at boot. */
   readonly bootLog: readonly string[];
   /** True from the end of cloud-init until the guest stops (KubeVirt's AgentConnected condition). */
@@ -113,7 +129,7 @@ export interface Guest {
   guestOsInfo(): Promise<GuestAgentInfo>;
   userList(): GuestOsUserList;
   filesystemList(): Promise<GuestFileSystemList>;
-  /** Ends every process of the guest, then removes its files (all but the home with keepHome). */
+  /** Ends every process of the guest, then removes its files and cgroups; keepHome copies the home out first. */
   kill(options?: { keepHome?: boolean }): Promise<void>;
   /** Kills the guest's processes whose command line contains `text`, as an OOM kill would; returns how many. */
   killProcesses(text: string): Promise<number>;
@@ -209,11 +225,27 @@ export async function startGuest(options: GuestOptions): Promise<Guest> {
   if (!usernamePattern.test(username))
     throw new Error(`guest user name ${JSON.stringify(username)} is not valid`);
 
+  const limits: GuestLimits = { ...defaultGuestLimits, ...options.limits };
+  for (const [name, value] of Object.entries(limits)) {
+    if (!Number.isSafeInteger(value) || value <= 0)
+      throw new RangeError(`limits.${name} must be a positive integer`);
+  }
+  const cgroups = await guestCgroupSetup();
+  if (cgroups.problems.length > 0 && options.acceptUnlimited !== true)
+    throw new Error(cgroupRefusal(cgroups));
+
   await mkdir(options.rootDir, { recursive: true });
   const guestDir = await mkdtemp(join(options.rootDir, `${hostnameFor(options.name)}-`));
+  const privileged = runsPrivileged();
+  // Until the guest object owns them, the uid and the cgroup are given back here on failure.
+  let uid: number | undefined;
+  let cgroup: GuestCgroup | undefined;
   try {
-    const layout = await prepareGuestDir(guestDir, options, username);
-    const child = spawn(...launchOf(layout, support.backend), {
+    uid = privileged ? await allocateGuestUid() : GUEST_UID;
+    const layout = await prepareGuestDir(guestDir, options, username, uid, limits);
+    cgroup = await createGuestCgroup(cgroups, basename(guestDir), limits);
+    const [file, args] = cgroup.wrap(...launchOf(layout, support.backend));
+    const child = spawn(file, args, {
       env: {
         PATH: SANDBOX_PATH,
         HOME: layout.guestHome,
@@ -224,11 +256,14 @@ export async function startGuest(options: GuestOptions): Promise<Guest> {
         TERM: "vt220",
         LANG: "C.UTF-8",
       },
-      stdio: ["pipe", "pipe", "pipe", "ipc", "pipe"],
+      stdio: ["pipe", "pipe", "pipe", "pipe"],
       // A session of its own: no controlling terminal shared with the emulator.
       detached: true,
     });
-    const guest = new SandboxedGuest(options.name, username, layout, child);
+    const owned = { uid: privileged ? uid : undefined, cgroup };
+    uid = undefined;
+    cgroup = undefined;
+    const guest = new SandboxedGuest(options.name, username, layout, child, owned);
     try {
       await guest.started();
     } catch (error) {
@@ -237,6 +272,8 @@ export async function startGuest(options: GuestOptions): Promise<Guest> {
     }
     return guest;
   } catch (error) {
+    await cgroup?.remove();
+    if (privileged && uid !== undefined) releaseGuestUid(uid);
     await removeTree(guestDir);
     throw error;
   }
@@ -249,10 +286,12 @@ function hostnameFor(name: string): string {
 
 interface GuestLayout {
   guestDir: string;
+  /** Where kill({ keepHome: true }) copies the home; the running guest's home is on its own disk. */
   homeDir: string;
-  tmpDir: string;
   bootDir: string;
   rootMountPoint: string;
+  /** Where the guest's port relay listens: in the emulator's own folder of guests, which no guest sees. */
+  relaySocket: string;
   guestHome: string;
   hostname: string;
   shell: string;
@@ -263,28 +302,33 @@ async function prepareGuestDir(
   guestDir: string,
   options: GuestOptions,
   username: string,
+  guestUid: number,
+  limits: GuestLimits,
 ): Promise<GuestLayout> {
   const image = options.image ?? defaultGuestImage;
   const layout: GuestLayout = {
     guestDir,
     homeDir: join(guestDir, "home"),
-    tmpDir: join(guestDir, "tmp"),
     bootDir: join(guestDir, "boot"),
     rootMountPoint: join(guestDir, "root"),
+    // Beside the guest's folder, not in it: a Unix socket's path has 107 bytes at most.
+    relaySocket: join(dirname(guestDir), `relay-${randomBytes(8).toString("hex")}`),
     guestHome: `/home/${username}`,
     hostname: hostnameFor(options.name),
     shell: image.commands.has("bash") ? "/bin/bash" : "/bin/sh",
     bootLog: [],
   };
-  // Modes are set explicitly: the emulator's umask must not keep the relay (running as nobody) from its files.
-  for (const dir of [layout.homeDir, layout.tmpDir, layout.bootDir, layout.rootMountPoint]) {
+  if (Buffer.byteLength(layout.relaySocket) > socketPathMax) {
+    throw new Error(
+      `the guests' folder ${dirname(guestDir)} has too long a path for the port relay's socket (${socketPathMax} bytes at most)`,
+    );
+  }
+  // Modes are set explicitly: the emulator's umask must not keep the guest's users from their boot files.
+  for (const dir of [layout.bootDir, layout.rootMountPoint]) {
     await mkdir(dir);
     await chmod(dir, 0o755);
   }
-  await chmod(layout.tmpDir, 0o1777);
   const privileged = runsPrivileged();
-  if (privileged) await chown(layout.homeDir, GUEST_UID, GUEST_UID);
-  await chmod(layout.homeDir, image.homeMode);
 
   const cloudConfig = parseCloudConfig(options.userData);
   layout.bootLog = cloudConfig.log;
@@ -298,13 +342,14 @@ async function prepareGuestDir(
     cloudConfig,
     bins: binPlanFor(image, `${BOOT_DIR}/${COMMANDS_SCRIPT}`),
     plumbing: hostPlumbing(),
-    etcHidden: privileged ? hostEtcSecrets() : [],
     privileged,
+    guestUid,
+    diskBytes: limits.diskBytes,
+    processLimit: limits.pids,
     startedAt: Date.now(),
     initDelayMs: Math.round(delay / 4),
     runcmdDelayMs: delay,
   });
-  files.set(`${RELAY_DIR}/${RELAY_SCRIPT}`, await readFile(sourceOf(RELAY_SCRIPT)));
   files.set(COMMANDS_SCRIPT, await readFile(sourceOf(COMMANDS_SCRIPT)));
   for (const [name, content] of await compiledScripts()) files.set(name, content);
   // What guest root alone may read on a real guest (user data, write_files contents, shadow) is in
@@ -322,27 +367,16 @@ async function prepareGuestDir(
     await writeFile(path, content);
     await chmod(path, privateFile ? 0o600 : file === COMMANDS_SCRIPT ? 0o755 : 0o644);
   }
-  if (privileged) {
-    const relayDir = join(layout.bootDir, RELAY_DIR);
-    await chown(relayDir, 0, RELAY_UID);
-    await chmod(relayDir, 0o750);
-  }
   return layout;
 }
 
 function launchOf(layout: GuestLayout, backend: SandboxBackend): [string, string[]] {
   const plan: SandboxPlan = {
     hostname: layout.hostname,
-    directories: ["/home", "/root"],
-    writable: [
-      { hostPath: layout.homeDir, guestPath: layout.guestHome },
-      { hostPath: layout.tmpDir, guestPath: "/tmp" },
-    ],
-    readOnly: [
-      { hostPath: layout.bootDir, guestPath: BOOT_DIR },
-      // The relay runs on the emulator's own node, which may live outside the system directories.
-      { hostPath: process.execPath, guestPath: NODE_PATH },
-    ],
+    // Mount points of the guest's disk, which guest-setup.py mounts there.
+    directories: ["/home", "/root", layout.guestHome, "/tmp"],
+    writable: [],
+    readOnly: [{ hostPath: layout.bootDir, guestPath: BOOT_DIR }],
     workDir: layout.guestHome,
     rootMountPoint: layout.rootMountPoint,
     // Setup runs as the sandbox's root while the host's /usr/bin is still there, then execs init.sh.
@@ -358,13 +392,25 @@ function launchOf(layout: GuestLayout, backend: SandboxBackend): [string, string
   return [launch.file, launch.args];
 }
 
+/**
+ * The lines of the boot status pipe. Without root, guest root is the guest's one uid and could take the
+ * pipe from the first process: a line longer than any status is dropped, never collected.
+ */
 function readLines(stream: Readable, onLine: (line: string) => void): void {
+  const lineMax = 64;
   let pending = "";
+  let overlong = false;
   stream.on("data", (chunk: Buffer) => {
-    pending += chunk.toString("utf8");
-    const lines = pending.split("\n");
+    const lines = (pending + chunk.toString("latin1")).split("\n");
     pending = lines.pop() ?? "";
-    lines.forEach(onLine);
+    for (const line of lines) {
+      if (!overlong) onLine(line);
+      overlong = false;
+    }
+    if (pending.length > lineMax) {
+      pending = "";
+      overlong = true;
+    }
   });
 }
 
@@ -373,16 +419,9 @@ type StartState =
   | { kind: "started" }
   | { kind: "failed"; error: Error };
 
-interface PendingConnect {
-  port: number;
-  resolve(socket: net.Socket): void;
-  reject(error: Error): void;
-  timer: NodeJS.Timeout;
-}
-
 class SandboxedGuest implements Guest {
   readonly name: string;
-  readonly homeDir: string;
+  readonly hostUid: number;
   readonly bootLog: readonly string[];
   readonly #username: string;
   readonly #layout: GuestLayout;
@@ -390,11 +429,11 @@ class SandboxedGuest implements Guest {
   readonly #serial: SerialLine;
   readonly #consoleLog = new ConsoleLog();
   readonly #events = new EventEmitter();
-  readonly #pending = new Map<number, PendingConnect>();
+  readonly #relay: PortRelay;
+  #relayStopped: Promise<void> = Promise.resolve();
   readonly #startedAt = Date.now() / 1000;
   #loginTime: number | undefined;
   #agentConnected = false;
-  #nextRequest = 1;
   #exited: Promise<void>;
   #running = true;
   #killRequested = false;
@@ -402,21 +441,33 @@ class SandboxedGuest implements Guest {
   #removal: Promise<void> | undefined;
   #startState: StartState = { kind: "starting", waiters: [] };
   #namespaceInit: Promise<ProcessIdentity | undefined> = Promise.resolve(undefined);
+  #init: ProcessIdentity | undefined;
+  /** Given back when the guest's files are gone (as root: a uid of its own). */
+  #uid: number | undefined;
+  #cgroup: GuestCgroup | undefined;
 
-  constructor(name: string, username: string, layout: GuestLayout, child: ChildProcess) {
+  constructor(
+    name: string,
+    username: string,
+    layout: GuestLayout,
+    child: ChildProcess,
+    owned: { uid: number | undefined; cgroup: GuestCgroup | undefined },
+  ) {
     this.name = name;
-    this.homeDir = layout.homeDir;
+    this.hostUid = owned.uid ?? process.getuid?.() ?? -1;
+    this.#uid = owned.uid;
+    this.#cgroup = owned.cgroup;
     this.bootLog = layout.bootLog;
     this.#username = username;
     this.#layout = layout;
     this.#child = child;
+    this.#relay = new PortRelay(name);
     this.#serial = new SerialLine(child.stdin as Writable, child.stdout as Readable);
     child.stdout?.on("data", (chunk: Buffer) => this.#consoleLog.append(chunk));
     child.stderr?.setEncoding("utf8").on("data", (text: string) => {
       this.#stderrTail = (this.#stderrTail + text).slice(-2000);
     });
     readLines(child.stdio[STATUS_FD] as Readable, (line) => this.#onStatus(line));
-    child.on("message", (message: unknown, handle: unknown) => this.#onRelayMessage(message, handle));
     this.#exited = new Promise((resolve) => {
       child.once("exit", (code, signal) => resolve(this.#onExit(signal ?? `code ${code}`)));
       // A launcher that could not be spawned at all never exits.
@@ -447,6 +498,15 @@ class SandboxedGuest implements Guest {
     return this.#agentConnected;
   }
 
+  get homeDir(): string {
+    return this.#guestPath(this.#layout.guestHome) ?? this.#layout.homeDir;
+  }
+
+  /** A path of the running guest's file system as the host reaches it (through its first process). */
+  #guestPath(path: string): string | undefined {
+    return this.#running && this.#init ? `/proc/${this.#init.pid}/root${path}` : undefined;
+  }
+
   consoleLogLines(): string[] {
     return this.#consoleLog.completeLines();
   }
@@ -460,18 +520,7 @@ class SandboxedGuest implements Guest {
       return Promise.reject(new RangeError(`port must be an integer from 1 to 65535, not ${port}`));
     }
     if (!this.#running) return Promise.reject(this.#stoppedError());
-    const id = this.#nextRequest++;
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(
-        () =>
-          this.#settle(id, guestError("ETIMEDOUT", `the port relay of guest ${this.name} did not answer`)),
-        connectTimeoutMs,
-      );
-      this.#pending.set(id, { port, resolve, reject, timer });
-      this.#child.send({ type: "connect", id, port }, (error) => {
-        if (error) this.#settle(id, this.#running ? error : this.#stoppedError());
-      });
-    });
+    return this.#relay.connect(port, connectTimeoutMs);
   }
 
   on<E extends keyof GuestEvents>(event: E, listener: (...args: GuestEvents[E]) => void): void {
@@ -502,6 +551,7 @@ class SandboxedGuest implements Guest {
   async kill(options: { keepHome?: boolean } = {}): Promise<void> {
     if (this.#running) {
       this.#killRequested = true;
+      if (options.keepHome === true) await this.#copyHomeOut();
       await this.#killSandbox();
     }
     await this.#exited;
@@ -522,8 +572,24 @@ class SandboxedGuest implements Guest {
     clearTimeout(fallback);
   }
 
+  // The home lives on the guest's own disk, which goes with its last process. Every process is
+  // stopped first, so that none can swap a directory for a symlink while the host copies.
+  async #copyHomeOut(): Promise<void> {
+    const init = this.#init;
+    const home = this.#guestPath(this.#layout.guestHome);
+    if (!init || !home || !(await isRunning(init))) return;
+    await stopNamespace(init);
+    await new Promise<void>((resolve, reject) =>
+      execFile("cp", ["-a", "--no-target-directory", home, this.#layout.homeDir], (error, _out, stderr) =>
+        error
+          ? reject(new Error(`guest ${this.name}: keeping its home failed: ${stderr.trim()}`))
+          : resolve(),
+      ),
+    );
+  }
+
   async #removeFilesOnceEnded(keepHome: boolean): Promise<void> {
-    const { guestDir, tmpDir, bootDir, rootMountPoint } = this.#layout;
+    const { guestDir, bootDir, rootMountPoint } = this.#layout;
     // A launcher that died on its own takes the sandbox with it by a parent-death signal, a moment later.
     const init = await this.#namespaceInit;
     if (init && (await isRunning(init))) {
@@ -532,8 +598,16 @@ class SandboxedGuest implements Guest {
         throw new Error(`guest ${this.name}: its processes did not end, its files stay in ${guestDir}`);
       }
     }
-    if (!keepHome) return removeTree(guestDir);
-    for (const dir of [tmpDir, bootDir, rootMountPoint]) await removeTree(dir);
+    await this.#relayStopped;
+    // Also kills whatever is left: a process that the pid namespace's end did not reach.
+    await this.#cgroup?.remove();
+    if (keepHome) {
+      for (const dir of [bootDir, rootMountPoint]) await removeTree(dir);
+    } else {
+      await removeTree(guestDir);
+    }
+    if (this.#uid !== undefined) releaseGuestUid(this.#uid);
+    this.#uid = undefined;
   }
 
   #onStatus(line: string): void {
@@ -542,11 +616,38 @@ class SandboxedGuest implements Guest {
     if (line === "started" && this.#startState.kind === "starting") {
       const { waiters } = this.#startState;
       this.#startState = { kind: "started" };
-      if (this.#child.pid !== undefined) this.#namespaceInit = namespaceInitOf(this.#child.pid);
-      for (const waiter of waiters) waiter(undefined);
+      const pid = this.#child.pid;
+      this.#namespaceInit = (pid === undefined ? Promise.resolve(undefined) : namespaceInitOf(pid)).then(
+        (init) => (this.#init = init),
+      );
+      // homeDir needs the first process, so a started guest is one whose first process is known.
+      void this.#namespaceInit.then((init) => {
+        void this.#startRelay(init);
+        for (const waiter of waiters) waiter(undefined);
+      });
     } else if (line === "booted") {
       this.#loginTime = Date.now() / 1000;
       this.#setAgent(true);
+    }
+  }
+
+  // The relay gets the guest's network namespace as a descriptor, opened while the first process is
+  // known to still be the guest's: a pid that has ended may already be another process's.
+  async #startRelay(init: ProcessIdentity | undefined): Promise<void> {
+    if (!init) return this.#relay.failToStart("the guest's first process was not found");
+    let namespace: FileHandle | undefined;
+    try {
+      namespace = await open(`/proc/${init.pid}/ns/net`, "r");
+      if (!this.#running || !(await isRunning(init))) return;
+      this.#relay.start({
+        networkNamespaceFd: namespace.fd,
+        socketPath: this.#layout.relaySocket,
+        privileged: runsPrivileged(),
+      });
+    } catch (error) {
+      this.#relay.failToStart((error as Error).message);
+    } finally {
+      await namespace?.close();
     }
   }
 
@@ -564,50 +665,15 @@ class SandboxedGuest implements Guest {
     this.#running = false;
     this.#setAgent(false);
     this.#serial.stop();
-    for (const id of [...this.#pending.keys()]) this.#settle(id, this.#stoppedError());
+    this.#relayStopped = this.#relay
+      .stop(this.#stoppedError())
+      .catch((error: unknown) =>
+        console.error(`emulator: guest ${this.name}: stopping its port relay:`, error),
+      );
     if (!this.#killRequested && this.#startState.kind === "started") {
       const detail = this.#stderrTail.trim();
       this.#events.emit("exit", `the guest's sandbox exited with ${how}${detail ? `: ${detail}` : ""}`);
     }
-  }
-
-  #onRelayMessage(message: unknown, handle: unknown): void {
-    if (typeof message !== "object" || message === null) return;
-    const { type, id, code, message: text } = message as Record<string, unknown>;
-    const socket = handle instanceof net.Socket ? handle : undefined;
-    const pending = typeof id === "number" ? this.#pending.get(id) : undefined;
-    if (type === "connected" && socket && pending && typeof id === "number") {
-      this.#settle(id, socket);
-      return;
-    }
-    // An answer nobody waits for any more (timed out, guest stopped): its socket goes nowhere.
-    socket?.destroy();
-    if (!pending || typeof id !== "number") return;
-    if (code === "ECONNREFUSED") {
-      this.#settle(
-        id,
-        guestError(
-          "ECONNREFUSED",
-          `connection refused: nothing listens on port ${pending.port} in guest ${this.name}`,
-        ),
-      );
-    } else {
-      const reason = typeof text === "string" ? text : "unknown error";
-      const errorCode = typeof code === "string" ? code : "EIO";
-      this.#settle(
-        id,
-        guestError(errorCode, `connecting to port ${pending.port} in guest ${this.name}: ${reason}`),
-      );
-    }
-  }
-
-  #settle(id: number, outcome: net.Socket | Error): void {
-    const pending = this.#pending.get(id);
-    if (!pending) return;
-    this.#pending.delete(id);
-    clearTimeout(pending.timer);
-    if (outcome instanceof Error) pending.reject(outcome);
-    else pending.resolve(outcome);
   }
 
   #setAgent(connected: boolean): void {
@@ -621,14 +687,16 @@ class SandboxedGuest implements Guest {
   }
 
   #facts(): GuestFacts {
-    const { homeDir, tmpDir, guestHome, hostname } = this.#layout;
+    const { guestHome, hostname } = this.#layout;
+    // Not running: paths that do not exist, which the agent subresources never reach (no agent).
+    const hostPath = (path: string) => this.#guestPath(path) ?? join(this.#layout.guestDir, "gone");
     return {
       hostname,
       username: this.#username,
       loginTime: this.#loginTime ?? this.#startedAt,
       mounts: [
-        { diskName: "home", mountPoint: guestHome, hostPath: homeDir },
-        { diskName: "tmp", mountPoint: "/tmp", hostPath: tmpDir },
+        { diskName: "home", mountPoint: guestHome, hostPath: hostPath(guestHome) },
+        { diskName: "tmp", mountPoint: "/tmp", hostPath: hostPath("/tmp") },
       ],
     };
   }

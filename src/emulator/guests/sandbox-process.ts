@@ -67,6 +67,35 @@ export async function killInNamespace(init: ProcessIdentity, text: string): Prom
   return killed;
 }
 
+/**
+ * Sends SIGSTOP to every process in the pid namespace of `init`, itself included, until none runs:
+ * a process forked meanwhile is caught by the next pass. Only SIGKILL ends them afterwards.
+ */
+export async function stopNamespace(init: ProcessIdentity): Promise<void> {
+  const namespace = await readlink(`/proc/${init.pid}/ns/pid`).catch(() => undefined);
+  if (namespace === undefined) return;
+  for (let pass = 0; pass < 100; pass++) {
+    let stopped = 0;
+    for (const entry of await readdir("/proc")) {
+      const pid = Number(entry);
+      if (!Number.isInteger(pid)) continue;
+      const ns = await readlink(`/proc/${pid}/ns/pid`).catch(() => undefined);
+      // Stopped already, or a zombie that no signal changes.
+      if (ns !== namespace || ["T", "t", "Z", "X"].includes((await readStat(pid))?.state ?? "X")) continue;
+      try {
+        process.kill(pid, "SIGSTOP");
+        stopped++;
+      } catch {
+        // gone meanwhile
+      }
+    }
+    if (stopped === 0) return;
+    // A stop takes effect when the kernel next schedules the process: look again after that.
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  throw new Error(`the guest's processes (pid namespace of ${init.pid}) do not stop`);
+}
+
 async function readStat(pid: number): Promise<{ state: string; startTime: string } | undefined> {
   let stat: string;
   try {

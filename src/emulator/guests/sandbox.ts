@@ -4,19 +4,21 @@
 // in memory). Two backends do the same job: bubblewrap, and util-linux `unshare` plus a setup script
 // for hosts without bubblewrap. The guest's processes never run as root on the host:
 // - privileged (the emulator runs as root): no user namespace; the sandbox's first process is root inside
-//   the namespaces and must drop to GUEST_UID / RELAY_UID itself (see `asUser`).
+//   the namespaces and must drop to the guest's own uid (guest-uids.ts) itself (see `asUser`).
 // - unprivileged: a user namespace maps GUEST_UID to the emulator's own uid; everything runs as that uid.
 import { spawn } from "node:child_process";
-import { lstatSync, readlinkSync, statSync } from "node:fs";
+import { lstatSync, readdirSync, readlinkSync, statSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { allocateGuestUid, releaseGuestUid } from "./guest-uids.ts";
 import { shellQuote } from "./shell-quote.ts";
 
 export type SandboxBackend = "bwrap" | "unshare";
 
+/** The guest user's uid inside a user namespace (without root); as root each guest has a uid of its own. */
 export const GUEST_UID = 1000;
-/** The port relay runs as `nobody` (when privileged) so that the guest user cannot ptrace it. */
+/** The uid the port relay (port-relay.py) drops to when the emulator runs as root: `nobody`. */
 export const RELAY_UID = 65534;
 
 /** PATH inside the sandbox; also what the setup script and the probes run with. */
@@ -106,6 +108,7 @@ type MountStep =
 function mountSteps(plan: SandboxPlan): MountStep[] {
   return [
     ...hostSystemSteps(),
+    ...hostEtcSteps(),
     { kind: "dev", path: "/dev" },
     { kind: "proc", path: "/proc" },
     { kind: "tmpfs", path: "/run" },
@@ -122,26 +125,97 @@ function mountSteps(plan: SandboxPlan): MountStep[] {
   ];
 }
 
-// The operating system, not the host's data: no /home, /root, /run, /var, /srv, /work or /tmp.
-const systemEntries = ["usr", "etc", "opt", "bin", "sbin", "lib", "lib32", "lib64", "libx32"];
+// The operating system, not the host's data: no /home, /root, /run, /var, /srv, /opt, /work or /tmp,
+// and of /etc only hostEtcEntries.
+const systemEntries = ["usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32"];
+
+/**
+ * What a guest gets of the host's /etc (guest-setup.py copies it into the guest's own /etc): what
+ * programs read to run, i.e. the dynamic linker's cache and configuration, the name service switch,
+ * the shells' start-up files, the alternatives commands lead through, service and protocol names, the
+ * time zone, terminal data, the distribution's release files, Debian's python3 configuration and the
+ * defaults of the images' vim, nano, man and ip. Never the host's users (the guest has its own), keys,
+ * certificates (a guest has no network to use them on) or anything else an operator put in /etc: run
+ * by an ordinary user, a guest is that user and could read all of it. Entries the host lacks, or that
+ * others may not read, are left out.
+ */
+export const hostEtcEntries: readonly string[] = [
+  "alternatives",
+  "bash.bashrc",
+  "debian_version",
+  "inputrc",
+  "iproute2",
+  "ld.so.cache",
+  "ld.so.conf",
+  "ld.so.conf.d",
+  "localtime",
+  "lsb-release",
+  "man_db.conf",
+  "manpath.config",
+  "mtab",
+  "nanorc",
+  "nsswitch.conf",
+  "os-release",
+  "profile",
+  "profile.d",
+  "protocols",
+  "python3",
+  "redhat-release",
+  "services",
+  "shells",
+  "ssl/openssl.cnf",
+  "system-release",
+  "terminfo",
+  "timezone",
+  "vim",
+];
+/** Debian's /etc/python3.N, beside python3. */
+const hostEtcPattern = /^python3\.\d+$/;
 
 function hostSystemSteps(): MountStep[] {
-  const steps: MountStep[] = [];
-  for (const entry of systemEntries) {
-    const path = `/${entry}`;
-    let isLink: boolean;
-    try {
-      isLink = lstatSync(path).isSymbolicLink();
-    } catch {
-      continue;
-    }
-    steps.push(
-      isLink
-        ? { kind: "symlink", linkText: readlinkSync(path), path }
-        : { kind: "ro-bind", source: path, target: path, isDirectory: true },
-    );
+  return systemEntries.flatMap((entry) => hostEntryStep(`/${entry}`, "any"));
+}
+
+function hostEtcSteps(): MountStep[] {
+  let patterned: string[];
+  try {
+    patterned = readdirSync("/etc").filter((name) => hostEtcPattern.test(name));
+  } catch {
+    patterned = [];
   }
-  return steps;
+  const names = [...hostEtcEntries, ...patterned];
+  const parents = [...new Set(names.filter((name) => name.includes("/")).map((name) => dirname(name)))];
+  return [
+    { kind: "dir", path: "/etc" },
+    ...parents.map((parent): MountStep => ({ kind: "dir", path: `/etc/${parent}` })),
+    ...names.flatMap((name) => hostEntryStep(`/etc/${name}`, "others may read")),
+  ];
+}
+
+/** The host path as the same path in the guest: a link as that link, else bound read-only. */
+function hostEntryStep(path: string, readers: "any" | "others may read"): MountStep[] {
+  let info;
+  try {
+    info = lstatSync(path);
+  } catch {
+    return [];
+  }
+  if (info.isSymbolicLink()) return [{ kind: "symlink", linkText: readlinkSync(path), path }];
+  const isDirectory = info.isDirectory();
+  if (!isDirectory && !info.isFile()) return [];
+  const othersMay = isDirectory ? (info.mode & 0o005) === 0o005 : (info.mode & 0o004) !== 0;
+  if (readers === "others may read" && !othersMay) return [];
+  return [{ kind: "ro-bind", source: path, target: path, isDirectory }];
+}
+
+/**
+ * The host's files and folders every guest sees, read-only (whatever a guest adds for itself, its
+ * disk and boot files, aside): nothing secret may lie in any of them (sandbox-guests.ts checks).
+ */
+export function guestVisibleHostPaths(): string[] {
+  return [...hostSystemSteps(), ...hostEtcSteps()].flatMap((step) =>
+    step.kind === "ro-bind" ? [step.source] : [],
+  );
 }
 
 function bwrapArgs(plan: SandboxPlan, steps: MountStep[], privileged: boolean): string[] {
@@ -351,6 +425,8 @@ const backendHelp: Record<SandboxBackend, string> = {
 async function probe(backend: SandboxBackend, searchPath: string): Promise<string | undefined> {
   const rootMountPoint = await mkdtemp(join(tmpdir(), "lab-guest-probe-"));
   const privileged = runsPrivileged();
+  // As root the probe's user is a uid no host account has, as a guest's user is (guest-uids.ts).
+  const uid = privileged ? await allocateGuestUid() : GUEST_UID;
   const plan: SandboxPlan = {
     hostname: "probe",
     directories: [],
@@ -358,11 +434,12 @@ async function probe(backend: SandboxBackend, searchPath: string): Promise<strin
     readOnly: [],
     workDir: "/",
     rootMountPoint,
-    command: [...asUser(GUEST_UID, privileged), "script", "-qec", "true", "/dev/null"],
+    command: [...asUser(uid, privileged), "script", "-qec", "true", "/dev/null"],
   };
   try {
     return await runToCompletion(sandboxLaunch(plan, backend, privileged), searchPath);
   } finally {
+    if (privileged) releaseGuestUid(uid);
     await rm(rootMountPoint, { recursive: true, force: true });
   }
 }

@@ -1,0 +1,454 @@
+// Each guest in cgroups of its own, so that its processes, memory and CPU time are capped by the
+// kernel however it behaves: pids.max, a memory limit without swap, and a CPU quota. Works on cgroup
+// v2 (pure, as systemd hosts have it) and on v1 or hybrid layouts (each controller wherever it is
+// mounted), as root or as an ordinary user with a delegated v2 cgroup. Layout, per hierarchy:
+//
+//   v1, any user:     <the emulator's own cgroup>/lab-emulator-<pid>/<guest>
+//   v2, root:         <the hierarchy's root>/lab-emulator-<pid>/<guest>  (as Docker's cgroupfs driver)
+//   v2, not root:     <the emulator's own, delegated cgroup>/lab-emulator-<pid>/<guest>, after the
+//                     processes in that cgroup moved to .../lab-emulator-processes (v2 lets only
+//                     leaves hold processes once controllers are enabled for children)
+//
+// A guest's first process joins its cgroups before it runs anything (`wrap`), so everything it ever
+// forks is counted. When the guest ends its cgroups are emptied (cgroup.kill, or SIGKILL to what is
+// left) and removed; the emulator's folder goes with its last guest, or, if the emulator died, when
+// the next emulator starts.
+import { access, constants, mkdir, readFile, readdir, rmdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { cgroupMemoryBytes, UNLIMITED_GUESTS_ENV, type GuestLimits } from "./guest-limits.ts";
+
+export type CgroupController = "pids" | "memory" | "cpu";
+const wanted: readonly CgroupController[] = ["pids", "memory", "cpu"];
+
+interface Hierarchy {
+  version: 1 | 2;
+  controllers: CgroupController[];
+  /** This emulator's folder in the hierarchy: its guests' cgroups are made in it. */
+  parent: string;
+}
+
+export interface CgroupSetup {
+  hierarchies: Hierarchy[];
+  /** What keeps a guest from some limit here; empty when every guest gets all of them. */
+  problems: string[];
+}
+
+export interface GuestCgroup {
+  /** The launch command wrapped so that its process joins the guest's cgroups before it runs. */
+  wrap(file: string, args: string[]): [string, string[]];
+  /** Kills whatever is left in the cgroups and removes them. */
+  remove(): Promise<void>;
+}
+
+const emulatorFolder = /^lab-emulator-(\d+)$/;
+const processesLeaf = "lab-emulator-processes";
+const periodUs = 100_000;
+
+let detected: Promise<CgroupSetup> | undefined;
+/** Guest cgroups of this process: the emulator's folders stay while there are any. */
+let live = 0;
+let folderWork: Promise<unknown> = Promise.resolve();
+
+/** Runs changes to the emulator's folders one at a time, so none is removed while a guest's is made. */
+function serially<T>(work: () => Promise<T>): Promise<T> {
+  const next = folderWork.then(work);
+  folderWork = next.catch(() => undefined);
+  return next;
+}
+
+/** Finds the cgroup hierarchies and makes this emulator's folders in them, once per process. */
+export function guestCgroupSetup(): Promise<CgroupSetup> {
+  detected ??= detect();
+  return detected;
+}
+
+/** One line for the operator: how guests are limited here. */
+export function describeCgroupSetup(setup: CgroupSetup): string {
+  const places = setup.hierarchies.map(
+    (hierarchy) => `cgroup v${hierarchy.version} ${hierarchy.controllers.join(", ")} in ${hierarchy.parent}`,
+  );
+  return places.length > 0 ? places.join("; ") : "none";
+}
+
+/** Why a guest is refused here, and how to accept it anyway. */
+export function cgroupRefusal(setup: CgroupSetup): string {
+  return [
+    "Guests cannot be held to their process, memory and CPU limits on this host:",
+    ...setup.problems.map((problem) => `- ${problem}`),
+    `Set ${UNLIMITED_GUESTS_ENV}=1 to start them anyway, with whatever limits remain: only for guests you trust, since one could then fork or allocate until the host runs out.`,
+  ].join("\n");
+}
+
+export async function createGuestCgroup(
+  setup: CgroupSetup,
+  name: string,
+  limits: GuestLimits,
+): Promise<GuestCgroup> {
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name))
+    throw new Error(`${JSON.stringify(name)} is no cgroup name`);
+  const made: { dir: string; version: 1 | 2 }[] = [];
+  let counted = true;
+  const remove = async () => {
+    try {
+      for (const { dir, version } of made.splice(0)) await removeCgroup(dir, version);
+    } finally {
+      if (counted) {
+        counted = false;
+        await serially(async () => {
+          if (--live === 0) await removeFolders(setup);
+        });
+      }
+    }
+  };
+  try {
+    await serially(async () => {
+      if (++live === 1) await makeFolders(setup);
+    });
+    for (const hierarchy of setup.hierarchies) {
+      const dir = join(hierarchy.parent, name);
+      await mkdir(dir);
+      made.push({ dir, version: hierarchy.version });
+      for (const controller of hierarchy.controllers) {
+        await writeLimits(dir, hierarchy.version, controller, limits);
+      }
+    }
+  } catch (error) {
+    await remove().catch(() => undefined);
+    throw new Error(`the guest's cgroup could not be made: ${(error as Error).message}`);
+  }
+  const procs = made.map(({ dir }) => join(dir, "cgroup.procs"));
+  return {
+    wrap: (file, args) =>
+      procs.length === 0
+        ? [file, args]
+        : ["/bin/sh", ["-c", joinScript, "lab-guest-cgroup", ...procs, "--", file, ...args]],
+    remove,
+  };
+}
+
+// The shell writes its own pid into each cgroup.procs, then becomes the launcher: the same process,
+// so the launcher and all it forks are in the guest's cgroups from their first instruction.
+const joinScript = `for f do
+  [ "$f" = -- ] && break
+  echo $$ > "$f" || exit 125
+  shift
+done
+shift
+exec "$@"`;
+
+async function makeFolders(setup: CgroupSetup): Promise<void> {
+  for (const { parent, version, controllers } of setup.hierarchies) {
+    await mkdir(parent, { recursive: true });
+    if (version === 2) await enableControllers(parent, controllers);
+  }
+}
+
+async function removeFolders(setup: CgroupSetup): Promise<void> {
+  for (const { parent } of setup.hierarchies) {
+    await rmdir(parent).catch(() => undefined);
+  }
+}
+
+async function writeLimits(
+  dir: string,
+  version: 1 | 2,
+  controller: CgroupController,
+  limits: GuestLimits,
+): Promise<void> {
+  const memory = String(cgroupMemoryBytes(limits));
+  const quota = String(Math.max(1000, Math.round((limits.cpuMillicores * periodUs) / 1000)));
+  const write = (file: string, value: string) => writeFile(join(dir, file), value);
+  switch (controller) {
+    case "pids":
+      return write("pids.max", String(limits.pids));
+    case "memory":
+      // No swap either: what the guest cannot keep in memory is its own problem (the OOM killer
+      // picks its biggest process, not the emulator's).
+      if (version === 2) {
+        await write("memory.max", memory);
+        await writeIfPresent(join(dir, "memory.swap.max"), "0");
+      } else {
+        await write("memory.limit_in_bytes", memory);
+        await writeIfPresent(join(dir, "memory.memsw.limit_in_bytes"), memory);
+      }
+      return;
+    case "cpu":
+      if (version === 2) return write("cpu.max", `${quota} ${periodUs}`);
+      await write("cpu.cfs_period_us", String(periodUs));
+      return write("cpu.cfs_quota_us", quota);
+  }
+}
+
+async function writeIfPresent(path: string, value: string): Promise<boolean> {
+  try {
+    await writeFile(path, value, { flag: "r+" });
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return false;
+    throw error;
+  }
+}
+
+async function removeCgroup(dir: string, version: 1 | 2): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    const pids = await processesIn(dir);
+    if (pids === undefined) return;
+    if (pids.length === 0) {
+      try {
+        await rmdir(dir);
+        return;
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === "ENOENT") return;
+        // EBUSY for a moment after the last process died, until it is reaped.
+        if (code !== "EBUSY" || attempt > 300) throw error;
+      }
+    } else if (attempt > 300) {
+      throw new Error(`${dir} still holds processes ${pids.join(", ")}`);
+    } else if (!(version === 2 && (await writeIfPresent(join(dir, "cgroup.kill"), "1")))) {
+      for (const pid of pids) signal(pid);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** The pids in a cgroup, undefined when it does not exist. */
+async function processesIn(dir: string): Promise<number[] | undefined> {
+  let text: string;
+  try {
+    text = await readFile(join(dir, "cgroup.procs"), "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  }
+  return text
+    .split("\n")
+    .filter(Boolean)
+    .map(Number)
+    .filter((pid) => pid > 0);
+}
+
+function signal(pid: number): void {
+  try {
+    process.kill(pid, "SIGKILL");
+  } catch {
+    // gone already
+  }
+}
+
+interface CgroupMount {
+  version: 1 | 2;
+  mountPoint: string;
+  /** The cgroup the mount shows at its mount point (mountinfo's root field). */
+  root: string;
+  controllers: string[];
+}
+
+interface Membership {
+  /** Empty for the v2 hierarchy. */
+  controllers: string[];
+  path: string;
+}
+
+async function detect(): Promise<CgroupSetup> {
+  if (process.platform !== "linux") {
+    return { hierarchies: [], problems: [`cgroups are Linux's, and this host is ${process.platform}`] };
+  }
+  const uid = process.getuid?.() ?? -1;
+  const privileged = uid === 0;
+  let mounts: CgroupMount[];
+  let memberships: Membership[];
+  try {
+    [mounts, memberships] = await Promise.all([cgroupMounts(), ownCgroups()]);
+  } catch (error) {
+    return {
+      hierarchies: [],
+      problems: [`the cgroups of this process are unknown: ${(error as Error).message}`],
+    };
+  }
+  const problems: string[] = [];
+  const groups = new Map<CgroupMount, CgroupController[]>();
+  const v2 = mounts.find((mount) => mount.version === 2);
+  const v2Available = v2 ? await controllersOf(v2.mountPoint) : [];
+  for (const controller of wanted) {
+    const mount =
+      mounts.find((m) => m.version === 1 && m.controllers.includes(controller)) ??
+      (v2 && v2Available.includes(controller) ? v2 : undefined);
+    if (!mount) {
+      problems.push(`the ${controller} controller is neither mounted (cgroup v1) nor available (cgroup v2)`);
+      continue;
+    }
+    groups.set(mount, [...(groups.get(mount) ?? []), controller]);
+  }
+  const hierarchies: Hierarchy[] = [];
+  for (const [mount, controllers] of groups) {
+    const membership = memberships.find((m) =>
+      mount.version === 2 ? m.controllers.length === 0 : controllers.every((c) => m.controllers.includes(c)),
+    );
+    const own = membership && dirOf(mount, membership.path);
+    const what = `cgroup v${mount.version} (${controllers.join(", ")})`;
+    if (own === undefined) {
+      problems.push(`${what}: this process's cgroup is not under ${mount.mountPoint}`);
+      continue;
+    }
+    try {
+      if (mount.version === 1 && !privileged && !(await writable(own))) {
+        throw new Error(`the emulator's cgroup ${own} is not writable by uid ${uid}`);
+      }
+      let usable = controllers;
+      const base = mount.version === 1 ? own : await v2Base(mount, own, privileged, uid);
+      if (mount.version === 2) {
+        // What the parent does not give this cgroup is missing; the rest is still used.
+        const available = await controllersOf(base);
+        usable = controllers.filter((controller) => available.includes(controller));
+        for (const controller of controllers.filter((c) => !usable.includes(c))) {
+          problems.push(`${what}: ${base} is given no ${controller} controller by its parent`);
+        }
+        if (usable.length === 0) continue;
+        await enableControllers(base, usable);
+      }
+      const hierarchy: Hierarchy = {
+        version: mount.version,
+        controllers: usable,
+        parent: join(base, `lab-emulator-${process.pid}`),
+      };
+      await removeStaleFolders(base, mount.version);
+      // Made now to learn whether it can be; removed again until the first guest needs it.
+      await makeFolders({ hierarchies: [hierarchy], problems: [] });
+      await removeFolders({ hierarchies: [hierarchy], problems: [] });
+      hierarchies.push(hierarchy);
+    } catch (error) {
+      problems.push(`${what}: ${(error as Error).message}`);
+    }
+  }
+  return { hierarchies, problems };
+}
+
+/**
+ * Where this emulator's folder goes in the v2 hierarchy. Root takes the hierarchy's root; anyone
+ * else needs its own cgroup delegated to it (the parent of the leaf its processes moved to, once).
+ */
+async function v2Base(mount: CgroupMount, own: string, privileged: boolean, uid: number): Promise<string> {
+  if (privileged) return mount.mountPoint;
+  const base = own.endsWith(`/${processesLeaf}`) ? own.slice(0, -processesLeaf.length - 1) : own;
+  for (const path of [base, join(base, "cgroup.procs"), join(base, "cgroup.subtree_control")]) {
+    if (await writable(path)) continue;
+    throw new Error(
+      `the emulator's cgroup ${base} is not delegated to uid ${uid}; start it in one that is, e.g. systemd-run --user --scope -p Delegate=yes -- npm start`,
+    );
+  }
+  return base;
+}
+
+/** Enables the controllers for a cgroup's children; moves its own processes to a leaf if v2 asks. */
+async function enableControllers(dir: string, controllers: CgroupController[]): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    const enabled = (await readFile(join(dir, "cgroup.subtree_control"), "utf8")).trim().split(/\s+/);
+    const missing = controllers.filter((controller) => !enabled.includes(controller));
+    if (missing.length === 0) return;
+    try {
+      await writeFile(join(dir, "cgroup.subtree_control"), missing.map((c) => `+${c}`).join(" "));
+      return;
+    } catch (error) {
+      // EBUSY: the cgroup holds processes itself, which v2 allows only in leaves.
+      if ((error as NodeJS.ErrnoException).code !== "EBUSY" || attempt > 20) throw error;
+    }
+    const leaf = join(dir, processesLeaf);
+    await mkdir(leaf, { recursive: true });
+    for (const pid of (await processesIn(dir)) ?? []) {
+      await writeFile(join(leaf, "cgroup.procs"), String(pid)).catch(() => undefined);
+    }
+  }
+}
+
+/** Folders of emulators that are gone (their guests died with them): removed with what is left. */
+async function removeStaleFolders(base: string, version: 1 | 2): Promise<void> {
+  let names: string[];
+  try {
+    names = await readdir(base);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const pid = Number(emulatorFolder.exec(name)?.[1] ?? "0");
+    if (pid === 0 || pid === process.pid || isAlive(pid)) continue;
+    const folder = join(base, name);
+    try {
+      for (const entry of await readdir(folder, { withFileTypes: true })) {
+        if (entry.isDirectory()) await removeCgroup(join(folder, entry.name), version);
+      }
+      await removeCgroup(folder, version);
+    } catch {
+      // another emulator may be sweeping it at the same time
+    }
+  }
+}
+
+async function writable(path: string): Promise<boolean> {
+  try {
+    await access(path, constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+async function controllersOf(dir: string): Promise<string[]> {
+  try {
+    return (await readFile(join(dir, "cgroup.controllers"), "utf8")).trim().split(/\s+/);
+  } catch {
+    return [];
+  }
+}
+
+/** The directory of a cgroup path (as /proc/self/cgroup names it) under a mount, if it shows it. */
+function dirOf(mount: CgroupMount, path: string): string | undefined {
+  const root = mount.root === "/" ? "" : mount.root;
+  if (path !== root && !path.startsWith(`${root}/`)) return undefined;
+  const relative = path.slice(root.length);
+  return relative === "" || relative === "/" ? mount.mountPoint : join(mount.mountPoint, relative);
+}
+
+async function cgroupMounts(): Promise<CgroupMount[]> {
+  const text = await readFile("/proc/self/mountinfo", "utf8");
+  const mounts: CgroupMount[] = [];
+  for (const line of text.split("\n")) {
+    const separator = line.indexOf(" - ");
+    if (separator < 0) continue;
+    const fields = line.slice(0, separator).split(" ");
+    const [fsType = "", , superOptions = ""] = line.slice(separator + 3).split(" ");
+    if (fsType !== "cgroup" && fsType !== "cgroup2") continue;
+    mounts.push({
+      version: fsType === "cgroup2" ? 2 : 1,
+      root: unescapeMountField(fields[3] ?? "/"),
+      mountPoint: unescapeMountField(fields[4] ?? ""),
+      controllers: fsType === "cgroup2" ? [] : superOptions.split(","),
+    });
+  }
+  return mounts;
+}
+
+// mountinfo writes space, tab, newline and backslash as octal escapes.
+function unescapeMountField(field: string): string {
+  return field.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(Number.parseInt(octal, 8)));
+}
+
+async function ownCgroups(): Promise<Membership[]> {
+  const text = await readFile("/proc/self/cgroup", "utf8");
+  const memberships: Membership[] = [];
+  for (const line of text.split("\n")) {
+    const match = /^\d+:([^:]*):(.*)$/.exec(line);
+    if (!match) continue;
+    memberships.push({ controllers: match[1] ? match[1].split(",") : [], path: match[2] ?? "/" });
+  }
+  return memberships;
+}

@@ -1,0 +1,157 @@
+// A guest cannot hurt the machine it runs on (issue 17, security review H3): it has its own limits on
+// processes, memory, CPU and disk, and as root a uid of its own that no host user has. Every
+// reproduction is bounded so that it stays harmless even if a limit were missing: the fork bomb stops
+// at 1000 processes that end by themselves within a minute, the memory and disk hogs at 512 MiB.
+import { existsSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { startGuest, type Guest } from "./guest.ts";
+import { runsPrivileged } from "./sandbox.ts";
+import { shellQuote } from "./shell-quote.ts";
+import { runInConsole } from "./testing/console-command.ts";
+import {
+  hostCgroupLimitsOf,
+  hostCgroupsOf,
+  hostPasswdUids,
+  hostProcessCountOf,
+  hostProcessesRunning,
+  type HostProcess,
+} from "./testing/host-processes.ts";
+
+const mebibyte = 2 ** 20;
+const limits = { pids: 128, memoryBytes: 160 * mebibyte, diskBytes: 64 * mebibyte, cpuMillicores: 500 };
+const privileged = runsPrivileged();
+
+let rootDir: string;
+const guests: Guest[] = [];
+
+async function bootedGuest(name: string): Promise<Guest> {
+  const guest = await startGuest({ name, rootDir, limits });
+  guests.push(guest);
+  await vi.waitFor(() => expect(guest.agentConnected).toBe(true), { timeout: 10_000 });
+  return guest;
+}
+
+/** Starts `sleep` with a unique argument in the guest and finds that process from the host. */
+async function markedProcess(guest: Guest): Promise<HostProcess> {
+  const marker = `300.${Math.floor(Math.random() * 1e9)}`;
+  await runInConsole(guest, `sleep ${marker} & true`);
+  return vi.waitFor(async () => {
+    const [found] = await hostProcessesRunning(`sleep\0${marker}`);
+    if (!found) throw new Error(`no sleep ${marker} on the host yet`);
+    return found;
+  });
+}
+
+beforeAll(async () => {
+  rootDir = await mkdtemp(join(tmpdir(), "lab-guest-limits-test-"));
+});
+
+afterAll(async () => {
+  await Promise.all(guests.map((guest) => guest.kill()));
+  await rm(rootDir, { recursive: true, force: true });
+});
+
+describe("a guest's limits", () => {
+  it("contains a fork bomb: the guest stops below its process limit and the others keep working", async () => {
+    const [bomb, bystander] = await Promise.all([bootedGuest("lab-fork-bomb"), bootedGuest("lab-bystander")]);
+    const student = await markedProcess(bomb);
+    // Children that sleep 40 s and end by themselves: nothing outlives the test even without a limit.
+    const program = [
+      "import os, time",
+      "n = 0",
+      "for i in range(1000):",
+      "    try:",
+      "        pid = os.fork()",
+      "    except OSError:",
+      "        break",
+      "    if pid == 0:",
+      "        time.sleep(40)",
+      "        os._exit(0)",
+      "    n += 1",
+      "print('lab-bomb forked', n, flush=True)",
+    ].join("\n");
+    const forking = runInConsole(bomb, `python3 -c ${shellQuote(program)}`, 30_000);
+    const { output } = await forking;
+    const forked = Number(/lab-bomb forked (\d+)/.exec(output)?.[1] ?? "NaN");
+    console.log(`fork bomb: ${forked} processes forked (pids limit ${limits.pids})`);
+    expect(forked).toBeLessThan(limits.pids);
+    if (privileged) {
+      const onHost = await hostProcessCountOf(student.uid);
+      console.log(`fork bomb: ${onHost} host processes of the guest's uid ${student.uid}`);
+      expect(onHost).toBeLessThanOrEqual(limits.pids);
+    }
+    const alive = await runInConsole(bystander, "echo al''ive");
+    expect(alive.output.trim()).toBe("alive");
+    await bomb.killProcesses("lab-bomb");
+  }, 60_000);
+
+  it("kills what allocates beyond the memory cap, and the guest stays usable", async () => {
+    const guest = await bootedGuest("lab-memory-hog");
+    const hog = await runInConsole(
+      guest,
+      `python3 -c 'b = b"x" * (512 << 20); print("allo" "cated", len(b))'`,
+      30_000,
+    );
+    expect(hog.output).not.toContain("allocated");
+    expect([137, 1]).toContain(hog.status);
+    expect(hog.output).toMatch(/Killed|MemoryError/);
+    const after = await runInConsole(guest, "echo sti''ll-here");
+    expect(after.output.trim()).toBe("still-here");
+  }, 60_000);
+
+  it("caps the disk: home and /tmp fill up with No space left on device", async () => {
+    const guest = await bootedGuest("lab-disk-hog");
+    const home = await runInConsole(guest, "head -c 100M /dev/zero > ~/fill");
+    expect(home.status).not.toBe(0);
+    expect(home.output).toContain("No space left on device");
+    const tmp = await runInConsole(guest, "head -c 1M /dev/zero > /tmp/more");
+    expect(tmp.output).toContain("No space left on device");
+    const freed = await runInConsole(guest, "rm ~/fill /tmp/more; echo x > ~/small && cat ~/small");
+    expect(freed.output.trim()).toBe("x");
+    const size = await runInConsole(guest, "df -k --output=size ~ | tail -1");
+    expect(Number(size.output.trim())).toBe(limits.diskBytes / 1024);
+  }, 60_000);
+
+  it("puts the guest in cgroups of its own with its limits, and removes them when it ends", async () => {
+    const guest = await bootedGuest("lab-cgroup");
+    const student = await markedProcess(guest);
+    const mine = await hostCgroupsOf(process.pid);
+    const its = await hostCgroupsOf(student.pid);
+    expect(its.map((cgroup) => cgroup.controller).sort()).toEqual(
+      mine.map((cgroup) => cgroup.controller).sort(),
+    );
+    for (const cgroup of its) {
+      expect(mine.map((own) => own.dir)).not.toContain(cgroup.dir);
+      expect(existsSync(cgroup.dir)).toBe(true);
+    }
+    const rlimit = await runInConsole(guest, "grep 'Max processes' /proc/self/limits");
+    expect(rlimit.output).toMatch(new RegExp(`Max processes\\s+${limits.pids}\\s+${limits.pids}\\s`));
+    expect(await hostCgroupLimitsOf(its)).toEqual({
+      pids: limits.pids,
+      // The disk is memory the guest's cgroup pays for (docs/emulator.md).
+      memoryBytes: limits.memoryBytes + limits.diskBytes,
+      cpuQuotaUs: (limits.cpuMillicores / 1000) * 100_000,
+    });
+
+    await guest.kill();
+    for (const cgroup of its) expect(existsSync(cgroup.dir)).toBe(false);
+  }, 30_000);
+});
+
+describe.runIf(privileged)("a guest's uid", () => {
+  it("is its own in each guest, no host user's, and the student's inside", async () => {
+    const [first, second] = await Promise.all([bootedGuest("lab-uid-1"), bootedGuest("lab-uid-2")]);
+    const [a, b] = await Promise.all([markedProcess(first), markedProcess(second)]);
+    expect(a.uid).not.toBe(b.uid);
+    const known = await hostPasswdUids();
+    for (const uid of [a.uid, b.uid]) {
+      expect(uid).toBeGreaterThanOrEqual(2 ** 20);
+      expect(known.has(uid)).toBe(false);
+    }
+    const inside = await runInConsole(first, "id -un; id -u; stat -c %u ~");
+    expect(inside.output.trim().split("\n")).toEqual(["student", String(a.uid), String(a.uid)]);
+  }, 30_000);
+});

@@ -1,0 +1,154 @@
+// The port relay against the security review's H4: run by an ordinary user, a student (the guest's
+// one uid) took the relay's channel to the emulator with pidfd_getfd(2) and killed the emulator, every
+// guest with it, with one line of junk. Now the student finds no channel to take, and whatever a relay
+// gone bad sends the emulator ends at most that guest's port-forwarding, with a logged reason.
+import { spawn } from "node:child_process";
+import { chown, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { startGuest, type Guest } from "./guest.ts";
+import { runsPrivileged } from "./sandbox.ts";
+import { runInConsole } from "./testing/console-command.ts";
+import { echoServerCommand } from "./testing/echo-server.ts";
+import { answerAsRelay, relayPidOf, writeAsRelay } from "./testing/relay-hijack.ts";
+
+const ordinaryUid = 1000;
+const oneUidScript = fileURLToPath(new URL("./testing/one-uid-channels.ts", import.meta.url));
+
+describe.runIf(runsPrivileged())("a guest of an emulator run by an ordinary user", () => {
+  it("holds no channel to the emulator that the student could take, and port-forwarding works", async () => {
+    const home = await mkdtemp(join(tmpdir(), "lab-one-uid-channels-test-"));
+    await chown(home, ordinaryUid, ordinaryUid);
+    try {
+      const output = await new Promise<string>((resolve, reject) => {
+        const child = spawn(
+          "setpriv",
+          [
+            `--reuid=${ordinaryUid}`,
+            `--regid=${ordinaryUid}`,
+            "--clear-groups",
+            "--",
+            process.execPath,
+            "--import",
+            "tsx",
+            oneUidScript,
+          ],
+          {
+            cwd: process.cwd(),
+            env: { PATH: process.env.PATH ?? "", HOME: home, TMPDIR: home },
+            stdio: ["ignore", "pipe", "pipe"],
+          },
+        );
+        let stdout = "";
+        let stderr = "";
+        child.stdout.setEncoding("utf8").on("data", (text: string) => (stdout += text));
+        child.stderr.setEncoding("utf8").on("data", (text: string) => (stderr += text));
+        child.once("error", reject);
+        child.once("close", (code) =>
+          code === 0 ? resolve(stdout) : reject(new Error(`exited ${code}: ${stderr}`)),
+        );
+      });
+      expect(JSON.parse(output.trim().split("\n").at(-1) ?? "{}")).toEqual({
+        uid: "1000",
+        channelsToTheEmulator: [],
+        echoed: "still forwarded",
+      });
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
+  }, 30_000);
+});
+
+const payloads: [string, Buffer][] = [
+  ["a line of junk", Buffer.from("not json at all\n")],
+  ["a 16 MiB line", Buffer.alloc(16 << 20, "x")],
+  ["binary garbage", Buffer.from(Array.from({ length: 1 << 16 }, (_, index) => (index * 7919) % 256))],
+];
+
+describe.runIf(runsPrivileged())("a port relay gone bad", () => {
+  const userData = `#cloud-config\nruncmd:\n  - ${JSON.stringify(echoServerCommand(8099))}\n`;
+  const warnings: string[] = [];
+  let rootDir: string;
+  let bystander: Guest;
+  let answering: Guest;
+  const victims = new Map<string, Guest>();
+
+  async function echo(guest: Guest, text: string): Promise<string> {
+    const socket = await guest.connect(8099);
+    try {
+      return await new Promise<string>((resolve, reject) => {
+        socket.once("data", (chunk: Buffer) => resolve(chunk.toString()));
+        socket.once("error", reject);
+        socket.write(text);
+      });
+    } finally {
+      socket.destroy();
+    }
+  }
+
+  async function bootedWithEcho(name: string): Promise<Guest> {
+    const guest = await startGuest({ name, rootDir, userData });
+    await vi.waitFor(() => echo(guest, "up"), { timeout: 10_000, interval: 50 });
+    return guest;
+  }
+
+  const warnedAbout = (guest: Guest) =>
+    warnings.filter((line) => line.includes(`guest ${guest.name}`) && line.includes("port relay"));
+
+  beforeAll(async () => {
+    vi.spyOn(console, "warn").mockImplementation((...parts: unknown[]) => {
+      warnings.push(parts.map(String).join(" "));
+    });
+    rootDir = await mkdtemp(join(tmpdir(), "lab-relay-junk-test-"));
+    const names = payloads.map((_, index) => `victim-${index}`);
+    const guests = await Promise.all(
+      ["bystander", "answering", ...names].map((name) => bootedWithEcho(name)),
+    );
+    [bystander, answering] = guests as [Guest, Guest];
+    names.forEach((name, index) => victims.set(name, guests[index + 2] as Guest));
+  }, 30_000);
+
+  afterAll(async () => {
+    vi.restoreAllMocks();
+    await Promise.all([bystander, answering, ...victims.values()].map((guest) => guest?.kill()));
+    await rm(rootDir, { recursive: true, force: true });
+  });
+
+  it.each(payloads.map(([what, payload], index) => [what, payload, `victim-${index}`] as const))(
+    "%s in the relay's channels ends that guest's port-forwarding only, and says why",
+    async (_, payload, name) => {
+      const guest = victims.get(name) as Guest;
+      const written = await writeAsRelay(await relayPidOf(guest), payload);
+      expect(Object.keys(written).length).toBeGreaterThan(0);
+
+      await vi.waitFor(() => expect(warnedAbout(guest)).not.toEqual([]), { timeout: 5000 });
+      await expect(guest.connect(8099)).rejects.toMatchObject({ code: "EIO" });
+      // The guest runs on; so does every other guest, port-forwarding included.
+      expect((await runInConsole(guest, "echo al''ive")).output).toBe("alive\n");
+      expect(await echo(bystander, "unharmed")).toBe("unharmed");
+    },
+    20_000,
+  );
+
+  it("fails a connection the relay answers with junk, says why, and serves the next one", async () => {
+    const relay = await relayPidOf(answering);
+    const impostor = answerAsRelay(
+      relay,
+      payloads.map(([, payload]) => payload),
+    );
+    await impostor.ready;
+    try {
+      for (let index = 0; index < payloads.length; index++) {
+        await expect(answering.connect(8099)).rejects.toMatchObject({ code: "EIO" });
+      }
+      await impostor.done;
+    } finally {
+      process.kill(relay, "SIGCONT");
+    }
+    expect(warnedAbout(answering)).toHaveLength(payloads.length);
+    expect(await echo(answering, "served again")).toBe("served again");
+    expect(await echo(bystander, "unharmed")).toBe("unharmed");
+  }, 30_000);
+});
