@@ -33,5 +33,42 @@ export function parseHeader(firstLine: string): RecordingHeader | undefined {
   }
 }
 
-/** The marker written last when a recording reaches its size cap. */
-export const sizeCapMarker = "recording stopped: size limit reached";
+/**
+ * What a recording whose head filled up lost to a flood: the output between the head and the tail
+ * (recording-writer.ts) that neither kept.
+ */
+export interface RecordingGap {
+  /** Bytes of output (UTF-8, as the VM printed them) not kept. */
+  droppedBytes: number;
+  /** The times of the first and the last event not kept. */
+  fromSeconds: number;
+  toSeconds: number;
+}
+
+/**
+ * The marker that opens a tail once output was dropped, at the time of the last event dropped, so that
+ * times never go back. Players show it as a chapter; docs/console.md quotes its wording, and a writer
+ * that takes the recording over reads the count back from it.
+ */
+export function gapMarkerLine(gap: RecordingGap): string {
+  const text =
+    `recording gap: ${gap.droppedBytes} bytes of output (${readableSize(gap.droppedBytes)}) ` +
+    `from ${gap.fromSeconds.toFixed(3)} s to ${gap.toSeconds.toFixed(3)} s not kept (size limit); ` +
+    "what follows is the last output";
+  return eventLine(gap.toSeconds, "m", text);
+}
+
+const gapMarkerPattern =
+  /^recording gap: (\d+) bytes of output \([^)]*\) from (\d+(?:\.\d+)?) s to \d+(?:\.\d+)? s not kept \(size limit\); what follows is the last output$/;
+
+/** The gap a marker event (its time and text) describes; undefined for any other event. */
+export function parseGapMarker(seconds: number, text: string): RecordingGap | undefined {
+  const match = gapMarkerPattern.exec(text);
+  return match
+    ? { droppedBytes: Number(match[1]), fromSeconds: Number(match[2]), toSeconds: seconds }
+    : undefined;
+}
+
+function readableSize(bytes: number): string {
+  return bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KiB` : `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+}

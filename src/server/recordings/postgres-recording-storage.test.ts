@@ -1,9 +1,12 @@
 // The recording storage contract on a real PostgreSQL, and what the console sees when the database
 // is in trouble: recording goes quiet with a warning, reading fails with database_unavailable, and a
 // closing console waits for its recording a bounded while only.
+import { text } from "node:stream/consumers";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DatabaseUnavailableError } from "../db/errors.ts";
+import { PostgresDatabase } from "../db/postgres/database.ts";
+import { postgresRecordingsSchema } from "../db/postgres/recordings-schema.ts";
 import {
   createTestSchema,
   repositoryInFreshSchema,
@@ -12,8 +15,10 @@ import {
   type TestPostgres,
 } from "../db/postgres/testing/test-postgres.ts";
 import { eventually } from "../testing/test-bff.ts";
+import { eventLine, headerLine } from "./asciicast.ts";
 import { PostgresRecordingStorage } from "./postgres-recording-storage.ts";
 import { RecordingStore } from "./recording-store.ts";
+import { expectWellFormed, outputOf } from "./testing/cast.ts";
 import { aHeader, describeRecordingStorageContract } from "./testing/storage-contract.ts";
 
 let server: TestPostgres;
@@ -68,7 +73,6 @@ describe("PostgreSQL recordings while the database is locked", () => {
       await storage.append("s-locked", {
         header: aHeader("s-locked"),
         text: '[0.1,"o","hi"]\n',
-        capped: false,
       });
       await lock();
 
@@ -86,7 +90,7 @@ describe("PostgreSQL recordings while the database is locked", () => {
       expect((error as Error).message).toMatch(/is locked by another program/);
 
       await unlock();
-      expect(await store.find("s-locked")).toMatchObject({ capped: false });
+      expect(await store.find("s-locked")).toMatchObject({ tailBytes: 0 });
     } finally {
       await close();
     }
@@ -133,6 +137,64 @@ describe("the recordings list in PostgreSQL", () => {
       expect(columns).toEqual(expect.arrayContaining(["lab_id, started_at", "owner, started_at"]));
     } finally {
       await storage.close();
+      await schema.drop();
+    }
+  });
+});
+
+describe("PostgreSQL recordings stored before a recording had a tail", () => {
+  it("are upgraded in place: they read as they were, and a console goes on after them", async () => {
+    const schema = await createTestSchema(server);
+    try {
+      // The tables as the version before left them, holding a recording it stopped at its cap.
+      const previous = await PostgresDatabase.open(schema.url, {
+        ...postgresRecordingsSchema,
+        migrations: postgresRecordingsSchema.migrations.slice(0, 2),
+      });
+      const header = headerLine({ ...aHeader("s-before"), timestamp: Math.floor(Date.now() / 1000) - 60 });
+      let old = "";
+      for (let line = 0; Buffer.byteLength(header + old) < 3_900; line += 1) {
+        old += eventLine(1 + line / 1_000, "o", `old ${line}\r\n`);
+      }
+      old += eventLine(2, "m", "recording stopped: size limit reached");
+      await previous.query(
+        `INSERT INTO console_recordings
+           (session_id, owner, lab_id, header, started_at, last_written_at, bytes, chunks, capped)
+         VALUES ('s-before', 'alice', 'lab-one', $1, now(), now(), $2, 1, true)`,
+        [header, Buffer.byteLength(header + old)],
+      );
+      await previous.query(
+        "INSERT INTO console_recording_chunks (session_id, seq, text) VALUES ('s-before', 1, $1)",
+        [old],
+      );
+      await previous.close();
+
+      const storage = await PostgresRecordingStorage.open(schema.url);
+      try {
+        const found = await storage.find("s-before");
+        expect(found).toMatchObject({ bytes: Buffer.byteLength(header + old), tailBytes: 0 });
+        expect(await text((await storage.read("s-before", found!.bytes))!)).toBe(header + old);
+
+        const store = new RecordingStore({
+          storage,
+          maxBytes: 4 * 1024,
+          tailBytes: 1024,
+          retentionMs: 86_400_000,
+          labOf: async () => "lab-one",
+          log: { warn: () => undefined },
+        });
+        const recorder = store.recorderFor({ id: "s-before", owner: "alice" }, { cols: 80, rows: 24 });
+        recorder.output(Buffer.from("after-the-upgrade\r\n"));
+        await recorder.close();
+        const now = await storage.find("s-before");
+        const cast = await text((await storage.read("s-before", now!.bytes))!);
+        expect(cast.startsWith(header + old)).toBe(true);
+        expect(outputOf(cast).endsWith("after-the-upgrade\r\n")).toBe(true);
+        expectWellFormed(cast, 5 * 1024);
+      } finally {
+        await storage.close();
+      }
+    } finally {
       await schema.drop();
     }
   });

@@ -1,22 +1,28 @@
-// The store on a real folder (the file storage): the size cap ends a recording with a marker, the
-// retention sweep removes only what is past its time, and the files are the BFF's alone.
+// The store on a real folder (the file storage): what the size cap costs a flood (one tail write a
+// second) and keeps of it, the retention sweep removes only what is past its time, and the files are
+// the BFF's alone.
 import { mkdtemp, readFile, rm, stat, utimes } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { text } from "node:stream/consumers";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { eventually } from "../testing/test-bff.ts";
-import { sizeCapMarker } from "./asciicast.ts";
 import { FileRecordingStorage } from "./file-recording-storage.ts";
+import type { RecordingBatch, RecordingStorage } from "./recording-storage.ts";
 import { RecordingStore } from "./recording-store.ts";
+import { expectGapAccountsFor, expectWellFormed, floodText, outputOf } from "./testing/cast.ts";
 
 let dir: string;
 let warnings: unknown[];
 const day = 86_400_000;
 
-function storeWith(maxBytes: number): RecordingStore {
+function storeWith(
+  limits: { maxBytes: number; tailBytes?: number },
+  storage: RecordingStorage = new FileRecordingStorage(dir),
+): RecordingStore {
   return new RecordingStore({
-    storage: new FileRecordingStorage(dir),
-    maxBytes,
+    storage,
+    ...limits,
     retentionMs: 7 * day,
     labOf: async () => "lab-one",
     log: { warn: (details: unknown) => void warnings.push(details) },
@@ -32,34 +38,74 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-describe("the size cap", () => {
-  it("stops a recording with a final marker, and a later console does not append to it", async () => {
-    const store = storeWith(1_000);
-    const recorder = store.recorderFor({ id: "s-capped", owner: "alice" }, { cols: 80, rows: 24 });
-    for (let line = 0; line < 50; line += 1) recorder.output(Buffer.from(`line ${line}\r\n`));
-    const file = path.join(dir, "s-capped.cast");
-    const cast = await eventually(
-      () => readFile(file, "utf8").catch(() => ""),
-      (text) => text.includes(sizeCapMarker),
-      { what: "the cap marker" },
-    );
-    expect(Buffer.byteLength(cast)).toBeLessThanOrEqual(1_000);
-    expect(JSON.parse(cast.trimEnd().split("\n").at(-1)!)).toEqual([expect.any(Number), "m", sizeCapMarker]);
-    expect(cast).toContain("line 0");
+/** Counts the tail's replacements: how often a flood makes the storage write. */
+class CountingTailWrites extends FileRecordingStorage {
+  readonly tailWrites: number[] = [];
 
-    const later = store.recorderFor({ id: "s-capped", owner: "alice" }, { cols: 80, rows: 24 });
-    later.output(Buffer.from("after the cap\r\n"));
-    const sentinel = store.recorderFor({ id: "s-other", owner: "alice" }, { cols: 80, rows: 24 });
-    sentinel.output(Buffer.from("x"));
-    await eventually(
-      () => store.find("s-other"),
-      (found) => found !== undefined,
+  override replaceTail(sessionId: string, batch: RecordingBatch): Promise<void> {
+    this.tailWrites.push(Date.now());
+    return super.replaceTail(sessionId, batch);
+  }
+}
+
+async function castOf(store: RecordingStore, sessionId: string): Promise<string> {
+  const found = await store.find(sessionId);
+  const body = found && (await store.read(sessionId, found.bytes));
+  return body ? text(body) : "";
+}
+
+describe("the size cap", () => {
+  it("stores the tail at most once a second while a flood goes on, and once more as the console closes", async () => {
+    const storage = new CountingTailWrites(dir);
+    const store = storeWith({ maxBytes: 64 * 1024, tailBytes: 8 * 1024 }, storage);
+    const recorder = store.recorderFor({ id: "s-flooding", owner: "alice" }, { cols: 80, rows: 24 });
+    const printed: string[] = [];
+    const started = Date.now();
+    while (Date.now() - started < 2_500) {
+      const flood = floodText(4 * 1024);
+      recorder.output(Buffer.from(flood));
+      printed.push(flood);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    recorder.output(Buffer.from("after-the-flood\r\n"));
+    printed.push("after-the-flood\r\n");
+    // Stored while output flows, not only at the end: a console that crashes keeps a recent tail.
+    const whileFlooding = [...storage.tailWrites];
+    expect(whileFlooding.length).toBeGreaterThanOrEqual(2);
+    expect(whileFlooding.length).toBeLessThanOrEqual(3);
+    for (let index = 1; index < whileFlooding.length; index += 1) {
+      expect(whileFlooding[index]! - whileFlooding[index - 1]!).toBeGreaterThanOrEqual(990);
+    }
+
+    await recorder.close();
+    expect(storage.tailWrites).toHaveLength(whileFlooding.length + 1);
+    const cast = await castOf(store, "s-flooding");
+    expectWellFormed(cast, 64 * 1024);
+    expect(outputOf(cast).endsWith("after-the-flood\r\n")).toBe(true);
+    expectGapAccountsFor(cast, printed.join(""));
+  });
+
+  it("keeps the end of one chunk bigger than the whole tail", async () => {
+    const store = storeWith({ maxBytes: 64 * 1024, tailBytes: 8 * 1024 });
+    const recorder = store.recorderFor({ id: "s-big-chunk", owner: "alice" }, { cols: 80, rows: 24 });
+    const printed = ["the-beginning\r\n", floodText(100 * 1024), `${floodText(20 * 1024, "big")}the-end\r\n`];
+    for (const chunk of printed) recorder.output(Buffer.from(chunk));
+    await recorder.close();
+    const cast = await castOf(store, "s-big-chunk");
+    expectWellFormed(cast, 64 * 1024);
+    expect(outputOf(cast)).toMatch(/^the-beginning\r\nflood 0 /);
+    expect(expectGapAccountsFor(cast, printed.join("")).after).toMatch(
+      /^[^]{6000,}big \d+ y+\r\nthe-end\r\n$/,
     );
-    expect(await readFile(file, "utf8")).toBe(cast);
+  });
+
+  it("refuses a tail too small for a line or too big to leave a head", () => {
+    expect(() => storeWith({ maxBytes: 64 * 1024, tailBytes: 512 })).toThrow(/tail/);
+    expect(() => storeWith({ maxBytes: 64 * 1024, tailBytes: 40 * 1024 })).toThrow(/tail/);
   });
 
   it("keeps a character split across chunks whole", async () => {
-    const store = storeWith(10_000);
+    const store = storeWith({ maxBytes: 10_000 });
     const euro = Buffer.from("€");
     const recorder = store.recorderFor({ id: "s-split", owner: "bob" }, { cols: 80, rows: 24 });
     recorder.output(Buffer.concat([Buffer.from("a"), euro.subarray(0, 1)]));
@@ -79,7 +125,7 @@ describe("the size cap", () => {
 
 describe("the retention sweep", () => {
   it("removes recordings last written before the retention period, and keeps the rest", async () => {
-    const store = storeWith(10_000);
+    const store = storeWith({ maxBytes: 10_000 });
     for (const id of ["s-old", "s-new"]) {
       store.recorderFor({ id, owner: "alice" }, { cols: 80, rows: 24 }).output(Buffer.from("hi"));
     }

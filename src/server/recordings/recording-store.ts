@@ -1,6 +1,7 @@
 // The console recordings, kept for the retention period after their last write whether or not the
 // session still exists. What is the same wherever they are kept lives here (one recorder per console,
-// the size cap, the header naming owner and lab, the sweep); where lives in a RecordingStorage.
+// the size cap and its tail, the header naming owner and lab, the sweep); where lives in a
+// RecordingStorage.
 import type { Readable } from "node:stream";
 import type { FastifyBaseLogger } from "fastify";
 import type { RecordingSummary } from "../../common/api.ts";
@@ -10,7 +11,15 @@ import { RecordingWriter } from "./recording-writer.ts";
 
 export interface RecordingStoreOptions {
   storage: RecordingStorage;
+  /** The cap of each recording, head and tail together. */
   maxBytes: number;
+  /**
+   * The share of the cap that keeps a flooded recording's last output (recording-writer.ts): at least
+   * 1 KiB and at most half the cap. Default 1 MiB, or a quarter of the cap when that is less.
+   */
+  tailBytes?: number;
+  /** The least time between two writes of a recording's tail while output flows (default 1 s). */
+  tailWriteIntervalMs?: number;
   retentionMs: number;
   /** The lab a session runs, for the header; undefined when the session is unknown. */
   labOf(sessionId: string): Promise<string | undefined>;
@@ -32,6 +41,22 @@ export interface ConsoleRecorder {
 /** How long output goes unrecorded after the storage failed to open a recording. */
 const reopenDelayMs = 5_000;
 const defaultCloseTimeoutMs = 5_000;
+const defaultTailBytes = 1024 * 1024;
+/** Room for the gap marker and a few lines of output. */
+const minTailBytes = 1024;
+const defaultTailWriteIntervalMs = 1_000;
+/**
+ * How often a download finds and reads a recording whose tail was replaced in between. A tail is
+ * replaced at most once a second and the two take milliseconds, so even a second try is rare.
+ */
+const downloadAttempts = 5;
+
+/** A recording whose tail was replaced between every find and read of a download. */
+export class RecordingBusyError extends Error {
+  constructor(sessionId: string) {
+    super(`The recording of session ${sessionId} changed while it was read. Try again.`);
+  }
+}
 
 export class RecordingStore {
   /**
@@ -40,7 +65,18 @@ export class RecordingStore {
    */
   private readonly closing = new Map<string, Promise<void>>();
 
-  constructor(private readonly options: RecordingStoreOptions) {}
+  private readonly tailBytes: number;
+
+  constructor(private readonly options: RecordingStoreOptions) {
+    const { maxBytes } = options;
+    this.tailBytes = options.tailBytes ?? Math.min(defaultTailBytes, Math.floor(maxBytes / 4));
+    if (this.tailBytes < minTailBytes || this.tailBytes > maxBytes / 2) {
+      throw new RangeError(
+        `A recording's tail must hold between ${minTailBytes} bytes and half the size cap (${maxBytes} bytes); ` +
+          `it is ${this.tailBytes}.`,
+      );
+    }
+  }
 
   /**
    * A recorder for one console. The recording is opened on the first output (a console that never
@@ -78,9 +114,29 @@ export class RecordingStore {
     return this.options.storage.find(sessionId);
   }
 
-  /** The first `bytes` bytes of a recording, as `find` measured it; undefined when it is gone since. */
+  /** The recording as `find` measured it, `bytes` long; undefined when it is gone or changed since. */
   read(sessionId: string, bytes: number): Promise<Readable | undefined> {
     return this.options.storage.read(sessionId, bytes);
+  }
+
+  /**
+   * A recording to send, if `mayRead` allows it (it sees the header, hence the owner, before a byte is
+   * read), with a body exactly `recording.bytes` long. Undefined when there is none or it is not
+   * allowed; rejects with RecordingBusyError when its tail kept changing under every attempt.
+   */
+  async download(
+    sessionId: string,
+    mayRead: (recording: StoredRecording) => boolean,
+  ): Promise<{ recording: StoredRecording; body: Readable } | undefined> {
+    const { storage } = this.options;
+    for (let attempt = 0; attempt < downloadAttempts; attempt += 1) {
+      const recording = await storage.find(sessionId);
+      if (!recording || !mayRead(recording)) return undefined;
+      // Undefined: swept (the next find says so) or its tail replaced since it was found.
+      const body = await storage.read(sessionId, recording.bytes);
+      if (body) return { recording, body };
+    }
+    throw new RecordingBusyError(sessionId);
   }
 
   /** Newest first. */
@@ -141,6 +197,8 @@ export class RecordingStore {
     await this.closing.get(session.id);
     try {
       const existing = await storage.find(session.id);
+      // A tail means a full head: the recorder goes on rolling the tail it left.
+      const tail = existing && existing.tailBytes > 0 ? ((await storage.tail(session.id)) ?? "") : undefined;
       const header: RecordingHeader = existing?.header ?? {
         version: 2,
         width: size.cols,
@@ -155,10 +213,13 @@ export class RecordingStore {
       };
       return new RecordingWriter({
         append: (batch) => storage.append(session.id, batch),
+        replaceTail: (batch) => storage.replaceTail(session.id, batch),
         header,
-        existingBytes: existing?.bytes ?? 0,
-        capped: existing?.capped ?? false,
+        headBytes: existing ? existing.bytes - existing.tailBytes : 0,
+        tail,
         maxBytes: this.options.maxBytes,
+        tailBytes: this.tailBytes,
+        tailWriteIntervalMs: this.options.tailWriteIntervalMs ?? defaultTailWriteIntervalMs,
         onError: (error) => log.warn({ sessionId: session.id, err: error }, "console recording write failed"),
       });
     } catch (error) {

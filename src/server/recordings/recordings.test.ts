@@ -16,6 +16,7 @@ import {
   type TestBrowser,
 } from "../testing/test-bff.ts";
 import { eventLine, headerLine, parseHeader } from "./asciicast.ts";
+import { expectWellFormed, gapOf } from "./testing/cast.ts";
 
 let emulator: TestEmulator;
 let bff: TestBff;
@@ -220,4 +221,57 @@ describe("the server stopping", () => {
       await rm(dataDir, { recursive: true, force: true });
     }
   });
+});
+
+describe("a student who floods their console", () => {
+  it("cannot hide from staff what they do after the flood", async () => {
+    const dataDir = await mkdtemp(path.join(tmpdir(), "recordings-flooded-"));
+    const maxBytes = 64 * 1024;
+    const capped = await startTestBff({
+      labs: [aLab({ id: "lab-rec" })],
+      emulator,
+      gradingDataDir: dataDir,
+      recordingLimits: { maxBytes },
+    });
+    try {
+      const carol = await capped.signIn("carol");
+      const sessionId = await launchRunning(carol, "lab-rec");
+      const console = await rawConsole(sessionId, await signInCookie(capped.url, "carol"), capped);
+      const shows = (what: string, timeoutMs = 20_000) =>
+        eventually(
+          async () => console.live().toString("utf8"),
+          (text) => text.includes(what),
+          { what, timeoutMs },
+        );
+      console.type("echo before-the-fl''ood\r");
+      await shows("before-the-flood");
+      // Six times the cap, as `yes` would print it in a moment.
+      console.type("yes flooding-the-recording | head -c 400000; echo flood-d''one\r");
+      await shows("flood-done", 90_000);
+      console.type("echo after-the-fl''ood-$((6*7))\r");
+      await shows("after-the-flood-42");
+
+      const tara = await capped.signIn("tara");
+      const download = await eventually(
+        () => tara.get(`/api/sessions/${sessionId}/recording`),
+        (answer) => answer.status === 200 && outputOf(String(answer.body)).includes("after-the-flood-42"),
+        { what: "the command after the flood in the recording" },
+      );
+      const cast = String(download.body);
+      expect(Number(download.headers.get("content-length"))).toBe(Buffer.byteLength(cast));
+      expectWellFormed(cast, maxBytes);
+      const gap = gapOf(cast);
+      expect(gap?.before).toContain("before-the-flood");
+      expect(gap?.dropped).toBeGreaterThan(300_000);
+      // The tail: the flood's last lines, then what came after them.
+      expect(gap?.after.indexOf("flooding-the-recording\r\n")).toBeGreaterThanOrEqual(0);
+      expect(gap?.after.lastIndexOf("flooding-the-recording\r\n")).toBeLessThan(
+        gap!.after.indexOf("after-the-flood-42"),
+      );
+      console.close();
+    } finally {
+      await capped.close();
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  }, 180_000);
 });

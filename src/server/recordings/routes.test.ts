@@ -25,6 +25,7 @@ import { PostgresRecordingStorage } from "./postgres-recording-storage.ts";
 import type { RecordingStorage } from "./recording-storage.ts";
 import { RecordingStore } from "./recording-store.ts";
 import { registerRecordingRoutes } from "./routes.ts";
+import { expectGapAccountsFor, expectWellFormed, floodText } from "./testing/cast.ts";
 import { aHeader } from "./testing/storage-contract.ts";
 
 const cookieSecret = "a-test-secret-that-is-long-enough-to-sign";
@@ -53,13 +54,17 @@ afterAll(async () => {
 });
 
 /** The recording routes alone, over `storage`, listening on a loopback port. */
-async function serve(storage: RecordingStorage) {
+async function serve(
+  storage: RecordingStorage,
+  limits: { maxBytes?: number; tailBytes?: number; tailWriteIntervalMs?: number } = {},
+) {
   const app: FastifyInstance = Fastify();
   await app.register(fastifyCookie, { secret: cookieSecret });
   app.setErrorHandler((error, request, reply) => sendError(error, request, reply));
   const recordings = new RecordingStore({
     storage,
     maxBytes: 100_000,
+    ...limits,
     retentionMs: 86_400_000,
     labOf: async () => "lab-one",
     log: { warn: () => undefined },
@@ -69,6 +74,7 @@ async function serve(storage: RecordingStorage) {
   opened.push(app, storage);
   const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   return {
+    recordings,
     get: (as: Me, route: string) =>
       fetch(url + route, {
         headers: {
@@ -103,8 +109,8 @@ describe("the recording routes", () => {
     const answers = [];
     for (const storage of stores) {
       const header = aHeader("s-both", "alice", "lab-one");
-      await storage.append("s-both", { header, text: eventLine(0.25, "o", "ünïcødé €\r\n"), capped: false });
-      await storage.append("s-both", { header, text: eventLine(0.5, "o", "more"), capped: false });
+      await storage.append("s-both", { header, text: eventLine(0.25, "o", "ünïcødé €\r\n") });
+      await storage.append("s-both", { header, text: eventLine(0.5, "o", "more") });
       const api = await serve(storage);
       answers.push({
         owner: await answerOf(await api.get(alice, "/api/sessions/s-both/recording")),
@@ -134,6 +140,50 @@ describe("the recording routes", () => {
       list: { ...answer!.list, body: answer!.list.body.replace(/"lastWrittenAt":"[^"]*"/g, "") },
     });
     expect(withoutWriteTimes(rows)).toEqual(withoutWriteTimes(files));
+  });
+
+  it("send a flooded recording whole, its content-length true, while its tail keeps being replaced", async () => {
+    const cap = { maxBytes: 64 * 1024, tailBytes: 8 * 1024 };
+    const stores = [
+      new FileRecordingStorage(path.join(dataDir, "flooded")),
+      await PostgresRecordingStorage.open(schema.url),
+    ];
+    for (const storage of stores) {
+      // The tail is replaced every few milliseconds here (once a second in production), so that
+      // downloads keep meeting a tail replaced between measuring the recording and reading it.
+      const api = await serve(storage, { ...cap, tailWriteIntervalMs: 2 });
+      const recorder = api.recordings.recorderFor(
+        { id: "s-flooded", owner: "alice" },
+        { cols: 80, rows: 24 },
+      );
+      let printed = "";
+      const print = (output: string) => {
+        for (let at = 0; at < output.length; at += 1_000) {
+          recorder.output(Buffer.from(output.slice(at, at + 1_000)));
+        }
+        printed += output;
+      };
+      print("the-beginning\r\n");
+      let downloads = 0;
+      for (let round = 0; round < 30; round += 1) {
+        print(floodText(8 * 1024, `round ${round}`));
+        const answer = await answerOf(await api.get(tara, "/api/sessions/s-flooded/recording"));
+        // Before its first batch is stored there is no recording yet.
+        if (answer.status === 404) continue;
+        downloads += 1;
+        expect(answer.status).toBe(200);
+        expect(Number(answer.length)).toBe(Buffer.byteLength(answer.body));
+        expectWellFormed(answer.body, cap.maxBytes);
+      }
+      expect(downloads).toBeGreaterThan(20);
+      print("after-the-flood\r\n");
+      await recorder.close();
+      const last = await answerOf(await api.get(alice, "/api/sessions/s-flooded/recording"));
+      expect(Number(last.length)).toBe(Buffer.byteLength(last.body));
+      expectWellFormed(last.body, cap.maxBytes);
+      expect(last.body.endsWith('"after-the-flood\\r\\n"]\n')).toBe(true);
+      expectGapAccountsFor(last.body, printed);
+    }
   });
 
   it("answer 503 database_unavailable while PostgreSQL cannot be read", async () => {

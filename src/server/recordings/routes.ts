@@ -8,7 +8,7 @@ import type { LoginSessions } from "../auth/login-sessions.ts";
 import { requireUser } from "../auth/current-user.ts";
 import { DatabaseUnavailableError } from "../db/errors.ts";
 import { HttpError, notFound, parseOrThrow } from "../http/errors.ts";
-import type { RecordingStore } from "./recording-store.ts";
+import { RecordingBusyError, type RecordingStore } from "./recording-store.ts";
 
 const RecordingParams = z.object({
   id: z
@@ -31,25 +31,20 @@ export function registerRecordingRoutes(
   app.get("/api/sessions/:id/recording", async (request, reply) => {
     const user = requireUser(request, loginSessions);
     const { id } = parseOrThrow(RecordingParams, request.params);
-    const found = await recordings.find(id).catch((error: unknown) => {
-      throw toHttpError(error, request);
-    });
-    // 404 alike for "none" and "not yours", as the sessions API answers.
-    if (!found || !maySee(user, found.header.lab_console.owner)) {
-      throw notFound(`Session ${id} has no console recording.`);
-    }
-    // The length as of now: the recording may grow while it is sent, and only whole lines are promised.
-    const body = await recordings.read(id, found.bytes).catch((error: unknown) => {
-      throw toHttpError(error, request);
-    });
-    // The retention sweep removed it since it was found.
-    if (!body) throw notFound(`Session ${id} has no console recording.`);
+    // 404 alike for "none" and "not yours", as the sessions API answers. The length is the
+    // recording's as it was read: it may grow while it is sent, and only whole lines are promised.
+    const found = await recordings
+      .download(id, (recording) => maySee(user, recording.header.lab_console.owner))
+      .catch((error: unknown) => {
+        throw toHttpError(error, request);
+      });
+    if (!found) throw notFound(`Session ${id} has no console recording.`);
     return reply
       .header("content-type", "application/x-asciicast")
       .header("content-disposition", `attachment; filename="${id}.cast"`)
-      .header("content-length", found.bytes)
+      .header("content-length", found.recording.bytes)
       .header("cache-control", "no-store")
-      .send(body);
+      .send(found.body);
   });
 
   app.get("/api/recordings", async (request): Promise<RecordingList> => {
@@ -69,6 +64,7 @@ function maySee(user: Me, owner: string): boolean {
 }
 
 function toHttpError(error: unknown, request: FastifyRequest): unknown {
+  if (error instanceof RecordingBusyError) return new HttpError(503, "recording_busy", error.message);
   if (!(error instanceof DatabaseUnavailableError)) return error;
   request.log.error({ err: error.cause ?? error }, "recordings database unavailable");
   return new HttpError(503, error.code, error.message);

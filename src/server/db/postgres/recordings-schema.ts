@@ -2,6 +2,7 @@
 // DATA_DIR/recordings/<session>.cast, so every replica lists and serves every recording and a console
 // that moves to another replica goes on appending to the same one.
 import type { PostgresSchema } from "./database.ts";
+import { recordingsTailMigration } from "./recordings-tail-migration.ts";
 
 export const postgresRecordingsSchema: PostgresSchema = {
   component: "recordings",
@@ -41,5 +42,6 @@ export const postgresRecordingsSchema: PostgresSchema = {
         CREATE INDEX console_recordings_by_owner ON console_recordings (owner, started_at);
       `,
     },
+    recordingsTailMigration,
   ],
 };
