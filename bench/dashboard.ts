@@ -123,7 +123,9 @@ async function main(): Promise<void> {
           quotas: { perStudent: 1, perLab: null, total: null },
         },
         allowedOrigins: [],
-        trustProxy: false,
+        // Every simulated browser connects from 127.0.0.1: the bench measures the BFF, not the cap
+        // per address.
+        serverLimits: { maxConnectionsPerAddress: Number.MAX_SAFE_INTEGER },
       });
       await app.listen({ host: "127.0.0.1", port: 0 });
       const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;

@@ -208,6 +208,8 @@ async function startBff(kubeconfigPath: string, stateDir: string): Promise<BffPr
       LABS_DIR: path.join(stateDir, "labs"),
       LAB_USERS_FILE: path.join(stateDir, "users.json"),
       METRICS_TOKEN: metricsToken,
+      // Every student connects from 127.0.0.1: the soak measures the BFF, not the cap per address.
+      LAB_MAX_CONNECTIONS_PER_ADDRESS: "100000",
     },
   });
   await until(async () => (await fetch(`${bff.url}/api/readyz`)).status === 200, 60_000, "the BFF ready");

@@ -28,10 +28,17 @@ import { GradingService, type GradingServiceDeps } from "./grading/service.ts";
 import { registerHealthRoutes } from "./health-routes.ts";
 import { HelpRequests } from "./help/help-requests.ts";
 import { registerHelpRoutes } from "./help/routes.ts";
+import { trustsProxy, type TrustedProxies } from "./http/client-address.ts";
 import { createCsrfGuard } from "./http/csrf.ts";
 import { createOwnNames } from "./http/own-names.ts";
 import { securityHeaders } from "./http/security-headers.ts";
 import { sendError } from "./http/errors.ts";
+import {
+  defaultServerLimits,
+  limitConnections,
+  serverOptions,
+  type ServerLimits,
+} from "./http/server-limits.ts";
 import type { ClusterClient } from "./kube/client.ts";
 import { registerLabRoutes } from "./lab-routes.ts";
 import { recordGrading } from "./metrics/app-metrics.ts";
@@ -43,6 +50,7 @@ import { createSessionReads } from "./sessions/reads.ts";
 import { registerBootLogRoute } from "./sessions/boot-log-routes.ts";
 import { registerRestartRoute } from "./sessions/restart-routes.ts";
 import { registerSessionRoutes } from "./sessions/routes.ts";
+import { LabNetworkPolicies } from "./sessions/lab-network-policy.ts";
 import { SessionService } from "./sessions/service.ts";
 import { registerWeb } from "./spa/static.ts";
 import { registerWallRoutes, type WallTiming } from "./wall/routes.ts";
@@ -71,7 +79,13 @@ export interface AppDeps {
   allowedOrigins: string[];
   /** PUBLIC_URL: the address people open; with it, only that name (and loopback) reaches the server. */
   publicUrl?: string;
-  trustProxy: boolean;
+  /**
+   * TRUST_PROXY: the proxies whose X-Forwarded-For, -Proto and -Host are believed, for request.ip,
+   * request.protocol and request.host alike; none when absent.
+   */
+  trustProxy?: TrustedProxies;
+  /** Timeouts and connection caps (http/server-limits.ts); defaults for what is not given. */
+  serverLimits?: Partial<ServerLimits>;
   /**
    * Where console recordings go (the caller opens and closes it), their size cap and retention; none
    * are recorded when absent.
@@ -106,10 +120,13 @@ const gradingPollMs = 2_000;
 const recordingSweepMs = 3_600_000;
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const isProxy = trustsProxy(deps.trustProxy);
+  const serverLimits = { ...defaultServerLimits, ...deps.serverLimits };
   // Browsers poll every few seconds: per-request log lines would drown everything else.
   const app = Fastify({
     logger: deps.logger ?? false,
-    trustProxy: deps.trustProxy,
+    trustProxy: deps.trustProxy === undefined ? false : isProxy,
+    ...serverOptions(serverLimits),
     logController: new LogController({ disableRequestLogging: true }),
   });
   await app.register(fastifyCookie, { secret: deps.cookieSecret });
@@ -129,6 +146,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     reads,
     labs: deps.labs,
   });
+  limitConnections(app, serverLimits, {
+    isProxy: (address) => isProxy(address, 0),
+    onRefused: (reason) => operations.metrics.connectionsRefused.inc({ reason }),
+    log: app.log,
+  });
   const agentKeyFor = (sessionId: string) => agentKey(deps.agentKeySecret, sessionId);
   const sessions = new SessionService({
     cluster: deps.cluster,
@@ -136,6 +158,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     labs: deps.labs,
     agentUserData: createAgentDelivery(deps.agentFile, agentKeyFor),
     admission: operations.admission,
+    networkPolicies: new LabNetworkPolicies({ cluster: deps.cluster, labs: deps.labs, log: app.log }),
     now: operations.now,
   });
   const gradingDuty = coordination.duty(gradingLeaseName);
@@ -169,6 +192,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     loginSessions,
     audit: operations.audit,
     cookieSecret: deps.cookieSecret,
+    now: () => operations.now().getTime(),
   });
   registerLabRoutes(app, { labs: deps.labs, loginSessions });
   registerSessionRoutes(app, { sessions, loginSessions, audit: operations.audit });

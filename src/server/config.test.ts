@@ -21,7 +21,7 @@ describe("loadConfig", () => {
       authMode: "demo",
       sessionsReadMode: "cache",
       allowedOrigins: [],
-      trustProxy: false,
+      trustProxy: undefined,
       vmSizes: {
         small: { cpu: 1, memory: "2Gi" },
         medium: { cpu: 2, memory: "4Gi" },
@@ -72,6 +72,14 @@ describe("loadConfig", () => {
     expect(config.cluster).toEqual({ kind: "kubeconfig", path: "/k/config" });
   });
 
+  it("in a pod without AUTH_MODE, says where to set it: deploy/base leaves it unset on purpose", () => {
+    expect(problemsOf({}, true)).toEqual([
+      "AUTH_MODE: must be set when a cluster is configured: 'oidc' with the OIDC_* settings (docs/auth.md), " +
+        "or 'demo' to let the demo users, whose passwords are public, in on purpose. In a pod, set it in the " +
+        "Deployment from your overlay: deploy/base leaves it unset, deploy/overlays/demo sets 'demo' (docs/deploy.md)",
+    ]);
+  });
+
   it("prefers LAB_KUBECONFIG over KUBECONFIG, and either over the pod's service account", () => {
     const config = loadConfig({
       env: { LAB_KUBECONFIG: "/lab/config", KUBECONFIG: "/a:/b", AUTH_MODE: "demo" },
@@ -93,6 +101,29 @@ describe("loadConfig", () => {
     const config = loadConfig({ env: { PORT: "", LAB_NAMESPACE: "", KUBECONFIG: "" }, inCluster: false });
     expect(config.port).toBe(8080);
     expect(config.cluster.kind).toBe("embedded-emulator");
+  });
+});
+
+describe("loadConfig: the cluster's own address ranges", () => {
+  it("takes the private ranges by default, and reads a list of CIDRs", () => {
+    expect(loadConfig({ env: {}, inCluster: false }).clusterCidrs).toEqual([
+      "10.0.0.0/8",
+      "172.16.0.0/12",
+      "192.168.0.0/16",
+      "100.64.0.0/10",
+      "fc00::/7",
+    ]);
+    const config = loadConfig({
+      env: { LAB_CLUSTER_CIDRS: "10.244.0.0/16, 10.96.0.0/12,192.168.10.0/24,fd00:10::/64" },
+      inCluster: false,
+    });
+    expect(config.clusterCidrs).toEqual(["10.244.0.0/16", "10.96.0.0/12", "192.168.10.0/24", "fd00:10::/64"]);
+  });
+
+  it("refuses entries that are no range", () => {
+    expect(problemsOf({ LAB_CLUSTER_CIDRS: "10.244.0.0/16,10.96.0.1/12,pods" })).toEqual([
+      "LAB_CLUSTER_CIDRS: each entry must be a range like 10.244.0.0/16: 10.96.0.1/12 (did you mean 10.96.0.0/12?), pods",
+    ]);
   });
 });
 
@@ -124,6 +155,103 @@ describe("loadConfig: limits and metrics", () => {
       "LAB_MAX_SESSIONS",
       "LAB_MAX_SESSIONS_PER_STUDENT",
       "METRICS_TOKEN",
+    ]);
+  });
+});
+
+describe("loadConfig: TRUST_PROXY", () => {
+  it("takes how many proxies stand in front", () => {
+    expect(loadConfig({ env: { TRUST_PROXY: "1" }, inCluster: false }).trustProxy).toEqual({
+      kind: "hops",
+      hops: 1,
+    });
+    expect(loadConfig({ env: { TRUST_PROXY: " 2 " }, inCluster: false }).trustProxy).toEqual({
+      kind: "hops",
+      hops: 2,
+    });
+  });
+
+  it("takes the proxies' addresses and ranges, IPv4 and IPv6", () => {
+    const config = loadConfig({
+      env: { TRUST_PROXY: "10.0.0.0/8, 192.168.1.7,fd00::/8 , 2001:db8::1" },
+      inCluster: false,
+    });
+    expect(config.trustProxy).toEqual({
+      kind: "addresses",
+      addresses: ["10.0.0.0/8", "192.168.1.7", "fd00::/8", "2001:db8::1"],
+    });
+  });
+
+  it("refuses anything that would trust every client, saying what to write instead", () => {
+    for (const value of ["true", "yes", "on", "all", "*", "0.0.0.0/0", "::/0", "0"]) {
+      const [problem, ...others] = problemsOf({ TRUST_PROXY: value });
+      expect(others).toEqual([]);
+      expect(problem).toMatch(/^TRUST_PROXY: /);
+      expect(problem).toContain("TRUST_PROXY=1");
+      expect(problem).toContain("TRUST_PROXY=10.0.0.0/8");
+    }
+  });
+
+  it("names every entry of a list that is not an address or a range, with the other bad values", () => {
+    const problems = problemsOf({
+      TRUST_PROXY: "10.0.0.0/8, 10.0.0.0/33, proxy.example, 10.1.2.300",
+      PORT: "x",
+    });
+    expect(problems.filter((problem) => problem.startsWith("TRUST_PROXY"))).toEqual([
+      expect.stringContaining('"10.0.0.0/33"'),
+      expect.stringContaining('"proxy.example"'),
+      expect.stringContaining('"10.1.2.300"'),
+    ]);
+    expect(problems.some((problem) => problem.startsWith("PORT"))).toBe(true);
+  });
+});
+
+describe("loadConfig: timeouts and connection caps", () => {
+  it("cuts slow requests and caps connections by default", () => {
+    expect(loadConfig({ env: {}, inCluster: false }).serverLimits).toEqual({
+      requestTimeoutMs: 30_000,
+      headersTimeoutMs: 20_000,
+      keepAliveTimeoutMs: 72_000,
+      idleTimeoutMs: 60_000,
+      maxConnections: 4096,
+      maxConnectionsPerAddress: 256,
+    });
+  });
+
+  it("reads them, refusing nonsense and a headers timeout longer than the request timeout", () => {
+    const config = loadConfig({
+      env: {
+        LAB_REQUEST_TIMEOUT_SECONDS: "60",
+        LAB_HEADERS_TIMEOUT_SECONDS: "10",
+        LAB_KEEP_ALIVE_TIMEOUT_SECONDS: "350",
+        LAB_IDLE_TIMEOUT_SECONDS: "120",
+        LAB_MAX_CONNECTIONS: "10000",
+        LAB_MAX_CONNECTIONS_PER_ADDRESS: "1000",
+      },
+      inCluster: false,
+    });
+    expect(config.serverLimits).toEqual({
+      requestTimeoutMs: 60_000,
+      headersTimeoutMs: 10_000,
+      keepAliveTimeoutMs: 350_000,
+      idleTimeoutMs: 120_000,
+      maxConnections: 10_000,
+      maxConnectionsPerAddress: 1000,
+    });
+    const problems = problemsOf({
+      LAB_REQUEST_TIMEOUT_SECONDS: "0",
+      LAB_KEEP_ALIVE_TIMEOUT_SECONDS: "soon",
+      LAB_MAX_CONNECTIONS: "1.5",
+      LAB_MAX_CONNECTIONS_PER_ADDRESS: "-3",
+    });
+    expect(problems.map((problem) => problem.split(":")[0]).sort()).toEqual([
+      "LAB_KEEP_ALIVE_TIMEOUT_SECONDS",
+      "LAB_MAX_CONNECTIONS",
+      "LAB_MAX_CONNECTIONS_PER_ADDRESS",
+      "LAB_REQUEST_TIMEOUT_SECONDS",
+    ]);
+    expect(problemsOf({ LAB_REQUEST_TIMEOUT_SECONDS: "10", LAB_HEADERS_TIMEOUT_SECONDS: "20" })).toEqual([
+      expect.stringMatching(/^LAB_HEADERS_TIMEOUT_SECONDS: must not be longer than/),
     ]);
   });
 });

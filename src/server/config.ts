@@ -3,10 +3,14 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
+import { parseCidr } from "../common/cidr.ts";
 import { memoryPattern } from "../common/lab.ts";
 import type { OidcSettings } from "./auth/oidc/oidc-authenticator.ts";
 import { readOidcSettings } from "./auth/oidc/oidc-config.ts";
+import { parseRange, type TrustedProxies } from "./http/client-address.ts";
+import { defaultServerLimits, type ServerLimits } from "./http/server-limits.ts";
 import { defaultVmSizes, type VmSizes } from "./labs/load-labs.ts";
+import { defaultClusterCidrs } from "./labs/parse-lab.ts";
 
 export const serviceAccountDir = "/var/run/secrets/kubernetes.io/serviceaccount";
 
@@ -49,10 +53,17 @@ export interface Config {
   allowedOrigins: string[];
   /** PUBLIC_URL: the address people open. Requests for any other name (but loopback) are refused. */
   publicUrl: string | undefined;
-  /** Believe X-Forwarded-Proto/-Host: only behind a proxy that sets them. */
-  trustProxy: boolean;
+  /**
+   * TRUST_PROXY: how many proxies stand in front, or their addresses; their X-Forwarded-For, -Proto
+   * and -Host are believed. Undefined: no proxy, every X-Forwarded-* header is ignored.
+   */
+  trustProxy: TrustedProxies | undefined;
+  /** Timeouts and connection caps (LAB_*_TIMEOUT_SECONDS, LAB_MAX_CONNECTIONS*; docs/deploy.md). */
+  serverLimits: ServerLimits;
   cluster: ClusterSource;
   vmSizes: VmSizes;
+  /** LAB_CLUSTER_CIDRS: the cluster's pod, service and node ranges, which no lab's egress may include. */
+  clusterCidrs: string[];
   /** "direct" lists from the cluster on every read: the naive mode the dashboard bench compares against. */
   sessionsReadMode: SessionsReadMode;
   quotas: SessionQuotas;
@@ -85,8 +96,6 @@ export class ConfigError extends Error {
 
 const rfc1123Label = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
-const flag = z.enum(["true", "false", "1", "0"]).transform((value) => value === "true" || value === "1");
-
 const origin = z.string().refine((value) => {
   try {
     return new URL(value).origin === value;
@@ -114,6 +123,61 @@ const vmSizesJson = z
       }),
     ),
   );
+
+const cidrList = z
+  .string()
+  .transform((text) =>
+    text
+      .split(",")
+      .map((entry) => entry.trim())
+      .filter((entry) => entry !== ""),
+  )
+  .superRefine((entries, context) => {
+    const bad = entries.flatMap((entry) => {
+      const parsed = parseCidr(entry);
+      if (parsed.ok) return [];
+      return [parsed.problem === "host-bits" ? `${entry} (did you mean ${parsed.canonical}?)` : entry];
+    });
+    if (bad.length > 0)
+      context.addIssue({
+        code: "custom",
+        message: `each entry must be a range like 10.244.0.0/16: ${bad.join(", ")}`,
+      });
+  });
+
+const trustProxyAdvice =
+  "write how many proxies stand in front of the console (TRUST_PROXY=1 for one Ingress or load " +
+  "balancer) or their addresses and ranges, comma-separated (TRUST_PROXY=10.0.0.0/8 or " +
+  "TRUST_PROXY=10.42.0.7,10.42.0.8); leave it unset when clients reach the console directly";
+
+// Never "anything": trusting every peer lets any client write its own address into X-Forwarded-For
+// (security review M3), so true, yes and a range of every address are refused with what to write.
+const trustProxy = z.string().transform((text, context): TrustedProxies => {
+  const value = text.trim();
+  if (/^\d+$/.test(value)) {
+    const hops = Number(value);
+    if (hops >= 1) return { kind: "hops", hops };
+    context.addIssue({ code: "custom", message: `"${value}" would count no proxy; ${trustProxyAdvice}` });
+    return z.NEVER;
+  }
+  const addresses = value
+    .split(",")
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== "");
+  for (const entry of addresses) {
+    const range = parseRange(entry);
+    if (range && range.prefix > 0) continue;
+    const problem = range
+      ? `"${entry}" would trust every address`
+      : `"${entry}" is not a number of proxies, an IP address or a CIDR range`;
+    context.addIssue({ code: "custom", message: `${problem}; ${trustProxyAdvice}` });
+  }
+  if (addresses.length === 0) context.addIssue({ code: "custom", message: trustProxyAdvice });
+  return { kind: "addresses", addresses };
+});
+
+const seconds = z.coerce.number().positive("must be a number of seconds above 0");
+const connections = z.coerce.number().int("must be a whole number").min(1);
 
 const EnvSchema = z.object({
   HOST: z.string().min(1).default("127.0.0.1"),
@@ -146,12 +210,19 @@ const EnvSchema = z.object({
         .filter((entry) => entry !== ""),
     )
     .pipe(z.array(origin)),
-  TRUST_PROXY: flag.default(false),
+  TRUST_PROXY: trustProxy.optional(),
+  LAB_REQUEST_TIMEOUT_SECONDS: seconds.default(defaultServerLimits.requestTimeoutMs / 1000),
+  LAB_HEADERS_TIMEOUT_SECONDS: seconds.default(defaultServerLimits.headersTimeoutMs / 1000),
+  LAB_KEEP_ALIVE_TIMEOUT_SECONDS: seconds.default(defaultServerLimits.keepAliveTimeoutMs / 1000),
+  LAB_IDLE_TIMEOUT_SECONDS: seconds.default(defaultServerLimits.idleTimeoutMs / 1000),
+  LAB_MAX_CONNECTIONS: connections.default(defaultServerLimits.maxConnections),
+  LAB_MAX_CONNECTIONS_PER_ADDRESS: connections.default(defaultServerLimits.maxConnectionsPerAddress),
   PUBLIC_URL: z.url().optional(),
   LAB_KUBECONFIG: z.string().min(1).optional(),
   KUBECONFIG: z.string().min(1).optional(),
   LAB_EMULATOR_TIMING: z.enum(["realistic", "fast"]).default("realistic"),
   LAB_VM_SIZES: vmSizesJson.optional(),
+  LAB_CLUSTER_CIDRS: cidrList.optional(),
   LAB_SESSIONS_READ_MODE: z.enum(["cache", "direct"]).default("cache"),
   LAB_MAX_SESSIONS_PER_STUDENT: z.coerce.number().int().min(1).default(1),
   LAB_MAX_SESSIONS_PER_LAB: z.coerce.number().int().min(1).optional(),
@@ -213,8 +284,23 @@ export function loadConfig({ env, inCluster }: Environment): Config {
     allowedOrigins: values.LAB_ALLOWED_ORIGINS,
     publicUrl: values.PUBLIC_URL,
     trustProxy: values.TRUST_PROXY,
+    serverLimits: {
+      requestTimeoutMs: Math.round(values.LAB_REQUEST_TIMEOUT_SECONDS * 1000),
+      // Unset, it follows a shorter request timeout down: the headers are part of the request.
+      headersTimeoutMs: Math.round(
+        Math.min(
+          values.LAB_HEADERS_TIMEOUT_SECONDS,
+          present.LAB_HEADERS_TIMEOUT_SECONDS === undefined ? values.LAB_REQUEST_TIMEOUT_SECONDS : Infinity,
+        ) * 1000,
+      ),
+      keepAliveTimeoutMs: Math.round(values.LAB_KEEP_ALIVE_TIMEOUT_SECONDS * 1000),
+      idleTimeoutMs: Math.round(values.LAB_IDLE_TIMEOUT_SECONDS * 1000),
+      maxConnections: values.LAB_MAX_CONNECTIONS,
+      maxConnectionsPerAddress: values.LAB_MAX_CONNECTIONS_PER_ADDRESS,
+    },
     cluster: chooseCluster(values, dataDir, inCluster),
     vmSizes: values.LAB_VM_SIZES ?? defaultVmSizes,
+    clusterCidrs: values.LAB_CLUSTER_CIDRS ?? [...defaultClusterCidrs],
     sessionsReadMode: values.LAB_SESSIONS_READ_MODE,
     quotas: {
       perStudent: values.LAB_MAX_SESSIONS_PER_STUDENT,
@@ -246,11 +332,27 @@ function crossFieldProblems(env: Record<string, string | undefined>, inCluster: 
       "KUBECONFIG: lists several files; set LAB_KUBECONFIG to the one file the console should use",
     );
   }
+  const headersSeconds = Number(env.LAB_HEADERS_TIMEOUT_SECONDS);
+  const requestSeconds = Number(
+    env.LAB_REQUEST_TIMEOUT_SECONDS ?? defaultServerLimits.requestTimeoutMs / 1000,
+  );
+  if (headersSeconds > 0 && requestSeconds > 0 && headersSeconds > requestSeconds) {
+    problems.push(
+      `LAB_HEADERS_TIMEOUT_SECONDS: must not be longer than LAB_REQUEST_TIMEOUT_SECONDS (${requestSeconds} s): the headers are part of the request`,
+    );
+  }
   const clusterConfigured = env.LAB_KUBECONFIG !== undefined || env.KUBECONFIG !== undefined || inCluster;
   if (clusterConfigured && env.AUTH_MODE === undefined) {
-    // Demo passwords are public: on a real cluster the sign-in mode is asked for, never assumed.
+    // Demo passwords are public: on a real cluster the sign-in mode is asked for, never assumed. The
+    // shipped manifests leave it unset for that reason, so a pod that fails here came from them.
+    const inPod = env.LAB_KUBECONFIG === undefined && env.KUBECONFIG === undefined;
     problems.push(
-      "AUTH_MODE: must be set when a cluster is configured: 'oidc' (docs/auth.md), or 'demo' to let the demo users, whose passwords are public, in on purpose",
+      "AUTH_MODE: must be set when a cluster is configured: 'oidc' with the OIDC_* settings (docs/auth.md), " +
+        "or 'demo' to let the demo users, whose passwords are public, in on purpose" +
+        (inPod
+          ? ". In a pod, set it in the Deployment from your overlay: deploy/base leaves it unset, " +
+            "deploy/overlays/demo sets 'demo' (docs/deploy.md)"
+          : ""),
     );
   }
   return problems;

@@ -111,6 +111,7 @@ export async function startServer(config: Config, options: { buildWeb: boolean }
       allowedOrigins: config.allowedOrigins,
       publicUrl: config.publicUrl,
       trustProxy: config.trustProxy,
+      serverLimits: config.serverLimits,
       recordings: { storage: stores.recordings, ...config.recordings },
       webRoot,
       logger: { level: config.logLevel },

@@ -1,6 +1,7 @@
 // The audit log every feature writes to: who did what to which session, when, and from where.
 // Writing never fails the action it describes: a full disk must not stop a student from ending a
 // session. A lost entry is logged and counted (lab_console_audit_write_failures_total) instead.
+import { isIP } from "node:net";
 import type { FastifyRequest } from "fastify";
 import type { Role, Session } from "../../common/api.ts";
 import type { AuditAction, AuditEntry, AuditPage, AuditQuery } from "../../common/operations-api.ts";
@@ -49,7 +50,8 @@ export class AuditLog {
         labId: event.session?.labId ?? event.labId ?? null,
         owner: event.session?.owner ?? null,
         details: event.details ?? {},
-        ip: from?.ip ?? null,
+        // With a hop count, a client that bypassed the proxies chose this text itself.
+        ip: from?.ip !== undefined && isIP(from.ip) !== 0 ? from.ip : null,
         userAgent: typeof userAgent === "string" ? clip(userAgent) : null,
       });
     } catch (error) {

@@ -2,13 +2,14 @@
 import type { FastifyInstance } from "fastify";
 import { LoginRequest, type AuthConfig, type LogoutResult, type Me } from "../../common/api.ts";
 import type { AuditLog } from "../audit/audit-log.ts";
+import { addressKey } from "../http/client-address.ts";
 import { HttpError, parseOrThrow } from "../http/errors.ts";
-import { RateLimiter, refuseWhileLimited } from "../http/rate-limit.ts";
 import { registerAdminSignOutRoute } from "./admin-sign-out-routes.ts";
 import type { Authenticator } from "./authenticator.ts";
 import { clearSessionCookie, findLoginSession, requireUser, setSessionCookie } from "./current-user.ts";
 import type { LoginSessions } from "./login-sessions.ts";
 import { registerOidcRoutes } from "./oidc/routes.ts";
+import { SignInLimiter } from "./sign-in-limiter.ts";
 import { SignOutCookie } from "./sign-out-cookie.ts";
 
 export function registerAuthRoutes(
@@ -18,21 +19,19 @@ export function registerAuthRoutes(
     loginSessions,
     audit,
     cookieSecret,
+    now,
   }: {
     authenticator: Authenticator;
     loginSessions: LoginSessions;
     audit?: AuditLog;
     /** SESSION_SECRET: the provider's sign-out URL is encrypted under a key derived from it. */
     cookieSecret: string;
+    /** The sign-in limiter's clock, in milliseconds. */
+    now?: () => number;
   },
 ): void {
   const signOutCookie = new SignOutCookie(cookieSecret);
-  // Each attempt hashes a password (tens of ms of CPU): a generous allowance per address, enough for a
-  // class behind one NAT signing in together. Guessing one person's password is slowed further by
-  // counting that name's failures from that address.
-  const signInsByAddress = new RateLimiter({ burst: 300, refillMs: 200 });
-  const failuresByName = new RateLimiter({ burst: 10, refillMs: 30_000 });
-  const tooManySignIns = (seconds: number) => `Too many sign-in attempts. Try again in ${seconds} s.`;
+  const signInLimiter = new SignInLimiter(now);
 
   // Public: the sign-in page asks before anyone is signed in.
   app.get("/api/auth/config", async (): Promise<AuthConfig> =>
@@ -53,15 +52,17 @@ export function registerAuthRoutes(
       );
     }
     const { username, password } = parseOrThrow(LoginRequest, request.body);
-    signInsByAddress.takeOrRefuse(request.ip, reply, tooManySignIns);
-    const nameKey = `${request.ip}\n${username}`;
-    refuseWhileLimited(failuresByName.waitSeconds(nameKey), reply, tooManySignIns);
-    const user = await authenticator.login(username, password);
+    const notAGuess = signInLimiter.reserve(addressKey(request.ip), username, reply);
+    const user = await authenticator.login(username, password).catch((error: unknown) => {
+      // Not judged (the users file could not be read...): the attempt does not count as a guess.
+      notAGuess();
+      throw error;
+    });
     if (!user) {
-      failuresByName.take(nameKey);
       await audit?.record({ action: "sign-in-failed", actor: { username, role: null } }, request);
       throw new HttpError(401, "unauthenticated", "Wrong user name or password.");
     }
+    notAGuess();
     // A fresh id on every sign-in, so an id planted before sign-in is worthless afterwards.
     const previous = findLoginSession(request, loginSessions);
     if (previous) await loginSessions.end(previous);

@@ -62,7 +62,7 @@ beforeAll(async () => {
     labs: [aLab()],
     emulator,
     publicUrl: "https://lab.example.edu",
-    trustProxy: true,
+    trustProxy: { kind: "hops", hops: 1 },
   });
 });
 

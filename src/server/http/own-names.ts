@@ -26,6 +26,8 @@ export function createOwnNames(options: { publicUrl?: string; allowedOrigins: re
   return {
     origins,
     async hostGuard(request) {
+      // request.host is X-Forwarded-Host only when TRUST_PROXY trusts the peer that sent it: the
+      // same decision as request.ip and request.protocol (client-address.ts).
       const forwarded = request.host !== request.headers.host ? request.host : undefined;
       for (const host of [request.headers.host, forwarded]) {
         if (host === undefined || isOwnHost(host.toLowerCase())) continue;

@@ -35,9 +35,24 @@ export class RateLimiter {
 
   /** Uses one request of `key`'s allowance. */
   take(key: string): void {
+    this.set(key, this.tokensOf(key) - 1);
+  }
+
+  /**
+   * Takes one of `key`'s allowance if it has one, before the costly or guessable work, so that
+   * concurrent requests cannot all pass a check made before any of them took. Never takes what is
+   * not there: however many are refused, the wait after them stays at most one refill period.
+   */
+  tryTake(key: string): boolean {
     const tokens = this.tokensOf(key);
-    if (tokens >= this.limit.burst && this.buckets.size >= pruneAbove) this.prune();
-    this.buckets.set(key, { tokens: tokens - 1, updatedAt: this.now() });
+    if (tokens < 1) return false;
+    this.set(key, tokens - 1);
+    return true;
+  }
+
+  /** Gives back one taken by tryTake, as if that request had not counted; never above the burst. */
+  giveBack(key: string): void {
+    this.set(key, Math.min(this.limit.burst, this.tokensOf(key) + 1));
   }
 
   /** Takes one for `key`, or refuses with 429 and Retry-After when it has none left. */
@@ -46,10 +61,18 @@ export class RateLimiter {
     this.take(key);
   }
 
+  private set(key: string, tokens: number): void {
+    if (tokens >= this.limit.burst - 1 && this.buckets.size >= pruneAbove) this.prune();
+    this.buckets.set(key, { tokens, updatedAt: this.now() });
+  }
+
   private tokensOf(key: string): number {
     const bucket = this.buckets.get(key);
     if (!bucket) return this.limit.burst;
-    const refilled = (this.now() - bucket.updatedAt) / this.limit.refillMs;
+    const now = this.now();
+    // A clock set back (NTP, a test's clock) refills from then on instead of draining the bucket.
+    if (now < bucket.updatedAt) bucket.updatedAt = now;
+    const refilled = (now - bucket.updatedAt) / this.limit.refillMs;
     return Math.min(this.limit.burst, bucket.tokens + refilled);
   }
 

@@ -11,7 +11,7 @@ let deployed: TestBff;
 beforeAll(async () => {
   emulator = await startTestEmulator({ deployRbac: true });
   local = await startTestBff({ labs: [aLab()], emulator });
-  deployed = await startTestBff({ labs: [aLab()], emulator, trustProxy: true });
+  deployed = await startTestBff({ labs: [aLab()], emulator, trustProxy: { kind: "hops", hops: 1 } });
 });
 
 afterAll(async () => {

@@ -23,6 +23,8 @@ export interface AppMetrics {
   sessionsReaped: Counter;
   /** Audit entries that could not be written (the action itself went ahead). */
   auditWriteFailures: Counter;
+  /** Connections closed as they came; labels: reason = "per-address" | "total" (http/server-limits.ts). */
+  connectionsRefused: Counter;
 }
 
 export function createAppMetrics(): AppMetrics {
@@ -51,6 +53,10 @@ export function createAppMetrics(): AppMetrics {
     auditWriteFailures: registry.counter(
       "lab_console_audit_write_failures_total",
       "Audit entries that could not be stored.",
+    ),
+    connectionsRefused: registry.counter(
+      "lab_console_connections_refused_total",
+      "Connections closed as they came, over the cap per address or the cap on all of them.",
     ),
   };
 }

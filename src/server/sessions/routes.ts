@@ -45,13 +45,22 @@ export function registerSessionRoutes(
   app.post("/api/sessions", async (request, reply) => {
     const user = requireUser(request, loginSessions);
     const { labId } = parseOrThrow(CreateBody, request.body);
-    refuseWhileLimited(
-      launches.waitSeconds(user.username),
-      reply,
-      (seconds) => `You started sessions too quickly. Try again in ${seconds} s.`,
-    );
-    const session = await sessions.create(user, labId);
-    launches.take(user.username);
+    // Taken before the await, so launches sent at once cannot all pass the check; given back when
+    // no VM was created.
+    if (!launches.tryTake(user.username)) {
+      refuseWhileLimited(
+        launches.waitSeconds(user.username),
+        reply,
+        (seconds) => `You started sessions too quickly. Try again in ${seconds} s.`,
+      );
+    }
+    let session;
+    try {
+      session = await sessions.create(user, labId);
+    } catch (error) {
+      launches.giveBack(user.username);
+      throw error;
+    }
     await audit?.record({ action: "launch", actor: user, session }, request);
     return reply.status(201).send(session);
   });

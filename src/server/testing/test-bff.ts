@@ -15,6 +15,8 @@ import { LoginSessions } from "../auth/login-sessions.ts";
 import { hashPassword } from "../auth/passwords.ts";
 import { demoPassword, demoUsers } from "../auth/users-file.ts";
 import type { SessionQuotas, SessionsReadMode } from "../config.ts";
+import type { TrustedProxies } from "../http/client-address.ts";
+import type { ServerLimits } from "../http/server-limits.ts";
 import { loadAgentFile } from "../grading/agent-bundle.ts";
 import { SqliteGradingRepository } from "../grading/sqlite-repository.ts";
 import { createClusterClient } from "../kube/client.ts";
@@ -59,7 +61,11 @@ export async function startTestBff(options: {
   cookieSecret?: string;
   /** PUBLIC_URL and TRUST_PROXY. Default: neither, as for npm start on a laptop. */
   publicUrl?: string;
-  trustProxy?: boolean;
+  trustProxy?: TrustedProxies;
+  /** Timeouts and connection caps (http/server-limits.ts); tests shorten and lower them. */
+  serverLimits?: Partial<ServerLimits>;
+  /** Routes of the test's own, for tests of the server itself (slow answers, big ones). */
+  routes?: (app: FastifyInstance) => void;
   gradingLimits?: AppDeps["gradingLimits"];
   consoleLimits?: AppDeps["consoleLimits"];
   wallTiming?: AppDeps["wallTiming"];
@@ -129,9 +135,11 @@ export async function startTestBff(options: {
     },
     allowedOrigins: [],
     publicUrl: options.publicUrl,
-    trustProxy: options.trustProxy ?? false,
+    trustProxy: options.trustProxy,
+    serverLimits: options.serverLimits,
     webRoot: options.webRoot,
   });
+  options.routes?.(app);
   await app.listen({ host: "127.0.0.1", port: options.port ?? 0 });
   const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   let closed = false;
