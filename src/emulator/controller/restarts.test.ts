@@ -166,15 +166,17 @@ describe("with KubeVirt's ImageVolume on and the API server's off (docs/examples
       (vm) => vm.status?.printableStatus === "CrashLoopBackOff",
       "CrashLoopBackOff",
     );
-    expect(looping.status?.startFailure?.consecutiveFailCount).toBe(1);
+    // Polling may first see the loop after a retry already failed again (a loaded machine).
+    const failures = looping.status?.startFailure?.consecutiveFailCount ?? 0;
+    expect(failures).toBeGreaterThanOrEqual(1);
     expect(Date.parse(looping.status?.startFailure?.retryAfterTimestamp ?? "")).toBeGreaterThan(0);
 
-    // After the backoff virt-controller tries again, and the second failure is counted too.
+    // After the backoff virt-controller tries again, and the next failure is counted too.
     const again = await until<Vm>(
       cluster,
       `${vmsPath}/trapped`,
-      (vm) => (vm.status?.startFailure?.consecutiveFailCount ?? 0) >= 2,
-      "a second failed start",
+      (vm) => (vm.status?.startFailure?.consecutiveFailCount ?? 0) > failures,
+      "another failed start",
     );
     expect(again.status?.startFailure?.lastFailedVMIUID).not.toBe(
       looping.status?.startFailure?.lastFailedVMIUID,

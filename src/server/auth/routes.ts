@@ -8,6 +8,7 @@ import { registerAdminSignOutRoute } from "./admin-sign-out-routes.ts";
 import type { Authenticator } from "./authenticator.ts";
 import { clearSessionCookie, findLoginSession, requireUser, setSessionCookie } from "./current-user.ts";
 import type { LoginSessions } from "./login-sessions.ts";
+import { isKnownDevice, rememberDevice } from "./known-device.ts";
 import { registerOidcRoutes } from "./oidc/routes.ts";
 import { SignInLimiter } from "./sign-in-limiter.ts";
 import { SignOutCookie } from "./sign-out-cookie.ts";
@@ -52,7 +53,12 @@ export function registerAuthRoutes(
       );
     }
     const { username, password } = parseOrThrow(LoginRequest, request.body);
-    const notAGuess = signInLimiter.reserve(addressKey(request.ip), username, reply);
+    const notAGuess = signInLimiter.reserve(
+      addressKey(request.ip),
+      username,
+      isKnownDevice(request, username),
+      reply,
+    );
     const user = await authenticator.login(username, password).catch((error: unknown) => {
       // Not judged (the users file could not be read...): the attempt does not count as a guess.
       notAGuess();
@@ -67,6 +73,7 @@ export function registerAuthRoutes(
     const previous = findLoginSession(request, loginSessions);
     if (previous) await loginSessions.end(previous);
     setSessionCookie(request, reply, loginSessions.create(user));
+    rememberDevice(request, reply, user.username);
     await audit?.record({ action: "sign-in", actor: user }, request);
     return user;
   });

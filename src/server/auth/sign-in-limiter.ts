@@ -8,6 +8,10 @@
 // - failures at one name from anywhere: bounds guesses spread over many addresses, and, as no single
 //   address can take more than a third of it, is not emptied by one classroom.
 //
+// A browser that signed in as the person before (known-device.ts) is counted apart: its failures
+// have buckets of their own and the name's common bucket does not apply, so whoever keeps the name's
+// buckets empty still cannot keep the person out of their own browser.
+//
 // An attempt takes its tokens before hashing, so concurrent attempts cannot all pass a check none of
 // them has taken from yet; a refused one takes nothing, so no bucket ever goes below empty and no
 // burst, however large, makes a wait longer than one refill. A right password gives its name's tokens
@@ -39,11 +43,12 @@ export class SignInLimiter {
    * 429 and Retry-After, taking nothing. Call the returned function when it was no guess after all:
    * the password was right, or could not be checked.
    */
-  reserve(address: string, username: string, reply: FastifyReply): () => void {
+  reserve(address: string, username: string, knownDevice: boolean, reply: FastifyReply): () => void {
+    const here = `${address}\n${username}${knownDevice ? "\nknown device" : ""}`;
     const buckets: [RateLimiter, string][] = [
       [this.attempts, address],
-      [this.failuresHere, `${address}\n${username}`],
-      [this.failures, username],
+      [this.failuresHere, here],
+      ...(knownDevice ? [] : [[this.failures, username] as [RateLimiter, string]]),
     ];
     // Checked and taken with nothing awaited in between: no other attempt runs in the meantime.
     refuseWhileLimited(
@@ -53,8 +58,7 @@ export class SignInLimiter {
     );
     for (const [limiter, key] of buckets) limiter.tryTake(key);
     return () => {
-      this.failuresHere.giveBack(`${address}\n${username}`);
-      this.failures.giveBack(username);
+      for (const [limiter, key] of buckets.slice(1)) limiter.giveBack(key);
     };
   }
 }

@@ -29,12 +29,12 @@ afterAll(async () => {
   await emulator?.close();
 });
 
-function signIn(username: string, password: string, from = "127.0.0.1") {
+function signIn(username: string, password: string, from = "127.0.0.1", cookie?: string) {
   return rawRequest(bff.url, {
     method: "POST",
     path: "/api/auth/login",
     from,
-    headers: { [csrfHeader.name]: csrfHeader.value },
+    headers: { [csrfHeader.name]: csrfHeader.value, ...(cookie ? { cookie } : {}) },
     body: { username, password },
   });
 }
@@ -94,5 +94,23 @@ describe("the sign-in limiter", () => {
     // Ten seconds later the name may be tried once more.
     clock += 10_000;
     expect((await signIn("tara", "demo", "127.0.1.99")).status).toBe(200);
+  });
+
+  it("lets a person in from their own browser while others keep every bucket of their name empty", async () => {
+    const home = "127.0.2.1";
+    const first = await signIn("ivan", "demo", home);
+    expect(first.status).toBe(200);
+    const deviceCookie = (first.headers["set-cookie"] ?? [])
+      .map((cookie) => cookie.split(";")[0]!)
+      .find((cookie) => cookie.startsWith("lab_known_device="));
+    expect(deviceCookie).toBeDefined();
+
+    // Guessers at four addresses, one of them the person's own (a classroom NAT), until refused.
+    for (const from of [home, "127.0.2.10", "127.0.2.11", "127.0.2.12"]) {
+      for (let guess = 0; guess < 15; guess += 1) await signIn("ivan", `guess-${guess}`, from);
+    }
+    expect((await signIn("ivan", "demo", "127.0.2.20")).status).toBe(429);
+    expect((await signIn("ivan", "demo", home)).status).toBe(429);
+    expect((await signIn("ivan", "demo", home, deviceCookie)).status).toBe(200);
   });
 });

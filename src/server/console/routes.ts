@@ -99,37 +99,47 @@ export function registerConsoleRoutes(app: FastifyInstance, deps: ConsoleRouteDe
       reply,
       (seconds) => `The console was reopened too often. Try again in ${seconds} s.`,
     );
-    await deps.placement.open({
-      request,
-      reply,
-      server,
-      session,
-      identity: {
-        username: login.user.username,
-        role: login.user.role,
-        access,
-        loginSessionId: login.id,
-        loginExpiresAt: login.expiresAt,
-      },
-      onAccepted: (socket) => {
-        deps.onViewers?.(1, as);
-        openSockets.set(person, (openSockets.get(person) ?? 0) + 1);
-        socket.once("close", () => {
-          const left = (openSockets.get(person) ?? 1) - 1;
-          if (left > 0) openSockets.set(person, left);
-          else openSockets.delete(person);
-          deps.onViewers?.(-1, as);
+    // Counted before the upgrade is awaited, so upgrades sent at once cannot all pass the cap.
+    openSockets.set(person, (openSockets.get(person) ?? 0) + 1);
+    const release = () => {
+      const left = (openSockets.get(person) ?? 1) - 1;
+      if (left > 0) openSockets.set(person, left);
+      else openSockets.delete(person);
+    };
+    let accepted = false;
+    try {
+      await deps.placement.open({
+        request,
+        reply,
+        server,
+        session,
+        identity: {
+          username: login.user.username,
+          role: login.user.role,
+          access,
+          loginSessionId: login.id,
+          loginExpiresAt: login.expiresAt,
+        },
+        onAccepted: (socket) => {
+          accepted = true;
+          deps.onViewers?.(1, as);
+          socket.once("close", () => {
+            release();
+            deps.onViewers?.(-1, as);
+            void deps.audit?.record(
+              { action: "console-detach", actor: login.user, session, details: { as } },
+              request,
+            );
+          });
           void deps.audit?.record(
-            { action: "console-detach", actor: login.user, session, details: { as } },
+            { action: "console-attach", actor: login.user, session, details: { as } },
             request,
           );
-        });
-        void deps.audit?.record(
-          { action: "console-attach", actor: login.user, session, details: { as } },
-          request,
-        );
-      },
-    });
+        },
+      });
+    } finally {
+      if (!accepted) release();
+    }
   });
 }
 

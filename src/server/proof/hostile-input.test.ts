@@ -109,7 +109,7 @@ describe("cross-site requests", () => {
 });
 
 describe("the sign-in cookie", () => {
-  it("is HttpOnly, SameSite=Strict, signed, site-wide and not Secure over plain HTTP, whatever a header claims", async () => {
+  it("is HttpOnly, SameSite=Strict, signed, site-wide and not Secure over plain HTTP, whatever a header claims (so is the device note)", async () => {
     const response = await fetch(`${bff.url}/api/auth/login`, {
       method: "POST",
       headers: {
@@ -121,13 +121,18 @@ describe("the sign-in cookie", () => {
       body: JSON.stringify({ username: "bob", password: "demo" }),
     });
     expect(response.status).toBe(200);
-    const [cookie, ...others] = response.headers.getSetCookie();
-    expect(others).toEqual([]);
-    const attributes = (cookie ?? "").split(";").map((part) => part.trim().toLowerCase());
-    expect(attributes[0]).toMatch(/^lab_session=[a-z0-9_-]+\.[a-z0-9%+/=_-]+$/i);
-    expect(attributes).toEqual(expect.arrayContaining(["httponly", "samesite=strict", "path=/"]));
-    expect(attributes.some((attribute) => attribute.startsWith("expires="))).toBe(true);
-    expect(attributes).not.toContain("secure");
+    const cookies = response.headers.getSetCookie();
+    expect(cookies.map((cookie) => cookie.split("=")[0])).toEqual(["lab_session", "lab_known_device"]);
+    const [session, device] = cookies.map((cookie) =>
+      cookie.split(";").map((part) => part.trim().toLowerCase()),
+    ) as [string[], string[]];
+    expect(session[0]).toMatch(/^lab_session=[a-z0-9_-]+\.[a-z0-9%+/=_-]+$/i);
+    expect(session).toEqual(expect.arrayContaining(["httponly", "samesite=strict", "path=/"]));
+    expect(session.some((attribute) => attribute.startsWith("expires="))).toBe(true);
+    // The sign-in limiter's note that this browser signed in as bob: signed, and sent to sign-in only.
+    expect(device[0]).toMatch(/^lab_known_device=bob\.[a-z0-9%+/=_-]+$/i);
+    expect(device).toEqual(expect.arrayContaining(["httponly", "samesite=strict", "path=/api/auth/login"]));
+    for (const attributes of [session, device]) expect(attributes).not.toContain("secure");
   });
 
   it("is worthless when tampered with, and rotated at sign-in so a planted one is never promoted", async () => {

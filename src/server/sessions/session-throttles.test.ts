@@ -79,4 +79,17 @@ describe("actions on one session", () => {
     clients.push(tara);
     await tara.until(() => tara.lastMessage("replay-end") !== undefined, "the replay");
   });
+
+  it("holds the socket cap against upgrades sent at once", async () => {
+    const cookie = await signInCookie(bff.url, "ivan");
+    const limits = bff.app.consoleHub.limits;
+    const attempts = await Promise.all(
+      Array.from({ length: limits.attachBurst }, () =>
+        ConsoleTestClient.connect(bff.url, sessionId, { cookie, mode: "observe" }).catch(() => undefined),
+      ),
+    );
+    const opened = attempts.filter((client) => client !== undefined);
+    clients.push(...opened);
+    expect(opened).toHaveLength(limits.socketsPerPerson);
+  });
 });
