@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { cidrContains, cidrsOverlap, ipInCidr, parseCidr, parseIp } from "./cidr.ts";
+import { cidrContains, cidrsOverlap, ipInCidr, parseAddressOrRange, parseCidr, parseIp } from "./cidr.ts";
 
 function cidr(text: string) {
   const parsed = parseCidr(text);
@@ -50,6 +50,43 @@ describe("parseCidr", () => {
       ok: false,
       problem: "host-bits",
       canonical: "2001:db8::/64",
+    });
+  });
+});
+
+describe("parseAddressOrRange", () => {
+  it("reads a bare address as the range of that one address, and a range as parseCidr does", () => {
+    const range = (text: string) => {
+      const parsed = parseAddressOrRange(text);
+      return parsed.ok ? parsed.cidr.text : parsed.problem;
+    };
+    expect(range("192.168.1.7")).toBe("192.168.1.7/32");
+    expect(range("2001:DB8::0:1")).toBe("2001:db8::1/128");
+    expect(range("10.0.0.0/8")).toBe("10.0.0.0/8");
+    expect(range("fd00::/8")).toBe("fd00::/8");
+    for (const text of [
+      "",
+      "10.1.2.300",
+      "010.0.0.1",
+      "fe80::1%eth0",
+      "10.0.0.0/33",
+      "10.0.0.0/8/8",
+      "proxy.example",
+    ]) {
+      expect(range(text), text).toBe("syntax");
+    }
+  });
+
+  it("refuses host bits after the prefix, naming the range meant", () => {
+    expect(parseAddressOrRange("10.0.0.1/8")).toEqual({
+      ok: false,
+      problem: "host-bits",
+      canonical: "10.0.0.0/8",
+    });
+    expect(parseAddressOrRange("fd00::1/8")).toEqual({
+      ok: false,
+      problem: "host-bits",
+      canonical: "fd00::/8",
     });
   });
 });

@@ -1,6 +1,7 @@
 // IPv4 and IPv6 address ranges (CIDR notation) as NetworkPolicy ipBlocks take them: parsing, the
 // canonical spelling, containment and overlap. Shared by the lab format (which refuses ranges that
-// include the metadata endpoint) and the server (which refuses the cluster's own ranges).
+// include the metadata endpoint) and the server (which refuses the cluster's own ranges and decides
+// which peers are its proxies), so every setting reads addresses the same way.
 
 export type IpFamily = 4 | 6;
 
@@ -92,6 +93,20 @@ export function parseCidr(text: string): ParsedCidr {
   const canonical = `${formatIp(address.family, network)}/${prefix}`;
   if (network !== address.value) return { ok: false, problem: "host-bits", canonical };
   return { ok: true, cidr: { family: address.family, network, prefix, text: canonical } };
+}
+
+/**
+ * A range, or a bare address as the range of that one address (/32, /128): settings that name hosts
+ * (the proxies of TRUST_PROXY) should not make the operator write a prefix for each. A range with host
+ * bits is refused as parseCidr refuses it, since masking them would quietly widen one host to a network.
+ */
+export function parseAddressOrRange(text: string): ParsedCidr {
+  if (text.includes("/")) return parseCidr(text);
+  const address = parseIp(text);
+  if (!address) return { ok: false, problem: "syntax" };
+  const { family, value: network } = address;
+  const prefix = bitsOf(family);
+  return { ok: true, cidr: { family, network, prefix, text: `${formatIp(family, network)}/${prefix}` } };
 }
 
 /** parseCidr for ranges known to be valid (constants); throws otherwise. */

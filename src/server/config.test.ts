@@ -204,6 +204,18 @@ describe("loadConfig: TRUST_PROXY", () => {
     ]);
     expect(problems.some((problem) => problem.startsWith("PORT"))).toBe(true);
   });
+
+  it("refuses a range with bits set after the prefix, saying which range or address to write", () => {
+    const problems = problemsOf({
+      TRUST_PROXY: "10.0.0.1/8, 192.168.1.7, fd00::1/8, proxy.example, 10.0.0.0/0",
+    });
+    expect(problems).toEqual([
+      expect.stringMatching(/^TRUST_PROXY: "10\.0\.0\.1\/8" .*10\.0\.0\.0\/8.*10\.0\.0\.1\b/),
+      expect.stringMatching(/^TRUST_PROXY: "fd00::1\/8" .*fd00::\/8.*fd00::1\b/),
+      expect.stringContaining('"proxy.example"'),
+      expect.stringContaining('"10.0.0.0/0" would trust every address'),
+    ]);
+  });
 });
 
 describe("loadConfig: timeouts and connection caps", () => {
@@ -214,7 +226,7 @@ describe("loadConfig: timeouts and connection caps", () => {
       keepAliveTimeoutMs: 72_000,
       idleTimeoutMs: 60_000,
       maxConnections: 4096,
-      maxConnectionsPerAddress: 256,
+      maxConnectionsPerAddress: 1024,
     });
   });
 

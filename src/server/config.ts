@@ -3,11 +3,11 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
-import { parseCidr } from "../common/cidr.ts";
+import { cidrOf, parseAddressOrRange, parseCidr } from "../common/cidr.ts";
 import { memoryPattern } from "../common/lab.ts";
 import type { OidcSettings } from "./auth/oidc/oidc-authenticator.ts";
 import { readOidcSettings } from "./auth/oidc/oidc-config.ts";
-import { parseRange, type TrustedProxies } from "./http/client-address.ts";
+import type { TrustedProxies } from "./http/client-address.ts";
 import { defaultServerLimits, type ServerLimits } from "./http/server-limits.ts";
 import { defaultVmSizes, type VmSizes } from "./labs/load-labs.ts";
 import { defaultClusterCidrs } from "./labs/parse-lab.ts";
@@ -151,7 +151,8 @@ const trustProxyAdvice =
   "TRUST_PROXY=10.42.0.7,10.42.0.8); leave it unset when clients reach the console directly";
 
 // Never "anything": trusting every peer lets any client write its own address into X-Forwarded-For
-// (security review M3), so true, yes and a range of every address are refused with what to write.
+// and be counted, limited and audited as whoever it names, so true, yes and a range of every address
+// are refused with what to write.
 const trustProxy = z.string().transform((text, context): TrustedProxies => {
   const value = text.trim();
   if (/^\d+$/.test(value)) {
@@ -165,16 +166,30 @@ const trustProxy = z.string().transform((text, context): TrustedProxies => {
     .map((entry) => entry.trim())
     .filter((entry) => entry !== "");
   for (const entry of addresses) {
-    const range = parseRange(entry);
-    if (range && range.prefix > 0) continue;
-    const problem = range
-      ? `"${entry}" would trust every address`
-      : `"${entry}" is not a number of proxies, an IP address or a CIDR range`;
-    context.addIssue({ code: "custom", message: `${problem}; ${trustProxyAdvice}` });
+    const problem = trustedEntryProblem(entry);
+    if (problem) context.addIssue({ code: "custom", message: problem });
   }
   if (addresses.length === 0) context.addIssue({ code: "custom", message: trustProxyAdvice });
   return { kind: "addresses", addresses };
 });
+
+/** Why one TRUST_PROXY entry is refused, or undefined when it names proxies. */
+function trustedEntryProblem(entry: string): string | undefined {
+  const parsed = parseAddressOrRange(entry);
+  if (!parsed.ok && parsed.problem === "syntax") {
+    return `"${entry}" is not a number of proxies, an IP address or a CIDR range; ${trustProxyAdvice}`;
+  }
+  const range = parsed.ok ? parsed.cidr : cidrOf(parsed.canonical);
+  if (range.prefix === 0) return `"${entry}" would trust every address; ${trustProxyAdvice}`;
+  if (parsed.ok) return undefined;
+  // 10.0.0.1/8 is one proxy's address given a prefix, or a range misspelt: masking the host bits
+  // would trust a whole network where the operator may have meant one host, so ask which.
+  const address = entry.slice(0, entry.indexOf("/"));
+  return (
+    `"${entry}" has bits set after the prefix: write ${range.text} to trust the whole range, ` +
+    `or ${address} for that one proxy`
+  );
+}
 
 const seconds = z.coerce.number().positive("must be a number of seconds above 0");
 const connections = z.coerce.number().int("must be a whole number").min(1);

@@ -20,6 +20,12 @@ describe("trustsProxy", () => {
     expect(trust("not an address", 0)).toBe(false);
   });
 
+  it("trusts no one for a range with host bits, which the configuration refuses", () => {
+    const trust = trustsProxy({ kind: "addresses", addresses: ["10.0.0.1/8"] });
+    expect(trust("10.0.0.1", 0)).toBe(false);
+    expect(trust("10.42.0.17", 0)).toBe(false);
+  });
+
   it("without a setting, trusts no one", () => {
     expect(trustsProxy(undefined)("127.0.0.1", 0)).toBe(false);
   });
@@ -32,5 +38,7 @@ describe("addressKey", () => {
     expect(addressKey("2001:db8:1:2:aaaa::1")).toBe(addressKey("2001:0db8:0001:0002:ffff:1:2:3"));
     expect(addressKey("2001:db8:1:2::1")).not.toBe(addressKey("2001:db8:1:3::1"));
     expect(addressKey("::1")).toBe(addressKey("::2"));
+    expect(addressKey("2001:DB8:1:2::1")).toBe("2001:db8:1:2::/64");
+    expect(addressKey("not an address")).toBe("not an address");
   });
 });

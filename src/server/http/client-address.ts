@@ -4,7 +4,8 @@
 // vouches for. One trust decision for everything: request.ip (rate limits, the audit log),
 // request.protocol (Secure cookies, HSTS), request.host (X-Forwarded-Host, the Host check) and the cap
 // on connections per address.
-import { BlockList, isIP } from "node:net";
+import { BlockList } from "node:net";
+import { formatIp, parseAddressOrRange, parseIp } from "../../common/cidr.ts";
 
 export type TrustedProxies =
   /** This many proxies stand in front, whoever they are (an Ingress, a load balancer before it...). */
@@ -21,30 +22,22 @@ export function trustsProxy(trusted: TrustedProxies | undefined): ProxyTest {
   // fastify's own number form trusts nothing (it cannot check the peer); a hop count means exactly
   // that many hops are proxies, as proxy-addr counts them.
   if (trusted.kind === "hops") return (_address, hop) => hop < trusted.hops;
+  // BlockList matches an IPv4 address and its IPv4-mapped IPv6 form (a dual-stack socket's
+  // ::ffff:10.1.2.3) as one address, against ranges of either family.
   const list = new BlockList();
   for (const entry of trusted.addresses) {
-    const range = parseRange(entry);
-    if (range) list.addSubnet(range.address, range.prefix, range.family);
+    // The configuration refuses entries that are no address or range, and ranges with host bits; any
+    // that get here another way trust no one rather than a guess at what was meant.
+    const parsed = parseAddressOrRange(entry);
+    if (!parsed.ok) continue;
+    const { family, network, prefix } = parsed.cidr;
+    list.addSubnet(formatIp(family, network), prefix, family === 4 ? "ipv4" : "ipv6");
   }
   return (address) => {
-    const plain = unmapped(address);
-    const version = isIP(plain);
-    return version !== 0 && list.check(plain, version === 4 ? "ipv4" : "ipv6");
+    const bare = withoutZone(address);
+    const ip = parseIp(bare);
+    return ip !== undefined && list.check(bare, ip.family === 4 ? "ipv4" : "ipv6");
   };
-}
-
-/** An address or a CIDR range (`10.0.0.0/8`, `fd00::/8`, `192.168.1.7`); undefined when it is neither. */
-export function parseRange(
-  text: string,
-): { address: string; prefix: number; family: "ipv4" | "ipv6" } | undefined {
-  const [address = "", prefixText, ...rest] = text.split("/");
-  const version = isIP(address);
-  if (version === 0 || rest.length > 0 || address.includes("%")) return undefined;
-  const bits = version === 4 ? 32 : 128;
-  if (prefixText !== undefined && !/^\d{1,3}$/.test(prefixText)) return undefined;
-  const prefix = prefixText === undefined ? bits : Number(prefixText);
-  if (prefix > bits) return undefined;
-  return { address, prefix, family: version === 4 ? "ipv4" : "ipv6" };
 }
 
 /**
@@ -52,9 +45,11 @@ export function parseRange(
  * home, a lab room) is given a whole /64 and could otherwise take a fresh address for every try.
  */
 export function addressKey(address: string): string {
-  const plain = unmapped(address);
-  if (isIP(plain) !== 6) return plain;
-  return expandIpv6(plain).slice(0, 4).join(":") + "::/64";
+  const plain = unmapped(withoutZone(address));
+  const ip = parseIp(plain);
+  if (ip?.family !== 6) return plain;
+  // Canonical spelling, so every way of writing one /64 is counted under one key.
+  return `${formatIp(6, (ip.value >> 64n) << 64n)}/64`;
 }
 
 /** `::ffff:10.1.2.3` (an IPv4 client of a dual-stack socket) is 10.1.2.3. */
@@ -63,16 +58,10 @@ function unmapped(address: string): string {
   return match?.[1] ?? address;
 }
 
-/** The groups of a valid IPv6 address, without leading zeros (a trailing dotted quad stays as it is). */
-function expandIpv6(address: string): string[] {
-  const [head = "", tail] = address.toLowerCase().split("::");
-  const groupsOf = (part: string) => (part === "" ? [] : part.split(":"));
-  // A dotted quad at the end stands for two groups.
-  const width = (groups: string[]) => groups.reduce((sum, group) => sum + (group.includes(".") ? 2 : 1), 0);
-  const front = groupsOf(head);
-  const back = tail === undefined ? [] : groupsOf(tail);
-  const missing = Math.max(0, 8 - width(front) - width(back));
-  return [...front, ...Array<string>(missing).fill("0"), ...back].map((group) =>
-    group.includes(".") ? group : Number.parseInt(group, 16).toString(16),
-  );
+/**
+ * A link-local IPv6 peer comes with the interface it was reached on (fe80::1%eth0), which says which
+ * cable, not who: it is matched and counted by its address alone.
+ */
+function withoutZone(address: string): string {
+  return address.replace(/^([0-9a-f:.]*:[0-9a-f:.]*)%[^%]+$/i, "$1");
 }

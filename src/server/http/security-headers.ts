@@ -1,6 +1,8 @@
-// Browser hardening on every answer (security review L3). The CSP is what the built SPA and xterm.js
-// live with: scripts only from our own origin (the build has no inline script), styles inline too
-// (xterm.js writes its own <style> element), sockets and fetches to our own origin, no framing.
+// Browser hardening on every answer, so that a flaw letting markup into a page still cannot load script
+// from elsewhere or send what it finds away, and no other site can frame the console to trick a click.
+// The CSP is what the built SPA and xterm.js live with: scripts only from our own origin (the build has
+// no inline script), styles inline too (xterm.js writes its own <style> element), sockets and fetches to
+// our own origin, no framing.
 import type { FastifyReply, FastifyRequest } from "fastify";
 
 const contentSecurityPolicy = [

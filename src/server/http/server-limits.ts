@@ -1,4 +1,5 @@
-// How long the BFF waits for a client and how many connections it holds (security review L2): a
+// How long the BFF waits for a client and how many connections it holds, so that slow or idle clients
+// cannot hold its sockets and memory until nothing is left for the others: a
 // request trickled in, a connection that never says anything and an answer nobody reads each end
 // after a timeout, and one address cannot take more than its share of the connections. The numbers
 // and their reasons are in docs/deploy.md ("Timeouts and connection limits").
@@ -36,7 +37,7 @@ export const defaultServerLimits: ServerLimits = {
   keepAliveTimeoutMs: 72_000,
   idleTimeoutMs: 60_000,
   maxConnections: 4096,
-  maxConnectionsPerAddress: 256,
+  maxConnectionsPerAddress: 1024,
 };
 
 /** The options fastify creates its server with. */

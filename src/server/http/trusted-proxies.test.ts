@@ -1,7 +1,8 @@
-// Who the client is behind proxies (security review M3): TRUST_PROXY names how many proxies stand in
-// front or which addresses they have, and the client is the right-most address no trusted proxy
-// vouches for. Over real sockets: clients on their own loopback addresses, real proxies between them
-// and the BFF, and what the BFF made of it read back from its audit log, its limiter and its cookies.
+// Who the client is behind proxies, since anyone may write into X-Forwarded-For: TRUST_PROXY names how
+// many proxies stand in front or which addresses they have, and the client is the right-most address
+// no trusted proxy vouches for. Over real sockets: clients on their own loopback addresses, real proxies
+// between them and the BFF, and what the BFF made of it read back from its audit log, its limiter and
+// its cookies.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { csrfHeader } from "../../common/api.ts";
 import type { AuditEntry } from "../../common/operations-api.ts";
