@@ -1,11 +1,11 @@
 // GET /api/sessions/:id/console, upgraded to a websocket. Everything is checked before the upgrade,
 // so a refused browser gets a plain HTTP answer: the Origin (a websocket is not bound by CORS, so a
 // foreign page could otherwise ride the student's cookie), the sign-in, and who may see the session.
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { WebSocketServer } from "ws";
 import { z } from "zod";
 import type { Me } from "../../common/api.ts";
-import { ConsoleQuery } from "../../common/console-protocol.ts";
+import { ConsoleQuery, type ConsoleServerMessage } from "../../common/console-protocol.ts";
 import type { AuditLog } from "../audit/audit-log.ts";
 import { findLoginSession } from "../auth/current-user.ts";
 import type { LoginSessions } from "../auth/login-sessions.ts";
@@ -15,7 +15,7 @@ import type { ConsolePlacement } from "../coordination/console-forwarding.ts";
 import type { SessionService } from "../sessions/service.ts";
 import type { ConsoleHub } from "./hub.ts";
 import type { ViewerAccess } from "./viewer.ts";
-import { isWebsocketUpgrade, routeWebsocketUpgrades } from "./websocket-upgrade.ts";
+import { acceptWebsocket, isWebsocketUpgrade, routeWebsocketUpgrades } from "./websocket-upgrade.ts";
 import type { OwnNames } from "../http/own-names.ts";
 
 declare module "fastify" {
@@ -87,18 +87,26 @@ export function registerConsoleRoutes(app: FastifyInstance, deps: ConsoleRouteDe
     const access = accessFor(login.user, session.owner, mode);
     const as = access === "owner" ? "owner" : "observer";
     const person = `${session.id}/${login.user.username}`;
+    // Said on the socket: a browser cannot read the status of a refused upgrade, and would only
+    // show "reconnecting" and try again.
+    const waitSeconds = attaches.waitSeconds(person);
     if ((openSockets.get(person) ?? 0) >= hub.limits.socketsPerPerson) {
-      throw new HttpError(
-        429,
-        "rate_limited",
-        "This console is open in too many of your windows. Close one and try again.",
+      return endAtOnce(
+        request,
+        reply,
+        server,
+        "This console is open in too many of your windows. Close one, then reload this page.",
       );
     }
-    attaches.takeOrRefuse(
-      person,
-      reply,
-      (seconds) => `The console was reopened too often. Try again in ${seconds} s.`,
-    );
+    if (waitSeconds > 0) {
+      return endAtOnce(
+        request,
+        reply,
+        server,
+        `This console was reopened too often. Reload this page in ${waitSeconds} s.`,
+      );
+    }
+    attaches.take(person);
     // Counted before the upgrade is awaited, so upgrades sent at once cannot all pass the cap.
     openSockets.set(person, (openSockets.get(person) ?? 0) + 1);
     const release = () => {
@@ -141,6 +149,20 @@ export function registerConsoleRoutes(app: FastifyInstance, deps: ConsoleRouteDe
       if (!accepted) release();
     }
   });
+}
+
+/** Accepts the socket only to say why it cannot be a console ("ended": reconnecting will not help). */
+async function endAtOnce(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  server: WebSocketServer,
+  reason: string,
+): Promise<void> {
+  const socket = await acceptWebsocket(request, reply, server);
+  if (!socket) return;
+  const ended: ConsoleServerMessage = { type: "ended", reason };
+  socket.send(JSON.stringify(ended));
+  socket.close(1000, "refused");
 }
 
 export function checkOrigin(request: FastifyRequest, ownNames: OwnNames): void {

@@ -3,8 +3,14 @@
 // Over real sockets, against the emulator, under deploy/base's RBAC.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestEmulator, type TestEmulator } from "../../emulator/testing/start.ts";
-import { ConsoleTestClient, refusedStatus, signInCookie } from "../console/testing/console-client.ts";
-import { launchRunning, startTestBff, type TestBff, type TestBrowser } from "../testing/test-bff.ts";
+import { ConsoleTestClient, signInCookie } from "../console/testing/console-client.ts";
+import {
+  eventually,
+  launchRunning,
+  startTestBff,
+  type TestBff,
+  type TestBrowser,
+} from "../testing/test-bff.ts";
 import { aLab } from "./testing/fixtures.ts";
 
 let emulator: TestEmulator;
@@ -58,18 +64,23 @@ describe("actions on one session", () => {
     for (let index = 0; index < limits.socketsPerPerson; index += 1) {
       clients.push(await ConsoleTestClient.connect(bff.url, sessionId, { cookie, mode: "observe" }));
     }
-    expect(await refusedStatus(bff.url, sessionId, { cookie, mode: "observe" })).toBe(429);
+    expect(await endedAtOnce(cookie, "observe")).toBe(
+      "This console is open in too many of your windows. Close one, then reload this page.",
+    );
     for (const client of clients.splice(0)) client.close();
+    await eventually(
+      async () => bff.app.consoleHub.stats().viewers,
+      (viewers) => viewers === 0,
+      { what: "the closed windows to be gone" },
+    );
 
-    // Attaching and detaching in a loop: past the burst the upgrade is refused before any audit row.
-    const statuses: number[] = [];
-    for (let index = 0; index < limits.attachBurst; index += 1) {
-      const client = await ConsoleTestClient.connect(bff.url, sessionId, { cookie }).catch(() => undefined);
-      statuses.push(client ? 101 : 429);
-      client?.close();
-    }
-    expect(statuses.filter((status) => status === 429).length).toBeGreaterThan(0);
-    expect(await refusedStatus(bff.url, sessionId, { cookie })).toBe(429);
+    // Attaching and detaching in a loop: past the burst the socket only says why, before any audit row.
+    const reasons: (string | undefined)[] = [];
+    for (let index = 0; index < limits.attachBurst; index += 1) reasons.push(await endedAtOnce(cookie));
+    expect(reasons.filter((reason) => reason === undefined).length).toBeLessThan(limits.attachBurst);
+    expect(await endedAtOnce(cookie)).toMatch(
+      /^This console was reopened too often\. Reload this page in \d+ s\.$/,
+    );
 
     // Someone else still gets in.
     const tara = await ConsoleTestClient.connect(bff.url, sessionId, {
@@ -83,13 +94,29 @@ describe("actions on one session", () => {
   it("holds the socket cap against upgrades sent at once", async () => {
     const cookie = await signInCookie(bff.url, "ivan");
     const limits = bff.app.consoleHub.limits;
-    const attempts = await Promise.all(
-      Array.from({ length: limits.attachBurst }, () =>
-        ConsoleTestClient.connect(bff.url, sessionId, { cookie, mode: "observe" }).catch(() => undefined),
-      ),
+    const reasons = await Promise.all(
+      Array.from({ length: limits.attachBurst }, () => endedAtOnce(cookie, "observe", { keepOpen: true })),
     );
-    const opened = attempts.filter((client) => client !== undefined);
-    clients.push(...opened);
-    expect(opened).toHaveLength(limits.socketsPerPerson);
+    expect(reasons.filter((reason) => reason === undefined)).toHaveLength(limits.socketsPerPerson);
   });
 });
+
+/**
+ * Opens a console: the reason when the BFF ended it at once, undefined when it became a console
+ * (closed again unless keepOpen).
+ */
+async function endedAtOnce(
+  cookie: string,
+  mode?: "observe",
+  { keepOpen = false } = {},
+): Promise<string | undefined> {
+  const client = await ConsoleTestClient.connect(bff.url, sessionId, { cookie, mode });
+  await client.until(
+    () => client.lastMessage("ended") !== undefined || client.lastMessage("replay-end") !== undefined,
+    "a console or its refusal",
+  );
+  const reason = client.lastMessage("ended")?.reason;
+  if (reason !== undefined || !keepOpen) client.close();
+  else clients.push(client);
+  return reason;
+}
