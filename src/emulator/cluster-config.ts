@@ -7,6 +7,7 @@ import { readFileSync } from "node:fs";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { parseMillicores, parseQuantity } from "../common/quantity.ts";
+import { defaultGuestLimitSettings } from "./guests/guest-limits.ts";
 
 const quantity = z
   .union([z.string(), z.number()])
@@ -56,9 +57,13 @@ const atLeastOneMebibyte = (value: string) => (parseQuantity(value) ?? 0) >= meb
  * and threads at once, the disk, and the memory of a VMI that names none.
  */
 const guestLimitsSchema = z.object({
-  pids: z.number().int().min(32).default(512),
-  disk: quantity.refine(atLeastOneMebibyte, { message: "must be at least 1Mi" }).default("1Gi"),
-  memory: quantity.refine(atLeastOneMebibyte, { message: "must be at least 1Mi" }).default("1Gi"),
+  pids: z.number().int().min(32).default(defaultGuestLimitSettings.pids),
+  disk: quantity
+    .refine(atLeastOneMebibyte, { message: "must be at least 1Mi" })
+    .default(defaultGuestLimitSettings.disk),
+  memory: quantity
+    .refine(atLeastOneMebibyte, { message: "must be at least 1Mi" })
+    .default(defaultGuestLimitSettings.memory),
 });
 
 export const ClusterConfigSchema = z
@@ -92,7 +97,7 @@ export const ClusterConfigSchema = z
       .min(1)
       .default(["node01", "node02", "node03"].map((name) => nodeSchema.parse({ name }))),
     images: z.array(imageSchema).default([]),
-    guestLimits: guestLimitsSchema.default({ pids: 512, disk: "1Gi", memory: "1Gi" }),
+    guestLimits: guestLimitsSchema.default({ ...defaultGuestLimitSettings }),
   })
   .superRefine((config, context) => {
     const names = config.nodes.map((node) => node.name);

@@ -4,7 +4,12 @@ import { parseArgs } from "node:util";
 import { loadClusterConfig } from "./cluster-config.ts";
 import { createEmulator, type EmulatorOptions } from "./emulator.ts";
 import { guestHostProblem } from "./guests/guest.ts";
-import { cgroupRefusal, describeCgroupSetup, guestCgroupSetup } from "./guests/guest-cgroups.ts";
+import {
+  cgroupRefusal,
+  cgroupWarning,
+  describeCgroupSetup,
+  guestCgroupSetup,
+} from "./guests/guest-cgroups.ts";
 import { UNLIMITED_GUESTS_ENV } from "./guests/guest-limits.ts";
 import { sandboxAvailable } from "./guests/sandbox.ts";
 import { normalizePathPrefix } from "./http/path-prefix.ts";
@@ -114,6 +119,8 @@ async function main(): Promise<void> {
     const problem = sandbox.ok ? guestHostProblem() : sandbox.message;
     if (problem) console.warn(`emulator: warning: VMIs will fail to start: ${problem}`);
     const cgroups = await guestCgroupSetup();
+    const withoutCpu = cgroupWarning(cgroups);
+    if (withoutCpu) console.warn(`emulator: warning: ${withoutCpu}`);
     if (cgroups.problems.length === 0) {
       console.log(`guest limits: ${describeCgroupSetup(cgroups)}`);
     } else if (options.unlimitedGuests) {

@@ -3,7 +3,11 @@
 // VMI is Running, as on a booting real guest.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runcmdDelayMs, timingsFor } from "./controller/timing.ts";
-import { hostCgroupLimitsOf, hostCgroupsOf, hostProcessesRunning } from "./guests/testing/host-processes.ts";
+import {
+  hostCgroupsOf,
+  hostEffectiveCgroupLimitsOf,
+  hostProcessesRunning,
+} from "./guests/testing/host-processes.ts";
 import type { KubeObject } from "./objects.ts";
 import { containerDiskImageOf } from "./sandbox-guests.ts";
 import { vmManifest } from "./testing/manifests.ts";
@@ -106,7 +110,7 @@ describe("a VMI's guest limits", () => {
       return found.length > 0 ? found : undefined;
     });
     client.ws.close(1000);
-    expect(await hostCgroupLimitsOf(await hostCgroupsOf(student?.pid ?? 0))).toEqual({
+    expect(await hostEffectiveCgroupLimitsOf(await hostCgroupsOf(student?.pid ?? 0))).toEqual({
       pids: 200,
       memoryBytes: (384 + 96) * 2 ** 20,
       cpuQuotaUs: 200_000,

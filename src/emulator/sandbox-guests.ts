@@ -16,7 +16,7 @@ import { runcmdDelayMs, timingsFor, type Timings } from "./controller/timing.ts"
 import type { GuestEvents, GuestRuntime } from "./guest-runtime.ts";
 import { userDataOf } from "./guest-user-data.ts";
 import { startGuest, type Guest } from "./guests/guest.ts";
-import type { GuestLimits } from "./guests/guest-limits.ts";
+import { defaultGuestLimitSettings, type GuestLimits } from "./guests/guest-limits.ts";
 import { guestImageFor, type ExtraImage } from "./guests/images.ts";
 import { removeTree } from "./guests/remove-tree.ts";
 import { guestVisibleHostPaths, type SandboxBackend } from "./guests/sandbox.ts";
@@ -52,8 +52,6 @@ export interface SecretPlace {
 
 const checkout = fileURLToPath(new URL("../..", import.meta.url));
 
-const defaultLimits: ClusterConfig["guestLimits"] = { pids: 512, disk: "1Gi", memory: "1Gi" };
-
 interface Entry {
   /** Resolves with the guest once booted, undefined when the boot failed. */
   booting: Promise<Guest | undefined>;
@@ -75,7 +73,7 @@ export async function createSandboxGuests(options: SandboxGuestsOptions): Promis
   return new SandboxGuests(options.registry, rootDir, {
     timings: options.timings ?? timingsFor("fast"),
     images: options.images ?? [],
-    limits: options.limits ?? defaultLimits,
+    limits: options.limits ?? { ...defaultGuestLimitSettings },
     acceptUnlimited: options.acceptUnlimited === true,
     ...(options.sandbox ? { sandbox: options.sandbox } : {}),
   });

@@ -3,16 +3,23 @@
 // v2 (pure, as systemd hosts have it) and on v1 or hybrid layouts (each controller wherever it is
 // mounted), as root or as an ordinary user with a delegated v2 cgroup. Layout, per hierarchy:
 //
-//   v1, any user:     <the emulator's own cgroup>/lab-emulator-<pid>/<guest>
-//   v2, root:         <the hierarchy's root>/lab-emulator-<pid>/<guest>  (as Docker's cgroupfs driver)
-//   v2, not root:     <the emulator's own, delegated cgroup>/lab-emulator-<pid>/<guest>, after the
-//                     processes in that cgroup moved to .../lab-emulator-processes (v2 lets only
+//   v1, any user:     <the emulator's own cgroup>/lab-emulator-<pid>/<guest>/sandbox
+//   v2, root:         <the hierarchy's root>/lab-emulator-<pid>/<guest>/sandbox (as Docker's cgroupfs)
+//   v2, not root:     <the emulator's own, delegated cgroup>/lab-emulator-<pid>/<guest>/sandbox, after
+//                     the processes in that cgroup moved to .../lab-emulator-processes (v2 lets only
 //                     leaves hold processes once controllers are enabled for children)
 //
+// The limits are written in <guest>, the guest's processes are in <guest>/sandbox. The sandbox makes
+// a cgroup namespace, whose root is the cgroup its first process is in: guest root may mount cgroupfs
+// in a user namespace of its own and write whatever that shows, so the limits must sit above it, where
+// no mount inside can reach. A limit holds every cgroup below it (v1 memory with use_hierarchy, always
+// on since Linux 5.x and set here where older kernels ask), so what the guest does in its own subtree
+// changes nothing. On v2 <guest> holds no process itself, which its controllers require.
+//
 // A guest's first process joins its cgroups before it runs anything (`wrap`), so everything it ever
-// forks is counted. When the guest ends its cgroups are emptied (cgroup.kill, or SIGKILL to what is
-// left) and removed; the emulator's folder goes with its last guest, or, if the emulator died, when
-// the next emulator starts.
+// forks is counted. When the guest ends its cgroups, with any the guest made below them, are emptied
+// (cgroup.kill, or SIGKILL to what is left) and removed; the emulator's folder goes with its last
+// guest, or, if the emulator died, when the next emulator starts.
 import { access, constants, mkdir, readFile, readdir, rmdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { cgroupMemoryBytes, UNLIMITED_GUESTS_ENV, type GuestLimits } from "./guest-limits.ts";
@@ -29,8 +36,13 @@ interface Hierarchy {
 
 export interface CgroupSetup {
   hierarchies: Hierarchy[];
-  /** What keeps a guest from some limit here; empty when every guest gets all of them. */
+  /** What keeps a guest from its process or memory limit here: guests are refused while there is any. */
   problems: string[];
+  /**
+   * What keeps a guest from its CPU quota here. Guests still start: one without it can slow the
+   * host down, but not exhaust it as processes or memory would.
+   */
+  warnings: string[];
 }
 
 export interface GuestCgroup {
@@ -42,6 +54,8 @@ export interface GuestCgroup {
 
 const emulatorFolder = /^lab-emulator-(\d+)$/;
 const processesLeaf = "lab-emulator-processes";
+/** The guest's processes' cgroup, below the one with its limits: the root of its cgroup namespace. */
+const sandboxLeaf = "sandbox";
 const periodUs = 100_000;
 
 let detected: Promise<CgroupSetup> | undefined;
@@ -62,6 +76,15 @@ export function guestCgroupSetup(): Promise<CgroupSetup> {
   return detected;
 }
 
+/** For the operator at start-up: guests start here, but without a CPU quota. */
+export function cgroupWarning(setup: CgroupSetup): string | undefined {
+  if (setup.warnings.length === 0) return undefined;
+  return [
+    "Guests get no CPU quota on this host; they start anyway, since a busy guest slows the host down but cannot exhaust it:",
+    ...setup.warnings.map((warning) => `- ${warning}`),
+  ].join("\n");
+}
+
 /** One line for the operator: how guests are limited here. */
 export function describeCgroupSetup(setup: CgroupSetup): string {
   const places = setup.hierarchies.map(
@@ -73,7 +96,7 @@ export function describeCgroupSetup(setup: CgroupSetup): string {
 /** Why a guest is refused here, and how to accept it anyway. */
 export function cgroupRefusal(setup: CgroupSetup): string {
   return [
-    "Guests cannot be held to their process, memory and CPU limits on this host:",
+    "Guests cannot be held to their process and memory limits on this host:",
     ...setup.problems.map((problem) => `- ${problem}`),
     `Set ${UNLIMITED_GUESTS_ENV}=1 to start them anyway, with whatever limits remain: only for guests you trust, since one could then fork or allocate until the host runs out.`,
   ].join("\n");
@@ -95,14 +118,14 @@ export async function createGuestCgroup(
       if (counted) {
         counted = false;
         await serially(async () => {
-          if (--live === 0) await removeFolders(setup);
+          if (--live === 0) await removeFolders(setup.hierarchies);
         });
       }
     }
   };
   try {
     await serially(async () => {
-      if (++live === 1) await makeFolders(setup);
+      if (++live === 1) await makeFolders(setup.hierarchies);
     });
     for (const hierarchy of setup.hierarchies) {
       const dir = join(hierarchy.parent, name);
@@ -111,12 +134,14 @@ export async function createGuestCgroup(
       for (const controller of hierarchy.controllers) {
         await writeLimits(dir, hierarchy.version, controller, limits);
       }
+      // After the limits: older kernels take v1's use_hierarchy only while a cgroup has no children.
+      await mkdir(join(dir, sandboxLeaf));
     }
   } catch (error) {
     await remove().catch(() => undefined);
     throw new Error(`the guest's cgroup could not be made: ${(error as Error).message}`);
   }
-  const procs = made.map(({ dir }) => join(dir, "cgroup.procs"));
+  const procs = made.map(({ dir }) => join(dir, sandboxLeaf, "cgroup.procs"));
   return {
     wrap: (file, args) =>
       procs.length === 0
@@ -127,7 +152,8 @@ export async function createGuestCgroup(
 }
 
 // The shell writes its own pid into each cgroup.procs, then becomes the launcher: the same process,
-// so the launcher and all it forks are in the guest's cgroups from their first instruction.
+// so the launcher and all it forks are in the guest's cgroups from their first instruction, and the
+// cgroup namespace the launcher makes has the sandbox leaf as its root.
 const joinScript = `for f do
   [ "$f" = -- ] && break
   echo $$ > "$f" || exit 125
@@ -136,15 +162,15 @@ done
 shift
 exec "$@"`;
 
-async function makeFolders(setup: CgroupSetup): Promise<void> {
-  for (const { parent, version, controllers } of setup.hierarchies) {
+async function makeFolders(hierarchies: Hierarchy[]): Promise<void> {
+  for (const { parent, version, controllers } of hierarchies) {
     await mkdir(parent, { recursive: true });
     if (version === 2) await enableControllers(parent, controllers);
   }
 }
 
-async function removeFolders(setup: CgroupSetup): Promise<void> {
-  for (const { parent } of setup.hierarchies) {
+async function removeFolders(hierarchies: Hierarchy[]): Promise<void> {
+  for (const { parent } of hierarchies) {
     await rmdir(parent).catch(() => undefined);
   }
 }
@@ -168,6 +194,9 @@ async function writeLimits(
         await write("memory.max", memory);
         await writeIfPresent(join(dir, "memory.swap.max"), "0");
       } else {
+        // The limit must hold the sandbox leaf below; 1 is the only value Linux 5.x+ has, and older
+        // kernels take it from a cgroup without children.
+        await writeIfPresent(join(dir, "memory.use_hierarchy"), "1");
         await write("memory.limit_in_bytes", memory);
         await writeIfPresent(join(dir, "memory.memsw.limit_in_bytes"), memory);
       }
@@ -189,26 +218,54 @@ async function writeIfPresent(path: string, value: string): Promise<boolean> {
   }
 }
 
+/**
+ * Kills what is left in a cgroup and in every cgroup below it (the sandbox leaf, and any the guest
+ * made there), then removes them all, the deepest first.
+ */
 async function removeCgroup(dir: string, version: 1 | 2): Promise<void> {
   for (let attempt = 0; ; attempt++) {
-    const pids = await processesIn(dir);
-    if (pids === undefined) return;
+    const tree = await cgroupTree(dir);
+    if (tree.length === 0) return;
+    const pids = (await Promise.all(tree.map(processesIn))).flatMap((found) => found ?? []);
     if (pids.length === 0) {
       try {
-        await rmdir(dir);
+        for (const cgroup of tree) await rmdirIfPresent(cgroup);
         return;
       } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code;
-        if (code === "ENOENT") return;
         // EBUSY for a moment after the last process died, until it is reaped.
-        if (code !== "EBUSY" || attempt > 300) throw error;
+        if ((error as NodeJS.ErrnoException).code !== "EBUSY" || attempt > 300) throw error;
       }
     } else if (attempt > 300) {
       throw new Error(`${dir} still holds processes ${pids.join(", ")}`);
     } else if (!(version === 2 && (await writeIfPresent(join(dir, "cgroup.kill"), "1")))) {
+      // v2's cgroup.kill ends the whole subtree; here each process is signalled instead.
       for (const pid of pids) signal(pid);
     }
     await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** A cgroup and every cgroup below it, the deepest first; empty when it does not exist. */
+async function cgroupTree(dir: string): Promise<string[]> {
+  let entries;
+  try {
+    entries = await readdir(dir, { withFileTypes: true });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw error;
+  }
+  const below: string[] = [];
+  for (const entry of entries) {
+    if (entry.isDirectory()) below.push(...(await cgroupTree(join(dir, entry.name))));
+  }
+  return [...below, dir];
+}
+
+async function rmdirIfPresent(dir: string): Promise<void> {
+  try {
+    await rmdir(dir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
   }
 }
 
@@ -252,7 +309,11 @@ interface Membership {
 
 async function detect(): Promise<CgroupSetup> {
   if (process.platform !== "linux") {
-    return { hierarchies: [], problems: [`cgroups are Linux's, and this host is ${process.platform}`] };
+    return {
+      hierarchies: [],
+      problems: [`cgroups are Linux's, and this host is ${process.platform}`],
+      warnings: [],
+    };
   }
   const uid = process.getuid?.() ?? -1;
   const privileged = uid === 0;
@@ -264,9 +325,14 @@ async function detect(): Promise<CgroupSetup> {
     return {
       hierarchies: [],
       problems: [`the cgroups of this process are unknown: ${(error as Error).message}`],
+      warnings: [],
     };
   }
   const problems: string[] = [];
+  const warnings: string[] = [];
+  // Only pids and memory keep a guest from exhausting the host: a missing cpu is a warning.
+  const report = (controllers: readonly CgroupController[], message: string) =>
+    (controllers.every((controller) => controller === "cpu") ? warnings : problems).push(message);
   const groups = new Map<CgroupMount, CgroupController[]>();
   const v2 = mounts.find((mount) => mount.version === 2);
   const v2Available = v2 ? await controllersOf(v2.mountPoint) : [];
@@ -275,7 +341,10 @@ async function detect(): Promise<CgroupSetup> {
       mounts.find((m) => m.version === 1 && m.controllers.includes(controller)) ??
       (v2 && v2Available.includes(controller) ? v2 : undefined);
     if (!mount) {
-      problems.push(`the ${controller} controller is neither mounted (cgroup v1) nor available (cgroup v2)`);
+      report(
+        [controller],
+        `the ${controller} controller is neither mounted (cgroup v1) nor available (cgroup v2)`,
+      );
       continue;
     }
     groups.set(mount, [...(groups.get(mount) ?? []), controller]);
@@ -288,7 +357,7 @@ async function detect(): Promise<CgroupSetup> {
     const own = membership && dirOf(mount, membership.path);
     const what = `cgroup v${mount.version} (${controllers.join(", ")})`;
     if (own === undefined) {
-      problems.push(`${what}: this process's cgroup is not under ${mount.mountPoint}`);
+      report(controllers, `${what}: this process's cgroup is not under ${mount.mountPoint}`);
       continue;
     }
     try {
@@ -302,7 +371,7 @@ async function detect(): Promise<CgroupSetup> {
         const available = await controllersOf(base);
         usable = controllers.filter((controller) => available.includes(controller));
         for (const controller of controllers.filter((c) => !usable.includes(c))) {
-          problems.push(`${what}: ${base} is given no ${controller} controller by its parent`);
+          report([controller], `${what}: ${base} is given no ${controller} controller by its parent`);
         }
         if (usable.length === 0) continue;
         await enableControllers(base, usable);
@@ -314,14 +383,14 @@ async function detect(): Promise<CgroupSetup> {
       };
       await removeStaleFolders(base, mount.version);
       // Made now to learn whether it can be; removed again until the first guest needs it.
-      await makeFolders({ hierarchies: [hierarchy], problems: [] });
-      await removeFolders({ hierarchies: [hierarchy], problems: [] });
+      await makeFolders([hierarchy]);
+      await removeFolders([hierarchy]);
       hierarchies.push(hierarchy);
     } catch (error) {
-      problems.push(`${what}: ${(error as Error).message}`);
+      report(controllers, `${what}: ${(error as Error).message}`);
     }
   }
-  return { hierarchies, problems };
+  return { hierarchies, problems, warnings };
 }
 
 /**
@@ -372,12 +441,8 @@ async function removeStaleFolders(base: string, version: 1 | 2): Promise<void> {
   for (const name of names) {
     const pid = Number(emulatorFolder.exec(name)?.[1] ?? "0");
     if (pid === 0 || pid === process.pid || isAlive(pid)) continue;
-    const folder = join(base, name);
     try {
-      for (const entry of await readdir(folder, { withFileTypes: true })) {
-        if (entry.isDirectory()) await removeCgroup(join(folder, entry.name), version);
-      }
-      await removeCgroup(folder, version);
+      await removeCgroup(join(base, name), version);
     } catch {
       // another emulator may be sweeping it at the same time
     }

@@ -5,7 +5,7 @@
 import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startGuest, type Guest } from "./guest.ts";
 import { runsPrivileged } from "./sandbox.ts";
@@ -14,6 +14,7 @@ import { runInConsole } from "./testing/console-command.ts";
 import {
   hostCgroupLimitsOf,
   hostCgroupsOf,
+  hostEffectiveCgroupLimitsOf,
   hostPasswdUids,
   hostProcessCountOf,
   hostProcessesRunning,
@@ -27,8 +28,8 @@ const privileged = runsPrivileged();
 let rootDir: string;
 const guests: Guest[] = [];
 
-async function bootedGuest(name: string): Promise<Guest> {
-  const guest = await startGuest({ name, rootDir, limits });
+async function bootedGuest(name: string, userData?: string): Promise<Guest> {
+  const guest = await startGuest({ name, rootDir, limits, ...(userData === undefined ? {} : { userData }) });
   guests.push(guest);
   await vi.waitFor(() => expect(guest.agentConnected).toBe(true), { timeout: 10_000 });
   return guest;
@@ -129,17 +130,123 @@ describe("a guest's limits", () => {
     }
     const rlimit = await runInConsole(guest, "grep 'Max processes' /proc/self/limits");
     expect(rlimit.output).toMatch(new RegExp(`Max processes\\s+${limits.pids}\\s+${limits.pids}\\s`));
-    expect(await hostCgroupLimitsOf(its)).toEqual({
+    expect(await hostEffectiveCgroupLimitsOf(its)).toEqual({
       pids: limits.pids,
       // The disk is memory the guest's cgroup pays for (docs/emulator.md).
       memoryBytes: limits.memoryBytes + limits.diskBytes,
       cpuQuotaUs: (limits.cpuMillicores / 1000) * 100_000,
     });
 
+    // The limits sit above the guest's own cgroup, which its cgroup namespace makes its root.
+    expect(await hostCgroupLimitsOf(its)).not.toMatchObject({ pids: limits.pids });
+
     await guest.kill();
-    for (const cgroup of its) expect(existsSync(cgroup.dir)).toBe(false);
+    for (const cgroup of its) {
+      expect(existsSync(cgroup.dir)).toBe(false);
+      expect(existsSync(dirname(cgroup.dir))).toBe(false);
+    }
   }, 30_000);
+
+  // Review finding: the guest's cgroup namespace had the limited cgroup as its root, so guest root
+  // could mount cgroupfs in a user namespace of its own and write "max" to pids.max, and then fork
+  // beyond every limit (uid 0 is exempt from RLIMIT_NPROC).
+  it("cannot be lifted from inside, through a cgroupfs of the guest's own, by guest root or the student", async () => {
+    const userData = [
+      "#cloud-config",
+      JSON.stringify({
+        write_files: [{ path: "/usr/local/bin/lab-lift-limits", permissions: "0755", content: liftLimits }],
+        runcmd: [`/usr/local/bin/lab-lift-limits ${limits.pids} root`],
+      }),
+    ].join("\n");
+    const guest = await bootedGuest("lab-cgroup-escape", userData);
+    const ofLifter = (lines: string[]) =>
+      lines.filter((line) => line.startsWith("lab-lift-limits ")).map((line) => line.trim());
+    const asRoot = ofLifter(guest.consoleLogLines());
+    const student = await markedProcess(guest);
+    const asStudent = await runInConsole(guest, `lab-lift-limits ${limits.pids} student`, 30_000);
+    const results = [...asRoot, ...ofLifter(asStudent.output.split("\n"))];
+    console.log(results.join("\n"));
+    expect(results.map((line) => line.split(" ")[1])).toEqual(["root", "student"]);
+    for (const line of results) {
+      const forked = Number(/ forked (\d+)/.exec(line)?.[1] ?? "NaN");
+      expect(forked).toBeLessThan(limits.pids);
+    }
+    expect(await hostEffectiveCgroupLimitsOf(await hostCgroupsOf(student.pid))).toEqual({
+      pids: limits.pids,
+      memoryBytes: limits.memoryBytes + limits.diskBytes,
+      cpuQuotaUs: (limits.cpuMillicores / 1000) * 100_000,
+    });
+  }, 60_000);
 });
+
+/**
+ * Mounts every cgroup hierarchy of the guest in a user, mount and cgroup namespace of its own, writes
+ * "no limit" into each limit file at the mount's root, then forks twice the process limit of children
+ * that end by themselves within seconds. Prints "lab-lift-limits WHO <file>:<result>... forked N".
+ */
+const liftLimits = `#!/usr/bin/python3
+import ctypes, os, sys, time
+libc = ctypes.CDLL(None, use_errno=True)
+libc.mount.argtypes = [ctypes.c_char_p] * 3 + [ctypes.c_ulong, ctypes.c_char_p]
+limit, who = int(sys.argv[1]), sys.argv[2]
+hierarchies = []
+for line in open("/proc/self/cgroup"):
+    _, controllers, _ = line.rstrip("\\n").split(":", 2)
+    if controllers == "" or set(controllers.split(",")) & {"pids", "memory", "cpu"}:
+        hierarchies.append(controllers)
+unlimited = {"pids.max": "max", "memory.max": "max", "memory.swap.max": "max",
+             "memory.limit_in_bytes": "-1", "memory.memsw.limit_in_bytes": "-1",
+             "cpu.max": "max", "cpu.cfs_quota_us": "-1"}
+targets = []
+for index, controllers in enumerate(hierarchies):
+    target = "/tmp/lab-cgroupfs-%s-%d" % (who, index)
+    os.makedirs(target, exist_ok=True)
+    targets.append(target)
+reader, writer = os.pipe()
+if os.fork() == 0:
+    os.close(reader)
+    report = []
+    if libc.unshare(0x10000000 | 0x20000 | 0x02000000) != 0:
+        report.append("unshare:" + os.strerror(ctypes.get_errno()))
+    else:
+        for controllers, target in zip(hierarchies, targets):
+            fstype = b"cgroup" if controllers else b"cgroup2"
+            if libc.mount(b"none", target.encode(), fstype, 0, controllers.encode() or None) != 0:
+                report.append("mount-%s:%s" % (controllers or "v2", os.strerror(ctypes.get_errno())))
+                continue
+            # Twice: v1 refuses a memory limit above the memory+swap one until that one is lifted.
+            results = {}
+            for _ in range(2):
+                for name, value in unlimited.items():
+                    path = os.path.join(target, name)
+                    if not os.path.exists(path) or results.get(name) == "written":
+                        continue
+                    try:
+                        with open(path, "w") as file:
+                            file.write(value)
+                        results[name] = "written"
+                    except OSError as error:
+                        results[name] = error.strerror
+            report.extend("%s:%s" % item for item in results.items())
+    os.write(writer, " ".join(report).encode())
+    os._exit(0)
+os.close(writer)
+report = os.read(reader, 65536).decode()
+os.wait()
+forked = 0
+for _ in range(2 * limit):
+    try:
+        pid = os.fork()
+    except OSError:
+        break
+    if pid == 0:
+        time.sleep(3)
+        os._exit(0)
+    forked += 1
+print("lab-lift-limits", who, report, "forked", forked, flush=True)
+for _ in range(forked):
+    os.wait()
+`;
 
 describe.runIf(privileged)("a guest's uid", () => {
   it("is its own in each guest, no host user's, and the student's inside", async () => {

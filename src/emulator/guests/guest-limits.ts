@@ -2,8 +2,7 @@
 // disk size from its spec, and a fork bomb in it takes down only that VM; a guest here shares the
 // host's kernel, so the emulator holds it to the same: processes, memory and CPU through a cgroup of
 // its own (guest-cgroups.ts), the disk as a size-limited tmpfs (guest-setup.py).
-
-const gibibyte = 2 ** 30;
+import { parseQuantity } from "../../common/quantity.ts";
 
 export interface GuestLimits {
   /** Processes and threads at once (pids.max, and RLIMIT_NPROC for the guest's users). */
@@ -16,11 +15,17 @@ export interface GuestLimits {
   diskBytes: number;
 }
 
+/**
+ * The defaults as the cluster config's guestLimits writes them (cluster-config.ts), and what the
+ * emulator's guests get without a config: the one place they are set.
+ */
+export const defaultGuestLimitSettings = { pids: 512, disk: "1Gi", memory: "1Gi" } as const;
+
 export const defaultGuestLimits: GuestLimits = {
-  pids: 512,
-  memoryBytes: gibibyte,
+  pids: defaultGuestLimitSettings.pids,
+  memoryBytes: parseQuantity(defaultGuestLimitSettings.memory) ?? 0,
   cpuMillicores: 1000,
-  diskBytes: gibibyte,
+  diskBytes: parseQuantity(defaultGuestLimitSettings.disk) ?? 0,
 };
 
 /**

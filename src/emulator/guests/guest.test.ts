@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { mkdtemp, readFile, readdir, rm, stat } from "node:fs/promises";
+import { mkdtemp, readFile, readdir, rm, stat, writeFile } from "node:fs/promises";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startGuest, type Guest } from "./guest.ts";
 import { runsPrivileged } from "./sandbox.ts";
 import { echoServerCommand } from "./testing/echo-server.ts";
+import { hostCgroupsOf } from "./testing/host-processes.ts";
 import { SerialTranscript } from "./testing/serial-transcript.ts";
 
 const echoServer = (port: number) => echoServerCommand(port, "127.0.0.1");
@@ -307,6 +308,25 @@ describe("killing a guest", () => {
     await guest.kill({ keepHome: true });
     expect(await readFile(join(guest.homeDir, "work.txt"), "utf8")).toBe("mine");
     expect(await readdir(join(guest.homeDir, ".."))).toEqual(["home"]);
+  });
+
+  it("ends and releases the guest even when keeping its home fails, and says so", async () => {
+    const name = "lab-vm-keep-fails";
+    const guest = await startGuest({ name, rootDir });
+    await vi.waitFor(() => expect(guest.agentConnected).toBe(true));
+    const [launcher] = await childrenOfThisProcess(await processesRunning(name));
+    const cgroups = await hostCgroupsOf(launcher ?? 0);
+    const [folder = ""] = (await readdir(rootDir)).filter((entry) => entry.startsWith(`${name}-`));
+    const guestDir = join(rootDir, folder);
+    // cp cannot put the home's directory where a file is.
+    await writeFile(join(guestDir, "home"), "in the way");
+
+    await expect(guest.kill({ keepHome: true })).rejects.toThrow(/keeping its home failed/);
+
+    expect(await processesRunning(name)).toEqual([]);
+    expect(existsSync(join(guestDir, "boot"))).toBe(false);
+    expect(cgroups.length).toBeGreaterThan(0);
+    for (const cgroup of cgroups) expect(existsSync(cgroup.dir)).toBe(false);
   });
 
   it("reports a sandbox that died on its own, and takes the rest of it down", async () => {

@@ -549,14 +549,29 @@ class SandboxedGuest implements Guest {
   }
 
   async kill(options: { keepHome?: boolean } = {}): Promise<void> {
+    const keepHome = options.keepHome === true;
+    let copyFailure: Error | undefined;
     if (this.#running) {
       this.#killRequested = true;
-      if (options.keepHome === true) await this.#copyHomeOut();
+      // A home that could not be copied must not keep the guest stopped with its cgroups, uid and
+      // files: it is ended and released all the same, and the failure reported afterwards.
+      if (keepHome) {
+        try {
+          await this.#copyHomeOut();
+        } catch (error) {
+          copyFailure = error as Error;
+        }
+      }
       await this.#killSandbox();
     }
     await this.#exited;
-    this.#removal ??= this.#removeFilesOnceEnded(options.keepHome === true);
+    this.#removal ??= this.#removeFilesOnceEnded(keepHome);
     await this.#removal;
+    if (copyFailure) {
+      throw new Error(
+        `${copyFailure.message}; the guest was ended and released anyway, and what was copied is in ${this.#layout.homeDir}`,
+      );
+    }
   }
 
   // Killing the pid namespace's first process makes the kernel kill all the others before it can be
@@ -582,7 +597,9 @@ class SandboxedGuest implements Guest {
     await new Promise<void>((resolve, reject) =>
       execFile("cp", ["-a", "--no-target-directory", home, this.#layout.homeDir], (error, _out, stderr) =>
         error
-          ? reject(new Error(`guest ${this.name}: keeping its home failed: ${stderr.trim()}`))
+          ? reject(
+              new Error(`guest ${this.name}: keeping its home failed: ${stderr.trim() || error.message}`),
+            )
           : resolve(),
       ),
     );

@@ -1,9 +1,10 @@
 // The emulator's side of a guest's port relay (port-relay.py). The relay runs outside the guest's
 // sandbox, in the guest's network namespace only, so no guest process can reach it; still, nothing it
-// sends is trusted, since one bad line on Node's own IPC channel once ended the emulator and every
-// guest with it. Its stdout may say one thing, "ready", once; each connection's answer is one short
-// line, "ok" or "error CODE MESSAGE", before the guest's bytes. Anything else ends the relay (on its
-// stdout) or that one connection (an answer), with a warning in the log: the guest loses at most its
+// sends is trusted, and it talks over plain pipes that this file parses itself, never over Node's IPC
+// channel, where one malformed message would throw inside Node and end the emulator and every guest
+// with it. Its stdout may say one thing, "ready", once; each connection's answer is one short line,
+// "ok" or "error CODE MESSAGE", before the guest's bytes. Anything else ends the relay (on its stdout)
+// or that one connection (an answer), with a warning in the log: the guest loses at most its
 // port-forwarding, never the emulator.
 import { spawn, type ChildProcess } from "node:child_process";
 import { rm } from "node:fs/promises";

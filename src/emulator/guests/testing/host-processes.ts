@@ -1,6 +1,8 @@
 // Test helper: what the host sees of a guest's processes, read from /proc and the cgroup mounts
 // without the emulator's help, so that a test checks the kernel's view and not our own bookkeeping.
+import { existsSync } from "node:fs";
 import { readFile, readdir } from "node:fs/promises";
+import { dirname } from "node:path";
 
 export interface HostProcess {
   pid: number;
@@ -128,25 +130,53 @@ export interface HostCgroupLimits {
 
 /** The limits the cgroups of a process have, v1 or v2 file names alike; undefined where unlimited. */
 export async function hostCgroupLimitsOf(cgroups: HostCgroup[]): Promise<HostCgroupLimits> {
-  const read = async (controller: string, names: string[]): Promise<number | undefined> => {
+  return limitsOf(cgroups, async (dir, names) => limitIn(dir, names));
+}
+
+/**
+ * The limits that hold the cgroups of a process: the least of each in its cgroup and every cgroup
+ * above it, since a cgroup's limit holds all of its descendants.
+ */
+export async function hostEffectiveCgroupLimitsOf(cgroups: HostCgroup[]): Promise<HostCgroupLimits> {
+  return limitsOf(cgroups, async (dir, names) => {
+    let least: number | undefined;
+    for (let at = dir; existsSync(`${at}/cgroup.procs`); at = dirname(at)) {
+      const value = await limitIn(at, names);
+      if (value !== undefined) least = Math.min(least ?? value, value);
+      if (at === "/") break;
+    }
+    return least;
+  });
+}
+
+async function limitsOf(
+  cgroups: HostCgroup[],
+  read: (dir: string, names: string[]) => Promise<number | undefined>,
+): Promise<HostCgroupLimits> {
+  const readFor = (controller: string, names: string[]) => {
     const cgroup =
       cgroups.find((c) => c.controller === controller) ?? cgroups.find((c) => c.controller === "");
-    for (const name of names) {
-      try {
-        const value = Number((await readFile(`${cgroup?.dir}/${name}`, "utf8")).trim().split(" ")[0]);
-        return Number.isFinite(value) && value >= 0 ? value : undefined;
-      } catch {
-        // not this hierarchy's name for it
-      }
-    }
-    return undefined;
+    return cgroup ? read(cgroup.dir, names) : Promise.resolve(undefined);
   };
   const limits: HostCgroupLimits = {};
-  const pids = await read("pids", ["pids.max"]);
-  const memoryBytes = await read("memory", ["memory.max", "memory.limit_in_bytes"]);
-  const cpuQuotaUs = await read("cpu", ["cpu.max", "cpu.cfs_quota_us"]);
+  const pids = await readFor("pids", ["pids.max"]);
+  const memoryBytes = await readFor("memory", ["memory.max", "memory.limit_in_bytes"]);
+  const cpuQuotaUs = await readFor("cpu", ["cpu.max", "cpu.cfs_quota_us"]);
   if (pids !== undefined) limits.pids = pids;
   if (memoryBytes !== undefined) limits.memoryBytes = memoryBytes;
   if (cpuQuotaUs !== undefined) limits.cpuQuotaUs = cpuQuotaUs;
   return limits;
+}
+
+/** The first of the files that the cgroup has, as a number; undefined for "max", -1 or none. */
+async function limitIn(dir: string, names: string[]): Promise<number | undefined> {
+  for (const name of names) {
+    try {
+      const value = Number((await readFile(`${dir}/${name}`, "utf8")).trim().split(" ")[0]);
+      return Number.isFinite(value) && value >= 0 ? value : undefined;
+    } catch {
+      // not this hierarchy's name for it
+    }
+  }
+  return undefined;
 }
