@@ -106,7 +106,6 @@ export function registerConsoleRoutes(app: FastifyInstance, deps: ConsoleRouteDe
         `This console was reopened too often. Reload this page in ${waitSeconds} s.`,
       );
     }
-    attaches.take(person);
     // Counted before the upgrade is awaited, so upgrades sent at once cannot all pass the cap.
     openSockets.set(person, (openSockets.get(person) ?? 0) + 1);
     const release = () => {
@@ -130,6 +129,9 @@ export function registerConsoleRoutes(app: FastifyInstance, deps: ConsoleRouteDe
         },
         onAccepted: (socket) => {
           accepted = true;
+          // Only attaches that became consoles count: a refused one (503 while the console moves
+          // between replicas) costs nothing and may be tried again.
+          attaches.take(person);
           deps.onViewers?.(1, as);
           socket.once("close", () => {
             release();
