@@ -16,12 +16,19 @@
 // on since Linux 5.x and set here where older kernels ask), so what the guest does in its own subtree
 // changes nothing. On v2 <guest> holds no process itself, which its controllers require.
 //
+// Every other hierarchy the emulator is in (v1 freezer, cpuset, blkio, name=systemd, the empty v2
+// one of a hybrid host, ...) gets the same <guest>/sandbox, without limits: otherwise the guest's
+// namespace root there is the emulator's own cgroup, whose root-owned files guest root could write
+// (freezer.state FROZEN stops the emulator and every guest). As root these are required; without root
+// they are used where the emulator's cgroup is writable, and left alone where the guest could not
+// write them either.
+//
 // A guest's first process joins its cgroups before it runs anything (`wrap`), so everything it ever
 // forks is counted. When the guest ends its cgroups, with any the guest made below them, are emptied
 // (cgroup.kill, or SIGKILL to what is left) and removed; the emulator's folder goes with its last
 // guest, or, if the emulator died, when the next emulator starts.
 import { access, constants, mkdir, readFile, readdir, rmdir, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { cgroupMemoryBytes, UNLIMITED_GUESTS_ENV, type GuestLimits } from "./guest-limits.ts";
 
 export type CgroupController = "pids" | "memory" | "cpu";
@@ -29,7 +36,12 @@ const wanted: readonly CgroupController[] = ["pids", "memory", "cpu"];
 
 interface Hierarchy {
   version: 1 | 2;
+  /** The controllers whose limits are written here; none in a hierarchy that only isolates. */
   controllers: CgroupController[];
+  /** For the operator: the limits' controllers, or what the hierarchy is (freezer, name=systemd, v2). */
+  label: string;
+  /** v1 cpuset takes no process in a cgroup until its cpuset.cpus and cpuset.mems are set. */
+  cpuset: boolean;
   /** This emulator's folder in the hierarchy: its guests' cgroups are made in it. */
   parent: string;
 }
@@ -88,7 +100,7 @@ export function cgroupWarning(setup: CgroupSetup): string | undefined {
 /** One line for the operator: how guests are limited here. */
 export function describeCgroupSetup(setup: CgroupSetup): string {
   const places = setup.hierarchies.map(
-    (hierarchy) => `cgroup v${hierarchy.version} ${hierarchy.controllers.join(", ")} in ${hierarchy.parent}`,
+    (hierarchy) => `cgroup v${hierarchy.version} ${hierarchy.label} in ${hierarchy.parent}`,
   );
   return places.length > 0 ? places.join("; ") : "none";
 }
@@ -134,8 +146,10 @@ export async function createGuestCgroup(
       for (const controller of hierarchy.controllers) {
         await writeLimits(dir, hierarchy.version, controller, limits);
       }
+      if (hierarchy.cpuset) await copyCpuset(hierarchy.parent, dir);
       // After the limits: older kernels take v1's use_hierarchy only while a cgroup has no children.
       await mkdir(join(dir, sandboxLeaf));
+      if (hierarchy.cpuset) await copyCpuset(dir, join(dir, sandboxLeaf));
     }
   } catch (error) {
     await remove().catch(() => undefined);
@@ -163,9 +177,19 @@ shift
 exec "$@"`;
 
 async function makeFolders(hierarchies: Hierarchy[]): Promise<void> {
-  for (const { parent, version, controllers } of hierarchies) {
+  for (const { parent, version, controllers, cpuset } of hierarchies) {
     await mkdir(parent, { recursive: true });
     if (version === 2) await enableControllers(parent, controllers);
+    if (cpuset) await copyCpuset(dirname(parent), parent);
+  }
+}
+
+/** A new v1 cpuset cgroup has no CPUs and memory nodes: it gets its parent's, as a child inherits elsewhere. */
+async function copyCpuset(from: string, to: string): Promise<void> {
+  for (const file of ["cpuset.cpus", "cpuset.mems"]) {
+    const value = (await readFile(join(from, file), "utf8")).trim();
+    // Only while empty: the folder's may already be set by the first guest of an emulator.
+    if ((await readFile(join(to, file), "utf8")).trim() === "") await writeFile(join(to, file), value);
   }
 }
 
@@ -350,10 +374,13 @@ async function detect(): Promise<CgroupSetup> {
     groups.set(mount, [...(groups.get(mount) ?? []), controller]);
   }
   const hierarchies: Hierarchy[] = [];
+  /** The hierarchies (lines of /proc/self/cgroup) that have their place already. */
+  const used = new Set<Membership>();
   for (const [mount, controllers] of groups) {
     const membership = memberships.find((m) =>
       mount.version === 2 ? m.controllers.length === 0 : controllers.every((c) => m.controllers.includes(c)),
     );
+    if (membership) used.add(membership);
     const own = membership && dirOf(mount, membership.path);
     const what = `cgroup v${mount.version} (${controllers.join(", ")})`;
     if (own === undefined) {
@@ -379,18 +406,57 @@ async function detect(): Promise<CgroupSetup> {
       const hierarchy: Hierarchy = {
         version: mount.version,
         controllers: usable,
+        label: usable.join(", "),
+        cpuset: false,
         parent: join(base, `lab-emulator-${process.pid}`),
       };
-      await removeStaleFolders(base, mount.version);
-      // Made now to learn whether it can be; removed again until the first guest needs it.
-      await makeFolders([hierarchy]);
-      await removeFolders([hierarchy]);
+      await prepare(hierarchy, base);
       hierarchies.push(hierarchy);
     } catch (error) {
       report(controllers, `${what}: ${(error as Error).message}`);
     }
   }
+  for (const mount of mounts) {
+    const membership = memberships.find((m) =>
+      mount.version === 2
+        ? m.controllers.length === 0
+        : m.controllers.length > 0 && m.controllers.every((c) => mount.controllers.includes(c)),
+    );
+    // A hierarchy mounted twice (a bind mount) has one line, and one place.
+    if (!membership || used.has(membership)) continue;
+    used.add(membership);
+    const own = dirOf(mount, membership.path);
+    if (own === undefined) continue;
+    const label = mount.version === 2 ? "(no controllers)" : membership.controllers.join(", ");
+    try {
+      // Without root the guest can write only what its own uid may; a cgroup the emulator cannot
+      // write is one the guest cannot either.
+      if (!privileged && !(await writable(own))) continue;
+      const base = mount.version === 2 && privileged ? mount.mountPoint : own;
+      const hierarchy: Hierarchy = {
+        version: mount.version,
+        controllers: [],
+        label,
+        cpuset: mount.version === 1 && mount.controllers.includes("cpuset"),
+        parent: join(base, `lab-emulator-${process.pid}`),
+      };
+      await prepare(hierarchy, base);
+      hierarchies.push(hierarchy);
+    } catch (error) {
+      const message = `cgroup v${mount.version} ${label}: ${(error as Error).message}`;
+      // As root the guest would stay in the emulator's own cgroup there and could freeze it.
+      if (privileged) problems.push(`${message}; guest root could write the emulator's own cgroup there`);
+    }
+  }
   return { hierarchies, problems, warnings };
+}
+
+/** Sweeps the folders of emulators that are gone, and learns whether this one's can be made. */
+async function prepare(hierarchy: Hierarchy, base: string): Promise<void> {
+  await removeStaleFolders(base, hierarchy.version);
+  // Made now to learn whether it can be; removed again until the first guest needs it.
+  await makeFolders([hierarchy]);
+  await removeFolders([hierarchy]);
 }
 
 /**

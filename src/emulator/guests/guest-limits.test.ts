@@ -5,13 +5,14 @@
 import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startGuest, type Guest } from "./guest.ts";
 import { runsPrivileged } from "./sandbox.ts";
 import { shellQuote } from "./shell-quote.ts";
 import { runInConsole } from "./testing/console-command.ts";
 import {
+  hostAllCgroupsOf,
   hostCgroupLimitsOf,
   hostCgroupsOf,
   hostEffectiveCgroupLimitsOf,
@@ -165,7 +166,6 @@ describe("a guest's limits", () => {
     const student = await markedProcess(guest);
     const asStudent = await runInConsole(guest, `lab-lift-limits ${limits.pids} student`, 30_000);
     const results = [...asRoot, ...ofLifter(asStudent.output.split("\n"))];
-    console.log(results.join("\n"));
     expect(results.map((line) => line.split(" ")[1])).toEqual(["root", "student"]);
     for (const line of results) {
       const forked = Number(/ forked (\d+)/.exec(line)?.[1] ?? "NaN");
@@ -177,6 +177,29 @@ describe("a guest's limits", () => {
       cpuQuotaUs: (limits.cpuMillicores / 1000) * 100_000,
     });
   }, 60_000);
+  // On v1 and hybrid hosts a guest left in the emulator's own cgroups of the hierarchies without a
+  // limit (freezer, cpuset, name=systemd, the unified one...) has them as its cgroup namespace's
+  // root: guest root could mount them and freeze the emulator, and every guest with it.
+  it.runIf(privileged)(
+    "is in cgroups of its own in every hierarchy, so its cgroup namespace holds nothing of the emulator's",
+    async () => {
+      const guest = await bootedGuest("lab-cgroup-everywhere");
+      const student = await markedProcess(guest);
+      const mine = await hostAllCgroupsOf(process.pid);
+      const its = await hostAllCgroupsOf(student.pid);
+      expect(its.map((cgroup) => cgroup.hierarchy).sort()).toEqual(mine.map((own) => own.hierarchy).sort());
+      for (const cgroup of its) {
+        const own = mine.find((m) => m.hierarchy === cgroup.hierarchy);
+        expect(cgroup.dir, cgroup.hierarchy).not.toBe(own?.dir);
+        expect(basename(cgroup.dir), cgroup.hierarchy).toBe("sandbox");
+        expect(basename(dirname(dirname(cgroup.dir))), cgroup.hierarchy).toBe(`lab-emulator-${process.pid}`);
+        expect(cgroup.dir.startsWith(`${cgroup.mountPoint}/`), cgroup.hierarchy).toBe(true);
+      }
+      await guest.kill();
+      for (const cgroup of its) expect(existsSync(dirname(cgroup.dir)), cgroup.hierarchy).toBe(false);
+    },
+    60_000,
+  );
 });
 
 /**

@@ -88,6 +88,27 @@ export async function hostCgroupsOf(pid: number): Promise<HostCgroup[]> {
   return result;
 }
 
+/**
+ * The directory of every cgroup a process is in, one per mounted hierarchy (v1 controllers or a name,
+ * "" for v2), with the hierarchy's mount point: what guest root could mount in a namespace of its own.
+ */
+export async function hostAllCgroupsOf(
+  pid: number,
+): Promise<{ hierarchy: string; dir: string; mountPoint: string }[]> {
+  const mounts = await cgroupMounts();
+  const lines = (await readFile(`/proc/${pid}/cgroup`, "utf8")).trim().split("\n");
+  const result: { hierarchy: string; dir: string; mountPoint: string }[] = [];
+  for (const line of lines) {
+    const [, controllers = "", path = ""] = /^\d+:([^:]*):(.*)$/.exec(line) ?? [];
+    const mount = mounts.find((m) => (controllers === "" ? m.v2 : m.controllers.join(",") === controllers));
+    if (!mount) continue;
+    const relative = path.startsWith(mount.root) ? path.slice(mount.root.length) : path;
+    const dir = `${mount.mountPoint}${relative.startsWith("/") || relative === "" ? "" : "/"}${relative}`;
+    result.push({ hierarchy: controllers, dir: dir.replace(/\/$/, ""), mountPoint: mount.mountPoint });
+  }
+  return result;
+}
+
 async function v2Holds(mountPoint: string): Promise<boolean> {
   const available = (await readFile(`${mountPoint}/cgroup.controllers`, "utf8")).split(/\s+/);
   return ["pids", "memory"].every((name) => available.includes(name));
