@@ -4,19 +4,14 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import { AuditQuery } from "../../common/operations-api.ts";
 import { requireUser } from "../auth/current-user.ts";
 import type { LoginSessions } from "../auth/login-sessions.ts";
-import { DatabaseUnavailableError } from "../db/errors.ts";
-import { HttpError, parseOrThrow, sendError } from "../http/errors.ts";
+import { HttpError, parseOrThrow } from "../http/errors.ts";
 import type { AuditLog } from "./audit-log.ts";
 
 export function registerAuditRoutes(
   app: FastifyInstance,
   deps: { audit: AuditLog; loginSessions: LoginSessions },
 ): void {
-  // Its own scope, so that an unusable audit.db answers 503 with the reason, not a bare 500.
-  app.register(async (scope) => {
-    scope.setErrorHandler((error, request, reply) => sendError(toHttpError(error, request), request, reply));
-    addRoutes(scope, deps);
-  });
+  addRoutes(app, deps);
 }
 
 function addRoutes(
@@ -52,10 +47,4 @@ function addRoutes(
       .type("application/x-ndjson; charset=utf-8")
       .send(lines);
   });
-}
-
-function toHttpError(error: unknown, request: FastifyRequest): unknown {
-  if (!(error instanceof DatabaseUnavailableError)) return error;
-  request.log.error({ err: error.cause ?? error }, "audit database unavailable");
-  return new HttpError(503, error.code, error.message);
 }

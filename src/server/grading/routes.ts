@@ -8,8 +8,7 @@ import { labIdPattern } from "../../common/lab.ts";
 import type { AuditLog } from "../audit/audit-log.ts";
 import { requireUser } from "../auth/current-user.ts";
 import type { LoginSessions } from "../auth/login-sessions.ts";
-import { DatabaseUnavailableError } from "../db/errors.ts";
-import { HttpError, parseOrThrow, sendError } from "../http/errors.ts";
+import { HttpError, parseOrThrow } from "../http/errors.ts";
 import { sendWithEtag } from "../http/etag.ts";
 import { SelfCheckTooSoonError, type GradingService } from "./service.ts";
 
@@ -42,12 +41,7 @@ const staff: readonly Role[] = ["ta", "instructor"];
 const instructors: readonly Role[] = ["instructor"];
 
 export function registerGradingRoutes(app: FastifyInstance, deps: GradingRouteDeps): void {
-  // An encapsulated scope, so that database failures map to their own answer here without
-  // touching the app-wide error handler.
-  app.register(async (scope) => {
-    scope.setErrorHandler((error, request, reply) => sendError(toHttpError(error, request), request, reply));
-    addRoutes(scope, deps);
-  });
+  addRoutes(app, deps);
 }
 
 function addRoutes(
@@ -161,10 +155,4 @@ function forbidden(message: string): HttpError {
 /** Grades are personal data: no copy in any cache. */
 function noStore(reply: FastifyReply): FastifyReply {
   return reply.header("cache-control", "no-store");
-}
-
-function toHttpError(error: unknown, request: FastifyRequest): unknown {
-  if (!(error instanceof DatabaseUnavailableError)) return error;
-  request.log.error({ err: error.cause ?? error }, "grading database unavailable");
-  return new HttpError(503, error.code, error.message);
 }

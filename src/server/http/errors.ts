@@ -1,8 +1,10 @@
-// One error body for everything the API answers with: { error: { code, message } }. Cluster errors
-// are translated here so no route has to know what a Kubernetes Status looks like.
+// One error body for everything the API answers with: { error: { code, message } }. Cluster and
+// database errors are translated here, so no route has to know what a Kubernetes Status or an
+// unusable database looks like.
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import type { z } from "zod";
 import type { ApiErrorBody } from "../../common/api.ts";
+import { DatabaseUnavailableError } from "../db/errors.ts";
 import { ClusterUnavailableError, KubeStatusError } from "../kube/errors.ts";
 
 export class HttpError extends Error {
@@ -36,6 +38,10 @@ function toHttpError(error: unknown, request: FastifyRequest): HttpError {
     return new HttpError(503, "cluster_unavailable", error.message);
   }
   if (error instanceof KubeStatusError) return fromKubeStatus(error, request);
+  if (error instanceof DatabaseUnavailableError) {
+    request.log.error({ err: error.cause ?? error }, "database unavailable");
+    return new HttpError(503, error.code, error.message);
+  }
   const fastifyError = error as Partial<FastifyError>;
   if (typeof fastifyError.statusCode === "number" && fastifyError.statusCode < 500) {
     // Fastify's own client errors: malformed JSON, wrong content type, body too large.

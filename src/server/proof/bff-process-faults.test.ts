@@ -16,6 +16,7 @@ import { jsonRequest } from "../../emulator/testing/raw-request.ts";
 import { startTestEmulator, type TestEmulator } from "../../emulator/testing/start.ts";
 import { hashPassword } from "../auth/passwords.ts";
 import { auditDatabaseName } from "../db/audit-database.ts";
+import { endedSignInsDatabaseName } from "../db/ended-sign-ins-database.ts";
 import { gradingDatabaseName } from "../db/grading-database.ts";
 import { runInConsole } from "../grading/testing/guest-console.ts";
 import { SqliteGradingRepository } from "../grading/sqlite-repository.ts";
@@ -321,6 +322,13 @@ describe("the grading database locked or its disk full", () => {
     expect(lostEntries[0]).toContain(
       `The disk holding the database ${path.join(fullDir, auditDatabaseName)} is full. Free some space and try again.`,
     );
+    // A sign-out that cannot be stored says why, like every other store (it answered a bare 500).
+    const signOut = await ivan.post("/api/admin/sign-outs", { username: "s1" });
+    expect(signOut.status).toBe(503);
+    expect(signOut.body.error).toEqual({
+      code: "database_unavailable",
+      message: `The disk holding the database ${path.join(fullDir, endedSignInsDatabaseName)} is full. Free some space and try again.`,
+    });
 
     await unlink(filler);
     const roomAgain = await ivan.post(`/api/labs/${labId}/grading-runs`);

@@ -1,12 +1,11 @@
 // Console recordings: download one and list them, TAs and instructors any (or one student's), students
 // their own. The session may be gone, so who may see a recording comes from the recording's own header.
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { RecordingListQuery, type Me, type RecordingList } from "../../common/api.ts";
 import { labIdPattern } from "../../common/lab.ts";
 import type { LoginSessions } from "../auth/login-sessions.ts";
 import { requireUser } from "../auth/current-user.ts";
-import { DatabaseUnavailableError } from "../db/errors.ts";
 import { HttpError, notFound, parseOrThrow } from "../http/errors.ts";
 import { RecordingBusyError, type RecordingStore } from "./recording-store.ts";
 
@@ -36,7 +35,7 @@ export function registerRecordingRoutes(
     const found = await recordings
       .download(id, (recording) => maySee(user, recording.header.lab_console.owner))
       .catch((error: unknown) => {
-        throw toHttpError(error, request);
+        throw toHttpError(error);
       });
     if (!found) throw notFound(`Session ${id} has no console recording.`);
     return reply
@@ -53,7 +52,7 @@ export function registerRecordingRoutes(
     // A student's list is their own whatever `student` asks for.
     const owner = user.role === "student" ? user.username : student;
     const items = await recordings.list({ labId: lab, owner }).catch((error: unknown) => {
-      throw toHttpError(error, request);
+      throw toHttpError(error);
     });
     return { items };
   });
@@ -63,9 +62,6 @@ function maySee(user: Me, owner: string): boolean {
   return user.role !== "student" || user.username === owner;
 }
 
-function toHttpError(error: unknown, request: FastifyRequest): unknown {
-  if (error instanceof RecordingBusyError) return new HttpError(503, "recording_busy", error.message);
-  if (!(error instanceof DatabaseUnavailableError)) return error;
-  request.log.error({ err: error.cause ?? error }, "recordings database unavailable");
-  return new HttpError(503, error.code, error.message);
+function toHttpError(error: unknown): unknown {
+  return error instanceof RecordingBusyError ? new HttpError(503, "recording_busy", error.message) : error;
 }
