@@ -58,7 +58,9 @@ class RecordingBrowser extends TestBrowser {
     headers: Record<string, string>,
   ): Promise<Answer> {
     const answer = await super.request(method, requestPath, body, headers);
-    transcript.push(JSON.stringify([...answer.headers.entries()]), JSON.stringify(answer.body ?? null));
+    const answerHeaders: [string, string][] = [];
+    answer.headers.forEach((value, name) => answerHeaders.push([name, value]));
+    transcript.push(JSON.stringify(answerHeaders), JSON.stringify(answer.body ?? null));
     return answer;
   }
 }
