@@ -4,64 +4,26 @@
 // has no cgroup of its own on this host, so a guest is refused until LAB_EMULATOR_UNLIMITED_GUESTS's
 // acceptUnlimited lets it start, and then its process rlimit still stops a fork bomb. Run as an
 // ordinary user in a process of its own, which needs root here to become one.
-import { spawn } from "node:child_process";
-import { chown, mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { runsPrivileged } from "./sandbox.ts";
+import { runAsOrdinaryUser } from "./testing/as-ordinary-user.ts";
 
-const ordinaryUid = 1000;
 const script = fileURLToPath(new URL("./testing/one-uid-guest.ts", import.meta.url));
 
 describe.runIf(runsPrivileged())("a guest of an emulator run by an ordinary user", () => {
   it("is refused without cgroup limits unless accepted; then has one uid, the agent's unit binds port 899 and answers, and a fork bomb stops at the process rlimit", async () => {
-    const home = await mkdtemp(join(tmpdir(), "lab-one-uid-test-"));
-    await chown(home, ordinaryUid, ordinaryUid);
-    try {
-      const output = await new Promise<string>((resolve, reject) => {
-        const child = spawn(
-          "setpriv",
-          [
-            `--reuid=${ordinaryUid}`,
-            `--regid=${ordinaryUid}`,
-            "--clear-groups",
-            "--",
-            process.execPath,
-            "--import",
-            "tsx",
-            script,
-          ],
-          {
-            cwd: process.cwd(),
-            env: { PATH: process.env.PATH ?? "", HOME: home, TMPDIR: home },
-            stdio: ["ignore", "pipe", "pipe"],
-          },
-        );
-        let stdout = "";
-        let stderr = "";
-        child.stdout.setEncoding("utf8").on("data", (text: string) => (stdout += text));
-        child.stderr.setEncoding("utf8").on("data", (text: string) => (stderr += text));
-        child.once("error", reject);
-        child.once("close", (code) =>
-          code === 0 ? resolve(stdout) : reject(new Error(`exited ${code}: ${stderr}`)),
-        );
-      });
-      const result = JSON.parse(output.trim().split("\n").at(-1) ?? "{}") as Record<string, unknown>;
-      console.log(`one uid, no cgroup: the bounded fork bomb forked ${String(result.forked)} processes`);
-      expect(result).toEqual({
-        refused: expect.stringContaining("LAB_EMULATOR_UNLIMITED_GUESTS=1"),
-        forkBombHeld: true,
-        forked: expect.any(Number),
-        agent: "uid=1000 key=64\n",
-        ids: ["1000", "1000"],
-        // With one uid the student is guest root too: it may open low ports like the agent.
-        studentBinds898: true,
-        log: ["enable exited 0 ready-sent=yes"],
-      });
-    } finally {
-      await rm(home, { recursive: true, force: true });
-    }
+    const result = (await runAsOrdinaryUser(script)) as Record<string, unknown>;
+    console.log(`one uid, no cgroup: the bounded fork bomb forked ${String(result.forked)} processes`);
+    expect(result).toEqual({
+      refused: expect.stringContaining("LAB_EMULATOR_UNLIMITED_GUESTS=1"),
+      forkBombHeld: true,
+      forked: expect.any(Number),
+      agent: "uid=1000 key=64\n",
+      ids: ["1000", "1000"],
+      // With one uid the student is guest root too: it may open low ports like the agent.
+      studentBinds898: true,
+      log: ["enable exited 0 ready-sent=yes"],
+    });
   }, 30_000);
 });

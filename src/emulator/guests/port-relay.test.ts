@@ -2,8 +2,7 @@
 // one uid) took the relay's channel to the emulator with pidfd_getfd(2) and killed the emulator, every
 // guest with it, with one line of junk. Now the student finds no channel to take, and whatever a relay
 // gone bad sends the emulator ends at most that guest's port-forwarding, with a logged reason.
-import { spawn } from "node:child_process";
-import { chown, mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -12,52 +11,18 @@ import { startGuest, type Guest } from "./guest.ts";
 import { runsPrivileged } from "./sandbox.ts";
 import { runInConsole } from "./testing/console-command.ts";
 import { echoServerCommand } from "./testing/echo-server.ts";
+import { ordinaryUid, runAsOrdinaryUser } from "./testing/as-ordinary-user.ts";
 import { answerAsRelay, relayPidOf, writeAsRelay } from "./testing/relay-hijack.ts";
 
-const ordinaryUid = 1000;
 const oneUidScript = fileURLToPath(new URL("./testing/one-uid-channels.ts", import.meta.url));
 
 describe.runIf(runsPrivileged())("a guest of an emulator run by an ordinary user", () => {
   it("holds no channel to the emulator that the student could take, and port-forwarding works", async () => {
-    const home = await mkdtemp(join(tmpdir(), "lab-one-uid-channels-test-"));
-    await chown(home, ordinaryUid, ordinaryUid);
-    try {
-      const output = await new Promise<string>((resolve, reject) => {
-        const child = spawn(
-          "setpriv",
-          [
-            `--reuid=${ordinaryUid}`,
-            `--regid=${ordinaryUid}`,
-            "--clear-groups",
-            "--",
-            process.execPath,
-            "--import",
-            "tsx",
-            oneUidScript,
-          ],
-          {
-            cwd: process.cwd(),
-            env: { PATH: process.env.PATH ?? "", HOME: home, TMPDIR: home },
-            stdio: ["ignore", "pipe", "pipe"],
-          },
-        );
-        let stdout = "";
-        let stderr = "";
-        child.stdout.setEncoding("utf8").on("data", (text: string) => (stdout += text));
-        child.stderr.setEncoding("utf8").on("data", (text: string) => (stderr += text));
-        child.once("error", reject);
-        child.once("close", (code) =>
-          code === 0 ? resolve(stdout) : reject(new Error(`exited ${code}: ${stderr}`)),
-        );
-      });
-      expect(JSON.parse(output.trim().split("\n").at(-1) ?? "{}")).toEqual({
-        uid: "1000",
-        channelsToTheEmulator: [],
-        echoed: "still forwarded",
-      });
-    } finally {
-      await rm(home, { recursive: true, force: true });
-    }
+    expect(await runAsOrdinaryUser(oneUidScript)).toEqual({
+      uid: String(ordinaryUid),
+      channelsToTheEmulator: [],
+      echoed: "still forwarded",
+    });
   }, 30_000);
 });
 
