@@ -53,12 +53,7 @@ async function open(
   });
   clients.push(client);
   // Keystrokes before the VM's console is connected would go nowhere.
-  await client.until(
-    () =>
-      client.lastMessage("replay-end") !== undefined && client.lastMessage("status")?.state === "connected",
-    "the replay and a connected console",
-    20_000,
-  );
+  await client.untilLive();
   return client;
 }
 

@@ -29,12 +29,7 @@ async function open(sessionId: string, who: string, mode?: "observe"): Promise<C
     mode,
   });
   clients.push(client);
-  await client.until(
-    () =>
-      client.lastMessage("replay-end") !== undefined && client.lastMessage("status")?.state === "connected",
-    "the replay and a connected console",
-    20_000,
-  );
+  await client.untilLive();
   return client;
 }
 

@@ -40,12 +40,7 @@ async function open(person: "alice" | "tara"): Promise<ConsoleTestClient> {
     mode: person === "tara" ? "observe" : undefined,
   });
   clients.push(client);
-  await client.until(
-    () =>
-      client.lastMessage("replay-end") !== undefined && client.lastMessage("status")?.state === "connected",
-    "the replay and a connected console",
-    20_000,
-  );
+  await client.untilLive();
   return client;
 }
 

@@ -62,12 +62,7 @@ async function openConsole(sessionId: string, who: string, mode?: "observe"): Pr
     mode,
   });
   clients.push(client);
-  await client.until(
-    () =>
-      client.lastMessage("replay-end") !== undefined && client.lastMessage("status")?.state === "connected",
-    "a connected console",
-    20_000,
-  );
+  await client.untilLive();
   return client;
 }
 

@@ -153,6 +153,15 @@ export class ConsoleTestClient {
     });
   }
 
+  /** Resolves once the replay arrived and the VM's console is connected: keystrokes reach the guest. */
+  untilLive(timeoutMs = 20_000): Promise<void> {
+    return this.until(
+      () => this.lastMessage("replay-end") !== undefined && this.lastMessage("status")?.state === "connected",
+      "the replay and a connected console",
+      timeoutMs,
+    );
+  }
+
   untilScreenShows(text: string, timeoutMs?: number): Promise<void> {
     return this.until(() => this.screen().includes(text), JSON.stringify(text), timeoutMs);
   }
