@@ -44,6 +44,20 @@ def send_bounded(sock, data, seconds):
             break
     return sent
 
+def stop(pid):
+    # SIGSTOP takes effect only when each thread next runs: until all show "T", one may still accept.
+    os.kill(pid, signal.SIGSTOP)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        states = []
+        for task in os.listdir("/proc/%d/task" % pid):
+            with open("/proc/%d/task/%s/stat" % (pid, task)) as stat:
+                states.append(stat.read().rsplit(")", 1)[1].split()[0])
+        if all(state in ("T", "t") for state in states):
+            return
+        time.sleep(0.01)
+    sys.exit("the relay did not stop")
+
 mode, pid = sys.argv[1], int(sys.argv[2])
 if mode == "write":
     emulator, data = int(sys.argv[3]), open(sys.argv[4], "rb").read()
@@ -60,7 +74,7 @@ if mode == "write":
         written[fd] = send_bounded(sock, data, 1)
     print(json.dumps(written), flush=True)
 else:
-    os.kill(pid, signal.SIGSTOP)
+    stop(pid)
     listeners = [s for s in take_all(pid).values() if s.getsockopt(socket.SOL_SOCKET, SO_ACCEPTCONN)]
     if not listeners:
         sys.exit("the relay has no listening socket")
