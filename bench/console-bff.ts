@@ -16,7 +16,7 @@ export type BffMessage =
 
 const send = (message: BffMessage) => process.send?.(message);
 
-const server = await startServer(loadConfig({ env: process.env, inCluster: false }), { buildWeb: false });
+const server = await startServer(loadConfig({ env: process.env, inCluster: false }), { serveWeb: false });
 send({ type: "ready", url: server.url });
 
 const delay = monitorEventLoopDelay({ resolution: 1 });

@@ -12,7 +12,7 @@ import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { availableParallelism, tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { agentKey } from "../src/common/agent-key.ts";
+import { agentKey } from "../src/server/grading/agent-key.ts";
 import type { Lab } from "../src/common/lab.ts";
 import { startTestEmulator } from "../src/emulator/testing/start.ts";
 import {
@@ -20,7 +20,7 @@ import {
   createAgentClient,
   type AgentClient,
 } from "../src/server/grading/agent-client.ts";
-import { loadAgentFile } from "../src/server/grading/agent-bundle.ts";
+import { loadAgentFile } from "../src/server/grading/agent-file.ts";
 import { createAgentDelivery } from "../src/server/grading/agent-delivery.ts";
 import { createPortForwardTransport } from "../src/server/grading/portforward-transport.ts";
 import { GradingService } from "../src/server/grading/service.ts";
@@ -35,7 +35,7 @@ import { startLoopbackAgents } from "../src/server/grading/testing/loopback-agen
 import { createClusterClient } from "../src/server/kube/client.ts";
 import { KubeRequestCounter } from "../src/server/kube/request-counter.ts";
 import { sessionsSelector } from "../src/server/sessions/labels.ts";
-import { benchNamespace, launchSession, projectRoot, waitUntilRunning } from "./support/bench-cluster.ts";
+import { benchNamespace, launchSession, waitUntilRunning } from "./support/bench-cluster.ts";
 
 const { values: args } = parseArgs({
   options: {
@@ -114,7 +114,7 @@ async function emulatorTarget(): Promise<Target> {
       labelSelector: sessionsSelector,
       counter: new KubeRequestCounter(),
     });
-    const delivery = createAgentDelivery(await loadAgentFile(projectRoot), keyFor);
+    const delivery = createAgentDelivery(await loadAgentFile(), keyFor);
     const ids = sessionIds();
     const started = performance.now();
     console.log(`Launching ${sessionCount} sessions on the emulator (${availableParallelism()} CPUs)...`);

@@ -21,7 +21,7 @@ export type SoakBffMessage = { type: "ready"; url: string } | SoakBffReport;
 
 const send = (message: SoakBffMessage) => process.send?.(message);
 
-const server = await startServer(loadConfig({ env: process.env, inCluster: false }), { buildWeb: false });
+const server = await startServer(loadConfig({ env: process.env, inCluster: false }), { serveWeb: false });
 const mb = (bytes: number) => Math.round((bytes / (1024 * 1024)) * 10) / 10;
 
 let serverMs: Record<string, number[]> = {};

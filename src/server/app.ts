@@ -7,7 +7,7 @@ import Fastify, {
   type FastifyInstance,
   type FastifyServerOptions,
 } from "fastify";
-import { agentKey } from "../common/agent-key.ts";
+import { agentKey } from "./grading/agent-key.ts";
 import type { Lab } from "../common/lab.ts";
 import type { Authenticator } from "./auth/authenticator.ts";
 import type { LoginSessions } from "./auth/login-sessions.ts";

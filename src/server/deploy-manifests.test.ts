@@ -2,7 +2,7 @@
 // component, and the overlay patches docs/deploy.md shows), read by the BFF's own config parser and
 // by a NetworkPolicy evaluator on a model cluster: who may reach whom (security review M4, M5).
 import { execFile } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -34,6 +34,7 @@ interface Rendered {
 
 interface Container {
   name: string;
+  image?: string;
   env?: { name: string; value?: string; valueFrom?: unknown }[];
   ports?: { name?: string; containerPort: number; protocol?: Protocol }[];
 }
@@ -100,6 +101,21 @@ beforeAll(async () => {
 
 afterAll(() => {
   if (scratch) rmSync(scratch, { recursive: true, force: true });
+});
+
+describe("the image the manifests run", () => {
+  it("is the one the Containerfile builds, at the version of package.json, run as the uid it expects", () => {
+    const { version } = JSON.parse(readFileSync(path.join(repository, "package.json"), "utf8")) as {
+      version: string;
+    };
+    const containerfile = readFileSync(path.join(repository, "Containerfile"), "utf8");
+    expect(containerfile).toContain(`ARG VERSION=${version}\n`);
+    expect(containerfile).toContain(`podman build -t ghcr.io/lab-console/lab-console:${version} `);
+    expect(containerfile).toMatch(/^USER 1000:1000$/m);
+    expect(bffContainer(base).image).toBe(`ghcr.io/lab-console/lab-console:${version}`);
+    const pod = deploymentOf(base).template.spec as { securityContext?: { runAsUser?: number } };
+    expect(pod.securityContext?.runAsUser).toBe(1000);
+  });
 });
 
 describe("sign-in mode in the manifests (M5)", () => {

@@ -9,7 +9,7 @@ const config = readConfigOrExit();
 const vitePort = Number(process.env.VITE_PORT ?? 5173);
 
 await runUntilSignalled(async () => {
-  const bff = await startServer(config, { buildWeb: false });
+  const bff = await startServer(config, { serveWeb: false });
   // Vite keeps the browser's Host header when proxying, so the BFF's same-origin check sees the Vite origin.
   const vite = await createServer({
     configFile: path.join(projectRoot, "vite.config.ts"),

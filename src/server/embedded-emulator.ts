@@ -7,6 +7,7 @@ import { existsSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import path from "node:path";
 import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
 import type { EmulatorTiming } from "./config.ts";
 import { createClusterClient, loadKubeConfig } from "./kube/client.ts";
 import { KubeRequestCounter } from "./kube/request-counter.ts";
@@ -18,6 +19,16 @@ export interface EmbeddedEmulator {
   consoleKubeconfigPath: string;
   stop(): Promise<void>;
 }
+
+/**
+ * The emulator's program beside this one: the compiled dist/emulator/main.js when this BFF is the
+ * compiled one, src/emulator/main.ts through tsx when it runs from source (dev and tests).
+ */
+const fromSource = import.meta.url.endsWith(".ts");
+const emulatorProgram = [
+  ...(fromSource ? ["--import", "tsx"] : []),
+  fileURLToPath(new URL(`../emulator/main.${fromSource ? "ts" : "js"}`, import.meta.url)),
+];
 
 /** deploy/base/serviceaccount.yaml. */
 const consoleServiceAccount = "lab-console/lab-console";
@@ -45,9 +56,7 @@ export async function startEmbeddedEmulator(options: EmbeddedEmulatorOptions): P
   const child = spawn(
     process.execPath,
     [
-      "--import",
-      "tsx",
-      path.join(projectRoot, "src/emulator/main.ts"),
+      ...emulatorProgram,
       "--port",
       "0",
       "--kubeconfig",

@@ -39,5 +39,5 @@ export function readConfigOrExit() {
 
 if (import.meta.filename === process.argv[1]) {
   const config = readConfigOrExit();
-  await runUntilSignalled(() => startServer(config, { buildWeb: true }));
+  await runUntilSignalled(() => startServer(config, { serveWeb: true }));
 }

@@ -1,5 +1,6 @@
 // Everything `npm start` and `npm run dev` share: connect to the cluster (or start the embedded
 // emulator), load users and labs, build the app and listen.
+import { existsSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import type { FastifyInstance } from "fastify";
@@ -19,13 +20,12 @@ import {
   startEmbeddedEmulator,
   type EmbeddedEmulator,
 } from "./embedded-emulator.ts";
-import { loadAgentFile } from "./grading/agent-bundle.ts";
+import { loadAgentFile } from "./grading/agent-file.ts";
 import { createClusterClient, loadKubeConfig } from "./kube/client.ts";
 import { createClusterFacts } from "./kube/cluster-facts.ts";
 import { KubeRequestCounter } from "./kube/request-counter.ts";
 import { formatLabProblem, loadLabs } from "./labs/load-labs.ts";
 import { sessionsSelector } from "./sessions/labels.ts";
-import { ensureWebBuilt } from "./spa/build.ts";
 
 export const projectRoot = path.resolve(import.meta.dirname, "../..");
 const webRoot = path.join(projectRoot, "dist/web");
@@ -36,7 +36,16 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export async function startServer(config: Config, options: { buildWeb: boolean }): Promise<RunningServer> {
+/**
+ * `serveWeb`: serve the SPA that `npm run build` put into dist/web, and refuse to start without it;
+ * `npm run dev` and the tests serve none (Vite serves it in dev).
+ */
+export async function startServer(config: Config, options: { serveWeb: boolean }): Promise<RunningServer> {
+  if (options.serveWeb && !existsSync(path.join(webRoot, "index.html"))) {
+    throw new Error(
+      `The web app is not built: ${path.relative(process.cwd(), webRoot) || webRoot} has no index.html (npm run build builds it).`,
+    );
+  }
   // Databases, recordings and the cookie secret live here: only the BFF's own user may look in
   // (when the folder is ours to create; an operator's folder keeps its mode).
   await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
@@ -78,8 +87,7 @@ export async function startServer(config: Config, options: { buildWeb: boolean }
       clusterCidrs: config.clusterCidrs,
     });
     for (const problem of problems) log.warn(`lab skipped: ${formatLabProblem(problem)}`);
-    if (options.buildWeb) await ensureWebBuilt(projectRoot, webRoot);
-    const agentFile = await loadAgentFile(projectRoot);
+    const agentFile = await loadAgentFile();
     stores = await openStores({
       dataDir: config.dataDir,
       databaseUrl: config.databaseUrl,
@@ -113,7 +121,7 @@ export async function startServer(config: Config, options: { buildWeb: boolean }
       trustProxy: config.trustProxy,
       serverLimits: config.serverLimits,
       recordings: { storage: stores.recordings, ...config.recordings },
-      webRoot,
+      webRoot: options.serveWeb ? webRoot : undefined,
       logger: { level: config.logLevel },
     });
     await app.listen({ host: config.host, port: config.port });

@@ -3,11 +3,10 @@
 import { parse } from "yaml";
 import { beforeAll, describe, expect, it } from "vitest";
 import { gunzipSync } from "node:zlib";
-import path from "node:path";
-import { agentKey } from "../../common/agent-key.ts";
+import { agentKey } from "./agent-key.ts";
 import { defaultVmSizes, loadLabs } from "../labs/load-labs.ts";
 import { buildSessionObjects, userDataKey } from "../sessions/vm-manifest.ts";
-import { loadAgentFile } from "./agent-bundle.ts";
+import { loadAgentFile } from "./agent-file.ts";
 import { agentGuestPaths, agentNotStartedMarker, createAgentDelivery } from "./agent-delivery.ts";
 
 const secret = "a-secret-for-agent-delivery-tests-only";
@@ -18,7 +17,7 @@ const lab = labs.find((each) => each.id === "git-workflow");
 let agentFile: Buffer;
 
 beforeAll(async () => {
-  agentFile = await loadAgentFile(path.resolve(import.meta.dirname, "../../.."));
+  agentFile = await loadAgentFile();
 });
 
 function objectsFor(withAgent: boolean) {

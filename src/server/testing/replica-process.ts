@@ -19,7 +19,7 @@ function send(message: ReplicaMessage): void {
 }
 
 const config = loadConfig({ env: process.env, inCluster: detectInCluster(process.env) });
-const server = await startServer(config, { buildWeb: false });
+const server = await startServer(config, { serveWeb: false });
 send({ type: "ready", url: server.url, identity: server.app.coordination.identity });
 
 process.on("message", (request: ReplicaRequest) => {

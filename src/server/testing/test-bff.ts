@@ -17,7 +17,7 @@ import { demoPassword, demoUsers } from "../auth/users-file.ts";
 import type { SessionQuotas, SessionsReadMode } from "../config.ts";
 import type { TrustedProxies } from "../http/client-address.ts";
 import type { ServerLimits } from "../http/server-limits.ts";
-import { loadAgentFile } from "../grading/agent-bundle.ts";
+import { loadAgentFile } from "../grading/agent-file.ts";
 import { SqliteGradingRepository } from "../grading/sqlite-repository.ts";
 import { createClusterClient } from "../kube/client.ts";
 import { FileRecordingStorage } from "../recordings/file-recording-storage.ts";
@@ -26,7 +26,6 @@ import { KubeRequestCounter } from "../kube/request-counter.ts";
 import { sessionsSelector } from "../sessions/labels.ts";
 
 export const testNamespace = "lab-sessions";
-const projectRoot = path.resolve(import.meta.dirname, "../../..");
 export const testAgentKeySecret = "a-test-agent-token-secret-long-enough";
 
 export interface TestBff {
@@ -115,7 +114,7 @@ export async function startTestBff(options: {
     labs: options.labs,
     gradingRepository,
     agentKeySecret: testAgentKeySecret,
-    agentFile: await loadAgentFile(projectRoot),
+    agentFile: await loadAgentFile(),
     gradingLimits: options.gradingLimits,
     consoleLimits: options.consoleLimits,
     wallTiming: options.wallTiming,

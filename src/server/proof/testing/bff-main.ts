@@ -6,7 +6,7 @@ import { startServer } from "../../start.ts";
 
 const config = readConfigOrExit();
 await runUntilSignalled(async () => {
-  const server = await startServer(config, { buildWeb: false });
+  const server = await startServer(config, { serveWeb: false });
   console.log(`proof-bff-ready ${server.url}`);
   return server;
 });

@@ -1,4 +1,4 @@
-// The key of a session's grading agent. Server-side only (node:crypto): the SPA must not import it.
+// The key of a session's grading agent, derived from the BFF's secret; the agent gets it in its user data.
 import { createHmac } from "node:crypto";
 
 /**

@@ -1,0 +1,212 @@
+// `npm run build`: the programs a release ships, as plain JavaScript under dist/.
+// - dist/web: the SPA (Vite);
+// - dist/server/main.js (the BFF), dist/server/doctor/main.js, dist/server/admin/sign-out-user.js
+//   and dist/emulator/main.js: one bundle per program, at the place of its entry in src/, with the
+//   files its code reads beside itself (the emulator's Python and schema, the RBAC defaults) copied
+//   to their places in the same tree;
+// - dist/agent/lab_agent.py: the grading agent, Python as it is.
+// - dist/sbom.cdx.json and dist/THIRD-PARTY-LICENSES.txt: what the release carries from others.
+// With --if-stale (what `npm start` runs) a part is built only when its inputs changed since its last
+// build, which a fingerprint of their paths, sizes and times in dist/.build/ tells.
+import { createHash } from "node:crypto";
+import { cp, mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import type * as esbuild from "esbuild";
+import { lockKeyOf, writeReleaseNotices } from "./release-notices.ts";
+
+const root = path.resolve(import.meta.dirname, "..");
+const shared = ["src/common", "package-lock.json", "scripts/build.ts"];
+
+interface Part {
+  name: string;
+  /** Files and folders whose change means a rebuild. */
+  inputs: string[];
+  /** Builds the part; resolves with the files its bundles hold, for the release notices. */
+  build(outDir: string): Promise<string[]>;
+}
+
+const parts: Part[] = [
+  {
+    name: "web",
+    inputs: [...shared, "src/web", "index.html", "public", "vite.config.ts"],
+    async build(outDir) {
+      // The build tools are imported only when a part is built: `npm start` with dist/ current needs neither.
+      const { build: viteBuild } = await import("vite");
+      const output = await viteBuild({
+        configFile: path.join(root, "vite.config.ts"),
+        root,
+        logLevel: "warn",
+        build: { outDir: path.join(outDir, "web"), emptyOutDir: true },
+      });
+      return (Array.isArray(output) ? output : [output])
+        .flatMap((result) => ("output" in result ? result.output : []))
+        .flatMap((chunk) => (chunk.type === "chunk" ? chunk.moduleIds : []));
+    },
+  },
+  {
+    name: "node",
+    inputs: [...shared, "src/server", "src/emulator", "src/agent"],
+    async build(outDir) {
+      await Promise.all(
+        ["server", "emulator", "common", "agent"].map((name) =>
+          rm(path.join(outDir, name), { recursive: true, force: true }),
+        ),
+      );
+      const { build: esbuildBuild } = await import("esbuild");
+      // One build per program: a module's place relative to its bundle differs from bundle to bundle.
+      const results = await Promise.all(
+        programs.map((program) => {
+          const bundle = path.join(outDir, path.relative("src", program)).replace(/\.ts$/, ".js");
+          return esbuildBuild({
+            absWorkingDir: root,
+            entryPoints: [program],
+            outfile: bundle,
+            platform: "node",
+            format: "esm",
+            target: "node20",
+            // One file per program, its dependencies inside: client-node alone costs 80 MB of memory
+            // as 600 modules and under 30 MB as part of one file. What cannot be bundled (native
+            // code) is package.json's dependencies: all that `npm ci --omit=dev` installs.
+            bundle: true,
+            external: [...runtimeDependencies, ...optionalNativeModules],
+            minifyWhitespace: true,
+            minifySyntax: true,
+            keepNames: true,
+            sourcemap: "linked",
+            sourcesContent: false,
+            banner: { js: bundleBanner },
+            plugins: [placedAsInTheSourceTree(outDir, bundle)],
+            metafile: true,
+            logLevel: "warning",
+          });
+        }),
+      );
+      const assets = [
+        ...(await Promise.all(["src/server", "src/emulator"].map((folder) => shippedFiles(folder)))).flat(),
+        "src/agent/lab_agent.py",
+      ].filter((file) => !file.endsWith(".ts"));
+      await Promise.all(
+        assets.map((file) => cp(path.join(root, file), path.join(outDir, path.relative("src", file)))),
+      );
+      return results.flatMap((result) => Object.keys(result.metafile.inputs));
+    },
+  },
+];
+
+const runtimeDependencies = Object.keys(
+  (JSON.parse(await readFile(path.join(root, "package.json"), "utf8")) as { dependencies: object })
+    .dependencies,
+);
+
+/** Optional speed-ups their users load only if installed (pg's native client, ws' helpers). */
+const optionalNativeModules = ["pg-native", "bufferutil", "utf-8-validate"];
+
+const programs = [
+  "src/server/main.ts",
+  "src/server/doctor/main.ts",
+  "src/server/admin/sign-out-user.ts",
+  "src/emulator/main.ts",
+];
+
+// CommonJS dependencies inside an ES module bundle still call require; import.meta of each module
+// is rebuilt from where that module would sit in dist/ (below).
+const bundleBanner = [
+  `import { createRequire as __createRequire } from "node:module";`,
+  `import { dirname as __dirnameOf } from "node:path";`,
+  `import { fileURLToPath as __fileURLToPath } from "node:url";`,
+  `const require = __createRequire(import.meta.url);`,
+  `const __moduleUrl = (relative) => new URL(relative, import.meta.url).href;`,
+].join("\n");
+
+/**
+ * Each module's import.meta as if it were its own file at its place in dist/, which mirrors src/:
+ * what a module finds beside itself (the emulator's Python, the agent, the program it spawns) is
+ * then found from the bundle too, where the build copies it.
+ */
+function placedAsInTheSourceTree(outDir: string, bundle: string): esbuild.Plugin {
+  return {
+    name: "placed-as-in-the-source-tree",
+    setup(build) {
+      build.onLoad({ filter: /\.ts$/ }, async (args) => {
+        const source = await readFile(args.path, "utf8");
+        if (!source.includes("import.meta.")) return undefined;
+        const placed = path
+          .join(outDir, path.relative(path.join(root, "src"), args.path))
+          .replace(/\.ts$/, ".js");
+        const url = `__moduleUrl(${JSON.stringify(`./${path.relative(path.dirname(bundle), placed)}`)})`;
+        const contents = source
+          .replaceAll("import.meta.url", url)
+          .replaceAll("import.meta.filename", `__fileURLToPath(${url})`)
+          .replaceAll("import.meta.dirname", `__dirnameOf(__fileURLToPath(${url}))`);
+        return { contents, loader: "ts" };
+      });
+    },
+  };
+}
+
+/** The files of a folder a release carries: no tests, no test helpers, no Python caches. */
+async function shippedFiles(folder: string): Promise<string[]> {
+  const entries = await readdir(path.join(root, folder), { recursive: true, withFileTypes: true });
+  return entries
+    .filter((entry) => entry.isFile())
+    .map((entry) => path.relative(root, path.join(entry.parentPath, entry.name)))
+    .filter((file) => !/\.test\.ts$|(^|\/)(testing|__pycache__)\/|^src\/server\/dev\.ts$/.test(file))
+    .sort();
+}
+
+async function fingerprint(inputs: string[]): Promise<string> {
+  const hash = createHash("sha256");
+  for (const input of inputs) {
+    const absolute = path.join(root, input);
+    const info = await stat(absolute).catch(() => undefined);
+    const files = info?.isDirectory()
+      ? (await readdir(absolute, { recursive: true, withFileTypes: true }))
+          .filter((entry) => entry.isFile())
+          .map((entry) => path.join(entry.parentPath, entry.name))
+          .sort()
+      : [absolute];
+    for (const file of files) {
+      const { size, mtimeMs } = await stat(file).catch(() => ({ size: -1, mtimeMs: 0 }));
+      hash.update(`${path.relative(root, file)}\0${size}\0${mtimeMs}\n`);
+    }
+  }
+  return hash.digest("hex");
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: { "if-stale": { type: "boolean", default: false }, out: { type: "string", default: "dist" } },
+  });
+  const outDir = path.resolve(root, values.out);
+  const stampDir = path.join(outDir, ".build");
+  await mkdir(stampDir, { recursive: true });
+  let built = false;
+  for (const part of parts) {
+    const stampFile = path.join(stampDir, `${part.name}.json`);
+    const packagesFile = path.join(stampDir, `${part.name}-packages.json`);
+    const current = await fingerprint(part.inputs);
+    if (values["if-stale"] && (await readFile(stampFile, "utf8").catch(() => "")) === current) continue;
+    const started = Date.now();
+    await rm(stampFile, { force: true });
+    const files = await part.build(outDir);
+    const packages = [...new Set(files.flatMap((file) => lockKeyOf(root, file) ?? []))].sort();
+    await writeFile(packagesFile, `${JSON.stringify(packages, null, 2)}\n`);
+    await writeFile(stampFile, current);
+    built = true;
+    console.log(
+      `Built ${part.name} into ${path.relative(process.cwd(), outDir) || "."} in ${Date.now() - started} ms`,
+    );
+  }
+  if (built) {
+    const bundled = await Promise.all(
+      parts.map(
+        async (part) =>
+          JSON.parse(await readFile(path.join(stampDir, `${part.name}-packages.json`), "utf8")) as string[],
+      ),
+    );
+    await writeReleaseNotices({ root, outDir, bundled: bundled.flat() });
+  }
+}
+
+await main();
