@@ -1,4 +1,5 @@
 import { expect, type APIRequestContext } from "@playwright/test";
+import * as z from "zod/mini";
 import { LabSummary, Session, SessionList, csrfHeader } from "../../src/common/api.ts";
 import { demoPassword, type DemoUser } from "./demo-users.ts";
 
@@ -22,7 +23,7 @@ export class LabApi {
   async labs(): Promise<LabSummary[]> {
     const response = await this.request.get("/api/labs");
     expect(response.status()).toBe(200);
-    return LabSummary.array().parse(await response.json());
+    return z.array(LabSummary).parse(await response.json());
   }
 
   async launch(labId: string): Promise<Session> {

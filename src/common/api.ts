@@ -1,26 +1,26 @@
 // The JSON API between the SPA and the BFF: one schema per body, shared by both sides.
-import { z } from "zod";
-import { Translations } from "./lab.ts";
+import * as z from "zod/mini";
+import { Translations } from "./translations.ts";
 
 export const roles = ["student", "ta", "instructor"] as const;
 export const Role = z.enum(roles);
-export type Role = z.infer<typeof Role>;
+export type Role = z.output<typeof Role>;
 
 export const Me = z.object({ username: z.string(), role: Role });
-export type Me = z.infer<typeof Me>;
+export type Me = z.output<typeof Me>;
 
 export const LoginRequest = z.object({
-  username: z.string().min(1).max(64),
-  password: z.string().min(1).max(256),
+  username: z.string().check(z.minLength(1), z.maxLength(64)),
+  password: z.string().check(z.minLength(1), z.maxLength(256)),
 });
-export type LoginRequest = z.infer<typeof LoginRequest>;
+export type LoginRequest = z.output<typeof LoginRequest>;
 
 /** GET /api/auth/config (no sign-in needed): which sign-in the page shows. */
 export const AuthConfig = z.discriminatedUnion("mode", [
   z.object({ mode: z.literal("demo") }),
   z.object({ mode: z.literal("oidc"), providerName: z.string() }),
 ]);
-export type AuthConfig = z.infer<typeof AuthConfig>;
+export type AuthConfig = z.output<typeof AuthConfig>;
 
 /** GET /api/auth/oidc/login?returnTo=<path> starts a sign-in at the OpenID Connect provider. */
 export const oidcSignInPath = "/api/auth/oidc/login";
@@ -31,7 +31,7 @@ export type SignInError = (typeof signInErrors)[number];
 
 /** POST /api/auth/logout answers 204, or 200 with this when the provider's session should end too. */
 export const LogoutResult = z.object({ providerSignOutUrl: z.string() });
-export type LogoutResult = z.infer<typeof LogoutResult>;
+export type LogoutResult = z.output<typeof LogoutResult>;
 
 /**
  * What a person sees of a lab: the lab file without the check commands. Texts are plain (English),
@@ -49,32 +49,34 @@ export const LabSummary = z.object({
       title: z.string(),
       points: z.number(),
       selfCheck: z.boolean(),
-      translations: z.object({ title: Translations.optional() }).optional(),
+      translations: z.optional(z.object({ title: z.optional(Translations) })),
     }),
   ),
-  translations: z.object({ title: Translations.optional(), description: Translations.optional() }).optional(),
+  translations: z.optional(
+    z.object({ title: z.optional(Translations), description: z.optional(Translations) }),
+  ),
 });
-export type LabSummary = z.infer<typeof LabSummary>;
+export type LabSummary = z.output<typeof LabSummary>;
 
 export const sessionStatuses = ["starting", "running", "stopping", "failed", "deleted"] as const;
 export const SessionStatus = z.enum(sessionStatuses);
-export type SessionStatus = z.infer<typeof SessionStatus>;
+export type SessionStatus = z.output<typeof SessionStatus>;
 
 /** VMI phases as KubeVirt names them; "" until the VMI exists. */
 export const TimelineEntry = z.object({ phase: z.string(), at: z.string() });
-export type TimelineEntry = z.infer<typeof TimelineEntry>;
+export type TimelineEntry = z.output<typeof TimelineEntry>;
 
 /** A student's raised hand ("Ask for help"), until a TA acknowledges it. */
 export const HelpRequest = z.object({
   raisedAt: z.string(),
   note: z.string(),
   /** The TA or instructor who answered it; null while it waits. */
-  acknowledgedBy: z.string().nullable(),
+  acknowledgedBy: z.nullable(z.string()),
 });
-export type HelpRequest = z.infer<typeof HelpRequest>;
+export type HelpRequest = z.output<typeof HelpRequest>;
 
-export const RaiseHandRequest = z.object({ note: z.string().max(500).default("") });
-export type RaiseHandRequest = z.infer<typeof RaiseHandRequest>;
+export const RaiseHandRequest = z.object({ note: z._default(z.string().check(z.maxLength(500)), "") });
+export type RaiseHandRequest = z.output<typeof RaiseHandRequest>;
 
 export const Session = z.object({
   id: z.string(),
@@ -88,23 +90,23 @@ export const Session = z.object({
   extensions: z.number(),
   timeline: z.array(TimelineEntry),
   /** A plain-words reason when something is wrong, else null. */
-  message: z.string().nullable(),
+  message: z.nullable(z.string()),
   /** The raised hand, absent when there is none. */
-  help: HelpRequest.optional(),
+  help: z.optional(HelpRequest),
 });
-export type Session = z.infer<typeof Session>;
+export type Session = z.output<typeof Session>;
 
-export const CreateSessionRequest = z.object({ labId: z.string().min(1).max(40) });
-export type CreateSessionRequest = z.infer<typeof CreateSessionRequest>;
+export const CreateSessionRequest = z.object({ labId: z.string().check(z.minLength(1), z.maxLength(40)) });
+export type CreateSessionRequest = z.output<typeof CreateSessionRequest>;
 
 export const SessionListQuery = z.object({
-  lab: z.string().optional(),
-  status: SessionStatus.optional(),
-  owner: z.string().optional(),
-  page: z.coerce.number().int().min(1).default(1),
-  pageSize: z.coerce.number().int().min(1).max(1000).default(100),
+  lab: z.optional(z.string()),
+  status: z.optional(SessionStatus),
+  owner: z.optional(z.string()),
+  page: z._default(z.coerce.number().check(z.int(), z.minimum(1)), 1),
+  pageSize: z._default(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(1000)), 100),
 });
-export type SessionListQuery = z.infer<typeof SessionListQuery>;
+export type SessionListQuery = z.output<typeof SessionListQuery>;
 
 export const SessionList = z.object({
   items: z.array(Session),
@@ -116,7 +118,7 @@ export const SessionList = z.object({
   /** True while the BFF's cluster cache is not in sync (serving its last view). */
   stale: z.boolean(),
 });
-export type SessionList = z.infer<typeof SessionList>;
+export type SessionList = z.output<typeof SessionList>;
 
 /**
  * GET /api/sessions/:id/boot-log: the VM's serial console log so far (complete lines; empty before the
@@ -124,7 +126,7 @@ export type SessionList = z.infer<typeof SessionList>;
  * no guest-console-log container): there is no boot log, though the live console works.
  */
 export const BootLog = z.object({ lines: z.array(z.string()), logging: z.enum(["on", "off"]) });
-export type BootLog = z.infer<typeof BootLog>;
+export type BootLog = z.output<typeof BootLog>;
 
 /** A console recording (asciicast v2); it outlives its session until the retention period ends. */
 export const RecordingSummary = z.object({
@@ -135,21 +137,21 @@ export const RecordingSummary = z.object({
   lastWrittenAt: z.string(),
   bytes: z.number(),
 });
-export type RecordingSummary = z.infer<typeof RecordingSummary>;
+export type RecordingSummary = z.output<typeof RecordingSummary>;
 
 export const RecordingListQuery = z.object({
-  lab: z.string().max(40).optional(),
+  lab: z.optional(z.string().check(z.maxLength(40))),
   /** Staff only: one student's recordings (exact username). A student always gets only their own. */
-  student: z.string().min(1).max(64).optional(),
+  student: z.optional(z.string().check(z.minLength(1), z.maxLength(64))),
 });
 export const RecordingList = z.object({ items: z.array(RecordingSummary) });
-export type RecordingList = z.infer<typeof RecordingList>;
+export type RecordingList = z.output<typeof RecordingList>;
 
 /** Every error the API returns has this shape; `code` is stable and machine-readable. */
 export const ApiErrorBody = z.object({
   error: z.object({ code: z.string(), message: z.string() }),
 });
-export type ApiErrorBody = z.infer<typeof ApiErrorBody>;
+export type ApiErrorBody = z.output<typeof ApiErrorBody>;
 
 /** Mutations must carry this header: a cross-site form cannot set it. */
 export const csrfHeader = { name: "X-Lab-Console", value: "1" } as const;

@@ -1,18 +1,18 @@
 // The console websocket between the SPA and the BFF (GET /api/sessions/:id/console). Binary frames
 // carry raw terminal bytes both ways; text frames carry the small JSON messages below.
-import { z } from "zod";
+import * as z from "zod/mini";
 
 /** `?mode=observe`: read-only. Staff must ask for it; the owner may, for a second read-only window. */
-export const ConsoleQuery = z.object({ mode: z.enum(["observe"]).optional() });
-export type ConsoleQuery = z.infer<typeof ConsoleQuery>;
+export const ConsoleQuery = z.object({ mode: z.optional(z.enum(["observe"])) });
+export type ConsoleQuery = z.output<typeof ConsoleQuery>;
 
 /** Where the BFF's own connection to the VM's console stands. */
 export const UpstreamState = z.enum(["connecting", "connected", "reconnecting"]);
-export type UpstreamState = z.infer<typeof UpstreamState>;
+export type UpstreamState = z.output<typeof UpstreamState>;
 
 export const ConsoleServerMessage = z.discriminatedUnion("type", [
   /** `message` says in plain words what the BFF is waiting for, e.g. the VM to start. */
-  z.object({ type: z.literal("status"), state: UpstreamState, message: z.string().nullable() }),
+  z.object({ type: z.literal("status"), state: UpstreamState, message: z.nullable(z.string()) }),
   /**
    * The binary frames up to replay-end are the console's current screen and recent scrollback,
    * serialized. `fresh`: the BFF holds no earlier output for this console (first viewer, or the BFF
@@ -34,7 +34,7 @@ export const ConsoleServerMessage = z.discriminatedUnion("type", [
   /** The console is over; the socket closes next and reconnecting will not help. */
   z.object({ type: z.literal("ended"), reason: z.string() }),
 ]);
-export type ConsoleServerMessage = z.infer<typeof ConsoleServerMessage>;
+export type ConsoleServerMessage = z.output<typeof ConsoleServerMessage>;
 
 export const guestSizeLimits = { minCols: 20, maxCols: 500, minRows: 5, maxRows: 200 } as const;
 
@@ -42,22 +42,18 @@ export const ConsoleClientMessage = z.discriminatedUnion("type", [
   /** Flow control: this many more bytes of binary frames were written into the terminal. */
   z.object({
     type: z.literal("ack"),
-    bytes: z
-      .number()
-      .int()
-      .positive()
-      .max(1 << 30),
+    bytes: z.number().check(z.int(), z.positive(), z.maximum(1 << 30)),
   }),
   z.object({ type: z.literal("take-keyboard") }),
   z.object({ type: z.literal("release-keyboard") }),
   /** Types `stty rows R cols C` into the guest and sizes the BFF's copy of the screen to match. */
   z.object({
     type: z.literal("fit-guest"),
-    cols: z.number().int().min(guestSizeLimits.minCols).max(guestSizeLimits.maxCols),
-    rows: z.number().int().min(guestSizeLimits.minRows).max(guestSizeLimits.maxRows),
+    cols: z.number().check(z.int(), z.minimum(guestSizeLimits.minCols), z.maximum(guestSizeLimits.maxCols)),
+    rows: z.number().check(z.int(), z.minimum(guestSizeLimits.minRows), z.maximum(guestSizeLimits.maxRows)),
   }),
 ]);
-export type ConsoleClientMessage = z.infer<typeof ConsoleClientMessage>;
+export type ConsoleClientMessage = z.output<typeof ConsoleClientMessage>;
 
 /**
  * A client acks once at least this many bytes were written since its last ack, and whenever it has

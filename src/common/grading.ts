@@ -1,7 +1,7 @@
 // Grading results: one shape for every grade, and the rule that turns agent results into points.
-import { z } from "zod";
+import * as z from "zod/mini";
 import type * as Wire from "./agent-protocol.ts";
-import { Translations } from "./lab.ts";
+import { Translations } from "./translations.ts";
 
 /** How a check ended, as data, so a page can say it in the reader's language. */
 export const CheckOutcome = z.discriminatedUnion("kind", [
@@ -9,10 +9,10 @@ export const CheckOutcome = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("timed-out"), seconds: z.number() }),
   z.object({ kind: z.literal("partial"), percent: z.number() }),
   z.object({ kind: z.literal("scored-zero") }),
-  z.object({ kind: z.literal("signal"), signal: z.string().nullable() }),
+  z.object({ kind: z.literal("signal"), signal: z.nullable(z.string()) }),
   z.object({ kind: z.literal("exit"), code: z.number() }),
 ]);
-export type CheckOutcome = z.infer<typeof CheckOutcome>;
+export type CheckOutcome = z.output<typeof CheckOutcome>;
 
 export const CheckResult = z.object({
   checkId: z.string(),
@@ -24,15 +24,15 @@ export const CheckResult = z.object({
   /** In English: the outcome, then the hint when the check fell short. */
   message: z.string(),
   // The message's parts for other languages; results recorded before they existed lack them.
-  outcome: CheckOutcome.optional(),
+  outcome: z.optional(CheckOutcome),
   /** The lab's hint (plain text), on a check that fell short. */
-  hint: z.string().optional(),
-  translations: z.object({ title: Translations.optional(), hint: Translations.optional() }).optional(),
+  hint: z.optional(z.string()),
+  translations: z.optional(z.object({ title: z.optional(Translations), hint: z.optional(Translations) })),
   /** The last lines of the check's output. */
   outputExcerpt: z.string(),
   durationMs: z.number(),
 });
-export type CheckResult = z.infer<typeof CheckResult>;
+export type CheckResult = z.output<typeof CheckResult>;
 
 const resultBase = {
   sessionId: z.string(),
@@ -59,39 +59,39 @@ export const SessionResult = z.discriminatedUnion("gradable", [
     gradable: z.literal(false),
     reason: z.string(),
     score: z.null(),
-    checks: z.array(CheckResult).length(0),
+    checks: z.array(CheckResult).check(z.length(0)),
   }),
 ]);
-export type SessionResult = z.infer<typeof SessionResult>;
+export type SessionResult = z.output<typeof SessionResult>;
 
 // Agent responses come from inside a student's VM: the BFF parses them before trusting a field.
 export const AgentCheckResult = z.object({
   id: z.string(),
-  exitCode: z.number().int().nullable(),
-  signal: z.string().nullable(),
+  exitCode: z.nullable(z.number().check(z.int())),
+  signal: z.nullable(z.string()),
   timedOut: z.boolean(),
   output: z.string(),
   outputTruncated: z.boolean(),
-  durationMs: z.number().nonnegative(),
-  score: z.number().min(0).max(1).nullable(),
-}) satisfies z.ZodType<Wire.AgentCheckResult>;
-export type AgentCheckResult = z.infer<typeof AgentCheckResult>;
+  durationMs: z.number().check(z.nonnegative()),
+  score: z.nullable(z.number().check(z.minimum(0), z.maximum(1))),
+}) satisfies z.ZodMiniType<Wire.AgentCheckResult>;
+export type AgentCheckResult = z.output<typeof AgentCheckResult>;
 
 export const AgentCheckResponse = z.object({
   results: z.array(AgentCheckResult),
-}) satisfies z.ZodType<Wire.AgentCheckResponse>;
-export type AgentCheckResponse = z.infer<typeof AgentCheckResponse>;
+}) satisfies z.ZodMiniType<Wire.AgentCheckResponse>;
+export type AgentCheckResponse = z.output<typeof AgentCheckResponse>;
 
 export const AgentHealth = z.object({
   status: z.literal("ok"),
   version: z.string(),
   runAs: z.object({ user: z.string(), home: z.string() }),
-}) satisfies z.ZodType<Wire.AgentHealth>;
-export type AgentHealth = z.infer<typeof AgentHealth>;
+}) satisfies z.ZodMiniType<Wire.AgentHealth>;
+export type AgentHealth = z.output<typeof AgentHealth>;
 
 /** Codes are those of Wire.AgentErrorCode; kept open so a newer agent's codes still parse. */
 export const AgentErrorBody = z.object({ error: z.object({ code: z.string(), message: z.string() }) });
-export type AgentErrorBody = z.infer<typeof AgentErrorBody>;
+export type AgentErrorBody = z.output<typeof AgentErrorBody>;
 
 /** What scoring needs of a lab's check (the lab format has more). */
 export interface GradedCheck {

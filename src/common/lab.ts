@@ -2,6 +2,7 @@
 // docs/labs.md explains every field; docs/lab.schema.json is generated from LabFile (npm run schema:labs).
 import { z } from "zod";
 import { cidrContains, cidrOf, parseCidr, uncoveredRanges, type Cidr } from "./cidr.ts";
+import { translatedLanguages, type Translations } from "./translations.ts";
 
 /** Lab and check ids: they end up in VM names and label values, so RFC 1035 label rules, shorter. */
 export const labIdPattern = /^[a-z]([a-z0-9-]*[a-z0-9])?$/;
@@ -11,16 +12,6 @@ const Id = z
   .string()
   .max(40, { error: "must be at most 40 characters" })
   .regex(labIdPattern, { error: `must be ${idRules}` });
-
-/** The languages a lab's texts may come in: English, Japanese and Simplified Chinese. */
-export const textLanguages = ["en", "ja", "zh"] as const;
-export type TextLanguage = (typeof textLanguages)[number];
-/** Languages besides English: their texts are optional and fall back to the plain (English) one. */
-export const translatedLanguages = ["ja", "zh"] as const;
-export type TranslatedLanguage = (typeof translatedLanguages)[number];
-/** One text's Japanese and Chinese versions, where the lab file gives them. */
-export const Translations = z.object({ ja: z.string().optional(), zh: z.string().optional() });
-export type Translations = z.infer<typeof Translations>;
 
 const TextValue = (max: number) =>
   z

@@ -1,6 +1,6 @@
 // The operations part of the JSON API between the SPA and the BFF (issue 7): capacity, the doctor's
 // report and the audit log. Extending a session answers with the Session of api.ts.
-import { z } from "zod";
+import * as z from "zod/mini";
 import { Role } from "./api.ts";
 
 /** How many more sessions of one lab the cluster has room for right now. */
@@ -11,7 +11,7 @@ export const LabCapacity = z.object({
   /** More sessions that fit now, by resources alone (quotas not applied). */
   fits: z.number(),
 });
-export type LabCapacity = z.infer<typeof LabCapacity>;
+export type LabCapacity = z.output<typeof LabCapacity>;
 
 export const CapacityReport = z.object({
   checkedAt: z.string(),
@@ -27,11 +27,11 @@ export const CapacityReport = z.object({
   cpuAllocationRatio: z.number(),
   labs: z.array(LabCapacity),
 });
-export type CapacityReport = z.infer<typeof CapacityReport>;
+export type CapacityReport = z.output<typeof CapacityReport>;
 
 export const doctorStatuses = ["ok", "warn", "fail"] as const;
 export const DoctorStatus = z.enum(doctorStatuses);
-export type DoctorStatus = z.infer<typeof DoctorStatus>;
+export type DoctorStatus = z.output<typeof DoctorStatus>;
 
 export const DoctorCheck = z.object({
   id: z.string(),
@@ -42,9 +42,9 @@ export const DoctorCheck = z.object({
   /** Why it matters and what was looked at, one fact per entry. */
   details: z.array(z.string()),
   /** What to do about a warn or fail (commands included); null when nothing is to be done. */
-  fix: z.string().nullable(),
+  fix: z.nullable(z.string()),
 });
-export type DoctorCheck = z.infer<typeof DoctorCheck>;
+export type DoctorCheck = z.output<typeof DoctorCheck>;
 
 export const DoctorReport = z.object({
   checkedAt: z.string(),
@@ -52,7 +52,7 @@ export const DoctorReport = z.object({
   status: DoctorStatus,
   checks: z.array(DoctorCheck),
 });
-export type DoctorReport = z.infer<typeof DoctorReport>;
+export type DoctorReport = z.output<typeof DoctorReport>;
 
 export const auditActions = [
   "sign-in",
@@ -73,7 +73,7 @@ export const auditActions = [
   "sign-out-user",
 ] as const;
 export const AuditAction = z.enum(auditActions);
-export type AuditAction = z.infer<typeof AuditAction>;
+export type AuditAction = z.output<typeof AuditAction>;
 
 export const AuditEntry = z.object({
   id: z.number(),
@@ -81,46 +81,48 @@ export const AuditEntry = z.object({
   /** Who did it: a username, or "system" for the console itself (the reaper). */
   actor: z.string(),
   /** The actor's role then; null for the system and for failed sign-ins. */
-  actorRole: Role.nullable(),
+  actorRole: z.nullable(Role),
   action: AuditAction,
-  sessionId: z.string().nullable(),
-  labId: z.string().nullable(),
+  sessionId: z.nullable(z.string()),
+  labId: z.nullable(z.string()),
   /** The student whose session it was. */
-  owner: z.string().nullable(),
+  owner: z.nullable(z.string()),
   /** Action-specific facts, e.g. { minutes: 15 } for an extension or { reason: "expired" }. */
   details: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])),
   /** Where the request came from (the client address as the BFF sees it); null for the system. */
-  ip: z.string().nullable(),
-  userAgent: z.string().nullable(),
+  ip: z.nullable(z.string()),
+  userAgent: z.nullable(z.string()),
 });
-export type AuditEntry = z.infer<typeof AuditEntry>;
+export type AuditEntry = z.output<typeof AuditEntry>;
 
 export const AuditQuery = z.object({
   /** Entries where this person acted or whose session it was. */
-  user: z.string().min(1).max(200).optional(),
-  action: AuditAction.optional(),
-  session: z.string().min(1).max(63).optional(),
-  lab: z.string().min(1).max(40).optional(),
+  user: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
+  action: z.optional(AuditAction),
+  session: z.optional(z.string().check(z.minLength(1), z.maxLength(63))),
+  lab: z.optional(z.string().check(z.minLength(1), z.maxLength(40))),
   /** ISO 8601 bounds on `at`: since inclusive, until exclusive. */
-  since: z.iso.datetime({ offset: true }).optional(),
-  until: z.iso.datetime({ offset: true }).optional(),
+  since: z.optional(z.iso.datetime({ offset: true })),
+  until: z.optional(z.iso.datetime({ offset: true })),
   /** Only entries older than this id (the previous page's nextBefore). */
-  before: z.coerce.number().int().positive().optional(),
-  limit: z.coerce.number().int().min(1).max(500).default(100),
+  before: z.optional(z.coerce.number().check(z.int(), z.positive())),
+  limit: z._default(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(500)), 100),
 });
-export type AuditQuery = z.infer<typeof AuditQuery>;
+export type AuditQuery = z.output<typeof AuditQuery>;
 
 export const AuditPage = z.object({
   /** Newest first. */
   items: z.array(AuditEntry),
   /** Pass as `before` for the next (older) page; null when this was the last. */
-  nextBefore: z.number().nullable(),
+  nextBefore: z.nullable(z.number()),
 });
-export type AuditPage = z.infer<typeof AuditPage>;
+export type AuditPage = z.output<typeof AuditPage>;
 
 /** An instructor ends every sign-in of one person made until now (POST /api/admin/sign-outs). */
-export const SignOutUserRequest = z.object({ username: z.string().trim().min(1).max(200) });
-export type SignOutUserRequest = z.infer<typeof SignOutUserRequest>;
+export const SignOutUserRequest = z.object({
+  username: z.string().check(z.trim(), z.minLength(1), z.maxLength(200)),
+});
+export type SignOutUserRequest = z.output<typeof SignOutUserRequest>;
 
 export const SignOutUserResult = z.object({
   username: z.string(),
@@ -129,4 +131,4 @@ export const SignOutUserResult = z.object({
   /** ISO 8601: when the last cookie it refuses would have expired anyway. */
   keptUntil: z.string(),
 });
-export type SignOutUserResult = z.infer<typeof SignOutUserResult>;
+export type SignOutUserResult = z.output<typeof SignOutUserResult>;

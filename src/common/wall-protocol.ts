@@ -1,7 +1,7 @@
 // The class wall's websocket (GET /api/labs/:labId/wall, staff only): the BFF streams one lab's
 // sessions and live miniatures of their consoles as JSON text frames. It sends only what changed, at
 // most once per interval; the browser sends nothing and closes the socket while its tab is hidden.
-import { z } from "zod";
+import * as z from "zod/mini";
 import { HelpRequest, SessionStatus } from "./api.ts";
 
 export const WallSession = z.object({
@@ -9,11 +9,11 @@ export const WallSession = z.object({
   owner: z.string(),
   status: SessionStatus,
   expiresAt: z.string(),
-  help: HelpRequest.nullable(),
+  help: z.nullable(HelpRequest),
   /** The latest self-check's score, or null when there is none or it could not grade. */
-  score: z.number().nullable(),
+  score: z.nullable(z.number()),
 });
-export type WallSession = z.infer<typeof WallSession>;
+export type WallSession = z.output<typeof WallSession>;
 
 /** The visible screen of one console: its rows as plain text and where the cursor is. */
 export const WallScreen = z.object({
@@ -21,7 +21,7 @@ export const WallScreen = z.object({
   rows: z.array(z.string()),
   cursor: z.object({ x: z.number(), y: z.number() }),
 });
-export type WallScreen = z.infer<typeof WallScreen>;
+export type WallScreen = z.output<typeof WallScreen>;
 
 export const WallServerMessage = z.discriminatedUnion("type", [
   /** Every session on the wall, whenever any of them changed (the whole list: it is small). */
@@ -29,4 +29,4 @@ export const WallServerMessage = z.discriminatedUnion("type", [
   /** The screens that changed since the last frame. */
   z.object({ type: z.literal("screens"), screens: z.array(WallScreen) }),
 ]);
-export type WallServerMessage = z.infer<typeof WallServerMessage>;
+export type WallServerMessage = z.output<typeof WallServerMessage>;

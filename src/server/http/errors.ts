@@ -2,7 +2,7 @@
 // database errors are translated here, so no route has to know what a Kubernetes Status or an
 // unusable database looks like.
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
-import type { z } from "zod";
+import * as z from "zod/mini";
 import type { ApiErrorBody } from "../../common/api.ts";
 import { DatabaseUnavailableError } from "../db/errors.ts";
 import { ClusterUnavailableError, KubeStatusError } from "../kube/errors.ts";
@@ -21,9 +21,16 @@ export const unauthenticated = () => new HttpError(401, "unauthenticated", "Sign
 export const notFound = (message: string) => new HttpError(404, "not_found", message);
 export const invalid = (message: string) => new HttpError(400, "invalid", message);
 
-/** Parse with zod; a failure becomes a 400 naming every bad field. */
-export function parseOrThrow<Schema extends z.ZodType>(schema: Schema, value: unknown): z.infer<Schema> {
-  const parsed = schema.safeParse(value);
+// zod/mini comes without zod's English messages, and the shared API schemas are zod/mini: a 400 names
+// their problems in English all the same.
+z.config(z.locales.en());
+
+/** Parse with zod or zod/mini; a failure becomes a 400 naming every bad field. */
+export function parseOrThrow<Schema extends z.core.$ZodType>(
+  schema: Schema,
+  value: unknown,
+): z.output<Schema> {
+  const parsed = z.safeParse(schema, value);
   if (parsed.success) return parsed.data;
   const problems = parsed.error.issues.map((issue) =>
     issue.path.length > 0 ? `${issue.path.join(".")}: ${issue.message}` : issue.message,

@@ -9,8 +9,8 @@ import {
   translationsOf,
   type Lab,
   type LabCheck,
-  type Translations,
 } from "../../common/lab.ts";
+import type { Translations } from "../../common/translations.ts";
 import { parseCloudConfig } from "./cloud-config.ts";
 import type { VmSizes } from "./load-labs.ts";
 import { parseYaml, type YamlPath, type YamlProblem, type YamlSource } from "./yaml-source.ts";

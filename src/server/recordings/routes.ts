@@ -1,7 +1,7 @@
 // Console recordings: download one and list them, TAs and instructors any (or one student's), students
 // their own. The session may be gone, so who may see a recording comes from the recording's own header.
 import type { FastifyInstance } from "fastify";
-import { z } from "zod";
+import * as z from "zod/mini";
 import { RecordingListQuery, type Me, type RecordingList } from "../../common/api.ts";
 import { labIdPattern } from "../../common/lab.ts";
 import type { LoginSessions } from "../auth/login-sessions.ts";
@@ -12,14 +12,15 @@ import { RecordingBusyError, type RecordingStore } from "./recording-store.ts";
 const RecordingParams = z.object({
   id: z
     .string()
-    .max(63)
-    .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, "a session id has only lower-case letters, digits and '-'"),
+    .check(
+      z.maxLength(63),
+      z.regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, "a session id has only lower-case letters, digits and '-'"),
+    ),
 });
 
-const ListQuery = RecordingListQuery.extend({
-  lab: RecordingListQuery.shape.lab.refine(
-    (lab) => lab === undefined || labIdPattern.test(lab),
-    "not a lab id",
+const ListQuery = z.extend(RecordingListQuery, {
+  lab: RecordingListQuery.shape.lab.check(
+    z.refine((lab) => lab === undefined || labIdPattern.test(lab), "not a lab id"),
   ),
 });
 

@@ -1,7 +1,7 @@
 // The sessions API: parse, find the user, call the service. Lists and single sessions carry ETags
 // so an unchanged poll answers 304.
 import type { FastifyInstance } from "fastify";
-import { z } from "zod";
+import * as z from "zod/mini";
 import { CreateSessionRequest, SessionListQuery } from "../../common/api.ts";
 import { labIdPattern } from "../../common/lab.ts";
 import type { AuditLog } from "../audit/audit-log.ts";
@@ -16,12 +16,14 @@ import type { SessionService } from "./service.ts";
 const SessionParams = z.object({
   id: z
     .string()
-    .max(63, "a session id has at most 63 characters")
-    .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, "a session id has only lower-case letters, digits and '-'"),
+    .check(
+      z.maxLength(63, "a session id has at most 63 characters"),
+      z.regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, "a session id has only lower-case letters, digits and '-'"),
+    ),
 });
 
-const CreateBody = CreateSessionRequest.extend({
-  labId: CreateSessionRequest.shape.labId.regex(labIdPattern, "not a lab id"),
+const CreateBody = z.extend(CreateSessionRequest, {
+  labId: CreateSessionRequest.shape.labId.check(z.regex(labIdPattern, "not a lab id")),
 });
 
 export function registerSessionRoutes(

@@ -1,3 +1,4 @@
+import { Suspense } from "react";
 import { useTranslation } from "react-i18next";
 import { NavLink, Outlet } from "react-router";
 import { LanguageSwitcher } from "../components/language-switcher.tsx";
@@ -5,6 +6,7 @@ import { useSignedInUser } from "../features/auth/components/signed-in-user.ts";
 import { isStaff } from "../features/auth/components/role-label.ts";
 import { UserMenu } from "../features/auth/components/user-menu.tsx";
 import { paths } from "../lib/paths.ts";
+import { PageLoading } from "./page-loading.tsx";
 
 export function AppLayout() {
   const { t } = useTranslation();
@@ -32,7 +34,11 @@ export function AppLayout() {
         <UserMenu />
       </header>
       <div id="content" className="app-content">
-        <Outlet />
+        {/* A link keeps the current page on screen until the next page's code is in (the router
+            navigates in a transition): the fallback only shows when the app starts on such a page. */}
+        <Suspense fallback={<PageLoading />}>
+          <Outlet />
+        </Suspense>
       </div>
     </>
   );

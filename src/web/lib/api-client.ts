@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import type * as z from "zod/mini";
 import { ApiErrorBody, csrfHeader } from "../../common/api.ts";
 import { ApiError } from "./api-error.ts";
 
@@ -8,7 +8,7 @@ interface RequestOptions<T> {
   method?: Method;
   body?: unknown;
   /** Parses the success body; omit for responses without one (204). */
-  schema?: z.ZodType<T>;
+  schema?: z.ZodMiniType<T>;
   signal?: AbortSignal;
 }
 

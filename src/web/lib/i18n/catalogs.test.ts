@@ -1,6 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { catalogs } from "./create-i18n.ts";
+import en from "../../locales/en.json";
+import ja from "../../locales/ja.json";
+import zh from "../../locales/zh.json";
 import { languageInfo, languages, type Language } from "./languages.ts";
+
+const catalogs = { en, ja, zh };
 
 type Catalog = { [key: string]: string | Catalog };
 

@@ -1,4 +1,4 @@
-import { textLanguages, type TextLanguage } from "../../../common/lab.ts";
+import { textLanguages, type TextLanguage } from "../../../common/translations.ts";
 
 /** The languages the pages come in: the same as a lab file's. */
 export const languages = textLanguages;

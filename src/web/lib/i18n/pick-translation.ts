@@ -1,4 +1,4 @@
-import type { Translations } from "../../../common/lab.ts";
+import type { Translations } from "../../../common/translations.ts";
 import type { Language } from "./languages.ts";
 
 /** A text with the language it is written in, so the page can mark text in another language. */

@@ -1,13 +1,13 @@
-import type { ReactNode } from "react";
 import { useTranslation } from "react-i18next";
+import { Outlet } from "react-router";
 import type { Role } from "../../../../common/api.ts";
 import { useSignedInUser } from "./signed-in-user.ts";
 
-/** Shows `children` only to the given roles; the BFF enforces the same rule on its side. */
-export function RequireRole({ roles, children }: { roles: readonly Role[]; children: ReactNode }) {
+/** Renders the child routes only for the given roles; the BFF enforces the same rule on its side. */
+export function RequireRole({ roles }: { roles: readonly Role[] }) {
   const { t } = useTranslation();
   const me = useSignedInUser();
-  if (roles.includes(me.role)) return children;
+  if (roles.includes(me.role)) return <Outlet />;
   return (
     <main className="page">
       <div className="panel" role="alert">

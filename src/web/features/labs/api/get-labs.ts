@@ -1,6 +1,6 @@
 import { queryOptions, useQuery } from "@tanstack/react-query";
 import { useCallback } from "react";
-import { z } from "zod";
+import * as z from "zod/mini";
 import { LabSummary } from "../../../../common/api.ts";
 import { apiRequest } from "../../../lib/api-client.ts";
 import { useLanguage } from "../../../lib/i18n/use-language.ts";

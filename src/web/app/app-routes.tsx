@@ -1,0 +1,68 @@
+import { lazy, type ComponentType } from "react";
+import { Route, Routes } from "react-router";
+import { RequireAuth } from "../features/auth/components/require-auth.tsx";
+import { RequireRole } from "../features/auth/components/require-role.tsx";
+import { SignInPage } from "../features/auth/components/sign-in-page.tsx";
+import { paths } from "../lib/paths.ts";
+import { AppLayout } from "./app-layout.tsx";
+import { HomePage } from "./home-page.tsx";
+import { NotFoundPage } from "./not-found-page.tsx";
+
+/** A page whose code loads on its first visit, in a chunk of its own. */
+function lazyPage<Name extends string>(load: () => Promise<Record<Name, ComponentType>>, name: Name) {
+  return lazy(async () => ({ default: (await load())[name] }));
+}
+
+// Sign-in and the home page are in the first download, since everyone opens them. The other pages are
+// for staff, or come later in a student's visit.
+const SessionPage = lazyPage(() => import("../features/sessions/components/session-page.tsx"), "SessionPage");
+const RecordingsPage = lazyPage(
+  () => import("../features/recordings/components/recordings-page.tsx"),
+  "RecordingsPage",
+);
+const RecordingPage = lazyPage(
+  () => import("../features/recordings/components/recording-page.tsx"),
+  "RecordingPage",
+);
+const SessionsPage = lazyPage(
+  () => import("../features/sessions/components/sessions-page.tsx"),
+  "SessionsPage",
+);
+const WallPage = lazyPage(() => import("../features/wall/components/wall-page.tsx"), "WallPage");
+const GradingIndexPage = lazyPage(
+  () => import("../features/grading/components/grading-index-page.tsx"),
+  "GradingIndexPage",
+);
+const GradingPage = lazyPage(() => import("../features/grading/components/grading-page.tsx"), "GradingPage");
+const DoctorPage = lazyPage(() => import("../features/doctor/components/doctor-page.tsx"), "DoctorPage");
+const AuditPage = lazyPage(() => import("../features/audit/components/audit-page.tsx"), "AuditPage");
+
+const staff = ["ta", "instructor"] as const;
+const instructors = ["instructor"] as const;
+
+export function AppRoutes() {
+  return (
+    <Routes>
+      <Route path={paths.signIn.pattern} element={<SignInPage />} />
+      <Route element={<RequireAuth />}>
+        <Route element={<AppLayout />}>
+          <Route path={paths.home.pattern} element={<HomePage />} />
+          <Route path={paths.session.pattern} element={<SessionPage />} />
+          <Route path={paths.recordings.pattern} element={<RecordingsPage />} />
+          <Route path={paths.recording.pattern} element={<RecordingPage />} />
+          <Route element={<RequireRole roles={staff} />}>
+            <Route path={paths.sessions.pattern} element={<SessionsPage />} />
+            <Route path={paths.labWall.pattern} element={<WallPage />} />
+            <Route path={paths.grading.pattern} element={<GradingIndexPage />} />
+            <Route path={paths.labGrading.pattern} element={<GradingPage />} />
+          </Route>
+          <Route element={<RequireRole roles={instructors} />}>
+            <Route path={paths.doctor.pattern} element={<DoctorPage />} />
+            <Route path={paths.audit.pattern} element={<AuditPage />} />
+          </Route>
+          <Route path="*" element={<NotFoundPage />} />
+        </Route>
+      </Route>
+    </Routes>
+  );
+}
