@@ -6,9 +6,11 @@
 //    bring the prompt back;
 //  - the BFF's event-loop delay while a student floods their socket with "fit the guest" messages
 //    (a screen resize each, once), against the same seconds without the flood;
-//  - the BFF's memory with 100 open consoles (idle, then each with a full scrollback).
+//  - the BFF's memory with 100 open consoles (idle, then each with a full scrollback: right after
+//    printing it, and once quiet long enough for the scrollback to be archived).
 //
 //   npm run bench:console [-- --megabytes 50 --runs 3 --echoes 400 --consoles 100 --flood-seconds 5]
+//   npm run bench:console -- --memory-only [--consoles 100]   (only the memory measurement)
 //
 // The emulator and the BFF run as processes of their own (as with `npm start`); the clients run
 // here and only count bytes, acknowledging them as the SPA does once xterm.js has written them.
@@ -18,6 +20,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import WebSocket from "ws";
 import { consoleAckBytes, ConsoleServerMessage } from "../src/common/console-protocol.ts";
+import { defaultConsoleLimits } from "../src/server/console/limits.ts";
 import { signInCookie } from "../src/server/console/testing/console-client.ts";
 import type { ClusterClient } from "../src/server/kube/client.ts";
 import { openVmiWebSocket } from "../src/server/kube/vmi-websocket.ts";
@@ -34,8 +37,17 @@ const { values: args } = parseArgs({
     echoes: { type: "string", default: "400" },
     consoles: { type: "string", default: "100" },
     "flood-seconds": { type: "string", default: "5" },
+    "memory-only": { type: "boolean", default: false },
+    help: { type: "boolean", default: false },
   },
 });
+if (args.help) {
+  console.log(
+    "npm run bench:console [-- --megabytes 50 --runs 3 --echoes 400 --consoles 100 --flood-seconds 5]\n" +
+      "npm run bench:console -- --memory-only [--consoles 100]",
+  );
+  process.exit(0);
+}
 const outputBytes = Number(args.megabytes) * 1024 * 1024;
 const runs = Number(args.runs);
 const echoCount = Number(args.echoes);
@@ -438,7 +450,8 @@ async function measureMemory(
         label,
         rss: mb(usage.rss),
         heap: mb(usage.heapUsed),
-        external: mb(usage.external + usage.arrayBuffers),
+        // Node counts its buffers (arrayBuffers) in external.
+        external: mb(usage.external),
         viewers: consoles.viewers,
       });
     };
@@ -470,6 +483,10 @@ async function measureMemory(
       );
     }
     await sample(`${sessions.length} consoles, full scrollback`);
+    // The BFF archives a console's scrollback once its output has been quiet for a moment.
+    const quietMs = defaultConsoleLimits.scrollbackArchiveAfterMs + 1_000;
+    await new Promise((resolve) => setTimeout(resolve, quietMs));
+    await sample(`${sessions.length} consoles, full scrollback, quiet ${quietMs / 1000} s`);
     for (const { line } of lines) line.close();
     return rows;
   } finally {
@@ -482,103 +499,129 @@ async function measureMemory(
 const fixed = (value: number, digits = 1) => value.toFixed(digits);
 const pad = (text: string, width: number) => text.padStart(width);
 
+interface RelayResults {
+  tp: ThroughputRow[];
+  echo: { direct: number[]; relay: number[] };
+  flood: Awaited<ReturnType<typeof measureFlood>>;
+  fitFlood: Awaited<ReturnType<typeof measureFitFlood>>;
+}
+
+type MemoryRow = Awaited<ReturnType<typeof measureMemory>>[number];
+
+async function measureRelay(
+  kubeConfig: KubeConfig,
+  kubeconfigPath: string,
+  dataDir: string,
+  measured: string,
+  quiet: string,
+): Promise<RelayResults> {
+  const bff = await startBff(kubeconfigPath, dataDir);
+  try {
+    const alice = await signInCookie(bff.url, "alice");
+    console.log(`Throughput: ${args.megabytes} MB of guest output, ${runs} runs each way`);
+    const tp = await measureThroughput(kubeConfig, bff, alice, measured);
+    console.log(`Echo latency: ${echoCount} keystrokes each way`);
+    const echo = await measureEcho(kubeConfig, bff, alice, measured);
+    console.log("A `yes` flood in one VM, echo in another");
+    const flood = await measureFlood(bff.url, alice, measured, quiet);
+    console.log(`A fit-guest flood from one student for ${floodSeconds} s, typing in another VM`);
+    const fitFlood = await measureFitFlood(bff, alice, measured, quiet);
+    return { tp, echo, flood, fitFlood };
+  } finally {
+    await bff.stop();
+  }
+}
+
+function reportRelay({ tp, echo, flood, fitFlood }: RelayResults): void {
+  console.log(
+    `\nThroughput: ${args.megabytes} MB printed by the guest, MB/s from Enter to the last byte (median of ${runs})`,
+  );
+  console.log(`  ${"output".padEnd(22)}${pad("direct", 10)}${pad("via BFF", 10)}${pad("ratio", 8)}   goal`);
+  for (const row of tp) {
+    const ratio = row.direct.seconds / row.relay.seconds;
+    console.log(
+      `  ${row.label.padEnd(22)}${pad(fixed(mb(outputBytes) / row.direct.seconds), 10)}${pad(fixed(mb(outputBytes) / row.relay.seconds), 10)}${pad(`${fixed(ratio * 100, 0)}%`, 8)}   >= 80% ${ratio >= 0.8 ? "ok" : "MISSED"}`,
+    );
+    console.log(
+      `  ${"".padEnd(22)}${pad(`${fixed(row.direct.wireMb)} MB`, 10)}${pad(`${fixed(row.relay.wireMb)} MB`, 10)}   on the wire; the relay client caught up by replay ${row.relay.catchUps} times`,
+    );
+  }
+
+  const [d50, d99, r50, r99] = [
+    percentile(echo.direct, 50),
+    percentile(echo.direct, 99),
+    percentile(echo.relay, 50),
+    percentile(echo.relay, 99),
+  ];
+  console.log(`\nKeystroke echo latency (ms, ${echo.direct.length} keystrokes each way)`);
+  console.log(`  ${"".padEnd(10)}${pad("p50", 8)}${pad("p99", 8)}`);
+  console.log(`  ${"direct".padEnd(10)}${pad(fixed(d50, 2), 8)}${pad(fixed(d99, 2), 8)}`);
+  console.log(`  ${"via BFF".padEnd(10)}${pad(fixed(r50, 2), 8)}${pad(fixed(r99, 2), 8)}`);
+  console.log(
+    `  ${"added".padEnd(10)}${pad(fixed(r50 - d50, 2), 8)}${pad(fixed(r99 - d99, 2), 8)}   goal: p99 added < 5 ms ${r99 - d99 < 5 ? "ok" : "MISSED"}`,
+  );
+  console.log(`  ratio     ${pad(`${fixed(r50 / d50, 2)}x`, 8)}${pad(`${fixed(r99 / d99, 2)}x`, 8)}`);
+
+  console.log("\nWhile another VM floods its console with `yes` (both via the BFF)");
+  console.log(
+    `  echo latency of the quiet VM: p50 ${fixed(percentile(flood.echo, 50), 2)} ms, p99 ${fixed(percentile(flood.echo, 99), 2)} ms`,
+  );
+  console.log(
+    `  Ctrl-C in the flooding VM to its prompt: ${fixed(flood.ctrlCMs, 0)} ms (goal < 1000 ms ${flood.ctrlCMs < 1000 ? "ok" : "MISSED"}); ${fixed(flood.floodMb)} MB flooded meanwhile`,
+  );
+
+  const { quiet: calm, flood: stormy } = fitFlood;
+  console.log(
+    `\nThe BFF's event-loop delay (ms) while typing in one VM; its owner floods another with fit-guest frames`,
+  );
+  console.log(`  ${"".padEnd(22)}${pad("p50", 8)}${pad("p99", 8)}${pad("max", 8)}`);
+  for (const [label, delay] of [
+    ["no flood", calm],
+    ["fit-guest flood", stormy],
+  ] as const) {
+    console.log(
+      `  ${label.padEnd(22)}${pad(fixed(delay.p50Ms, 2), 8)}${pad(fixed(delay.p99Ms, 2), 8)}${pad(fixed(delay.maxMs, 1), 8)}`,
+    );
+  }
+  console.log(
+    `  ratio p99 ${fixed(stormy.p99Ms / calm.p99Ms, 2)}x; ${fitFlood.framesSent} frames sent, ${fitFlood.socketsClosed} flooding sockets closed by the BFF, ${fitFlood.refusedAttaches} reopenings refused; goal p99 < 20 ms ${stormy.p99Ms < 20 ? "ok" : "MISSED"}`,
+  );
+}
+
+function reportMemory(memory: MemoryRow[]): void {
+  console.log(`\nBFF memory (MB, after a full GC)`);
+  console.log(`  ${"".padEnd(42)}${pad("RSS", 8)}${pad("heap", 8)}${pad("buffers", 9)}`);
+  for (const row of memory) {
+    console.log(
+      `  ${row.label.padEnd(42)}${pad(fixed(row.rss), 8)}${pad(fixed(row.heap), 8)}${pad(fixed(row.external), 9)}`,
+    );
+  }
+  const base = memory[0]!.rss;
+  for (const row of memory.slice(1)) {
+    const cost = row.rss - base;
+    const perConsole = cost / consoleCount;
+    console.log(
+      `  ${row.label.padEnd(42)}+${fixed(cost)} MB, ${fixed(perConsole, 2)} MB a console   goal < 1 MB ${perConsole < 1 ? "ok" : "MISSED"}`,
+    );
+  }
+}
+
 async function main(): Promise<void> {
   console.log("Starting the emulator and the BFF (each a process of its own)...");
   const { stateDir, emulator, kubeConfig, cluster } = await startBenchCluster("console");
   try {
     const [measured, quiet] = await launchRunningSessions(cluster, ["alice", "alice"]);
     if (!measured || !quiet) throw new Error("no sessions");
-
-    const bff = await startBff(emulator.kubeconfigPath, path.join(stateDir, "bff"));
-    let tp: ThroughputRow[];
-    let echo: { direct: number[]; relay: number[] };
-    let flood: Awaited<ReturnType<typeof measureFlood>>;
-    let fitFlood: Awaited<ReturnType<typeof measureFitFlood>>;
-    try {
-      const alice = await signInCookie(bff.url, "alice");
-      console.log(`Throughput: ${args.megabytes} MB of guest output, ${runs} runs each way`);
-      tp = await measureThroughput(kubeConfig, bff, alice, measured);
-      console.log(`Echo latency: ${echoCount} keystrokes each way`);
-      echo = await measureEcho(kubeConfig, bff, alice, measured);
-      console.log("A `yes` flood in one VM, echo in another");
-      flood = await measureFlood(bff.url, alice, measured, quiet);
-      console.log(`A fit-guest flood from one student for ${floodSeconds} s, typing in another VM`);
-      fitFlood = await measureFitFlood(bff, alice, measured, quiet);
-    } finally {
-      await bff.stop();
-    }
+    const relay = args["memory-only"]
+      ? undefined
+      : await measureRelay(kubeConfig, emulator.kubeconfigPath, path.join(stateDir, "bff"), measured, quiet);
     console.log(`Memory: ${consoleCount} consoles (starting ${consoleCount} VMs)`);
     const memory = await measureMemory(emulator.kubeconfigPath, path.join(stateDir, "bff-memory"), cluster, [
       measured,
       quiet,
     ]);
-
-    console.log(
-      `\nThroughput: ${args.megabytes} MB printed by the guest, MB/s from Enter to the last byte (median of ${runs})`,
-    );
-    console.log(`  ${"output".padEnd(22)}${pad("direct", 10)}${pad("via BFF", 10)}${pad("ratio", 8)}   goal`);
-    for (const row of tp) {
-      const ratio = row.direct.seconds / row.relay.seconds;
-      console.log(
-        `  ${row.label.padEnd(22)}${pad(fixed(mb(outputBytes) / row.direct.seconds), 10)}${pad(fixed(mb(outputBytes) / row.relay.seconds), 10)}${pad(`${fixed(ratio * 100, 0)}%`, 8)}   >= 80% ${ratio >= 0.8 ? "ok" : "MISSED"}`,
-      );
-      console.log(
-        `  ${"".padEnd(22)}${pad(`${fixed(row.direct.wireMb)} MB`, 10)}${pad(`${fixed(row.relay.wireMb)} MB`, 10)}   on the wire; the relay client caught up by replay ${row.relay.catchUps} times`,
-      );
-    }
-
-    const [d50, d99, r50, r99] = [
-      percentile(echo.direct, 50),
-      percentile(echo.direct, 99),
-      percentile(echo.relay, 50),
-      percentile(echo.relay, 99),
-    ];
-    console.log(`\nKeystroke echo latency (ms, ${echo.direct.length} keystrokes each way)`);
-    console.log(`  ${"".padEnd(10)}${pad("p50", 8)}${pad("p99", 8)}`);
-    console.log(`  ${"direct".padEnd(10)}${pad(fixed(d50, 2), 8)}${pad(fixed(d99, 2), 8)}`);
-    console.log(`  ${"via BFF".padEnd(10)}${pad(fixed(r50, 2), 8)}${pad(fixed(r99, 2), 8)}`);
-    console.log(
-      `  ${"added".padEnd(10)}${pad(fixed(r50 - d50, 2), 8)}${pad(fixed(r99 - d99, 2), 8)}   goal: p99 added < 5 ms ${r99 - d99 < 5 ? "ok" : "MISSED"}`,
-    );
-    console.log(`  ratio     ${pad(`${fixed(r50 / d50, 2)}x`, 8)}${pad(`${fixed(r99 / d99, 2)}x`, 8)}`);
-
-    console.log("\nWhile another VM floods its console with `yes` (both via the BFF)");
-    console.log(
-      `  echo latency of the quiet VM: p50 ${fixed(percentile(flood.echo, 50), 2)} ms, p99 ${fixed(percentile(flood.echo, 99), 2)} ms`,
-    );
-    console.log(
-      `  Ctrl-C in the flooding VM to its prompt: ${fixed(flood.ctrlCMs, 0)} ms (goal < 1000 ms ${flood.ctrlCMs < 1000 ? "ok" : "MISSED"}); ${fixed(flood.floodMb)} MB flooded meanwhile`,
-    );
-
-    const { quiet: calm, flood: stormy } = fitFlood;
-    console.log(
-      `\nThe BFF's event-loop delay (ms) while typing in one VM; its owner floods another with fit-guest frames`,
-    );
-    console.log(`  ${"".padEnd(22)}${pad("p50", 8)}${pad("p99", 8)}${pad("max", 8)}`);
-    for (const [label, delay] of [
-      ["no flood", calm],
-      ["fit-guest flood", stormy],
-    ] as const) {
-      console.log(
-        `  ${label.padEnd(22)}${pad(fixed(delay.p50Ms, 2), 8)}${pad(fixed(delay.p99Ms, 2), 8)}${pad(fixed(delay.maxMs, 1), 8)}`,
-      );
-    }
-    console.log(
-      `  ratio p99 ${fixed(stormy.p99Ms / calm.p99Ms, 2)}x; ${fitFlood.framesSent} frames sent, ${fitFlood.socketsClosed} flooding sockets closed by the BFF, ${fitFlood.refusedAttaches} reopenings refused; goal p99 < 20 ms ${stormy.p99Ms < 20 ? "ok" : "MISSED"}`,
-    );
-
-    console.log(`\nBFF memory (MB, after a full GC)`);
-    console.log(`  ${"".padEnd(34)}${pad("RSS", 8)}${pad("heap", 8)}${pad("buffers", 9)}`);
-    for (const row of memory) {
-      console.log(
-        `  ${row.label.padEnd(34)}${pad(fixed(row.rss), 8)}${pad(fixed(row.heap), 8)}${pad(fixed(row.external), 9)}`,
-      );
-    }
-    const base = memory[0]!.rss;
-    for (const row of memory.slice(1)) {
-      const cost = row.rss - base;
-      console.log(`  ${row.label}: +${fixed(cost)} MB   goal < 200 MB ${cost < 200 ? "ok" : "MISSED"}`);
-    }
+    if (relay) reportRelay(relay);
+    reportMemory(memory);
   } finally {
     await emulator.stop();
     await rm(stateDir, { recursive: true, force: true });

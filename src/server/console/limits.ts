@@ -18,6 +18,8 @@ export interface ConsoleLimits {
 
   /** The BFF's copy of each screen: scrollback kept for replay (browsers keep more). */
   scrollbackLines: number;
+  /** How long a console's output is quiet before its scrollback is kept serialized (a twentieth of the memory). */
+  scrollbackArchiveAfterMs: number;
   /** Guest size until someone fits it: what the guest's getty sets at boot. */
   initialCols: number;
   initialRows: number;
@@ -62,6 +64,7 @@ export const defaultConsoleLimits: ConsoleLimits = {
   reconnectInitialMs: 250,
   reconnectMaxMs: 5_000,
   scrollbackLines: 1_000,
+  scrollbackArchiveAfterMs: 250,
   initialCols: 80,
   initialRows: 24,
   highWatermarkBytes: 1024 * 1024,

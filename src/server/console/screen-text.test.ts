@@ -6,7 +6,10 @@ import { ConsoleScreen } from "./screen.ts";
 const screens: ConsoleScreen[] = [];
 
 function aScreen(): ConsoleScreen {
-  const screen = new ConsoleScreen({ cols: 20, rows: 4, scrollback: 10 }, () => undefined);
+  const screen = new ConsoleScreen(
+    { cols: 20, rows: 4, scrollback: 10, archiveAfterMs: 60_000 },
+    () => undefined,
+  );
   screens.push(screen);
   return screen;
 }

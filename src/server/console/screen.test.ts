@@ -10,8 +10,8 @@ afterEach(() => {
   for (const screen of screens.splice(0)) screen.dispose();
 });
 
-function aScreen(scrollback = 100): ConsoleScreen {
-  const screen = new ConsoleScreen({ ...options, scrollback }, () => {});
+function aScreen(scrollback = 100, archiveAfterMs = 60_000): ConsoleScreen {
+  const screen = new ConsoleScreen({ ...options, scrollback, archiveAfterMs }, () => {});
   screens.push(screen);
   return screen;
 }
@@ -128,5 +128,60 @@ describe("ConsoleScreen skipping scrolled-away output", () => {
       await Promise.all(snapshots);
       expect(await screen.snapshot(), `seed ${seed}`).toBe(await reference(output));
     }
+  });
+});
+
+/** Lets timers run: a screen with `archiveAfterMs` 0 archives its scrollback meanwhile. */
+const quietMoment = () => new Promise((resolve) => setTimeout(resolve, 5));
+
+/** What a terminal of the same size shows after writing a serialized screen. */
+const shown = (serialized: string) => reference(Buffer.from(serialized, "utf8"));
+
+describe("ConsoleScreen archiving its scrollback while quiet", () => {
+  it("keeps the scrollback out of the terminal, and replays the same screen", async () => {
+    const screen = aScreen(options.scrollback, 0);
+    screen.write(
+      Buffer.from(Array.from({ length: 60 }, (_, line) => `\x1b[3${line % 8}mline-${line}`).join("\r\n")),
+    );
+    const before = await screen.snapshot();
+    expect(screen.terminalRows).toBe(options.rows + options.scrollback);
+    await quietMoment();
+    expect(screen.terminalRows).toBe(options.rows);
+    const after = await screen.snapshot();
+    expect(await shown(after)).toBe(await shown(before));
+    expect(after).toContain("line-35");
+    expect(after).not.toContain("line-34\x1b");
+  });
+
+  it("ends with the screen and scrollback of a terminal that parsed every byte, quiet moments or not", async () => {
+    for (let seed = 1; seed <= 25; seed += 1) {
+      const output = outputOf(seed);
+      const random = randomSource(seed * 104729);
+      const screen = aScreen(options.scrollback, 0);
+      for (let offset = 0; offset < output.length;) {
+        const size = 1 + random.int(4000);
+        screen.write(output.subarray(offset, offset + size));
+        offset += size;
+        if (random.int(3) === 0) {
+          await screen.snapshot();
+          await quietMoment();
+        }
+      }
+      const text = await screen.snapshot();
+      expect(await shown(text), `seed ${seed}`).toBe(await shown(await reference(output)));
+    }
+  });
+
+  it("leaves the terminal whole while a scroll region is set", async () => {
+    const screen = aScreen(options.scrollback, 0);
+    const output = Buffer.from(`${"line\r\n".repeat(30)}\x1b[2;4r\x1b[4H${"in region\r\n".repeat(10)}`);
+    screen.write(output);
+    await screen.snapshot();
+    await quietMoment();
+    expect(screen.terminalRows).toBe(options.rows + options.scrollback);
+    screen.write(Buffer.from("\x1b[r"));
+    await screen.snapshot();
+    await quietMoment();
+    expect(screen.terminalRows).toBe(options.rows);
   });
 });

@@ -6,9 +6,14 @@
 // Output is parsed in batches, one at a time: whatever arrived while the previous batch was being
 // parsed goes in the next. Within a batch, text that would scroll out of the copy anyway is skipped
 // (plain-runs.ts), which keeps a flood cheap.
+//
+// Once output has been quiet for a moment, the rows that scrolled off the screen move out of the
+// terminal into a serialized archive (scrollback-archive.ts), which takes a twentieth of the memory;
+// a snapshot is the archive followed by the terminal's own serialization.
 import serializePackage from "@xterm/addon-serialize";
 import headlessPackage, { type ITerminalAddon } from "@xterm/headless";
 import { PlainRunFinder } from "./plain-runs.ts";
+import { archiveChunkRows, ScrollbackArchive } from "./scrollback-archive.ts";
 
 // Both packages are CommonJS whose exports Node cannot name statically.
 const { Terminal } = headlessPackage;
@@ -24,12 +29,16 @@ export interface ScreenOptions {
   cols: number;
   rows: number;
   scrollback: number;
+  /** How long output must have been quiet before the scrollback moves to the archive. */
+  archiveAfterMs: number;
 }
 
 const carriageReturn = Buffer.from("\r");
 // xterm.js parses each write in one go and takes a break between writes every few milliseconds:
 // slices keep the event loop (acks, keystrokes, other consoles) moving while a big batch is parsed.
-const writeSliceBytes = 32 * 1024;
+// Small ones also keep its parse buffer (4 bytes per byte of the largest write, up to 512 KiB, kept
+// for the terminal's life) at its initial 16 KiB.
+const writeSliceBytes = 4 * 1024;
 
 interface PendingSnapshot {
   /** Answered once the output up to here is parsed, before anything after it. */
@@ -43,6 +52,10 @@ export class ConsoleScreen {
   private readonly plainRuns = new PlainRunFinder();
   private readonly queue: Uint8Array[] = [];
   private readonly snapshots: PendingSnapshot[] = [];
+  private readonly archive = new ScrollbackArchive();
+  private archiveTimer: NodeJS.Timeout | undefined;
+  /** A scroll region other than the whole screen may be set, in the normal or the alternate buffer. */
+  private readonly scrollRegionSet = { normal: false, alternate: false };
   /** Bytes handed to write(), and bytes parsed, since the start. */
   private received = 0;
   private parsed = 0;
@@ -64,6 +77,11 @@ export class ConsoleScreen {
     this.serializer = new SerializeAddon();
     // The addon is typed against @xterm/xterm's Terminal; the headless one has the same buffer API.
     this.terminal.loadAddon(this.serializer as unknown as ITerminalAddon);
+    // Watched, not handled: returning false lets xterm.js set the region as usual.
+    this.terminal.parser.registerCsiHandler({ final: "r" }, (params) => {
+      this.noteScrollRegion(params);
+      return false;
+    });
   }
 
   /** Bytes written but not parsed yet. */
@@ -91,14 +109,23 @@ export class ConsoleScreen {
   /** The screen as it is after every write made before this call, and none made after. */
   snapshot(): Promise<string> {
     if (this.disposed) return Promise.resolve("");
-    if (this.parsed === this.received) return Promise.resolve(this.serializer.serialize());
+    if (this.parsed === this.received) return Promise.resolve(this.serialize());
     return new Promise((resolve) => this.snapshots.push({ at: this.received, resolve }));
   }
 
   resize(cols: number, rows: number): void {
     if (this.disposed) return;
     this.terminal.resize(cols, rows);
+    // A resize sets both buffers' scroll regions back to the whole screen.
+    this.scrollRegionSet.normal = false;
+    this.scrollRegionSet.alternate = false;
     this.changes += 1;
+    this.scheduleArchive();
+  }
+
+  /** Rows the terminal holds, screen and scrollback: the rest of the scrollback is archived. */
+  get terminalRows(): number {
+    return this.terminal.buffer.normal.length;
   }
 
   /** The visible rows as plain text (trailing blanks trimmed) and the cursor, as parsed so far. */
@@ -114,7 +141,9 @@ export class ConsoleScreen {
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
+    clearTimeout(this.archiveTimer);
     this.terminal.dispose();
+    this.archive.clear();
     this.queue.length = 0;
     for (const snapshot of this.snapshots.splice(0)) snapshot.resolve("");
   }
@@ -148,10 +177,81 @@ export class ConsoleScreen {
     this.changes += 1;
     if (this.disposed) return;
     while (this.snapshots[0] && this.snapshots[0].at <= this.parsed) {
-      this.snapshots.shift()!.resolve(this.serializer.serialize());
+      this.snapshots.shift()!.resolve(this.serialize());
     }
+    this.scheduleArchive();
     this.onParsed();
     this.parseNextBatch();
+  }
+
+  /** The archived rows, then the terminal's: the screen as a fresh terminal would print it. */
+  private serialize(): string {
+    this.archive.keepRows(this.options.scrollback - this.terminal.buffer.normal.baseY);
+    return this.archive.serialize(this.terminal.rows) + this.serializer.serialize();
+  }
+
+  private scheduleArchive(): void {
+    if (this.archiveTimer) {
+      this.archiveTimer.refresh();
+      return;
+    }
+    this.archiveTimer = setTimeout(() => {
+      this.archiveTimer = undefined;
+      this.archiveScrollback();
+    }, this.options.archiveAfterMs);
+    this.archiveTimer.unref();
+  }
+
+  /** Moves the rows above the screen (but for the head of a line wrapped onto it) to the archive. */
+  private archiveScrollback(): void {
+    if (this.disposed || this.parsing || this.queue.length > 0 || !this.canTrimTerminal()) return;
+    const buffer = this.terminal.buffer.normal;
+    let end = buffer.baseY;
+    while (end > 0 && buffer.getLine(end)?.isWrapped) end -= 1;
+    if (end === 0) return;
+    for (let start = 0; start < end;) {
+      let stop = Math.min(start + archiveChunkRows, end);
+      while (stop < end && buffer.getLine(stop)?.isWrapped) stop += 1;
+      const serialized = this.serializer.serialize({
+        range: { start, end: stop - 1 },
+        excludeAltBuffer: true,
+        excludeModes: true,
+      });
+      this.archive.append(serialized, stop - start);
+      start = stop;
+    }
+    // Lowering the scrollback drops the oldest rows; raising it again leaves room for new ones.
+    const kept = buffer.baseY - end;
+    this.terminal.options.scrollback = kept;
+    this.terminal.options.scrollback = this.options.scrollback;
+    this.archive.keepRows(this.options.scrollback - kept);
+  }
+
+  /**
+   * Whether changing the scrollback leaves the terminal as it was: xterm.js handles it as a resize,
+   * which also sets the scroll regions back to the whole screen and takes back a pending wrap (the
+   * cursor past the last column).
+   */
+  private canTrimTerminal(): boolean {
+    const { normal, alternate } = this.terminal.buffer;
+    const { cols } = this.terminal;
+    return (
+      !this.scrollRegionSet.normal &&
+      !this.scrollRegionSet.alternate &&
+      normal.cursorX < cols &&
+      alternate.cursorX < cols
+    );
+  }
+
+  /** DECSTBM as xterm.js reads it: a top and bottom row, 1-based, the whole screen by default. */
+  private noteScrollRegion(params: (number | number[])[]): void {
+    const rows = this.terminal.rows;
+    const top = Number(params[0]) || 1;
+    const requested = Number(params[1]) || rows;
+    const bottom = requested > rows ? rows : requested;
+    // xterm.js ignores a region of less than two rows.
+    if (bottom <= top) return;
+    this.scrollRegionSet[this.terminal.buffer.active.type] = top !== 1 || bottom !== rows;
   }
 
   /** The batch with the heads of long plain runs replaced by a CR (see plain-runs.ts). */

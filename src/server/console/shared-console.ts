@@ -87,7 +87,12 @@ export class SharedConsole implements ViewerEvents {
   constructor(private readonly deps: SharedConsoleDeps) {
     const { limits } = deps;
     this.screen = new ConsoleScreen(
-      { cols: limits.initialCols, rows: limits.initialRows, scrollback: limits.scrollbackLines },
+      {
+        cols: limits.initialCols,
+        rows: limits.initialRows,
+        scrollback: limits.scrollbackLines,
+        archiveAfterMs: limits.scrollbackArchiveAfterMs,
+      },
       () => this.resumeIfCaughtUp(),
     );
     this.keyboardHolder = deps.owner;
