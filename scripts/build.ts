@@ -16,7 +16,13 @@ import type * as esbuild from "esbuild";
 import { lockKeyOf, writeReleaseNotices } from "./release-notices.ts";
 
 const root = path.resolve(import.meta.dirname, "..");
-const shared = ["src/common", "package-lock.json", "scripts/build.ts"];
+const shared = [
+  "src/common",
+  "package.json",
+  "package-lock.json",
+  "scripts/build.ts",
+  "scripts/release-notices.ts",
+];
 
 interface Part {
   name: string;
@@ -49,7 +55,7 @@ const parts: Part[] = [
     inputs: [...shared, "src/server", "src/emulator", "src/agent"],
     async build(outDir) {
       await Promise.all(
-        ["server", "emulator", "common", "agent"].map((name) =>
+        ["server", "emulator", "agent"].map((name) =>
           rm(path.join(outDir, name), { recursive: true, force: true }),
         ),
       );
