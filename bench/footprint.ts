@@ -71,9 +71,13 @@ interface Started {
 
 let nextPort = 18700;
 
-async function startUntilReady(command: string, args: string[], cwd: string): Promise<Started> {
+async function startUntilReady(
+  command: string,
+  args: string[],
+  cwd: string,
+  dataDir: string,
+): Promise<Started> {
   const port = nextPort++;
-  const dataDir = await mkdtemp(path.join(tmpdir(), "bench-footprint-data-"));
   const started = performance.now();
   const child = spawn(command, args, {
     cwd,
@@ -142,10 +146,12 @@ async function rssAtRest(started: Started, match: RegExp): Promise<number> {
 
 async function measure(): Promise<Figures> {
   const copy = await freshCopy();
+  // A restart keeps its data folder (the emulator's CA, the secrets), as a restart does.
+  const dataDir = path.join(copy, ".lab");
   try {
-    const fresh = await startUntilReady("npm", ["start"], copy);
+    const fresh = await startUntilReady("npm", ["start"], copy, dataDir);
     await stop(fresh);
-    const restarted = await startUntilReady("npm", ["start"], copy);
+    const restarted = await startUntilReady("npm", ["start"], copy, dataDir);
     const compiledRssMb = await rssAtRest(restarted, /^node dist\/server\/main\.js/);
     const student = await measureSpaWeight({ baseUrl: restarted.url, username: "alice", password: "demo" });
     const instructor = await measureSpaWeight({ baseUrl: restarted.url, username: "ivan", password: "demo" });
