@@ -161,6 +161,7 @@ async function measure(): Promise<Figures> {
       path.join(copy, "node_modules/.bin/tsx"),
       ["src/server/main.ts"],
       copy,
+      dataDir,
     );
     const sourceRssMb = await rssAtRest(source, /--import .*tsx.* src\/server\/main\.ts/);
     const sourceLoaderRssMb = await rssAtRest(source, /node_modules\/\.bin\/tsx src\/server\/main\.ts/);
