@@ -22,6 +22,7 @@ import { removeTree } from "./guests/remove-tree.ts";
 import { guestVisibleHostPaths, type SandboxBackend } from "./guests/sandbox.ts";
 import { field, stringField, type KubeObject } from "./objects.ts";
 import type { Registry } from "./registry.ts";
+import { isAlive } from "./guests/host-signals.ts";
 
 export interface SandboxGuestsOptions {
   registry: Registry;
@@ -151,15 +152,6 @@ async function removeLeftoverGuests(guestsDir: string): Promise<void> {
   for (const name of names) {
     const pid = Number(name);
     if (/^\d+$/.test(name) && pid !== process.pid && !isAlive(pid)) await removeTree(join(guestsDir, name));
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 

@@ -30,6 +30,7 @@
 import { access, constants, mkdir, readFile, readdir, rmdir, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { cgroupMemoryBytes, UNLIMITED_GUESTS_ENV, type GuestLimits } from "./guest-limits.ts";
+import { isAlive, signalIfRunning } from "./host-signals.ts";
 
 export type CgroupController = "pids" | "memory" | "cpu";
 const wanted: readonly CgroupController[] = ["pids", "memory", "cpu"];
@@ -263,7 +264,7 @@ async function removeCgroup(dir: string, version: 1 | 2): Promise<void> {
       throw new Error(`${dir} still holds processes ${pids.join(", ")}`);
     } else if (!(version === 2 && (await writeIfPresent(join(dir, "cgroup.kill"), "1")))) {
       // v2's cgroup.kill ends the whole subtree; here each process is signalled instead.
-      for (const pid of pids) signal(pid);
+      for (const pid of pids) signalIfRunning(pid, "SIGKILL");
     }
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
@@ -307,14 +308,6 @@ async function processesIn(dir: string): Promise<number[] | undefined> {
     .filter(Boolean)
     .map(Number)
     .filter((pid) => pid > 0);
-}
-
-function signal(pid: number): void {
-  try {
-    process.kill(pid, "SIGKILL");
-  } catch {
-    // gone already
-  }
 }
 
 interface CgroupMount {
@@ -521,15 +514,6 @@ async function writable(path: string): Promise<boolean> {
     return true;
   } catch {
     return false;
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 

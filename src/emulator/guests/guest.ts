@@ -64,6 +64,7 @@ import {
 } from "./sandbox-process.ts";
 import { ConsoleLog } from "./console-log.ts";
 import { SerialLine, type SerialAttachment, type SerialHandlers } from "./serial-line.ts";
+import { signalIfRunning } from "./host-signals.ts";
 
 export type { SerialAttachment, SerialHandlers } from "./serial-line.ts";
 
@@ -581,8 +582,8 @@ class SandboxedGuest implements Guest {
     const launcherPid = this.#child.pid;
     if (launcherPid === undefined) return;
     const init = await this.#namespaceInit;
-    signal(init && (await isRunning(init)) ? init.pid : launcherPid, "SIGKILL");
-    const fallback = setTimeout(() => signal(launcherPid, "SIGKILL"), 2000);
+    signalIfRunning(init && (await isRunning(init)) ? init.pid : launcherPid, "SIGKILL");
+    const fallback = setTimeout(() => signalIfRunning(launcherPid, "SIGKILL"), 2000);
     await this.#exited;
     clearTimeout(fallback);
   }
@@ -610,7 +611,7 @@ class SandboxedGuest implements Guest {
     // A launcher that died on its own takes the sandbox with it by a parent-death signal, a moment later.
     const init = await this.#namespaceInit;
     if (init && (await isRunning(init))) {
-      signal(init.pid, "SIGKILL");
+      signalIfRunning(init.pid, "SIGKILL");
       if (!(await waitUntilEnded(init, 5000))) {
         throw new Error(`guest ${this.name}: its processes did not end, its files stay in ${guestDir}`);
       }
@@ -721,12 +722,4 @@ class SandboxedGuest implements Guest {
 
 function guestError(code: string, message: string): Error {
   return Object.assign(new Error(message), { code });
-}
-
-function signal(pid: number, name: NodeJS.Signals): void {
-  try {
-    process.kill(pid, name);
-  } catch {
-    // already gone
-  }
 }
