@@ -2,7 +2,6 @@
 // programs read to run. Never /opt, the host's users, keys or whatever an operator put in /etc or
 // /usr/local: run by an ordinary user, the guest is that user and would read all of it (the security
 // review's H4 read the BFF's session secret out of a DATA_DIR under /opt).
-import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { chmod, chown, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -18,6 +17,8 @@ import {
   type SandboxBackend,
 } from "./sandbox.ts";
 import { runInConsole } from "./testing/console-command.ts";
+import { asOrdinaryUser } from "./testing/as-ordinary-user.ts";
+import { runProgram } from "./testing/run-program.ts";
 
 /** /etc as a guest may see it: what programs need to run, when the host has it. */
 const minimalEtc = [
@@ -125,20 +126,8 @@ describe.runIf(runsPrivileged()).each(cases)("a %s sandbox (privileged: %s)", (b
         privileged,
       );
       // Testing the unprivileged sandbox as root: run its launcher as an ordinary user would.
-      const [file, args] = privileged
-        ? [launch.file, launch.args]
-        : [
-            "setpriv",
-            [
-              `--reuid=${GUEST_UID}`,
-              `--regid=${GUEST_UID}`,
-              "--clear-groups",
-              "--",
-              launch.file,
-              ...launch.args,
-            ],
-          ];
-      view = parseView(await run(file, args));
+      const [file, args] = privileged ? [launch.file, launch.args] : asOrdinaryUser(launch.file, launch.args);
+      view = parseView(await runProgram(file, args, { PATH: SANDBOX_PATH }));
     } finally {
       await rm(base, { recursive: true, force: true });
     }
@@ -210,17 +199,3 @@ describe.runIf(runsPrivileged())("a guest", () => {
     }
   });
 });
-
-function run(file: string, args: string[]): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(file, args, { env: { PATH: SANDBOX_PATH }, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (text: string) => (stdout += text));
-    child.stderr.setEncoding("utf8").on("data", (text: string) => (stderr += text));
-    child.once("error", reject);
-    child.once("close", (code) =>
-      code === 0 ? resolve(stdout) : reject(new Error(`sandbox exited with ${code}: ${stderr}\n${stdout}`)),
-    );
-  });
-}

@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { chmod, chown, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import net from "node:net";
@@ -15,6 +14,8 @@ import {
   sandboxLaunch,
   type SandboxBackend,
 } from "./sandbox.ts";
+import { asOrdinaryUser } from "./testing/as-ordinary-user.ts";
+import { runProgram } from "./testing/run-program.ts";
 
 const repoDir = process.cwd();
 let hostServer: net.Server;
@@ -72,8 +73,8 @@ describe.each(cases)("a %s sandbox (privileged: %s)", (backend, privileged) => {
     for (const dir of [home, tmp, otherHome, rootMountPoint]) await mkdir(dir);
     await writeFile(join(otherHome, "theirs"), "private\n");
     // Running as root but testing the unprivileged path: everything belongs to the user we run it as.
-    const asOrdinaryUser = runsPrivileged() && !privileged;
-    if (privileged || asOrdinaryUser) {
+    const ordinaryUser = runsPrivileged() && !privileged;
+    if (privileged || ordinaryUser) {
       for (const dir of [home, tmp, otherHome, rootMountPoint]) await chown(dir, GUEST_UID, GUEST_UID);
     }
     const launch = sandboxLaunch(
@@ -92,20 +93,8 @@ describe.each(cases)("a %s sandbox (privileged: %s)", (backend, privileged) => {
       backend,
       privileged,
     );
-    const [file, args] = asOrdinaryUser
-      ? [
-          "setpriv",
-          [
-            `--reuid=${GUEST_UID}`,
-            `--regid=${GUEST_UID}`,
-            "--clear-groups",
-            "--",
-            launch.file,
-            ...launch.args,
-          ],
-        ]
-      : [launch.file, launch.args];
-    report = parseReport(await run(file, args));
+    const [file, args] = ordinaryUser ? asOrdinaryUser(launch.file, launch.args) : [launch.file, launch.args];
+    report = parseReport(await runProgram(file, args, { PATH: SANDBOX_PATH, HOME: "/home/student" }));
   });
 
   afterAll(() => rm(base, { recursive: true, force: true }));
@@ -162,21 +151,4 @@ function parseReport(output: string): Map<string, string> {
     .filter((match) => match !== null)
     .map((match): [string, string] => [match[1] ?? "", match[2] ?? ""]);
   return new Map(entries);
-}
-
-function run(file: string, args: string[]): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(file, args, {
-      env: { PATH: SANDBOX_PATH, HOME: "/home/student" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (text: string) => (stdout += text));
-    child.stderr.setEncoding("utf8").on("data", (text: string) => (stderr += text));
-    child.once("error", reject);
-    child.once("close", (code) =>
-      code === 0 ? resolve(stdout) : reject(new Error(`sandbox exited with ${code}: ${stderr}\n${stdout}`)),
-    );
-  });
 }
