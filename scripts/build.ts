@@ -88,10 +88,7 @@ const parts: Part[] = [
           });
         }),
       );
-      const assets = [
-        ...(await Promise.all(["src/server", "src/emulator"].map((folder) => shippedFiles(folder)))).flat(),
-        "src/agent/lab_agent.py",
-      ].filter((file) => !file.endsWith(".ts"));
+      const assets = [...(await runtimeAssets(["src/server", "src/emulator"])), "src/agent/lab_agent.py"];
       await Promise.all(
         assets.map((file) => cp(path.join(root, file), path.join(outDir, path.relative("src", file)))),
       );
@@ -151,30 +148,30 @@ function placedAsInTheSourceTree(outDir: string, bundle: string): esbuild.Plugin
   };
 }
 
-/** The files of a folder a release carries: no tests, no test helpers, no Python caches. */
-async function shippedFiles(folder: string): Promise<string[]> {
+/** The files below a folder, relative to the checkout, sorted; Python's caches are not sources. */
+async function filesUnder(folder: string): Promise<string[]> {
   const entries = await readdir(path.join(root, folder), { recursive: true, withFileTypes: true });
   return entries
     .filter((entry) => entry.isFile())
     .map((entry) => path.relative(root, path.join(entry.parentPath, entry.name)))
-    .filter((file) => !/\.test\.ts$|(^|\/)(testing|__pycache__)\/|^src\/server\/dev\.ts$/.test(file))
+    .filter((file) => !/(^|\/)__pycache__\//.test(file))
     .sort();
+}
+
+/** The files beside the code that it reads at run time: not TypeScript, not test helpers. */
+async function runtimeAssets(folders: string[]): Promise<string[]> {
+  const files = (await Promise.all(folders.map((folder) => filesUnder(folder)))).flat();
+  return files.filter((file) => !file.endsWith(".ts") && !/(^|\/)testing\//.test(file));
 }
 
 async function fingerprint(inputs: string[]): Promise<string> {
   const hash = createHash("sha256");
   for (const input of inputs) {
-    const absolute = path.join(root, input);
-    const info = await stat(absolute).catch(() => undefined);
-    const files = info?.isDirectory()
-      ? (await readdir(absolute, { recursive: true, withFileTypes: true }))
-          .filter((entry) => entry.isFile())
-          .map((entry) => path.join(entry.parentPath, entry.name))
-          .sort()
-      : [absolute];
+    const info = await stat(path.join(root, input)).catch(() => undefined);
+    const files = info?.isDirectory() ? await filesUnder(input) : [input];
     for (const file of files) {
-      const { size, mtimeMs } = await stat(file).catch(() => ({ size: -1, mtimeMs: 0 }));
-      hash.update(`${path.relative(root, file)}\0${size}\0${mtimeMs}\n`);
+      const { size, mtimeMs } = await stat(path.join(root, file)).catch(() => ({ size: -1, mtimeMs: 0 }));
+      hash.update(`${file}\0${size}\0${mtimeMs}\n`);
     }
   }
   return hash.digest("hex");
