@@ -131,17 +131,20 @@ async function descendants(pid: number): Promise<{ pid: number; command: string;
   return found;
 }
 
-/** Median resident memory of the matching process over 5 s, from 5 s after ready. */
-async function rssAtRest(started: Started, match: RegExp): Promise<number> {
+/** Median resident memory of each matching process over 5 s, from 5 s after ready, sampled together. */
+async function rssAtRest(started: Started, matches: RegExp[]): Promise<number[]> {
   await new Promise((resolve) => setTimeout(resolve, 5000));
-  const samples: number[] = [];
+  const samples: number[][] = matches.map(() => []);
   for (let index = 0; index < 10; index++) {
-    const process = (await descendants(started.child.pid ?? 0)).find(({ command }) => match.test(command));
-    if (!process) throw new Error(`no process matches ${match}`);
-    samples.push(process.rssMb);
+    const processes = await descendants(started.child.pid ?? 0);
+    matches.forEach((match, at) => {
+      const found = processes.find(({ command }) => match.test(command));
+      if (!found) throw new Error(`no process matches ${match}`);
+      samples[at]?.push(found.rssMb);
+    });
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
-  return samples.sort((a, b) => a - b)[samples.length >> 1] ?? 0;
+  return samples.map((series) => series.sort((a, b) => a - b)[series.length >> 1] ?? 0);
 }
 
 async function measure(): Promise<Figures> {
@@ -152,7 +155,7 @@ async function measure(): Promise<Figures> {
     const fresh = await startUntilReady("npm", ["start"], copy, dataDir);
     await stop(fresh);
     const restarted = await startUntilReady("npm", ["start"], copy, dataDir);
-    const compiledRssMb = await rssAtRest(restarted, /^node dist\/server\/main\.js/);
+    const [compiledRssMb = 0] = await rssAtRest(restarted, [/^node dist\/server\/main\.js/]);
     const student = await measureSpaWeight({ baseUrl: restarted.url, username: "alice", password: "demo" });
     const instructor = await measureSpaWeight({ baseUrl: restarted.url, username: "ivan", password: "demo" });
     await stop(restarted);
@@ -163,8 +166,10 @@ async function measure(): Promise<Figures> {
       copy,
       dataDir,
     );
-    const sourceRssMb = await rssAtRest(source, /--import .*tsx.* src\/server\/main\.ts/);
-    const sourceLoaderRssMb = await rssAtRest(source, /node_modules\/\.bin\/tsx src\/server\/main\.ts/);
+    const [sourceRssMb = 0, sourceLoaderRssMb = 0] = await rssAtRest(source, [
+      /--import .*tsx.* src\/server\/main\.ts/,
+      /node_modules\/\.bin\/tsx src\/server\/main\.ts/,
+    ]);
     await stop(source);
     return {
       freshStartMs: fresh.readyMs,
