@@ -1,33 +1,22 @@
 // `npm run build`: the programs a release ships, as plain JavaScript under dist/.
 // - dist/web: the SPA (Vite);
 // - dist/server/main.js (the BFF), dist/server/doctor/main.js, dist/server/admin/sign-out-user.js
-//   and dist/emulator/main.js: one bundle per program, at the place of its entry in src/, with the
-//   files its code reads beside itself (the emulator's Python and schema, the RBAC defaults) copied
-//   to their places in the same tree;
+//   and dist/emulator/main.js: one bundle per program (what it loads later with import() in files
+//   beside it), at the place of its entry in src/, with the files its code reads beside itself (the
+//   emulator's Python and schema, the RBAC defaults) copied to their places in the same tree;
 // - dist/agent/lab_agent.py: the grading agent, Python as it is.
 // - dist/sbom.cdx.json and dist/THIRD-PARTY-LICENSES.txt: what the release carries from others.
-// With --if-stale (what `npm start` runs) a part is built only when its inputs changed since its last
-// build, which a fingerprint of their paths, sizes and times in dist/.build/ tells.
-import { createHash } from "node:crypto";
-import { cp, mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+// With --if-stale (what `npm start` runs when build-if-stale.js finds a part out of date) a part is
+// built only when its inputs changed since its last build (build-stamps.js).
+import { cp, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import type * as esbuild from "esbuild";
+import { filesUnder, fingerprintOf, partInputs, root, stampFileOf } from "./build-stamps.js";
 import { lockKeyOf, writeReleaseNotices } from "./release-notices.ts";
 
-const root = path.resolve(import.meta.dirname, "..");
-const shared = [
-  "src/common",
-  "package.json",
-  "package-lock.json",
-  "scripts/build.ts",
-  "scripts/release-notices.ts",
-];
-
 interface Part {
-  name: string;
-  /** Files and folders whose change means a rebuild. */
-  inputs: string[];
+  name: keyof typeof partInputs;
   /** Builds the part; resolves with the files its bundles hold, for the release notices. */
   build(outDir: string): Promise<string[]>;
 }
@@ -35,7 +24,6 @@ interface Part {
 const parts: Part[] = [
   {
     name: "web",
-    inputs: [...shared, "src/web", "index.html", "public", "vite.config.ts"],
     async build(outDir) {
       // The build tools are imported only when a part is built: `npm start` with dist/ current needs neither.
       const { build: viteBuild } = await import("vite");
@@ -52,7 +40,6 @@ const parts: Part[] = [
   },
   {
     name: "node",
-    inputs: [...shared, "src/server", "src/emulator", "src/agent"],
     async build(outDir) {
       await Promise.all(
         ["server", "emulator", "agent"].map((name) =>
@@ -67,7 +54,8 @@ const parts: Part[] = [
           return esbuildBuild({
             absWorkingDir: root,
             entryPoints: [program],
-            outfile: bundle,
+            outdir: path.dirname(bundle),
+            entryNames: "[name]",
             platform: "node",
             format: "esm",
             target: "node20",
@@ -75,6 +63,9 @@ const parts: Part[] = [
             // as 600 modules and under 30 MB as part of one file. What cannot be bundled (native
             // code) is package.json's dependencies: all that `npm ci --omit=dev` installs.
             bundle: true,
+            // What a program imports with import() is a file of its own beside it, loaded then:
+            // the BFF starts its emulator before it loads the rest of its code.
+            splitting: true,
             external: [...runtimeDependencies, ...optionalNativeModules],
             minifyWhitespace: true,
             minifySyntax: true,
@@ -88,7 +79,7 @@ const parts: Part[] = [
           });
         }),
       );
-      const assets = [...(await runtimeAssets(["src/server", "src/emulator"])), "src/agent/lab_agent.py"];
+      const assets = [...runtimeAssets(["src/server", "src/emulator"]), "src/agent/lab_agent.py"];
       await Promise.all(
         assets.map((file) => cp(path.join(root, file), path.join(outDir, path.relative("src", file)))),
       );
@@ -148,33 +139,11 @@ function placedAsInTheSourceTree(outDir: string, bundle: string): esbuild.Plugin
   };
 }
 
-/** The files below a folder, relative to the checkout, sorted; Python's caches are not sources. */
-async function filesUnder(folder: string): Promise<string[]> {
-  const entries = await readdir(path.join(root, folder), { recursive: true, withFileTypes: true });
-  return entries
-    .filter((entry) => entry.isFile())
-    .map((entry) => path.relative(root, path.join(entry.parentPath, entry.name)))
-    .filter((file) => !/(^|\/)__pycache__\//.test(file))
-    .sort();
-}
-
 /** The files beside the code that it reads at run time: not TypeScript, not test helpers. */
-async function runtimeAssets(folders: string[]): Promise<string[]> {
-  const files = (await Promise.all(folders.map((folder) => filesUnder(folder)))).flat();
-  return files.filter((file) => !file.endsWith(".ts") && !/(^|\/)testing\//.test(file));
-}
-
-async function fingerprint(inputs: string[]): Promise<string> {
-  const hash = createHash("sha256");
-  for (const input of inputs) {
-    const info = await stat(path.join(root, input)).catch(() => undefined);
-    const files = info?.isDirectory() ? await filesUnder(input) : [input];
-    for (const file of files) {
-      const { size, mtimeMs } = await stat(path.join(root, file)).catch(() => ({ size: -1, mtimeMs: 0 }));
-      hash.update(`${file}\0${size}\0${mtimeMs}\n`);
-    }
-  }
-  return hash.digest("hex");
+function runtimeAssets(folders: string[]): string[] {
+  return folders
+    .flatMap((folder) => filesUnder(folder))
+    .filter((file) => !file.endsWith(".ts") && !/(^|\/)testing\//.test(file));
 }
 
 async function main(): Promise<void> {
@@ -186,9 +155,9 @@ async function main(): Promise<void> {
   await mkdir(stampDir, { recursive: true });
   let built = false;
   for (const part of parts) {
-    const stampFile = path.join(stampDir, `${part.name}.json`);
+    const stampFile = stampFileOf(outDir, part.name);
     const packagesFile = path.join(stampDir, `${part.name}-packages.json`);
-    const current = await fingerprint(part.inputs);
+    const current = fingerprintOf(part.name);
     if (values["if-stale"] && (await readFile(stampFile, "utf8").catch(() => "")) === current) continue;
     const started = Date.now();
     await rm(stampFile, { force: true });

@@ -114,25 +114,11 @@ async function main(): Promise<void> {
   const read = readOptions();
   if (!read) return;
   const { options, exitWithStdin } = read;
-  if (options.guests === "sandbox") {
-    const sandbox = await sandboxAvailable();
-    const problem = sandbox.ok ? guestHostProblem() : sandbox.message;
-    if (problem) console.warn(`emulator: warning: VMIs will fail to start: ${problem}`);
-    const cgroups = await guestCgroupSetup();
-    const withoutCpu = cgroupWarning(cgroups);
-    if (withoutCpu) console.warn(`emulator: warning: ${withoutCpu}`);
-    if (cgroups.problems.length === 0) {
-      console.log(`guest limits: ${describeCgroupSetup(cgroups)}`);
-    } else if (options.unlimitedGuests) {
-      console.warn(
-        `emulator: WARNING: ${UNLIMITED_GUESTS_ENV}=1: guests start without some of their limits (cgroups: ${describeCgroupSetup(cgroups)}):\n${cgroups.problems.map((p) => `- ${p}`).join("\n")}`,
-      );
-    } else {
-      console.warn(`emulator: warning: VMIs will fail to start: ${cgroupRefusal(cgroups)}`);
-    }
-  }
-
-  const emulator = await createEmulator(options);
+  // The host checks only warn: the API listens meanwhile, and the warnings come first all the same.
+  const [emulator] = await Promise.all([
+    createEmulator(options),
+    options.guests === "sandbox" ? checkGuestHost(options.unlimitedGuests) : undefined,
+  ]);
   console.log(`KubeVirt API emulator listening on ${emulator.url}`);
   console.log(`kubeconfig: ${emulator.kubeconfigPath}`);
   for (const account of options.serviceAccountKubeconfigs ?? []) {
@@ -156,6 +142,25 @@ async function main(): Promise<void> {
     process.stdin.on("close", shutdown);
     process.stdin.on("error", shutdown);
     process.stdin.resume();
+  }
+}
+
+/** Why guests would not start or would lack limits on this host, as warnings; nothing stops. */
+async function checkGuestHost(unlimitedGuests: boolean | undefined): Promise<void> {
+  const sandbox = await sandboxAvailable();
+  const problem = sandbox.ok ? guestHostProblem() : sandbox.message;
+  if (problem) console.warn(`emulator: warning: VMIs will fail to start: ${problem}`);
+  const cgroups = await guestCgroupSetup();
+  const withoutCpu = cgroupWarning(cgroups);
+  if (withoutCpu) console.warn(`emulator: warning: ${withoutCpu}`);
+  if (cgroups.problems.length === 0) {
+    console.log(`guest limits: ${describeCgroupSetup(cgroups)}`);
+  } else if (unlimitedGuests) {
+    console.warn(
+      `emulator: WARNING: ${UNLIMITED_GUESTS_ENV}=1: guests start without some of their limits (cgroups: ${describeCgroupSetup(cgroups)}):\n${cgroups.problems.map((p) => `- ${p}`).join("\n")}`,
+    );
+  } else {
+    console.warn(`emulator: warning: VMIs will fail to start: ${cgroupRefusal(cgroups)}`);
   }
 }
 

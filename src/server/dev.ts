@@ -3,7 +3,8 @@
 import path from "node:path";
 import { createServer } from "vite";
 import { readConfigOrExit, runUntilSignalled } from "./main.ts";
-import { projectRoot, startServer } from "./start.ts";
+import { projectRoot } from "./project-root.ts";
+import { startServer } from "./start.ts";
 
 const config = readConfigOrExit();
 const vitePort = Number(process.env.VITE_PORT ?? 5173);

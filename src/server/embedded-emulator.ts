@@ -4,13 +4,12 @@
 // BFF has exactly the permissions a deployed one has; the admin kubeconfig is for people (kubectl).
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
-import { rm } from "node:fs/promises";
+import { mkdir, rm } from "node:fs/promises";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import type { EmulatorTiming } from "./config.ts";
-import { createClusterClient, loadKubeConfig } from "./kube/client.ts";
-import { KubeRequestCounter } from "./kube/request-counter.ts";
+import type { Config, EmulatorTiming } from "./config.ts";
+import { projectRoot } from "./project-root.ts";
 
 export interface EmbeddedEmulator {
   /** The admin's kubeconfig. */
@@ -47,9 +46,28 @@ export interface EmbeddedEmulatorOptions {
   readyWithinMs?: number;
 }
 
+/** The emulator a configuration without a cluster asks for, its output at the configured level. */
+export function startEmbeddedEmulatorFor(
+  cluster: Extract<Config["cluster"], { kind: "embedded-emulator" }>,
+  log: { info(message: string): void },
+): Promise<EmbeddedEmulator> {
+  console.log(
+    "No cluster configured (LAB_KUBECONFIG, KUBECONFIG): starting the embedded KubeVirt emulator...",
+  );
+  return startEmbeddedEmulator({
+    projectRoot,
+    kubeconfigPath: cluster.kubeconfigPath,
+    timing: cluster.timing,
+    log,
+  });
+}
+
 export async function startEmbeddedEmulator(options: EmbeddedEmulatorOptions): Promise<EmbeddedEmulator> {
   const { projectRoot, kubeconfigPath, timing, log } = options;
   const consoleKubeconfigPath = consoleKubeconfigPathFor(kubeconfigPath);
+  // Its CA key and admin token go beside the kubeconfig: only our own user may look in (when the
+  // folder is ours to create).
+  await mkdir(path.dirname(kubeconfigPath), { recursive: true, mode: 0o700 });
   // A kubeconfig left by an earlier run points at a port that is gone: only a new one means ready.
   await rm(kubeconfigPath, { force: true });
   await rm(consoleKubeconfigPath, { force: true });
@@ -111,6 +129,11 @@ async function waitUntilAnswering(
   const deadline = Date.now() + withinMs;
   let closed = false;
   child.once("close", () => (closed = true));
+  // The cluster client is most of the BFF's code: loading it here lets the emulator start meanwhile.
+  const [{ createClusterClient, loadKubeConfig }, { KubeRequestCounter }] = await Promise.all([
+    import("./kube/client.ts"),
+    import("./kube/request-counter.ts"),
+  ]);
   let lastProblem = "it wrote no kubeconfig";
   while (Date.now() < deadline) {
     // "close", not "exit": it comes after the output is drained, so the error can show all of it.
@@ -133,7 +156,8 @@ async function waitUntilAnswering(
         lastProblem = (error as Error).message;
       }
     }
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Often: the check is one stat until the kubeconfig is there, and every step here delays the start.
+    await new Promise((resolve) => setTimeout(resolve, 20));
   }
   throw new Error(
     `The embedded emulator did not answer within ${Math.round(withinMs / 1000)} s (${lastProblem}).`,

@@ -1,7 +1,9 @@
 // `npm start`: read the configuration, start the BFF (and the embedded emulator when no cluster is
 // configured), and shut both down cleanly on Ctrl-C or SIGTERM.
 import { ConfigError, detectInCluster, loadConfig } from "./config.ts";
-import { startServer, type RunningServer } from "./start.ts";
+import { startEmbeddedEmulatorFor } from "./embedded-emulator.ts";
+import type { RunningServer } from "./start.ts";
+import { startupLog } from "./startup-log.ts";
 
 export async function runUntilSignalled(
   start: () => Promise<RunningServer>,
@@ -39,5 +41,11 @@ export function readConfigOrExit() {
 
 if (import.meta.filename === process.argv[1]) {
   const config = readConfigOrExit();
-  await runUntilSignalled(() => startServer(config, { serveWeb: true }));
+  // The emulator starts while the rest of the BFF's code loads: a restart is ready in half the time.
+  const emulatorStarting =
+    config.cluster.kind === "embedded-emulator"
+      ? startEmbeddedEmulatorFor(config.cluster, startupLog(config.logLevel))
+      : undefined;
+  const { startServer } = await import("./start.ts");
+  await runUntilSignalled(() => startServer(config, { serveWeb: true, emulator: emulatorStarting }));
 }

@@ -17,7 +17,7 @@ import { replicaEndpoint } from "./coordination/identity.ts";
 import { openStores, type Stores } from "./db/open-stores.ts";
 import {
   consoleKubeconfigPathFor,
-  startEmbeddedEmulator,
+  startEmbeddedEmulatorFor,
   type EmbeddedEmulator,
 } from "./embedded-emulator.ts";
 import { loadAgentFile } from "./grading/agent-file.ts";
@@ -25,9 +25,10 @@ import { createClusterClient, loadKubeConfig } from "./kube/client.ts";
 import { createClusterFacts } from "./kube/cluster-facts.ts";
 import { KubeRequestCounter } from "./kube/request-counter.ts";
 import { formatLabProblem, loadLabs } from "./labs/load-labs.ts";
+import { projectRoot } from "./project-root.ts";
 import { sessionsSelector } from "./sessions/labels.ts";
+import { startupLog } from "./startup-log.ts";
 
-export const projectRoot = path.resolve(import.meta.dirname, "../..");
 const webRoot = path.join(projectRoot, "dist/web");
 
 export interface RunningServer {
@@ -36,50 +37,41 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/**
- * `serveWeb`: serve the SPA that `npm run build` put into dist/web, and refuse to start without it;
- * `npm run dev` and the tests serve none (Vite serves it in dev).
- */
-export async function startServer(config: Config, options: { serveWeb: boolean }): Promise<RunningServer> {
-  if (options.serveWeb && !existsSync(path.join(webRoot, "index.html"))) {
-    throw new Error(
-      `The web app is not built: ${path.relative(process.cwd(), webRoot) || webRoot} has no index.html (npm run build builds it).`,
-    );
-  }
-  // Databases, recordings and the cookie secret live here: only the BFF's own user may look in
-  // (when the folder is ours to create; an operator's folder keeps its mode).
-  await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
-  const log = startupLog(config.logLevel);
+export interface StartOptions {
+  /**
+   * Serve the SPA that `npm run build` put into dist/web, and refuse to start without it;
+   * `npm run dev` and the tests serve none (Vite serves it in dev).
+   */
+  serveWeb: boolean;
+  /**
+   * The embedded emulator, already starting for this configuration (`npm start` starts it before it
+   * loads this code); without one, a configuration with no cluster starts its own. Stopped with the
+   * server either way.
+   */
+  emulator?: Promise<EmbeddedEmulator>;
+}
 
+export async function startServer(config: Config, options: StartOptions): Promise<RunningServer> {
+  const log = startupLog(config.logLevel);
+  // It starts while the BFF opens its own state; it is awaited only where its kubeconfig is read.
+  const emulatorStarting =
+    config.cluster.kind === "embedded-emulator"
+      ? (options.emulator ?? startEmbeddedEmulatorFor(config.cluster, log))
+      : undefined;
+  emulatorStarting?.catch(() => {}); // its failure is reported where it is awaited
   let emulator: EmbeddedEmulator | undefined;
   let stores: Stores | undefined;
   let loginSessions: LoginSessions | undefined;
   let users: LiveUsers | undefined;
-  if (config.cluster.kind === "embedded-emulator") {
-    console.log(
-      "No cluster configured (LAB_KUBECONFIG, KUBECONFIG): starting the embedded KubeVirt emulator...",
-    );
-    emulator = await startEmbeddedEmulator({
-      projectRoot,
-      kubeconfigPath: config.cluster.kubeconfigPath,
-      timing: config.cluster.timing,
-      log,
-    });
-  }
-
   try {
-    // Even on the embedded emulator the BFF runs as the service account deploy/ ships, with its RBAC.
-    const kubeConfig = loadKubeConfig(
-      config.cluster.kind === "embedded-emulator"
-        ? { kind: "kubeconfig", path: consoleKubeconfigPathFor(config.cluster.kubeconfigPath) }
-        : config.cluster,
-    );
-    const kubeRequests = new KubeRequestCounter();
-    const cluster = createClusterClient(kubeConfig, {
-      namespace: config.namespace,
-      labelSelector: sessionsSelector,
-      counter: kubeRequests,
-    });
+    if (options.serveWeb && !existsSync(path.join(webRoot, "index.html"))) {
+      throw new Error(
+        `The web app is not built: ${path.relative(process.cwd(), webRoot) || webRoot} has no index.html (npm run build builds it).`,
+      );
+    }
+    // Databases, recordings and the cookie secret live here: only the BFF's own user may look in
+    // (when the folder is ours to create; an operator's folder keeps its mode).
+    await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
     // Demo users exist only in demo mode: with OIDC no users file is read or created. Edits to the
     // file apply without a restart, to sign-ins already made too.
     users = config.authMode === "demo" ? await LiveUsers.open(config.usersFile, { log }) : undefined;
@@ -96,6 +88,19 @@ export async function startServer(config: Config, options: { serveWeb: boolean }
     // Every sign-out the store keeps is known before the first request is answered.
     loginSessions = await LoginSessions.open({ store: stores.endedSignIns, log, standing: users });
 
+    emulator = await emulatorStarting;
+    // Even on the embedded emulator the BFF runs as the service account deploy/ ships, with its RBAC.
+    const kubeConfig = loadKubeConfig(
+      config.cluster.kind === "embedded-emulator"
+        ? { kind: "kubeconfig", path: consoleKubeconfigPathFor(config.cluster.kubeconfigPath) }
+        : config.cluster,
+    );
+    const kubeRequests = new KubeRequestCounter();
+    const cluster = createClusterClient(kubeConfig, {
+      namespace: config.namespace,
+      labelSelector: sessionsSelector,
+      counter: kubeRequests,
+    });
     const app = await buildApp({
       cluster,
       sessionsReadMode: config.sessionsReadMode,
@@ -148,6 +153,7 @@ export async function startServer(config: Config, options: { serveWeb: boolean }
     await loginSessions?.close();
     users?.close();
     await stores?.close();
+    emulator ??= await emulatorStarting?.catch(() => undefined);
     await emulator?.stop();
     throw error;
   }
@@ -185,17 +191,4 @@ function printBanner(input: {
 function relative(file: string): string {
   const shown = path.relative(process.cwd(), file);
   return shown.startsWith("..") ? file : shown;
-}
-
-/** Before the app (and its logger) exists, start-up messages go to the console at the configured level. */
-function startupLog(level: string) {
-  const quiet = level === "silent" || level === "fatal" || level === "error";
-  return {
-    info: (message: string) => {
-      if (!quiet && level !== "warn") console.log(message);
-    },
-    warn: (message: string) => {
-      if (!quiet) console.warn(message);
-    },
-  };
 }

@@ -20,7 +20,7 @@ import { endedSignInsDatabaseName } from "../db/ended-sign-ins-database.ts";
 import { gradingDatabaseName } from "../db/grading-database.ts";
 import { runInConsole } from "../grading/testing/guest-console.ts";
 import { SqliteGradingRepository } from "../grading/sqlite-repository.ts";
-import { projectRoot } from "../start.ts";
+import { projectRoot } from "../project-root.ts";
 import { eventually, TestBrowser, testNamespace, type Answer } from "../testing/test-bff.ts";
 import { startBffProcess, type BffProcess } from "./testing/bff-process.ts";
 

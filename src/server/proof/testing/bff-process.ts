@@ -3,7 +3,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { createInterface } from "node:readline";
-import { projectRoot } from "../../start.ts";
+import { projectRoot } from "../../project-root.ts";
 
 export interface BffProcess {
   url: string;
