@@ -20,6 +20,11 @@ export interface ConsoleLimits {
   scrollbackLines: number;
   /** How long a console's output is quiet before its scrollback is kept serialized (a twentieth of the memory). */
   scrollbackArchiveAfterMs: number;
+  /**
+   * The share of its time a console in full flow may spend archiving as it goes, which keeps a burst
+   * from growing its terminal to the whole scrollback.
+   */
+  scrollbackArchiveBusyShare: number;
   /** Guest size until someone fits it: what the guest's getty sets at boot. */
   initialCols: number;
   initialRows: number;
@@ -65,6 +70,7 @@ export const defaultConsoleLimits: ConsoleLimits = {
   reconnectMaxMs: 5_000,
   scrollbackLines: 1_000,
   scrollbackArchiveAfterMs: 250,
+  scrollbackArchiveBusyShare: 0.1,
   initialCols: 80,
   initialRows: 24,
   highWatermarkBytes: 1024 * 1024,

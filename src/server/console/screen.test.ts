@@ -10,8 +10,8 @@ afterEach(() => {
   for (const screen of screens.splice(0)) screen.dispose();
 });
 
-function aScreen(scrollback = 100, archiveAfterMs = 60_000): ConsoleScreen {
-  const screen = new ConsoleScreen({ ...options, scrollback, archiveAfterMs }, () => {});
+function aScreen(scrollback = 100, archiveAfterMs = 60_000, archiveBusyShare = 0): ConsoleScreen {
+  const screen = new ConsoleScreen({ ...options, scrollback, archiveAfterMs, archiveBusyShare }, () => {});
   screens.push(screen);
   return screen;
 }
@@ -54,8 +54,8 @@ describe("ConsoleScreen", () => {
 });
 
 /** What a terminal shows after all of `output`, parsed byte for byte with nothing skipped. */
-function reference(output: Buffer): Promise<string> {
-  const terminal = new headlessPackage.Terminal({ ...options, allowProposedApi: true });
+function reference(output: Buffer, scrollback = options.scrollback): Promise<string> {
+  const terminal = new headlessPackage.Terminal({ ...options, scrollback, allowProposedApi: true });
   const serializer = new serializePackage.SerializeAddon();
   terminal.loadAddon(serializer as unknown as ITerminalAddon);
   return new Promise((resolve) =>
@@ -135,7 +135,8 @@ describe("ConsoleScreen skipping scrolled-away output", () => {
 const quietMoment = () => new Promise((resolve) => setTimeout(resolve, 5));
 
 /** What a terminal of the same size shows after writing a serialized screen. */
-const shown = (serialized: string) => reference(Buffer.from(serialized, "utf8"));
+const shown = (serialized: string, scrollback?: number) =>
+  reference(Buffer.from(serialized, "utf8"), scrollback);
 
 describe("ConsoleScreen archiving its scrollback while quiet", () => {
   it("keeps the scrollback out of the terminal, and replays the same screen", async () => {
@@ -169,6 +170,27 @@ describe("ConsoleScreen archiving its scrollback while quiet", () => {
       }
       const text = await screen.snapshot();
       expect(await shown(text), `seed ${seed}`).toBe(await shown(await reference(output)));
+    }
+  });
+
+  it("archives between slices of output in full flow, and ends as a terminal that parsed every byte", async () => {
+    const scrollback = 1000;
+    for (let seed = 1; seed <= 10; seed += 1) {
+      const output = Buffer.concat(Array.from({ length: 12 }, (_, part) => outputOf(seed * 100 + part)));
+      const screen = aScreen(scrollback, 60_000, 1);
+      let mostRows = 0;
+      for (let offset = 0; offset < output.length; offset += 64 * 1024) {
+        screen.write(output.subarray(offset, offset + 64 * 1024));
+        await screen.snapshot();
+        mostRows = Math.max(mostRows, screen.terminalRows);
+      }
+      // Never near the whole scrollback (it reaches 1,005 rows without archiving between slices):
+      // 300 rows of it at most, and what one 4 KiB slice adds.
+      expect(mostRows, `seed ${seed}`).toBeLessThan(600);
+      const text = await screen.snapshot();
+      expect(await shown(text, scrollback), `seed ${seed}`).toBe(
+        await shown(await reference(output, scrollback), scrollback),
+      );
     }
   });
 

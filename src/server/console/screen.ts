@@ -31,6 +31,8 @@ export interface ScreenOptions {
   scrollback: number;
   /** How long output must have been quiet before the scrollback moves to the archive. */
   archiveAfterMs: number;
+  /** The share of the time archiving between slices of a batch may take (0 never, 1 always). */
+  archiveBusyShare: number;
 }
 
 const carriageReturn = Buffer.from("\r");
@@ -39,6 +41,8 @@ const carriageReturn = Buffer.from("\r");
 // Small ones also keep its parse buffer (4 bytes per byte of the largest write, up to 512 KiB, kept
 // for the terminal's life) at its initial 16 KiB.
 const writeSliceBytes = 4 * 1024;
+/** The most archiving time between slices a console saves up while quiet. */
+const busyArchiveBudgetMaxMs = 50;
 
 interface PendingSnapshot {
   /** Answered once the output up to here is parsed, before anything after it. */
@@ -54,6 +58,8 @@ export class ConsoleScreen {
   private readonly snapshots: PendingSnapshot[] = [];
   private readonly archive = new ScrollbackArchive();
   private archiveTimer: NodeJS.Timeout | undefined;
+  private archiveBudgetMs = busyArchiveBudgetMaxMs;
+  private archiveBudgetAt = performance.now();
   /** A scroll region other than the whole screen may be set, in the normal or the alternate buffer. */
   private readonly scrollRegionSet = { normal: false, alternate: false };
   /** Bytes handed to write(), and bytes parsed, since the start. */
@@ -164,11 +170,32 @@ export class ConsoleScreen {
     const input = this.withoutScrolledAway(batch);
     for (let offset = 0; offset < input.length; offset += writeSliceBytes) {
       const last = offset + writeSliceBytes >= input.length;
-      this.terminal.write(
-        input.subarray(offset, offset + writeSliceBytes),
-        last ? () => this.batchParsed(size) : undefined,
+      this.terminal.write(input.subarray(offset, offset + writeSliceBytes), () =>
+        last ? this.batchParsed(size) : this.archiveIfLong(),
       );
     }
+  }
+
+  /**
+   * Between two slices of a batch: archives once the terminal holds a chunk of scrollback, so that
+   * a burst of output does not grow it to its whole scrollback (memory the terminal once held stays
+   * with the process after it is freed: its peak is what a console costs). In a flood each batch
+   * replaces the whole scrollback, so what is archived is soon dropped again: a budget keeps that
+   * work to a share of the time (`archiveBusyShare`), and the quiet-time archive catches up.
+   */
+  private archiveIfLong(): void {
+    if (this.disposed || this.terminal.buffer.normal.baseY < archiveChunkRows) return;
+    const now = performance.now();
+    this.archiveBudgetMs = Math.min(
+      busyArchiveBudgetMaxMs,
+      this.archiveBudgetMs + (now - this.archiveBudgetAt) * this.options.archiveBusyShare,
+    );
+    this.archiveBudgetAt = now;
+    if (this.archiveBudgetMs <= 0) return;
+    this.archiveScrollback();
+    const end = performance.now();
+    this.archiveBudgetMs -= end - now;
+    this.archiveBudgetAt = end;
   }
 
   private batchParsed(size: number): void {
@@ -197,14 +224,17 @@ export class ConsoleScreen {
     }
     this.archiveTimer = setTimeout(() => {
       this.archiveTimer = undefined;
-      this.archiveScrollback();
+      if (!this.parsing && this.queue.length === 0) this.archiveScrollback();
     }, this.options.archiveAfterMs);
     this.archiveTimer.unref();
   }
 
-  /** Moves the rows above the screen (but for the head of a line wrapped onto it) to the archive. */
+  /**
+   * Moves the rows above the screen (but for the head of a line wrapped onto it) to the archive;
+   * only between writes, when the terminal has parsed all it was given.
+   */
   private archiveScrollback(): void {
-    if (this.disposed || this.parsing || this.queue.length > 0 || !this.canTrimTerminal()) return;
+    if (this.disposed || !this.canTrimTerminal()) return;
     const buffer = this.terminal.buffer.normal;
     let end = buffer.baseY;
     while (end > 0 && buffer.getLine(end)?.isWrapped) end -= 1;

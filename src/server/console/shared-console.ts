@@ -92,6 +92,7 @@ export class SharedConsole implements ViewerEvents {
         rows: limits.initialRows,
         scrollback: limits.scrollbackLines,
         archiveAfterMs: limits.scrollbackArchiveAfterMs,
+        archiveBusyShare: limits.scrollbackArchiveBusyShare,
       },
       () => this.resumeIfCaughtUp(),
     );
