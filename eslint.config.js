@@ -2,27 +2,60 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 import reactHooks from "eslint-plugin-react-hooks";
 import globals from "globals";
+import { readdirSync } from "node:fs";
 
 // Imports flow one way: web, server, emulator and agent may import common, never each other.
 // Tests are the exception: an integration test starts the emulator in-process beside the code it tests.
 const parts = ["web", "server", "emulator", "agent"];
+const testFiles = ["**/*.test.{ts,tsx}", "**/testing/**"];
+const partPatterns = (part) =>
+  parts
+    .filter((other) => other !== part)
+    .map((other) => ({ group: [`**/${other}/*`], message: `src/${part} must not import src/${other}` }));
+const restrictImports = (patterns) => ({ "no-restricted-imports": ["error", { patterns }] });
 const boundaries = parts.map((part) => ({
   files: [`src/${part}/**/*.{ts,tsx}`],
-  ignores: ["**/*.test.{ts,tsx}", "**/testing/**"],
-  rules: {
-    "no-restricted-imports": [
-      "error",
+  ignores: testFiles,
+  rules: restrictImports(partPatterns(part)),
+}));
+
+// Inside the SPA the pages in app/ compose the features: a feature imports no other feature and nothing
+// of app/, and lib/ and components/, which every feature shares, import neither. What one feature needs
+// of another, the page passes in. Imports are matched as written, so a folder's name is the test.
+const features = readdirSync(new URL("src/web/features", import.meta.url), { withFileTypes: true })
+  .filter((entry) => entry.isDirectory())
+  .map((entry) => entry.name);
+const appPattern = (from) => ({ group: ["**/app/**"], message: `${from} must not import src/web/app` });
+const webLayers = [
+  ...features.map((feature) => ({
+    files: [`src/web/features/${feature}/**/*.{ts,tsx}`],
+    patterns: [
+      ...features
+        .filter((other) => other !== feature)
+        .map((other) => ({
+          group: [`**/${other}/**`],
+          message: `features/${feature} must not import features/${other}: the page in app/routes passes what it needs`,
+        })),
+      appPattern(`features/${feature}`),
+    ],
+  })),
+  {
+    files: ["src/web/lib/**/*.{ts,tsx}", "src/web/components/**/*.{ts,tsx}"],
+    patterns: [
       {
-        patterns: parts
-          .filter((other) => other !== part)
-          .map((other) => ({
-            group: [`**/${other}/*`],
-            message: `src/${part} must not import src/${other}`,
-          })),
+        group: ["**/features/**"],
+        message: "lib/ and components/ are shared by every feature: they import none",
       },
+      appPattern("lib/ and components/"),
     ],
   },
-}));
+];
+// Two entries a layer, since a later entry's options replace an earlier one's: tests keep only the
+// layer's rule, other files get it together with the web part's.
+const webBoundaries = webLayers.flatMap(({ files, patterns }) => [
+  { files, rules: restrictImports(patterns) },
+  { files, ignores: testFiles, rules: restrictImports([...partPatterns("web"), ...patterns]) },
+]);
 
 export default tseslint.config(
   { ignores: ["dist", "node_modules", ".lab", "playwright-report", "test-results"] },
@@ -40,4 +73,5 @@ export default tseslint.config(
     rules: { "react-hooks/rules-of-hooks": "error", "react-hooks/exhaustive-deps": "error" },
   },
   ...boundaries,
+  ...webBoundaries,
 );

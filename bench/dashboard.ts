@@ -16,17 +16,17 @@ import type { Me } from "../src/common/api.ts";
 import type { Lab } from "../src/common/lab.ts";
 import { buildApp } from "../src/server/app.ts";
 import { createDemoAuthenticator } from "../src/server/auth/authenticator.ts";
-import { encodeLoginSession } from "../src/server/auth/current-user.ts";
+import { encodeSignIn } from "../src/server/auth/current-user.ts";
 import { SqliteEndedSignInRepository } from "../src/server/auth/ended-sign-ins/sqlite-repository.ts";
-import { LoginSessions } from "../src/server/auth/login-sessions.ts";
+import { SignIns } from "../src/server/auth/sign-ins.ts";
 import { hashPassword } from "../src/server/auth/passwords.ts";
-import type { SessionsReadMode } from "../src/server/config.ts";
 import { SqliteAuditRepository } from "../src/server/audit/sqlite-repository.ts";
 import { SqliteGradingRepository } from "../src/server/grading/sqlite-repository.ts";
 import { createClusterClient, type ClusterClient } from "../src/server/kube/client.ts";
 import { createClusterFacts } from "../src/server/kube/cluster-facts.ts";
 import { KubeRequestCounter } from "../src/server/kube/request-counter.ts";
 import { sessionsSelector } from "../src/server/sessions/labels.ts";
+import type { SessionsReadMode } from "../src/server/sessions/reads.ts";
 import type { BrowsersInput, BrowsersResult } from "./dashboard-browsers.ts";
 import { benchNamespace, createHaltedSession, startBenchCluster } from "./support/bench-cluster.ts";
 
@@ -85,7 +85,7 @@ async function main(): Promise<void> {
     );
 
     const endedSignIns = SqliteEndedSignInRepository.open(stateDir);
-    const loginSessions = await LoginSessions.open({ store: endedSignIns });
+    const signIns = await SignIns.open({ store: endedSignIns });
     const passwordHash = await hashPassword("bench");
     const students = Array.from({ length: Math.ceil(sessionCount / labs.length) }, (_, index) =>
       studentName(index),
@@ -109,7 +109,7 @@ async function main(): Promise<void> {
         cluster,
         sessionsReadMode: mode,
         authenticator,
-        loginSessions,
+        signIns,
         cookieSecret: "bench-secret-bench-secret-bench-secret",
         labs,
         gradingRepository,
@@ -138,7 +138,7 @@ async function main(): Promise<void> {
       bffs.push(bff);
     }
     for (const bff of bffs) await waitUntilReady(bff);
-    await warmUp(bffs, loginSessions);
+    await warmUp(bffs, signIns);
 
     const rows: Row[] = [];
     for (const browsers of clientCounts) {
@@ -150,7 +150,7 @@ async function main(): Promise<void> {
       );
       for (const bff of bffs) {
         const cookies = people.map(
-          (person) => `lab_session=${bff.app.signCookie(encodeLoginSession(loginSessions.create(person)))}`,
+          (person) => `lab_sign_in=${bff.app.signCookie(encodeSignIn(signIns.create(person)))}`,
         );
         rows.push(await runScenario(bff, cookies));
         printRow(rows.at(-1)!);
@@ -159,7 +159,7 @@ async function main(): Promise<void> {
     }
     printTable(rows);
     for (const bff of bffs) await bff.app.close();
-    await loginSessions.close();
+    await signIns.close();
     await gradingRepository.close();
     await auditRepository.close();
     await endedSignIns.close();
@@ -246,9 +246,9 @@ function runScenario(bff: Bff, cookies: string[]): Promise<Row> {
 }
 
 /** A few polls each first, so the first scenario does not measure the JIT compiler. */
-async function warmUp(bffs: Bff[], loginSessions: LoginSessions): Promise<void> {
+async function warmUp(bffs: Bff[], signIns: SignIns): Promise<void> {
   for (const bff of bffs) {
-    const cookie = `lab_session=${bff.app.signCookie(encodeLoginSession(loginSessions.create({ username: "tara", role: "ta" })))}`;
+    const cookie = `lab_sign_in=${bff.app.signCookie(encodeSignIn(signIns.create({ username: "tara", role: "ta" })))}`;
     for (let poll = 0; poll < 20; poll += 1) {
       await fetch(`${bff.url}/api/sessions`, { headers: { cookie } }).then((response) =>
         response.arrayBuffer(),

@@ -1,4 +1,4 @@
-import { formatTimeLeft } from "../src/web/lib/durations.ts";
+import { formatTimeLeft } from "../src/web/lib/i18n/durations.ts";
 import { expect, test } from "./fixtures.ts";
 import { HomePage } from "./pages/home-page.ts";
 import { SessionsPage } from "./pages/sessions-page.ts";

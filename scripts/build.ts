@@ -1,6 +1,6 @@
 // `npm run build`: the programs a release ships, as plain JavaScript under dist/.
 // - dist/web: the SPA (Vite);
-// - dist/server/main.js (the BFF), dist/server/doctor/main.js, dist/server/admin/sign-out-user.js
+// - dist/server/main.js (the BFF), dist/server/cli/doctor.js, dist/server/cli/sign-out-user.js
 //   and dist/emulator/main.js: one bundle per program (what it loads later with import() in files
 //   beside it), at the place of its entry in src/, with the files its code reads beside itself (the
 //   emulator's Python and schema, the RBAC defaults) copied to their places in the same tree;
@@ -98,8 +98,8 @@ const optionalNativeModules = ["pg-native", "bufferutil", "utf-8-validate"];
 
 const programs = [
   "src/server/main.ts",
-  "src/server/doctor/main.ts",
-  "src/server/admin/sign-out-user.ts",
+  "src/server/cli/doctor.ts",
+  "src/server/cli/sign-out-user.ts",
   "src/emulator/main.ts",
 ];
 

@@ -247,7 +247,7 @@ describe("the runtime image", () => {
   });
 
   it("runs the doctor and sign-out-user from dist/, in the same root", async () => {
-    const doctor = await run("bwrap", inImage(["dist/server/doctor/main.js", "--json"])).then(
+    const doctor = await run("bwrap", inImage(["dist/server/cli/doctor.js", "--json"])).then(
       ({ stdout }) => ({ code: 0, stdout }),
       (error: { code: number; stdout: string }) => error,
     );
@@ -255,7 +255,7 @@ describe("the runtime image", () => {
     const report = JSON.parse(doctor.stdout) as { checks: { id: string; status: string }[] };
     expect(report.checks.find((check) => check.id === "permissions")?.status).toBe("ok");
 
-    const { stdout } = await run("bwrap", inImage(["dist/server/admin/sign-out-user.js", "bob"]));
+    const { stdout } = await run("bwrap", inImage(["dist/server/cli/sign-out-user.js", "bob"]));
     expect(stdout).toContain("bob");
   });
 

@@ -58,7 +58,7 @@ export const LabSummary = z.object({
 });
 export type LabSummary = z.output<typeof LabSummary>;
 
-export const sessionStatuses = ["starting", "running", "stopping", "failed", "deleted"] as const;
+export const sessionStatuses = ["starting", "running", "stopping", "failed"] as const;
 export const SessionStatus = z.enum(sessionStatuses);
 export type SessionStatus = z.output<typeof SessionStatus>;
 

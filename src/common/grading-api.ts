@@ -1,4 +1,4 @@
-// The grading part of the JSON API between the SPA and the BFF (issue 6): self-checks, grading runs
+// The grading part of the JSON API between the SPA and the BFF: self-checks, grading runs
 // and the grade export. Results inside are the one SessionResult shape of grading.ts.
 import * as z from "zod/mini";
 import { SessionResult } from "./grading.ts";

@@ -1,4 +1,4 @@
-// The operations part of the JSON API between the SPA and the BFF (issue 7): capacity, the doctor's
+// The operations part of the JSON API between the SPA and the BFF: capacity, the doctor's
 // report and the audit log. Extending a session answers with the Session of api.ts.
 import * as z from "zod/mini";
 import { Role } from "./api.ts";

@@ -1,12 +1,14 @@
-// The front door: every HTTP request and websocket upgrade is authenticated (bearer token),
-// authorized (the configured Authorizer, 403 worded like Kubernetes) and routed to discovery,
-// OpenAPI, metrics, SelfSubjectAccessReview, KubeVirt's subresources or the REST handler.
+// The API server's front door: every HTTP request and websocket upgrade is authenticated (bearer
+// token), authorized (the configured Authorizer, 403 worded like Kubernetes) and routed to discovery,
+// OpenAPI, metrics, SelfSubjectAccessReview, KubeVirt's subresources or the REST handler. It sits at
+// the emulator's root beside emulator.ts because it routes to apiserver/ and subresources/ alike, and
+// subresources/ is built on apiserver/: inside either folder it would import the folder above it.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
-import type { TokenAuthenticator } from "./authentication.ts";
-import { kubernetesFeatureGates, type ClusterConfig } from "./cluster-config.ts";
-import type { GuestRuntime } from "./guest-runtime.ts";
-import { changeVmState, type LifecycleAction } from "./controller/state-change.ts";
+import type { TokenAuthenticator } from "./apiserver/authentication.ts";
+import { kubernetesFeatureGates, type ClusterConfig } from "./cluster/cluster-config.ts";
+import type { GuestRuntime } from "./guests/guest-runtime.ts";
+import { changeVmState, type LifecycleAction } from "./subresources/state-change.ts";
 import {
   apiGroupDocument,
   apiGroupList,
@@ -14,7 +16,7 @@ import {
   apiVersions,
   kubevirtVersionInfo,
   versionInfo,
-} from "./discovery.ts";
+} from "./apiserver/discovery.ts";
 import { decodeBody, mediaType, readBody } from "./http/body.ts";
 import { parseRequestInfo, toAttributes, type ResourceRequestInfo } from "./http/request-info.ts";
 import {
@@ -28,13 +30,13 @@ import {
   unauthorized,
 } from "./http/status.ts";
 import { rejectUpgrade, type UpgradeRoutes } from "./http/upgrade.ts";
-import type { OpenApiDocuments } from "./openapi.ts";
+import type { OpenApiDocuments } from "./apiserver/openapi/openapi.ts";
 import type { Authorizer, UserInfo } from "./rbac/attributes.ts";
 import { forbiddenStatus } from "./rbac/rbac.ts";
 import { reviewSelfSubjectAccess } from "./rbac/self-subject-access-review.ts";
-import type { Registry } from "./registry.ts";
-import { authorizationGroup, subresourcesGroup } from "./resources.ts";
-import type { RestHandler } from "./rest.ts";
+import type { Registry } from "./apiserver/registry.ts";
+import { authorizationGroup, subresourcesGroup } from "./cluster/resources.ts";
+import type { RestHandler } from "./apiserver/rest.ts";
 import { guestAgentSubresources, serveGuestAgent } from "./subresources/guest-agent.ts";
 import { servePodLog } from "./subresources/pod-log.ts";
 

@@ -5,48 +5,53 @@
 import { createServer, type Server } from "node:https";
 import type { Socket } from "node:net";
 import { dirname, join, resolve } from "node:path";
+import { ownerReferencesPlugin } from "./apiserver/admission/owner-reference-admission.ts";
 import { createApiServer } from "./apiserver.ts";
-import { adminUser, loadOrCreateAdminToken, TokenAuthenticator, type TokenEntry } from "./authentication.ts";
+import {
+  adminUser,
+  loadOrCreateAdminToken,
+  TokenAuthenticator,
+  type TokenEntry,
+} from "./apiserver/authentication.ts";
+import { createOpenApiDocuments } from "./apiserver/openapi/openapi.ts";
+import { Registry } from "./apiserver/registry.ts";
+import { RestHandler } from "./apiserver/rest.ts";
+import {
+  serviceAccountTokens,
+  writeServiceAccountKubeconfig,
+  type ServiceAccountKubeconfig,
+} from "./apiserver/service-accounts.ts";
+import { ObjectStore } from "./apiserver/store.ts";
+import { WatchHub } from "./apiserver/watch.ts";
 import {
   kubernetesFeatureGates,
   parseClusterConfig,
   type ClusterConfig,
   type ClusterConfigInput,
-} from "./cluster-config.ts";
-import { seedCluster } from "./cluster.ts";
+} from "./cluster/cluster-config.ts";
+import { seedCluster } from "./seed.ts";
+import { renderKubeconfig, writeKubeconfig } from "./cluster/kubeconfig.ts";
+import { loadOrCreateServingMaterial } from "./cluster/tls.ts";
 import { EventRecorder } from "./controller/events.ts";
 import { startGarbageCollector } from "./controller/garbage-collector.ts";
 import { startNamespaceController } from "./controller/namespace-controller.ts";
-import { timingsFor, type TimingMode, type Timings } from "./controller/timing.ts";
+import { timingsFor, type TimingMode, type Timings } from "./cluster/timing.ts";
 import { VmController } from "./controller/vm-controller.ts";
 import { VmiLifecycle } from "./controller/vmi-lifecycle.ts";
 import { createFaultApi } from "./faults/fault-api.ts";
 import { createFaults, type EmulatorFaults } from "./faults/faults.ts";
 import { withFaults } from "./faults/front-door.ts";
 import { RequestFaults } from "./faults/request-faults.ts";
-import { noGuests, type GuestRuntime } from "./guest-runtime.ts";
+import { noGuests, type GuestRuntime } from "./guests/guest-runtime.ts";
+import { createSandboxGuests, type SecretPlace } from "./guests/sandbox-guests.ts";
 import { Connections } from "./http/connections.ts";
 import { normalizePathPrefix, withPathPrefix } from "./http/path-prefix.ts";
 import { UpgradeRoutes } from "./http/upgrade.ts";
-import { renderKubeconfig, writeKubeconfig } from "./kubeconfig.ts";
-import { createOpenApiDocuments } from "./openapi.ts";
-import { ownerReferencesPlugin } from "./owner-reference-admission.ts";
 import type { Authorizer } from "./rbac/attributes.ts";
 import { clusterDefaultsFile, createRbacAuthorizer, loadRbacFiles } from "./rbac/rbac.ts";
-import { Registry } from "./registry.ts";
-import { RestHandler } from "./rest.ts";
-import { createSandboxGuests, type SecretPlace } from "./sandbox-guests.ts";
-import {
-  serviceAccountTokens,
-  writeServiceAccountKubeconfig,
-  type ServiceAccountKubeconfig,
-} from "./service-accounts.ts";
-import { ObjectStore } from "./store.ts";
 import { ConsoleStreams } from "./subresources/console.ts";
 import { kubevirtKeepAlive, PortForwards, type PortForwardKeepAlive } from "./subresources/portforward.ts";
 import { createKubevirtUpgrader } from "./subresources/websocket.ts";
-import { loadOrCreateServingMaterial } from "./tls.ts";
-import { WatchHub } from "./watch.ts";
 
 export interface EmulatorOptions {
   host?: string;

@@ -1,7 +1,7 @@
 // `npm run emulator`: runs the emulator in the foreground until Ctrl+C (or, with --exit-with-stdin,
 // until its stdin closes: a parent that spawned it with a pipe takes it down even when SIGKILLed).
 import { parseArgs } from "node:util";
-import { loadClusterConfig } from "./cluster-config.ts";
+import { loadClusterConfig } from "./cluster/cluster-config.ts";
 import { createEmulator, type EmulatorOptions } from "./emulator.ts";
 import { guestHostProblem } from "./guests/guest.ts";
 import {
@@ -9,11 +9,11 @@ import {
   cgroupWarning,
   describeCgroupSetup,
   guestCgroupSetup,
-} from "./guests/guest-cgroups.ts";
+} from "./guests/cgroup-setup.ts";
 import { UNLIMITED_GUESTS_ENV } from "./guests/guest-limits.ts";
-import { sandboxAvailable } from "./guests/sandbox.ts";
+import { sandboxAvailable } from "./guests/sandbox-support.ts";
 import { normalizePathPrefix } from "./http/path-prefix.ts";
-import { parseServiceAccountKubeconfig } from "./service-accounts.ts";
+import { parseServiceAccountKubeconfig } from "./apiserver/service-accounts.ts";
 
 const usage = `Usage: npm run emulator -- [options]
   --host HOST           address to listen on (default 127.0.0.1)

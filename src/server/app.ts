@@ -9,14 +9,18 @@ import Fastify, {
 } from "fastify";
 import { agentKey } from "./grading/agent-key.ts";
 import type { Lab } from "../common/lab.ts";
+import { enforceAccess } from "./access/policy.ts";
 import type { Authenticator } from "./auth/authenticator.ts";
-import type { LoginSessions } from "./auth/login-sessions.ts";
+import { findSignIn } from "./auth/current-user.ts";
+import type { SignIns } from "./auth/sign-ins.ts";
+import { registerOidcRoutes } from "./auth/oidc/routes.ts";
 import { registerAuthRoutes } from "./auth/routes.ts";
-import type { SessionsReadMode } from "./config.ts";
+import { SignOutCookie } from "./auth/sign-out-cookie.ts";
 import { ConsoleHub } from "./console/hub.ts";
 import type { ConsoleLimits } from "./console/limits.ts";
+import { ConsolePlacement, registerInternalConsoleRoute } from "./console/placement.ts";
 import { registerConsoleRoutes } from "./console/routes.ts";
-import { ConsolePlacement, registerInternalConsoleRoute } from "./coordination/console-forwarding.ts";
+import { isWebsocketUpgrade } from "./console/websocket-upgrade.ts";
 import { soloCoordination, type Coordination } from "./coordination/coordination.ts";
 import { gradingLeaseName, gradingWork } from "./coordination/grading-duty.ts";
 import { createAgentClient, type ConnectToAgent } from "./grading/agent-client.ts";
@@ -40,13 +44,13 @@ import {
   type ServerLimits,
 } from "./http/server-limits.ts";
 import type { ClusterClient } from "./kube/client.ts";
-import { registerLabRoutes } from "./lab-routes.ts";
+import { registerLabRoutes } from "./labs/routes.ts";
 import { recordGrading } from "./metrics/app-metrics.ts";
 import { createOperations, type OperationsDeps } from "./operations.ts";
 import type { RecordingStorage } from "./recordings/recording-storage.ts";
 import { RecordingStore } from "./recordings/recording-store.ts";
 import { registerRecordingRoutes } from "./recordings/routes.ts";
-import { createSessionReads } from "./sessions/reads.ts";
+import { createSessionReads, type SessionsReadMode } from "./sessions/reads.ts";
 import { registerBootLogRoute } from "./sessions/boot-log-routes.ts";
 import { registerRestartRoute } from "./sessions/restart-routes.ts";
 import { registerSessionRoutes } from "./sessions/routes.ts";
@@ -59,7 +63,7 @@ export interface AppDeps {
   cluster: ClusterClient;
   sessionsReadMode: SessionsReadMode;
   authenticator: Authenticator;
-  loginSessions: LoginSessions;
+  signIns: SignIns;
   /** Signs the session cookie. */
   cookieSecret: string;
   labs: Lab[];
@@ -136,6 +140,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook("onRequest", ownNames.hostGuard);
   app.addHook("onRequest", createCsrfGuard(ownNames));
   app.addHook("onSend", securityHeaders);
+  const { signIns } = deps;
+  // Before any route: each one is checked for a rule as it is added.
+  enforceAccess(app, {
+    signIn: (request) => findSignIn(request, signIns),
+    session: (user, id) => sessions.get(user, id),
+    isUpgrade: isWebsocketUpgrade,
+    ownNames,
+    metricsToken: deps.operations.metricsToken,
+    forwardSecret: deps.cookieSecret,
+  });
 
   const reads = createSessionReads(deps.cluster, deps.sessionsReadMode, app.log);
   const coordination = deps.coordination?.(app.log) ?? soloCoordination();
@@ -184,21 +198,28 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       recordGrading(operations.metrics, "run", durationMs, result.gradable),
     ...deps.gradingLimits,
   });
-  const { loginSessions } = deps;
 
   registerHealthRoutes(app, () => reads.readiness());
   registerAuthRoutes(app, {
     authenticator: deps.authenticator,
-    loginSessions,
+    signIns,
     audit: operations.audit,
     cookieSecret: deps.cookieSecret,
     now: () => operations.now().getTime(),
   });
-  registerLabRoutes(app, { labs: deps.labs, loginSessions });
-  registerSessionRoutes(app, { sessions, loginSessions, audit: operations.audit });
-  registerRestartRoute(app, { sessions, cluster: deps.cluster, loginSessions, audit: operations.audit });
-  registerBootLogRoute(app, { sessions, source: reads.source, cluster: deps.cluster, loginSessions });
-  operations.register({ sessions, loginSessions });
+  if (deps.authenticator.mode === "oidc") {
+    registerOidcRoutes(app, {
+      authenticator: deps.authenticator,
+      signIns,
+      audit: operations.audit,
+      signOutCookie: new SignOutCookie(deps.cookieSecret),
+    });
+  }
+  registerLabRoutes(app, { labs: deps.labs });
+  registerSessionRoutes(app, { sessions, audit: operations.audit });
+  registerRestartRoute(app, { cluster: deps.cluster, audit: operations.audit });
+  registerBootLogRoute(app, { source: reads.source, cluster: deps.cluster });
+  operations.register({ sessions });
   const findSession = async (id: string) =>
     (await reads.source.snapshot()).sessions.find((session) => session.id === id);
   const recordings =
@@ -209,7 +230,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       log: app.log,
     });
   if (recordings) {
-    registerRecordingRoutes(app, { recordings, loginSessions });
+    registerRecordingRoutes(app, { recordings });
     const stopSweeping = recordings.sweepEvery(recordingSweepMs);
     app.addHook("onClose", async () => stopSweeping());
   }
@@ -242,15 +263,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerConsoleRoutes(app, {
     hub: consoles,
     placement: consolePlacement,
-    sessions,
-    loginSessions,
-    ownNames,
+    signIns,
     audit: operations.audit,
     onViewers: (change, as) => operations.metrics.consoleViewers.inc({ role: as }, change),
   });
   registerHelpRoutes(app, {
     help: new HelpRequests({ cluster: deps.cluster, sessions, source: reads.source, now: operations.now }),
-    loginSessions,
     audit: operations.audit,
   });
   registerWallRoutes(app, {
@@ -264,8 +282,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     sessions,
     labIds: new Set(deps.labs.map((lab) => lab.id)),
-    loginSessions,
-    ownNames,
+    signIns,
     lastScore: async (id) => {
       const [latest] = await deps.gradingRepository.listSelfChecks(id, 1);
       return latest?.result.gradable ? latest.result.score : null;
@@ -275,8 +292,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   registerGradingRoutes(app, {
     grading,
-    sessions,
-    loginSessions,
     audit: operations.audit,
     onSelfChecked: (durationMs, gradable) =>
       recordGrading(operations.metrics, "self-check", durationMs, gradable),

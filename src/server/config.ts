@@ -7,10 +7,13 @@ import { cidrOf, parseAddressOrRange, parseCidr } from "../common/cidr.ts";
 import { memoryPattern } from "../common/lab.ts";
 import type { OidcSettings } from "./auth/oidc/oidc-authenticator.ts";
 import { readOidcSettings } from "./auth/oidc/oidc-config.ts";
+import type { SessionQuotas } from "./capacity/launch-admission.ts";
+import type { CoordinationSettings } from "./coordination/from-config.ts";
 import type { TrustedProxies } from "./http/client-address.ts";
 import { defaultServerLimits, type ServerLimits } from "./http/server-limits.ts";
 import { defaultVmSizes, type VmSizes } from "./labs/load-labs.ts";
 import { defaultClusterCidrs } from "./labs/parse-lab.ts";
+import type { SessionsReadMode } from "./sessions/reads.ts";
 
 export const serviceAccountDir = "/var/run/secrets/kubernetes.io/serviceaccount";
 
@@ -21,14 +24,6 @@ export type ClusterSource =
   | { kind: "embedded-emulator"; kubeconfigPath: string; timing: EmulatorTiming };
 
 export type EmulatorTiming = "realistic" | "fast";
-export type SessionsReadMode = "cache" | "direct";
-
-/** Limits on active sessions at once; null = no limit. */
-export interface SessionQuotas {
-  perStudent: number;
-  perLab: number | null;
-  total: number | null;
-}
 
 export interface Config {
   host: string;
@@ -74,18 +69,6 @@ export interface Config {
   /** How replicas share the reaper, the grading worker and consoles (docs/scaling.md). */
   coordination: CoordinationSettings;
   logLevel: string;
-}
-
-export interface CoordinationSettings {
-  /** "leases": coordinate through Leases (the default, right for one replica too); "off": act alone. */
-  mode: "leases" | "off";
-  /** Where the leases live: the console's own namespace. */
-  namespace: string;
-  /** A dead replica's duties move after this long; renewals come every 2/15 of it. */
-  leaseDurationSeconds: number;
-  /** The pod's name and IP (downward API): the replica's identity, and where its peers reach it. */
-  podName: string | undefined;
-  podIp: string | undefined;
 }
 
 export class ConfigError extends Error {

@@ -1,4 +1,4 @@
-// Operations (issue 7) put together: launch limits and capacity, extensions and the reaper, the
+// Operations put together: launch limits and capacity, extensions and the reaper, the
 // audit log, the doctor and /metrics. buildApp creates them before the session service (which asks
 // the admission before every launch) and registers their routes after it.
 import type { FastifyInstance } from "fastify";
@@ -6,11 +6,9 @@ import type { Lab } from "../common/lab.ts";
 import { AuditLog } from "./audit/audit-log.ts";
 import type { AuditRepository } from "./audit/repository.ts";
 import { registerAuditRoutes } from "./audit/routes.ts";
-import type { LoginSessions } from "./auth/login-sessions.ts";
 import { CapacityService } from "./capacity/capacity-service.ts";
-import { LaunchAdmission } from "./capacity/launch-admission.ts";
+import { LaunchAdmission, type SessionQuotas } from "./capacity/launch-admission.ts";
 import { registerCapacityRoutes } from "./capacity/routes.ts";
-import type { SessionQuotas } from "./config.ts";
 import { reaperLeaseName, type Coordination } from "./coordination/coordination.ts";
 import { registerDoctorRoutes } from "./doctor/routes.ts";
 import { SessionExtensions } from "./expiry/extension.ts";
@@ -45,7 +43,7 @@ export interface Operations {
   admission: LaunchAdmission;
   now: () => Date;
   /** Registers the routes and starts the reaper (stopped when the app closes). */
-  register(context: { sessions: SessionService; loginSessions: LoginSessions }): void;
+  register(context: { sessions: SessionService }): void;
 }
 
 export function createOperations(
@@ -94,24 +92,22 @@ export function createOperations(
     metrics,
     admission,
     now,
-    register({ sessions, loginSessions }) {
+    register({ sessions }) {
       const extensions = new SessionExtensions({ cluster, source: reads.source, sessions, labs, now });
       registerExpiryRoutes(app, {
         extensions,
         audit,
-        loginSessions,
         onExtended: (by) => metrics.sessionsExtended.inc({ by }),
       });
-      registerCapacityRoutes(app, { capacity, loginSessions });
+      registerCapacityRoutes(app, { capacity });
       registerDoctorRoutes(app, {
         facts: deps.clusterFacts,
         vmNamespace: cluster.namespace,
         leaseNamespace: context.coordination.leaseNamespace,
-        loginSessions,
         now,
       });
-      registerAuditRoutes(app, { audit, loginSessions });
-      registerMetricsRoute(app, { registry: metrics.registry, token: deps.metricsToken });
+      registerAuditRoutes(app, { audit });
+      registerMetricsRoute(app, { registry: metrics.registry });
       // One replica reaps at a time; coordination.close() stops it when the app closes.
       context.coordination.duty(reaperLeaseName).perform(reaper);
     },

@@ -7,14 +7,14 @@ import type { FastifyInstance } from "fastify";
 import { buildApp } from "./app.ts";
 import { createDemoAuthenticator } from "./auth/authenticator.ts";
 import { LiveUsers } from "./auth/live-users.ts";
-import { LoginSessions } from "./auth/login-sessions.ts";
+import { SignIns } from "./auth/sign-ins.ts";
 import { createOidcAuthenticator } from "./auth/oidc/oidc-authenticator.ts";
 import { loadOrCreateAgentKeySecret, loadOrCreateSessionSecret } from "./auth/secret.ts";
 import { demoPassword, type UserRecord } from "./auth/users-file.ts";
 import type { Config } from "./config.ts";
 import { coordinationFromConfig } from "./coordination/from-config.ts";
 import { replicaEndpoint } from "./coordination/identity.ts";
-import { openStores, type Stores } from "./db/open-stores.ts";
+import { openStores, type Stores } from "./open-stores.ts";
 import {
   consoleKubeconfigPathFor,
   startEmbeddedEmulatorFor,
@@ -61,7 +61,7 @@ export async function startServer(config: Config, options: StartOptions): Promis
   emulatorStarting?.catch(() => {}); // its failure is reported where it is awaited
   let emulator: EmbeddedEmulator | undefined;
   let stores: Stores | undefined;
-  let loginSessions: LoginSessions | undefined;
+  let signIns: SignIns | undefined;
   let users: LiveUsers | undefined;
   try {
     if (options.serveWeb && !existsSync(path.join(webRoot, "index.html"))) {
@@ -86,7 +86,7 @@ export async function startServer(config: Config, options: StartOptions): Promis
       log: { warn: (_details, message) => log.warn(message) },
     });
     // Every sign-out the store keeps is known before the first request is answered.
-    loginSessions = await LoginSessions.open({ store: stores.endedSignIns, log, standing: users });
+    signIns = await SignIns.open({ store: stores.endedSignIns, log, standing: users });
 
     emulator = await emulatorStarting;
     // Even on the embedded emulator the BFF runs as the service account deploy/ ships, with its RBAC.
@@ -107,7 +107,7 @@ export async function startServer(config: Config, options: StartOptions): Promis
       authenticator: config.oidc
         ? createOidcAuthenticator(config.oidc, { log })
         : await createDemoAuthenticator(users ?? []),
-      loginSessions,
+      signIns,
       cookieSecret: await loadOrCreateSessionSecret(config.dataDir, config.sessionSecret),
       labs,
       gradingRepository: stores.grading,
@@ -143,14 +143,14 @@ export async function startServer(config: Config, options: StartOptions): Promis
         // The app first: its watches end cleanly before the cluster under them goes away, and no
         // request signs anyone out while the sign-out store closes.
         await app.close();
-        await loginSessions?.close();
+        await signIns?.close();
         users?.close();
         await stores?.close();
         await emulator?.stop();
       },
     };
   } catch (error) {
-    await loginSessions?.close();
+    await signIns?.close();
     users?.close();
     await stores?.close();
     emulator ??= await emulatorStarting?.catch(() => undefined);

@@ -11,7 +11,7 @@
 // `image` volumes and the mounts that use them are silently removed from a new pod. The init container
 // then has no binary to run, the kubelet fails it with StartError, and the pod (restartPolicy Never)
 // fails: the field incident behind the doctor's ImageVolume check.
-import { field, isJsonObject, stringField, timestamp, type JsonObject } from "../objects.ts";
+import { field, isJsonObject, stringField, timestamp, type JsonObject } from "../cluster/objects.ts";
 
 const launcherVolume = "launcher-volume";
 const binaryMount = "/container-disk-binary";

@@ -1,9 +1,9 @@
 // Core v1 Events as KubeVirt's controllers and the scheduler record them, so `kubectl describe`
 // shows what happened. Old events are dropped past a cap, standing in for the API server's event TTL.
+import type { Registry } from "../apiserver/registry.ts";
+import { timestamp, type KubeObject } from "../cluster/objects.ts";
+import { events } from "../cluster/resources.ts";
 import { ApiError } from "../http/status.ts";
-import { timestamp, type KubeObject } from "../objects.ts";
-import type { Registry } from "../registry.ts";
-import { events } from "../resources.ts";
 
 const maxEvents = 2000;
 

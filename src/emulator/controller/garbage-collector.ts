@@ -1,7 +1,7 @@
 // Garbage collection by ownerReferences: when an object is gone, every object naming its uid as an
 // owner is deleted too (background propagation). The BFF relies on this for the cloud-init Secret.
+import type { Registry } from "../apiserver/registry.ts";
 import { ApiError } from "../http/status.ts";
-import type { Registry } from "../registry.ts";
 
 export function startGarbageCollector(registry: Registry): () => void {
   return registry.store.subscribe((event) => {

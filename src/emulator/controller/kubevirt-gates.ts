@@ -2,7 +2,7 @@
 // (pkg/virt-config/featuregate/feature-gates.go IsEnabled): listed in featureGates wins, then listed
 // in disabledFeatureGates (a field since v1.8), then the gate's default: since v1.9 a Beta gate is on
 // unless disabled (v1.8 still ignored Beta defaults).
-import { field, type KubeObject } from "../objects.ts";
+import { field, type KubeObject } from "../cluster/objects.ts";
 
 /** The Beta gates of KubeVirt v1.9.0 that the emulator acts on (pkg/virt-config/featuregate/active.go). */
 const betaGates = new Set(["ImageVolume"]);

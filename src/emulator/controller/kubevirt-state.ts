@@ -1,5 +1,5 @@
 // Small readers for KubeVirt objects, named after the helpers in KubeVirt's API package.
-import { field, isJsonObject, stringField, timestamp, type KubeObject } from "../objects.ts";
+import { field, isJsonObject, stringField, timestamp, type KubeObject } from "../cluster/objects.ts";
 
 export type RunStrategy = "Always" | "Halted" | "Manual" | "RerunOnFailure" | "Once" | "WaitAsReceiver";
 

@@ -3,7 +3,7 @@
 // their own initContainerStatuses, as kubelet's convertToAPIContainerStatuses writes them; the pod
 // log API reads these states (subresources/container-log-status.ts).
 import { createHash } from "node:crypto";
-import { field, stringField, timestamp, type JsonObject, type KubeObject } from "../objects.ts";
+import { field, stringField, timestamp, type JsonObject, type KubeObject } from "../cluster/objects.ts";
 import { condition } from "./kubevirt-state.ts";
 
 interface ContainerSpec {

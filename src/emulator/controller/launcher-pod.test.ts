@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { KubeObject } from "../objects.ts";
+import type { KubeObject } from "../cluster/objects.ts";
 import { formatBytes } from "../../common/quantity.ts";
 import { buildLauncherPod, launcherRequests, serialConsoleLogEnabled } from "./launcher-pod.ts";
 import {
@@ -7,9 +7,9 @@ import {
   memoryOverheadBytes,
   publishedMemoryOverhead,
   vcpuCount,
-} from "./memory-overhead.ts";
+} from "../cluster/memory-overhead.ts";
 import { podRequests } from "./scheduler.ts";
-import { mutateNewVmi } from "../vmi-mutator.ts";
+import { mutateNewVmi } from "../apiserver/admission/vmi-mutator.ts";
 import { vmiFromTemplate } from "./vm-controller.ts";
 
 const mebibyte = 2 ** 20;

@@ -1,16 +1,16 @@
 // The virt-launcher pod virt-controller creates for each VMI: its resource requests (memory as in
-// memory-overhead.ts, CPU from cpuAllocationRatio, the guest-console-log sidecar when serial console
+// cluster/memory-overhead.ts, CPU from cpuAllocationRatio, the guest-console-log sidecar when serial console
 // logging is on) and its labels and annotations, which network policies and `kubectl logs` selectors
 // rely on.
 import { createHash } from "node:crypto";
-import { field, stringField, type KubeObject } from "../objects.ts";
+import { field, stringField, type KubeObject } from "../cluster/objects.ts";
 import { formatBytes, formatMillicores, parseMillicores } from "../../common/quantity.ts";
 import {
   guestMemoryRequestBytes,
   memoryOverheadAnnotation,
   memoryOverheadBytes,
   vcpuCount,
-} from "./memory-overhead.ts";
+} from "../cluster/memory-overhead.ts";
 
 // Sidecar requests: pkg/virt-controller/services/serialconsolelog.go.
 export const consoleLogSidecar = {

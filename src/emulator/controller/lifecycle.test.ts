@@ -2,8 +2,8 @@
 // VM status, run strategies, start/stop/restart, scheduling against node capacity, the cloud-init
 // Secret wait and the guest runtime hook.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { GuestEvents, GuestRuntime } from "../guest-runtime.ts";
-import type { KubeObject } from "../objects.ts";
+import type { KubeObject } from "../cluster/objects.ts";
+import type { GuestEvents, GuestRuntime } from "../guests/guest-runtime.ts";
 import { vmManifest } from "../testing/manifests.ts";
 import { jsonRequest } from "../testing/raw-request.ts";
 import { eventually, startTestEmulator, type TestEmulator } from "../testing/start.ts";

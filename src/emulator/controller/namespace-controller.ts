@@ -1,8 +1,8 @@
 // Namespace deletion: a deleted namespace turns Terminating, everything in it is deleted, and the
 // namespace goes away once it is empty (its "kubernetes" finalizer is then released).
+import type { Registry } from "../apiserver/registry.ts";
+import { namespaces, resourceTypes } from "../cluster/resources.ts";
 import { ApiError } from "../http/status.ts";
-import type { Registry } from "../registry.ts";
-import { namespaces, resourceTypes } from "../resources.ts";
 import { WorkQueue } from "./work-queue.ts";
 
 export function startNamespaceController(registry: Registry): () => void {

@@ -4,9 +4,9 @@
 // waits out KubeVirt's backoff while the VM shows CrashLoopBackOff.
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadClusterConfig } from "../cluster-config.ts";
-import type { GuestEvents, GuestRuntime } from "../guest-runtime.ts";
-import type { KubeObject } from "../objects.ts";
+import { loadClusterConfig } from "../cluster/cluster-config.ts";
+import type { KubeObject } from "../cluster/objects.ts";
+import type { GuestEvents, GuestRuntime } from "../guests/guest-runtime.ts";
 import { vmManifest } from "../testing/manifests.ts";
 import { jsonRequest } from "../testing/raw-request.ts";
 import { eventually, startTestEmulator, type TestEmulator } from "../testing/start.ts";

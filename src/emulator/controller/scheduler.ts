@@ -1,10 +1,10 @@
 // A scheduler for launcher pods: a pod fits a node when the node's allocatable CPU, memory, pod
 // count and KubeVirt devices cover its requests plus those of the pods already running there.
 // Failures read like kube-scheduler's ("0/3 nodes are available: 3 Insufficient memory.").
-import { field, isJsonObject, stringField, type KubeObject } from "../objects.ts";
+import { field, isJsonObject, stringField, type KubeObject } from "../cluster/objects.ts";
 import { parseMillicores, parseQuantity } from "../../common/quantity.ts";
-import { nodes, pods } from "../resources.ts";
-import type { ObjectStore } from "../store.ts";
+import { nodes, pods } from "../cluster/resources.ts";
+import type { ObjectStore } from "../apiserver/store.ts";
 
 interface Usage {
   cpuMillis: number;

@@ -3,7 +3,14 @@
 // ran counts as a failed start, and the next start of a VM that restarts by itself waits
 // 10 s × failures² (plus up to half again at random, at most 300 s). A VMI that reached Running clears
 // the count, so a guest that crashes later comes back at once.
-import { field, isJsonObject, stringField, timestamp, type JsonObject, type KubeObject } from "../objects.ts";
+import {
+  field,
+  isJsonObject,
+  stringField,
+  timestamp,
+  type JsonObject,
+  type KubeObject,
+} from "../cluster/objects.ts";
 import { isFinal, runStrategyOf } from "./kubevirt-state.ts";
 
 const maxDelaySeconds = 300;

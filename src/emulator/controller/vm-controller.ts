@@ -1,11 +1,11 @@
 // virt-controller's VM loop: keeps a VM's VMI in line with its runStrategy and pending state-change
 // requests (start/stop/restart), creates the VMI from the template, deletes it to stop, and derives
 // the VM's status. A deleted VM (it carries a finalizer) first stops its VMI, then goes away.
+import { mutateNewVmi } from "../apiserver/admission/vmi-mutator.ts";
+import type { Registry } from "../apiserver/registry.ts";
+import { clone, field, isJsonObject, type JsonObject, type KubeObject } from "../cluster/objects.ts";
+import { virtualMachineInstances, virtualMachines } from "../cluster/resources.ts";
 import { ApiError } from "../http/status.ts";
-import { clone, field, isJsonObject, type JsonObject, type KubeObject } from "../objects.ts";
-import type { Registry } from "../registry.ts";
-import { virtualMachineInstances, virtualMachines } from "../resources.ts";
-import { mutateNewVmi } from "../vmi-mutator.ts";
 import type { EventRecorder } from "./events.ts";
 import {
   isFinal,

@@ -1,7 +1,7 @@
 // A VM's status as virt-controller derives it from the VM and its VMI (updateStatus and
 // setPrintableStatus in pkg/virt-controller/watch/vm/vm.go): created, ready, the Ready condition,
 // the mirrored VMI conditions and printableStatus, evaluated in KubeVirt's order.
-import { timestamp, type JsonObject, type KubeObject } from "../objects.ts";
+import { timestamp, type JsonObject, type KubeObject } from "../cluster/objects.ts";
 import {
   conditionsOf,
   findCondition,

@@ -4,16 +4,23 @@
 // Each phase is appended to phaseTransitionTimestamps. A deleted VMI (it carries a finalizer) shuts
 // its guest down, turns Succeeded, loses its pod and then goes away.
 import { ApiError } from "../http/status.ts";
-import { field, isJsonObject, stringField, timestamp, type JsonObject, type KubeObject } from "../objects.ts";
-import type { GuestRuntime } from "../guest-runtime.ts";
-import type { Registry } from "../registry.ts";
-import { kubeVirts, nodes, pods, secrets, virtualMachineInstances } from "../resources.ts";
-import type { StoreEvent } from "../store.ts";
-import { vmiFinalizer } from "../vmi-mutator.ts";
+import {
+  field,
+  isJsonObject,
+  stringField,
+  timestamp,
+  type JsonObject,
+  type KubeObject,
+} from "../cluster/objects.ts";
+import type { GuestRuntime } from "../guests/guest-runtime.ts";
+import type { Registry } from "../apiserver/registry.ts";
+import { kubeVirts, nodes, pods, secrets, virtualMachineInstances } from "../cluster/resources.ts";
+import type { StoreEvent } from "../apiserver/store.ts";
+import { vmiFinalizer } from "../apiserver/admission/vmi-mutator.ts";
 import type { EventRecorder } from "./events.ts";
 import { condition, conditionsOf, findCondition, phaseOf, type Condition } from "./kubevirt-state.ts";
 import { buildLauncherPod, launcherRequests, serialConsoleLogEnabled } from "./launcher-pod.ts";
-import { publishedMemoryOverhead, vcpuCount } from "./memory-overhead.ts";
+import { publishedMemoryOverhead, vcpuCount } from "../cluster/memory-overhead.ts";
 import {
   initContainerStartErrorStatus,
   unstartableInitContainer,
@@ -24,7 +31,7 @@ import { kubevirtGateEnabled } from "./kubevirt-gates.ts";
 import { boundPodStatus, finishedPodStatus, runningPodStatus } from "./launcher-pod-status.ts";
 import { PodAddresses } from "./pod-addresses.ts";
 import { schedule } from "./scheduler.ts";
-import type { Timings } from "./timing.ts";
+import type { Timings } from "../cluster/timing.ts";
 
 const component = "virtualmachine-controller";
 const agentConnected = "AgentConnected";

@@ -3,7 +3,7 @@
 // (403 otherwise); the emulator serves it only when started with faults enabled (else the path is an
 // ordinary unknown path: 404).
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { TokenAuthenticator } from "../authentication.ts";
+import type { TokenAuthenticator } from "../apiserver/authentication.ts";
 import type { Connections } from "../http/connections.ts";
 import { readBody } from "../http/body.ts";
 import {

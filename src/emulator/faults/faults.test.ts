@@ -1,8 +1,8 @@
 // The fault API, over HTTP and in-process, each fault observed the way a client would meet it.
 import { request } from "node:https";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { KubeObject } from "../cluster/objects.ts";
 import type { Emulator } from "../emulator.ts";
-import type { KubeObject } from "../objects.ts";
 import { vmManifest } from "../testing/manifests.ts";
 import { jsonRequest, rawRequest } from "../testing/raw-request.ts";
 import { eventually, startTestEmulator, type TestEmulator } from "../testing/start.ts";

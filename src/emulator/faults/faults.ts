@@ -1,12 +1,12 @@
 // The emulator's fault injection for reliability tests, as a typed handle. The same operations are
 // served over HTTP by fault-api.ts when the emulator runs with `faults: true`.
-import type { GuestRuntime } from "../guest-runtime.ts";
+import type { Registry } from "../apiserver/registry.ts";
+import type { ObjectStore } from "../apiserver/store.ts";
+import type { WatchHub } from "../apiserver/watch.ts";
+import { virtualMachineInstances } from "../cluster/resources.ts";
+import type { GuestRuntime } from "../guests/guest-runtime.ts";
 import type { Connections } from "../http/connections.ts";
-import type { Registry } from "../registry.ts";
-import { virtualMachineInstances } from "../resources.ts";
-import type { ObjectStore } from "../store.ts";
 import type { ConsoleStreams } from "../subresources/console.ts";
-import type { WatchHub } from "../watch.ts";
 import type { RequestFaults } from "./request-faults.ts";
 
 export interface EmulatorFaults {

@@ -1,14 +1,9 @@
 // What every request meets before the API server proper: the fault API (when enabled), then any
 // injected delay or failure. Requests to the fault API itself are never delayed or failed.
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { Duplex } from "node:stream";
+import type { Handlers } from "../http/handlers.ts";
 import { isFaultApiRequest } from "./fault-api.ts";
 import { failUpgrade, sendFailure, type RequestFaults } from "./request-faults.ts";
-
-export interface Handlers {
-  onRequest(request: IncomingMessage, response: ServerResponse): void;
-  onUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void;
-}
 
 export function withFaults(
   api: Handlers,

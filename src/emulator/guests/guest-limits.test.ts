@@ -1,4 +1,4 @@
-// A guest cannot hurt the machine it runs on (issue 17, security review H3): it has its own limits on
+// A guest cannot hurt the machine it runs on (security review H3): it has its own limits on
 // processes, memory, CPU and disk, and as root a uid of its own that no host user has. Every
 // reproduction is bounded so that it stays harmless even if a limit were missing: the fork bomb stops
 // at 1000 processes that end by themselves within a minute, the memory and disk hogs at 512 MiB.

@@ -3,6 +3,7 @@
 // host's kernel, so the emulator holds it to the same: processes, memory and CPU through a cgroup of
 // its own (guest-cgroups.ts), the disk as a size-limited tmpfs (guest-setup.py).
 import { parseQuantity } from "../../common/quantity.ts";
+import { defaultGuestLimitSettings } from "../cluster/cluster-config.ts";
 
 export interface GuestLimits {
   /** Processes and threads at once (pids.max, and RLIMIT_NPROC for the guest's users). */
@@ -14,12 +15,6 @@ export interface GuestLimits {
   /** Home, /tmp, /var, /usr/local and /root together. */
   diskBytes: number;
 }
-
-/**
- * The defaults as the cluster config's guestLimits writes them (cluster-config.ts), and what the
- * emulator's guests get without a config: the one place they are set.
- */
-export const defaultGuestLimitSettings = { pids: 512, disk: "1Gi", memory: "1Gi" } as const;
 
 export const defaultGuestLimits: GuestLimits = {
   pids: defaultGuestLimitSettings.pids,

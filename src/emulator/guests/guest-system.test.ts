@@ -1,4 +1,4 @@
-// The boot contract of issue 16 on real sandboxed guests: only the image's commands, cloud-init as
+// The grading agent's boot contract on real sandboxed guests: only the image's commands, cloud-init as
 // guest root (root-owned files, packages failing without network), the emulated systemd (Type=notify,
 // restarts, a missing ExecStart) and what the student cannot do. The "agent" is a tiny Python
 // notify service standing in for the real one.

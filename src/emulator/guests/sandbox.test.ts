@@ -4,13 +4,12 @@ import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { detectSandbox, sandboxAvailable } from "./sandbox-support.ts";
 import {
   GUEST_UID,
   SANDBOX_PATH,
   asUser,
-  detectSandbox,
   runsPrivileged,
-  sandboxAvailable,
   sandboxLaunch,
   type SandboxBackend,
 } from "./sandbox.ts";

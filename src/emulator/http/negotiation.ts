@@ -1,6 +1,7 @@
 // Picks the response representation from the Accept header: plain JSON, a meta.k8s.io Table (what
 // kubectl get asks for) or PartialObjectMetadata. Protobuf is never chosen; clients fall back to JSON.
-import type { TableFormat } from "../table.ts";
+/** The meta.k8s.io versions of Table a client may ask for. */
+export type TableFormat = "Table/v1" | "Table/v1beta1";
 
 export type Representation =
   { kind: "json" } | { kind: "table"; format: TableFormat } | { kind: "metadata"; apiVersion: string };

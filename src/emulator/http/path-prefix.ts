@@ -5,7 +5,7 @@
 // so clients that drop the server URL's path get the proxy's own 404 instead of a lucky answer.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
-import type { Handlers } from "../faults/front-door.ts";
+import type { Handlers } from "./handlers.ts";
 import { writeRawResponse } from "./upgrade.ts";
 
 /** "/k8s/clusters/c-1" (leading slash, none at the end); "" means no prefix. Throws on anything else. */

@@ -3,7 +3,7 @@
 // authorization both work from this one reading.
 import type { RequestAttributes } from "../rbac/attributes.ts";
 import { badRequest } from "./status.ts";
-import { subresourcesGroup } from "../resources.ts";
+import { subresourcesGroup } from "../cluster/resources.ts";
 
 export interface ResourceRequestInfo {
   kind: "resource";

@@ -3,12 +3,12 @@
 // replayed. One connection per VMI: a new one takes the line and the older socket is cut without a
 // close frame (its client sees 1006), which is also what happens when the guest goes away.
 import type { WebSocket, WebSocketServer } from "ws";
-import type { GuestRuntime } from "../guest-runtime.ts";
+import type { Registry } from "../apiserver/registry.ts";
+import { field, stringField } from "../cluster/objects.ts";
+import type { GuestRuntime } from "../guests/guest-runtime.ts";
 import type { Guest } from "../guests/guest.ts";
 import { badRequest } from "../http/status.ts";
 import type { UpgradeContext } from "../http/upgrade.ts";
-import { field, stringField } from "../objects.ts";
-import type { Registry } from "../registry.ts";
 import { kubevirtInternalError, targetVmi, vmiConflict } from "./kubevirt-target.ts";
 import { asBuffer, highWaterMark, lowWaterMark } from "./websocket.ts";
 

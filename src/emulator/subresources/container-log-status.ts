@@ -3,7 +3,7 @@
 // it. The kubelet answers its refusal as a 400 with the error text, and the API server passes that on
 // as a BadRequest Status (GenericHttpResponseChecker in apiserver's registry/generic/rest). So a log
 // asked for while the container still waits to start is an error, not an empty log.
-import { field, stringField, type KubeObject } from "../objects.ts";
+import { field, stringField, type KubeObject } from "../cluster/objects.ts";
 
 const statusLists = ["containerStatuses", "initContainerStatuses", "ephemeralContainerStatuses"] as const;
 

@@ -3,13 +3,13 @@
 // Running, no AgentConnected condition) with response.WriteError(500, err): HTTP 500 and the
 // StatusError's message as plain text, not a Status object.
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Registry } from "../apiserver/registry.ts";
+import { stringField } from "../cluster/objects.ts";
+import { virtualMachineInstances } from "../cluster/resources.ts";
 import { findCondition } from "../controller/kubevirt-state.ts";
-import type { GuestRuntime } from "../guest-runtime.ts";
+import type { GuestRuntime } from "../guests/guest-runtime.ts";
 import type { ResourceRequestInfo } from "../http/request-info.ts";
 import { methodNotAllowed, qualifiedResource, sendJson } from "../http/status.ts";
-import { stringField } from "../objects.ts";
-import type { Registry } from "../registry.ts";
-import { virtualMachineInstances } from "../resources.ts";
 import { vmiResource } from "./kubevirt-target.ts";
 
 export const guestAgentSubresources = new Set(["guestosinfo", "userlist", "filesystemlist"]);

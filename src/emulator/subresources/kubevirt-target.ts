@@ -1,11 +1,11 @@
 // Which VMI a subresource call addresses, with virt-api's errors (FetchVirtualMachineInstance and
 // FetchVirtualMachineInstanceForVM in pkg/virt-api/rest/subresource.go). KubeVirt names the resource
 // in the singular in these messages: `virtualmachineinstance.kubevirt.io "x" not found`.
+import type { Registry } from "../apiserver/registry.ts";
+import { field, type KubeObject } from "../cluster/objects.ts";
+import { kubevirtGroup, virtualMachineInstances, virtualMachines } from "../cluster/resources.ts";
 import type { ResourceRequestInfo } from "../http/request-info.ts";
 import { ApiError, conflict, notFound } from "../http/status.ts";
-import { field, type KubeObject } from "../objects.ts";
-import type { Registry } from "../registry.ts";
-import { kubevirtGroup, virtualMachineInstances, virtualMachines } from "../resources.ts";
 
 export const vmiResource = { group: kubevirtGroup, plural: "virtualmachineinstance" };
 const vmResource = { group: kubevirtGroup, plural: "virtualmachine" };

@@ -14,7 +14,7 @@ import {
   type V1Pod,
 } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { labSessionsNamespace as namespace } from "../cluster.ts";
+import { labSessionsNamespace as namespace } from "../seed.ts";
 import { vmManifest } from "../testing/manifests.ts";
 import { rawRequest } from "../testing/raw-request.ts";
 import { eventually, startTestEmulator, type TestEmulator } from "../testing/start.ts";

@@ -6,12 +6,12 @@
 // has no kubelet to ask, and the API server's StreamObject writes 204 for the missing stream), and
 // once it is on one the kubelet refuses with a 400 while the container has not started.
 import type { ServerResponse } from "node:http";
-import type { GuestRuntime } from "../guest-runtime.ts";
+import type { Registry } from "../apiserver/registry.ts";
+import { field, stringField, type KubeObject } from "../cluster/objects.ts";
+import { pods } from "../cluster/resources.ts";
+import type { GuestRuntime } from "../guests/guest-runtime.ts";
 import type { ResourceRequestInfo } from "../http/request-info.ts";
 import { badRequest, methodNotAllowed, notFound } from "../http/status.ts";
-import { field, stringField, type KubeObject } from "../objects.ts";
-import type { Registry } from "../registry.ts";
-import { pods } from "../resources.ts";
 import { containerLogRefusal } from "./container-log-status.ts";
 
 export const consoleLogContainer = "guest-console-log";

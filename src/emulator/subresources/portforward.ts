@@ -5,12 +5,12 @@
 // either side ends, both sockets are closed without a close frame.
 import net from "node:net";
 import type { WebSocket, WebSocketServer } from "ws";
-import type { GuestRuntime } from "../guest-runtime.ts";
+import type { GuestRuntime } from "../guests/guest-runtime.ts";
 import { badRequest, pathNotFound } from "../http/status.ts";
 import type { UpgradeContext } from "../http/upgrade.ts";
-import { field, stringField, type KubeObject } from "../objects.ts";
+import { field, stringField, type KubeObject } from "../cluster/objects.ts";
 import { findCondition } from "../controller/kubevirt-state.ts";
-import type { Registry } from "../registry.ts";
+import type { Registry } from "../apiserver/registry.ts";
 import { kubevirtInternalError, targetVmi, vmiConflict } from "./kubevirt-target.ts";
 import { asBuffer, highWaterMark, lowWaterMark } from "./websocket.ts";
 

@@ -3,8 +3,8 @@
 // the guest agent's answers, cloud-init from inline user data and from a Secret, and the sandbox.
 import { existsSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { KubeObject } from "../cluster/objects.ts";
 import { echoServerCommand } from "../guests/testing/echo-server.ts";
-import type { KubeObject } from "../objects.ts";
 import { vmManifest } from "../testing/manifests.ts";
 import { jsonRequest, rawRequest } from "../testing/raw-request.ts";
 import { eventually, startTestEmulator, type TestEmulator } from "../testing/start.ts";

@@ -7,8 +7,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { KubeConfig } from "@kubernetes/client-node";
+import { loadOrCreateServingMaterial } from "../cluster/tls.ts";
 import { createEmulator, type Emulator, type EmulatorOptions } from "../emulator.ts";
-import { loadOrCreateServingMaterial } from "../tls.ts";
 
 /** The BFF's identity in deploy/base (serviceaccount.yaml). */
 export const bffServiceAccount = { namespace: "lab-console", name: "lab-console" };

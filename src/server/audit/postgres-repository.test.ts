@@ -1,7 +1,6 @@
 // The audit repository contract on a real PostgreSQL, its own table beside the grading tables, and
 // an entry PostgreSQL cannot commit.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { postgresAuditSchema } from "../db/postgres/audit-schema.ts";
 import {
   createTestSchema,
   failCommitsWriting,
@@ -13,6 +12,7 @@ import {
 import { PostgresGradingRepository } from "../grading/postgres-repository.ts";
 import { AuditLog } from "./audit-log.ts";
 import { PostgresAuditRepository } from "./postgres-repository.ts";
+import { postgresAuditSchema } from "./postgres-schema.ts";
 import { anAuditEntry, describeAuditRepositoryContract } from "./testing/repository-contract.ts";
 
 let server: TestPostgres;

@@ -2,7 +2,7 @@
 // first by id.
 import { AuditEntry } from "../../common/operations-api.ts";
 import { PostgresDatabase, type PostgresOptions } from "../db/postgres/database.ts";
-import { postgresAuditSchema } from "../db/postgres/audit-schema.ts";
+import { postgresAuditSchema } from "./postgres-schema.ts";
 import type { AuditFilter, AuditRepository, NewAuditEntry } from "./repository.ts";
 
 interface Row {

@@ -5,8 +5,8 @@
 // ended, so INSERT … RETURNING through .get() hands back the id of an entry never stored.
 import type { Database, Statement } from "better-sqlite3";
 import { AuditEntry } from "../../common/operations-api.ts";
-import { openAuditDatabase } from "../db/audit-database.ts";
 import { withDatabaseErrors } from "../db/errors.ts";
+import { openAuditDatabase } from "./audit-database.ts";
 import type { AuditFilter, AuditRepository, NewAuditEntry } from "./repository.ts";
 
 interface Row {

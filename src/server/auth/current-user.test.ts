@@ -1,4 +1,4 @@
-// The sign-in cookies on a real fastify with @fastify/cookie: the sign-in itself in `lab_session`,
+// The sign-in cookies on a real fastify with @fastify/cookie: the sign-in itself in `lab_sign_in`,
 // and the provider's sign-out URL (with its ID token), encrypted, in a cookie only the sign-out path
 // is sent.
 import { mkdtemp, rm } from "node:fs/promises";
@@ -7,40 +7,40 @@ import path from "node:path";
 import fastifyCookie from "@fastify/cookie";
 import Fastify, { type FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { clearSessionCookie, findLoginSession, setSessionCookie } from "./current-user.ts";
+import { clearSignInCookie, findSignIn, setSignInCookie } from "./current-user.ts";
 import { SqliteEndedSignInRepository } from "./ended-sign-ins/sqlite-repository.ts";
-import { LoginSessions } from "./login-sessions.ts";
+import { SignIns } from "./sign-ins.ts";
 import { SignOutCookie } from "./sign-out-cookie.ts";
 
 let dir: string;
 let store: SqliteEndedSignInRepository;
-let loginSessions: LoginSessions;
+let signIns: SignIns;
 let app: FastifyInstance;
 const secret = "a-test-secret-that-is-long-enough-to-sign";
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), "current-user-"));
   store = SqliteEndedSignInRepository.open(dir);
-  loginSessions = await LoginSessions.open({ store });
+  signIns = await SignIns.open({ store });
   app = Fastify();
   await app.register(fastifyCookie, { secret });
   const signOutCookie = new SignOutCookie(secret);
   app.post<{ Body: { providerSignOutUrl?: string } }>("/sign-in", async (request, reply) => {
-    const session = loginSessions.create({ username: "sam", role: "student" }, request.body);
-    setSessionCookie(request, reply, session);
+    const session = signIns.create({ username: "sam", role: "student" }, request.body);
+    setSignInCookie(request, reply, session);
     signOutCookie.set(request, reply, session);
     return { id: session.id };
   });
-  app.get("/api/me", async (request) => findLoginSession(request, loginSessions) ?? null);
+  app.get("/api/me", async (request) => findSignIn(request, signIns) ?? null);
   app.post("/api/auth/logout", async (request, reply) => {
-    const session = findLoginSession(request, loginSessions);
-    clearSessionCookie(request, reply);
+    const session = findSignIn(request, signIns);
+    clearSignInCookie(request, reply);
     return { providerSignOutUrl: (session && signOutCookie.read(request, session)) ?? null };
   });
 });
 afterAll(async () => {
   await app?.close();
-  await loginSessions?.close();
+  await signIns?.close();
   await store?.close();
   await rm(dir, { recursive: true, force: true });
 });
@@ -71,10 +71,22 @@ async function signIn(providerSignOutUrl?: string) {
 }
 
 describe("the sign-in cookies", () => {
+  it("still accept a sign-in under the cookie's former name, and clear it at sign-out", async () => {
+    const { id, cookies } = await signIn();
+    const value = cookies.get("lab_sign_in")!.pair.slice("lab_sign_in=".length);
+    const former = { cookie: `lab_session=${value}` };
+    const me = await app.inject({ url: "/api/me", headers: former });
+    expect(me.json()).toMatchObject({ id, user: { username: "sam" } });
+
+    const logout = await app.inject({ method: "POST", url: "/api/auth/logout", headers: former });
+    const cleared = [logout.headers["set-cookie"]].flat().map((line) => String(line).split("=")[0]);
+    expect(cleared).toEqual(["lab_sign_in", "lab_session"]);
+  });
+
   it("keep the provider's sign-out URL out of the sign-in cookie, for the sign-out path alone", async () => {
     const url = providerSignOutUrl(1500);
     const { id, cookies } = await signIn(url);
-    const session = cookies.get("lab_session")!;
+    const session = cookies.get("lab_sign_in")!;
     const signOut = cookies.get("lab_signout")!;
     expect(session.pair.length).toBeLessThan(300);
     expect(session.attributes).toContain("Path=/");
@@ -102,7 +114,7 @@ describe("the sign-in cookies", () => {
     });
     expect(logout.json()).toEqual({ providerSignOutUrl: url });
     expect([logout.headers["set-cookie"]].flat()).toEqual([
-      expect.stringMatching(/^lab_session=;.*Path=\//),
+      expect.stringMatching(/^lab_sign_in=;.*Path=\//),
       expect.stringMatching(/^lab_signout=;.*Path=\/api\/auth\/logout/),
     ]);
   });
@@ -114,7 +126,7 @@ describe("the sign-in cookies", () => {
     const logout = await app.inject({
       method: "POST",
       url: "/api/auth/logout",
-      headers: { cookie: `${cookies.get("lab_session")!.pair}; ${signOut.pair}` },
+      headers: { cookie: `${cookies.get("lab_sign_in")!.pair}; ${signOut.pair}` },
     });
     const url = new URL((logout.json() as { providerSignOutUrl: string }).providerSignOutUrl);
     expect(`${url.origin}${url.pathname}`).toBe(endSession);
@@ -131,7 +143,7 @@ describe("the sign-in cookies", () => {
       method: "POST",
       url: "/api/auth/logout",
       headers: {
-        cookie: `${later.cookies.get("lab_session")!.pair}; ${earlier.cookies.get("lab_signout")!.pair}`,
+        cookie: `${later.cookies.get("lab_sign_in")!.pair}; ${earlier.cookies.get("lab_signout")!.pair}`,
       },
     });
     expect(logout.json()).toEqual({ providerSignOutUrl: null });
@@ -139,7 +151,7 @@ describe("the sign-in cookies", () => {
 
   it("ignore a sign-out cookie that was altered", async () => {
     const { cookies } = await signIn(providerSignOutUrl(100));
-    const session = cookies.get("lab_session")!.pair;
+    const session = cookies.get("lab_sign_in")!.pair;
     const value = cookies.get("lab_signout")!.pair.slice("lab_signout=".length);
     const sealed = Buffer.from(value, "base64url");
     sealed[sealed.length - 1]! ^= 1;

@@ -1,15 +1,21 @@
-// Which signed-in person a request belongs to. The signed `lab_session` cookie carries the whole
-// sign-in (login-sessions.ts says why): its signature is checked, then its shape, then LoginSessions
-// says whether it still stands. Routes ask `requireUser`; nothing else reads the cookie.
+// Which signed-in person a request belongs to. The signed `lab_sign_in` cookie carries the whole
+// sign-in (sign-ins.ts says why): its signature is checked, then its shape, then SignIns
+// says whether it still stands. The access policy asks (access/policy.ts); nothing else reads the
+// cookie but sign-in and sign-out.
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import { Me } from "../../common/api.ts";
-import { unauthenticated } from "../http/errors.ts";
 import { cookieOptions } from "./cookie-options.ts";
-import { loginSessionLifetimeMs, type LoginSession, type LoginSessions } from "./login-sessions.ts";
+import { signInLifetimeMs, type SignIn, type SignIns } from "./sign-ins.ts";
 import { signOutCookieName, signOutCookiePath } from "./sign-out-cookie.ts";
 
-export const sessionCookieName = "lab_session";
+export const signInCookieName = "lab_sign_in";
+/**
+ * The cookie's name before it was named for what it holds (a sign-in, not a lab session). Read, so
+ * that an upgrade signs nobody out, and cleared with it; it is never set again, so it is gone once
+ * the last one expires (a sign-in lasts 12 hours).
+ */
+export const formerSignInCookieName = "lab_session";
 
 const CookieSignIn = z
   .object({
@@ -21,20 +27,17 @@ const CookieSignIn = z
   })
   .transform(({ issuedAt, ...signIn }) => ({
     ...signIn,
-    issuedAt: issuedAt ?? signIn.expiresAt - loginSessionLifetimeMs,
+    issuedAt: issuedAt ?? signIn.expiresAt - signInLifetimeMs,
   }));
 
-/** The `lab_session` cookie's value before signing: the sign-in as base64url JSON. */
-export function encodeLoginSession(session: LoginSession): string {
-  const { id, user, issuedAt, expiresAt } = session;
+/** The `lab_sign_in` cookie's value before signing: the sign-in as base64url JSON. */
+export function encodeSignIn(signIn: SignIn): string {
+  const { id, user, issuedAt, expiresAt } = signIn;
   return Buffer.from(JSON.stringify({ id, user, issuedAt, expiresAt })).toString("base64url");
 }
 
-export function findLoginSession(
-  request: FastifyRequest,
-  loginSessions: LoginSessions,
-): LoginSession | undefined {
-  const cookie = request.cookies[sessionCookieName];
+export function findSignIn(request: FastifyRequest, signIns: SignIns): SignIn | undefined {
+  const cookie = request.cookies[signInCookieName] ?? request.cookies[formerSignInCookieName];
   if (!cookie) return undefined;
   const unsigned = request.unsignCookie(cookie);
   if (!unsigned.valid || !unsigned.value) return undefined;
@@ -45,27 +48,29 @@ export function findLoginSession(
     // Not JSON at all.
     return undefined;
   }
-  return claimed.success ? loginSessions.accept(claimed.data) : undefined;
-}
-
-export function requireUser(request: FastifyRequest, loginSessions: LoginSessions): Me {
-  const session = findLoginSession(request, loginSessions);
-  if (!session) throw unauthenticated();
-  return session.user;
+  return claimed.success ? signIns.accept(claimed.data) : undefined;
 }
 
 /** The sign-in cookie; the provider's sign-out URL, when there is one, goes in SignOutCookie. */
-export function setSessionCookie(request: FastifyRequest, reply: FastifyReply, session: LoginSession): void {
-  reply.setCookie(sessionCookieName, encodeLoginSession(session), {
+export function setSignInCookie(request: FastifyRequest, reply: FastifyReply, signIn: SignIn): void {
+  reply.setCookie(signInCookieName, encodeSignIn(signIn), {
     ...cookieOptions(request, "/"),
     signed: true,
-    expires: new Date(session.expiresAt),
+    expires: new Date(signIn.expiresAt),
   });
+  clearFormerCookie(request, reply);
 }
 
-export function clearSessionCookie(request: FastifyRequest, reply: FastifyReply): void {
-  reply.clearCookie(sessionCookieName, cookieOptions(request, "/"));
+export function clearSignInCookie(request: FastifyRequest, reply: FastifyReply): void {
+  reply.clearCookie(signInCookieName, cookieOptions(request, "/"));
+  clearFormerCookie(request, reply);
   if (request.cookies[signOutCookieName] !== undefined) {
     reply.clearCookie(signOutCookieName, cookieOptions(request, signOutCookiePath));
+  }
+}
+
+function clearFormerCookie(request: FastifyRequest, reply: FastifyReply): void {
+  if (request.cookies[formerSignInCookieName] !== undefined) {
+    reply.clearCookie(formerSignInCookieName, cookieOptions(request, "/"));
   }
 }

@@ -11,9 +11,10 @@ import { eventually } from "../testing/test-bff.ts";
 import { createDemoAuthenticator } from "./authenticator.ts";
 import { SqliteEndedSignInRepository } from "./ended-sign-ins/sqlite-repository.ts";
 import { LiveUsers } from "./live-users.ts";
-import { LoginSessions, type LoginSession } from "./login-sessions.ts";
+import { SignIns, type SignIn } from "./sign-ins.ts";
 import { hashPassword } from "./passwords.ts";
 import { registerAuthRoutes } from "./routes.ts";
+import { enforceAccessForTests } from "../access/testing/policy-for-tests.ts";
 
 const secret = "a-test-secret-that-is-long-enough-to-sign";
 let dir: string;
@@ -21,9 +22,9 @@ let file: string;
 let passwordHash: string;
 let store: SqliteEndedSignInRepository;
 let users: LiveUsers;
-let loginSessions: LoginSessions;
+let signIns: SignIns;
 let app: FastifyInstance;
-const ended: LoginSession[] = [];
+const ended: SignIn[] = [];
 const warnings: string[] = [];
 
 async function writeUsers(people: Record<string, Role>): Promise<void> {
@@ -43,19 +44,20 @@ beforeEach(async () => {
     log: { info: () => undefined, warn: (message) => warnings.push(message) },
   });
   store = SqliteEndedSignInRepository.open(dir);
-  loginSessions = await LoginSessions.open({ store, standing: users });
-  loginSessions.onEnded((session) => ended.push(session));
+  signIns = await SignIns.open({ store, standing: users });
+  signIns.onEnded((session) => ended.push(session));
   app = Fastify();
   await app.register(fastifyCookie, { secret });
+  enforceAccessForTests(app, { signIns });
   registerAuthRoutes(app, {
     authenticator: await createDemoAuthenticator(users),
-    loginSessions,
+    signIns,
     cookieSecret: secret,
   });
 });
 afterEach(async () => {
   await app?.close();
-  await loginSessions?.close();
+  await signIns?.close();
   users?.close();
   await store?.close();
   await rm(dir, { recursive: true, force: true });

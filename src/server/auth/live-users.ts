@@ -1,12 +1,12 @@
 // The demo users as the users file says now, not as it said at start-up: a person taken out of the
-// file, or given another role in it, is refused on their next request (LoginSessions asks `holds`),
+// file, or given another role in it, is refused on their next request (SignIns asks `holds`),
 // and signing in uses the file's current passwords. The file is kept in memory and read again when
 // its modification time, size or inode changes, looked at every 2 s in the background: a request
 // never touches the disk. An edit that leaves the file unreadable or removes it keeps the users last
 // read (a restart would refuse a broken file, or create the demo users in place of a missing one).
 import { stat } from "node:fs/promises";
 import type { Me } from "../../common/api.ts";
-import type { UserStanding } from "./login-sessions.ts";
+import type { UserStanding } from "./sign-ins.ts";
 import { loadUsers, readUsers, type UserRecord } from "./users-file.ts";
 
 const checkIntervalMs = 2000;

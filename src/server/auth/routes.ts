@@ -1,15 +1,16 @@
-// Sign-in, sign-out and "who am I"; and an instructor signing someone out everywhere.
+// Sign-in, sign-out and "who am I"; and an instructor signing someone out everywhere. Signing in
+// through an OpenID provider has routes of its own (oidc/routes.ts).
 import type { FastifyInstance } from "fastify";
 import { LoginRequest, type AuthConfig, type LogoutResult, type Me } from "../../common/api.ts";
+import { signedInUser } from "../access/policy.ts";
 import type { AuditLog } from "../audit/audit-log.ts";
 import { addressKey } from "../http/client-address.ts";
 import { HttpError, parseOrThrow } from "../http/errors.ts";
 import { registerAdminSignOutRoute } from "./admin-sign-out-routes.ts";
 import type { Authenticator } from "./authenticator.ts";
-import { clearSessionCookie, findLoginSession, requireUser, setSessionCookie } from "./current-user.ts";
-import type { LoginSessions } from "./login-sessions.ts";
+import { clearSignInCookie, findSignIn, setSignInCookie } from "./current-user.ts";
+import type { SignIns } from "./sign-ins.ts";
 import { isKnownDevice, rememberDevice } from "./known-device.ts";
-import { registerOidcRoutes } from "./oidc/routes.ts";
 import { SignInLimiter } from "./sign-in-limiter.ts";
 import { SignOutCookie } from "./sign-out-cookie.ts";
 
@@ -17,13 +18,13 @@ export function registerAuthRoutes(
   app: FastifyInstance,
   {
     authenticator,
-    loginSessions,
+    signIns,
     audit,
     cookieSecret,
     now,
   }: {
     authenticator: Authenticator;
-    loginSessions: LoginSessions;
+    signIns: SignIns;
     audit?: AuditLog;
     /** SESSION_SECRET: the provider's sign-out URL is encrypted under a key derived from it. */
     cookieSecret: string;
@@ -35,16 +36,15 @@ export function registerAuthRoutes(
   const signInLimiter = new SignInLimiter(now);
 
   // Public: the sign-in page asks before anyone is signed in.
-  app.get("/api/auth/config", async (): Promise<AuthConfig> =>
+  const open = { config: { access: "public" } } as const;
+  app.get("/api/auth/config", open, async (): Promise<AuthConfig> =>
     authenticator.mode === "oidc"
       ? { mode: "oidc", providerName: authenticator.providerName }
       : { mode: "demo" },
   );
-  if (authenticator.mode === "oidc")
-    registerOidcRoutes(app, { authenticator, loginSessions, audit, signOutCookie });
-  registerAdminSignOutRoute(app, { loginSessions, audit });
+  registerAdminSignOutRoute(app, { signIns, audit });
 
-  app.post("/api/auth/login", async (request, reply): Promise<Me> => {
+  app.post("/api/auth/login", open, async (request, reply): Promise<Me> => {
     if (authenticator.mode !== "demo") {
       throw new HttpError(
         400,
@@ -70,18 +70,19 @@ export function registerAuthRoutes(
     }
     notAGuess();
     // A fresh id on every sign-in, so an id planted before sign-in is worthless afterwards.
-    const previous = findLoginSession(request, loginSessions);
-    if (previous) await loginSessions.end(previous);
-    setSessionCookie(request, reply, loginSessions.create(user));
+    const previous = findSignIn(request, signIns);
+    if (previous) await signIns.end(previous);
+    setSignInCookie(request, reply, signIns.create(user));
     rememberDevice(request, reply, user.username);
     await audit?.record({ action: "sign-in", actor: user }, request);
     return user;
   });
 
-  app.post("/api/auth/logout", async (request, reply) => {
-    const session = findLoginSession(request, loginSessions);
-    if (session) await loginSessions.end(session);
-    clearSessionCookie(request, reply);
+  // Public: signing out a sign-in that no longer stands still clears its cookie.
+  app.post("/api/auth/logout", open, async (request, reply) => {
+    const session = findSignIn(request, signIns);
+    if (session) await signIns.end(session);
+    clearSignInCookie(request, reply);
     // The console's session is over either way; the provider's own one ends when the browser goes there.
     const providerSignOutUrl = session && signOutCookie.read(request, session);
     if (!providerSignOutUrl) return reply.status(204).send();
@@ -89,5 +90,7 @@ export function registerAuthRoutes(
     return reply.status(200).send(result);
   });
 
-  app.get("/api/me", async (request): Promise<Me> => requireUser(request, loginSessions));
+  app.get("/api/me", { config: { access: "signed-in" } }, async (request): Promise<Me> =>
+    signedInUser(request),
+  );
 }

@@ -1,239 +1,175 @@
-// Sign-ins across restarts and replicas: test BFFs on one data folder (one ended-sign-ins.db, one
-// cookie secret), started, stopped and restarted while a browser keeps its cookie.
-import { execFile } from "node:child_process";
-import { randomBytes } from "node:crypto";
+// SignIns as replicas use them: several instances over one real sign-out store (a SQLite file
+// each opens on its own connection, as two processes would), polling it every few milliseconds.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { promisify } from "node:util";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { startTestEmulator, type TestEmulator } from "../../emulator/testing/start.ts";
-import { ConsoleTestClient, signInCookie } from "../console/testing/console-client.ts";
-import { aLab } from "../sessions/testing/fixtures.ts";
-import { eventually, startTestBff, type TestBff } from "../testing/test-bff.ts";
-import { encodeLoginSession } from "./current-user.ts";
-import { loginSessionLifetimeMs } from "./login-sessions.ts";
+import Database from "better-sqlite3";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { Me } from "../../common/api.ts";
+import { eventually } from "../testing/test-bff.ts";
+import { endedSignInsDatabaseName } from "./ended-sign-ins/ended-sign-ins-database.ts";
+import { SqliteEndedSignInRepository } from "./ended-sign-ins/sqlite-repository.ts";
+import { SignIns, type SignIn, type SignInsOptions } from "./sign-ins.ts";
 
-const lab = aLab();
-let emulator: TestEmulator;
-let dataDir: string;
-const running: TestBff[] = [];
+const alice: Me = { username: "alice", role: "student" };
+const hour = 60 * 60 * 1000;
 
-beforeAll(async () => {
-  // Sandboxed guests: one test watches a real console.
-  emulator = await startTestEmulator({ guests: "sandbox", deployRbac: true });
-});
-afterAll(async () => {
-  await emulator?.close();
-});
+let dir: string;
+const toClose: { close(): Promise<void> }[] = [];
+
 beforeEach(async () => {
-  dataDir = await mkdtemp(path.join(tmpdir(), "sign-ins-"));
+  dir = await mkdtemp(path.join(tmpdir(), "sign-ins-"));
 });
 afterEach(async () => {
-  await Promise.all(running.splice(0).map((bff) => bff.close()));
-  await rm(dataDir, { recursive: true, force: true });
+  // Newest first: the instances before the stores under them.
+  for (const each of toClose.splice(0).reverse()) await each.close();
+  await rm(dir, { recursive: true, force: true });
 });
 
-/** A BFF on the shared data folder: a replica, or the same console after a restart. */
-async function startBff(options: { cookieSecret?: string } = {}): Promise<TestBff> {
-  const bff = await startTestBff({
-    labs: [lab],
-    emulator,
-    gradingDataDir: dataDir,
-    signOutPollIntervalMs: 50,
-    ...options,
+function openStore(): SqliteEndedSignInRepository {
+  const store = SqliteEndedSignInRepository.open(dir, { busyTimeoutMs: 20 });
+  toClose.push(store);
+  return store;
+}
+
+/** A replica: its own connection to the shared store, polling every 20 ms. */
+async function replica(options: Partial<SignInsOptions> = {}) {
+  const messages: string[] = [];
+  const log = { info: (line: string) => messages.push(line), warn: (line: string) => messages.push(line) };
+  const sessions = await SignIns.open({ store: openStore(), pollIntervalMs: 20, log, ...options });
+  toClose.push(sessions);
+  const ended: SignIn[] = [];
+  sessions.onEnded((session) => ended.push(session));
+  return { sessions, ended, messages };
+}
+
+const refused = (sessions: SignIns, session: SignIn) => async () => sessions.accept(session) === undefined;
+
+describe("SignIns across replicas", () => {
+  it("accepts a sign-in made by another replica, or before a restart, with no lookup", async () => {
+    const a = await replica();
+    const signIn = a.sessions.create(alice, { providerSignOutUrl: "https://login.example.edu/logout" });
+    expect(signIn.id).toMatch(/^[\w-]{43}$/);
+    expect(signIn.expiresAt - Date.now()).toBeGreaterThan(11 * hour);
+    await a.sessions.close();
+
+    const b = await replica();
+    expect(b.sessions.accept(signIn)).toEqual(signIn);
   });
-  running.push(bff);
-  return bff;
-}
 
-async function stop(bff: TestBff): Promise<void> {
-  running.splice(running.indexOf(bff), 1);
-  await bff.close();
-}
+  it("refuses a sign-out at once where it happened, and after a poll on every other replica", async () => {
+    const a = await replica();
+    const b = await replica();
+    const signIn = a.sessions.create(alice);
+    const untouched = a.sessions.create({ username: "bob", role: "student" });
+    expect(b.sessions.accept(signIn)).toBeDefined();
+    expect(a.sessions.accept(signIn)).toBeDefined();
 
-async function me(baseUrl: string, cookie: string): Promise<number> {
-  const response = await fetch(`${baseUrl}/api/me`, { headers: { cookie } });
-  await response.body?.cancel();
-  return response.status;
-}
+    await a.sessions.end(signIn);
+    expect(a.sessions.accept(signIn)).toBeUndefined();
+    expect(a.ended).toEqual([signIn]);
+    await eventually(refused(b.sessions, signIn), Boolean, { what: "the other replica to refuse it" });
+    // B had accepted it (it could hold a console for it): its listeners close what it holds.
+    expect(b.ended).toEqual([signIn]);
+    expect(b.sessions.accept(untouched)).toBeDefined();
 
-describe("sign-ins", () => {
-  it("survive a restart, hold on every replica, and end everywhere when signed out on one", async () => {
-    let a = await startBff();
-    const b = await startBff();
-    const alice = await a.signIn("alice");
-    expect((await alice.copy(b.url).get("/api/me")).body).toEqual({ username: "alice", role: "student" });
+    // Ended twice, heard once; and a replica starting now knows before its first request.
+    await a.sessions.end(signIn);
+    expect(a.ended).toHaveLength(1);
+    const c = await replica();
+    expect(c.sessions.accept(signIn)).toBeUndefined();
+    expect(c.ended).toEqual([]);
+  });
 
-    await stop(a);
-    a = await startBff();
-    const aliceOnA = alice.copy(a.url);
-    expect((await aliceOnA.get("/api/me")).status).toBe(200);
-    const endedOnA: string[] = [];
-    a.loginSessions.onEnded((session) => endedOnA.push(session.user.username));
+  it("refuses an expired sign-in, tells listeners where it was accepted, and purges its sign-out", async () => {
+    let now = Date.UTC(2030, 0, 1, 8);
+    const a = await replica({ now: () => now });
+    const b = await replica({ now: () => now });
+    const signedOut = a.sessions.create(alice);
+    const expiring = a.sessions.create({ username: "bob", role: "student" });
+    expect(b.sessions.accept(expiring)).toBeDefined();
+    await a.sessions.end(signedOut);
+    const store = openStore();
+    expect((await store.endedSince(0)).endedSignIns.map((each) => each.id)).toEqual([signedOut.id]);
 
-    const aliceOnB = alice.copy(b.url);
-    expect((await aliceOnB.post("/api/auth/logout")).status).toBe(204);
-    expect((await alice.copy(b.url).get("/api/me")).status).toBe(401);
+    now = expiring.expiresAt;
+    expect(b.sessions.accept(expiring)).toBeUndefined();
     await eventually(
-      () => aliceOnA.get("/api/me"),
-      (answer) => answer.status === 401,
-      { what: "the restarted BFF to refuse the signed-out cookie" },
+      async () => b.ended,
+      (ended) => ended.length === 1,
+      { what: "the expiry heard" },
     );
-    // A had accepted it, so whatever A holds for it (consoles, the class wall) is closed there.
-    expect(endedOnA).toEqual(["alice"]);
-
-    // The sign-out outlives every process that knew of it.
-    await Promise.all([stop(a), stop(b)]);
-    const c = await startBff();
-    expect((await alice.copy(c.url).get("/api/me")).status).toBe(401);
-  });
-
-  it("refuse a cookie that is tampered with, of the wrong shape, expired, or signed with another secret", async () => {
-    const bff = await startBff();
-    const genuine = await signInCookie(bff.url, "bob");
-    expect(await me(bff.url, genuine)).toBe(200);
-    // The whole sign-in rides in every request: it must stay far below the 4 KB a cookie may hold.
-    expect(genuine.length).toBeLessThan(300);
-
-    const [payload, signature] = genuine.slice("lab_session=".length).split(".") as [string, string];
-    const claims = JSON.parse(Buffer.from(payload, "base64url").toString("utf8"));
-    expect(claims).toEqual({
-      id: expect.stringMatching(/^[\w-]{43}$/),
-      user: { username: "bob", role: "student" },
-      issuedAt: expect.any(Number),
-      expiresAt: expect.any(Number),
-    });
-    expect(claims.expiresAt - claims.issuedAt).toBe(loginSessionLifetimeMs);
-    const promoted = Buffer.from(
-      JSON.stringify({ ...claims, user: { username: "bob", role: "instructor" } }),
-    ).toString("base64url");
-    expect(await me(bff.url, `lab_session=${promoted}.${signature}`)).toBe(401);
-
-    const signed = (value: string) => `lab_session=${bff.app.signCookie(value)}`;
-    const encoded = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url");
-    expect(await me(bff.url, signed("not even base64url JSON"))).toBe(401);
-    expect(await me(bff.url, signed(encoded({ ...claims, user: { username: "bob", role: "root" } })))).toBe(
-      401,
+    expect(b.ended).toEqual([expiring]);
+    // Expired, the sign-out is useless: the store forgets it, and the replicas refuse it all the same.
+    await eventually(
+      async () => (await store.endedSince(0)).endedSignIns,
+      (rows) => rows.length === 0,
+      { what: "the expired sign-out purged" },
     );
-    expect(await me(bff.url, signed(encoded({ ...claims, id: "short" })))).toBe(401);
-    const expired = {
-      id: randomBytes(32).toString("base64url"),
-      user: { username: "bob", role: "student" as const },
-      issuedAt: Date.now() - loginSessionLifetimeMs - 1,
-      expiresAt: Date.now() - 1,
-    };
-    expect(await me(bff.url, signed(encodeLoginSession(expired)))).toBe(401);
-    expect(
-      await me(bff.url, signed(encodeLoginSession({ ...expired, expiresAt: Date.now() + 60_000 }))),
-    ).toBe(200);
-
-    // A new SESSION_SECRET signs everyone out.
-    const rotated = await startBff({ cookieSecret: "another-secret-that-is-long-enough-to-sign" });
-    expect(await me(rotated.url, genuine)).toBe(401);
+    expect(a.sessions.accept(signedOut)).toBeUndefined();
   });
 });
 
-describe("signing one person out everywhere", () => {
-  it("by an instructor ends a TA's sign-ins on every replica within a poll and closes their console", async () => {
-    const a = await startBff();
-    const b = await startBff();
-    const launched = await (await b.signIn("alice")).post("/api/sessions", { labId: lab.id });
-    expect(launched.status).toBe(201);
-    const sessionId = launched.body.id as string;
-    const tara = await signInCookie(a.url, "tara");
-    const ivan = await a.signIn("ivan");
+describe("SignIns when the store is in trouble", () => {
+  it("ends a sign-in here at once while the store is locked, and shares it once the store answers", async () => {
+    const a = await replica();
+    const b = await replica();
+    const signIn = a.sessions.create(alice);
+    const locker = new Database(path.join(dir, endedSignInsDatabaseName));
+    try {
+      locker.exec("BEGIN IMMEDIATE");
+      const started = performance.now();
+      await a.sessions.end(signIn);
+      expect(performance.now() - started).toBeLessThan(1500);
+      expect(a.sessions.accept(signIn)).toBeUndefined();
+      expect(a.messages.join("\n")).toMatch(/A sign-out could not be stored \(.*locked by another program/);
+      // Not stored: the other replica cannot know yet.
+      expect(b.sessions.accept(signIn)).toBeDefined();
+      locker.exec("COMMIT");
+    } finally {
+      locker.close();
+    }
+    await eventually(refused(b.sessions, signIn), Boolean, { what: "the retried sign-out to reach B" });
     await eventually(
-      async () => {
-        const response = await fetch(`${b.url}/api/sessions/${sessionId}`, { headers: { cookie: tara } });
-        return response.ok ? ((await response.json()) as { status: string }).status : response.status;
-      },
-      (status) => status === "running",
-      { what: "the session running in the second replica's view", timeoutMs: 20_000 },
+      async () => a.messages.at(-1),
+      (line) => line?.startsWith("The sign-out store answers again") ?? false,
+      { what: "the recovery logged" },
     );
-    const watching = await ConsoleTestClient.connect(b.url, sessionId, { cookie: tara, mode: "observe" });
-    await watching.until(
-      () => watching.lastMessage("status")?.state === "connected",
-      "the watched console connected",
-      20_000,
-    );
-    const signed = (value: unknown) =>
-      `lab_session=${a.app.signCookie(Buffer.from(JSON.stringify(value)).toString("base64url"))}`;
-    // Made before sign-ins carried their issue time: counted as issued one lifetime before expiry.
-    const olderCookie = (username: string, role: string) =>
-      signed({
-        id: randomBytes(32).toString("base64url"),
-        user: { username, role },
-        expiresAt: Date.now() + 60_000,
-      });
-    const olderTara = olderCookie("tara", "ta");
-    expect(await me(b.url, olderTara)).toBe(200);
-
-    const answer = await ivan.post("/api/admin/sign-outs", { username: "tara" });
-    expect(answer.status).toBe(200);
-    expect(answer.body).toEqual({
-      username: "tara",
-      signedInUpTo: expect.any(String),
-      keptUntil: new Date(Date.parse(answer.body.signedInUpTo) + loginSessionLifetimeMs).toISOString(),
-    });
-    expect(await me(a.url, tara)).toBe(401);
-    await eventually(
-      () => me(b.url, tara),
-      (status) => status === 401,
-      { what: "the other replica to refuse the TA's sign-in" },
-    );
-    expect(await me(b.url, olderTara)).toBe(401);
-    expect(await me(b.url, olderCookie("bob", "student"))).toBe(200);
-    expect((await watching.untilClosed()).code).toBe(1000);
-    expect(watching.lastMessage("ended")?.reason).toMatch(/sign in again/i);
-
-    // A sign-in made afterwards counts: keeping someone out is the users file's or provider's job.
-    expect(await me(b.url, await signInCookie(b.url, "tara"))).toBe(200);
-    expect((await ivan.get("/api/me")).status).toBe(200);
-    const audit = await ivan.get("/api/audit?action=sign-out-user");
-    expect(audit.body.items).toEqual([
-      expect.objectContaining({
-        actor: "ivan",
-        details: { username: "tara" },
-      }),
-    ]);
   });
+});
 
-  it("by `npm run sign-out-user` on the data folder a running console uses", async () => {
-    const bff = await startBff();
-    const bob = await signInCookie(bff.url, "bob");
-    const run = (args: string[], env: Record<string, string>) =>
-      promisify(execFile)(
-        process.execPath,
-        ["--import", "tsx", "src/server/admin/sign-out-user.ts", ...args],
-        {
-          env: { ...process.env, DATABASE_URL: "", ...env },
-        },
-      ).then(
-        ({ stdout }) => ({ code: 0, stdout, stderr: "" }),
-        (error: { code: number; stdout: string; stderr: string }) => error,
-      );
+describe("cutting a person's sign-ins off", () => {
+  it("ends every earlier sign-in of that person on every replica, and none made later or of others", async () => {
+    let now = Date.UTC(2030, 0, 1, 8);
+    const clock = { now: () => now };
+    const a = await replica(clock);
+    const b = await replica(clock);
+    const tara: Me = { username: "tara", role: "ta" };
+    const onA = a.sessions.create(tara);
+    now += 1000;
+    const onB = b.sessions.create(tara);
+    const bob = b.sessions.create({ username: "bob", role: "student" });
+    for (const signIn of [onA, onB, bob]) expect(b.sessions.accept(signIn)).toBeDefined();
+    expect(a.sessions.accept(onA)).toBeDefined();
 
-    const done = await run(["bob"], { DATA_DIR: dataDir });
-    expect(done).toMatchObject({ code: 0, stdout: expect.stringMatching(/^Signed bob out: /) });
-    await eventually(
-      () => me(bff.url, bob),
-      (status) => status === 401,
-      { what: "the running console to refuse bob's sign-in" },
-    );
-    const staff = await bff.signIn("ivan");
-    const audit = await staff.get("/api/audit?action=sign-out-user");
-    expect(audit.body.items).toEqual([
-      expect.objectContaining({ actor: "system", details: expect.objectContaining({ username: "bob" }) }),
-    ]);
+    now += 1000;
+    const cutOff = await a.sessions.cutOff("tara");
+    expect(cutOff).toEqual({ username: "tara", issuedUpTo: now, expiresAt: now + 12 * hour });
+    expect(a.sessions.accept(onA)).toBeUndefined();
+    expect(a.ended).toEqual([onA]);
+    await eventually(refused(b.sessions, onB), Boolean, { what: "the other replica to apply the cut-off" });
+    expect(b.sessions.accept(onA)).toBeUndefined();
+    expect(b.sessions.accept(bob)).toBeDefined();
+    expect(b.ended).toEqual([onA, onB]);
 
-    expect(await run([], { DATA_DIR: dataDir })).toMatchObject({
-      code: 2,
-      stderr: expect.stringMatching(/name one person/),
-    });
-    expect(await run(["bob"], { DATA_DIR: path.join(dataDir, "mistyped") })).toMatchObject({
-      code: 2,
-      stderr: expect.stringMatching(/does not exist/),
-    });
+    now += 1;
+    const again = a.sessions.create(tara);
+    expect(b.sessions.accept(again)).toBeDefined();
+    // A replica starting now knows before its first request; once every cookie it refuses has
+    // expired, it is forgotten and purged.
+    const c = await replica(clock);
+    expect(c.sessions.accept(onB)).toBeUndefined();
+    now = cutOff.expiresAt;
+    expect(await openStore().cutOffs(now)).toEqual([]);
   });
 });

@@ -6,7 +6,7 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from "node:crypto";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { cookieOptions } from "./cookie-options.ts";
-import type { LoginSession } from "./login-sessions.ts";
+import type { SignIn } from "./sign-ins.ts";
 
 export const signOutCookieName = "lab_signout";
 export const signOutCookiePath = "/api/auth/logout";
@@ -28,7 +28,7 @@ export class SignOutCookie {
    * id_token_hint: the provider then asks the person to confirm, and client_id (always in it) still
    * names the console.
    */
-  set(request: FastifyRequest, reply: FastifyReply, session: LoginSession): void {
+  set(request: FastifyRequest, reply: FastifyReply, session: SignIn): void {
     if (!session.providerSignOutUrl) return;
     const url = new URL(session.providerSignOutUrl);
     let value = this.seal(url.href, session.id);
@@ -44,7 +44,7 @@ export class SignOutCookie {
   }
 
   /** The URL kept for this sign-in; undefined when absent, altered, or another sign-in's. */
-  read(request: FastifyRequest, session: LoginSession): string | undefined {
+  read(request: FastifyRequest, session: SignIn): string | undefined {
     const value = request.cookies[signOutCookieName];
     if (!value) return undefined;
     const sealed = Buffer.from(value, "base64url");

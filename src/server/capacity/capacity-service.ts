@@ -5,7 +5,6 @@
 //
 // WARNING: only the console's own sessions are subtracted. Other workloads on the same nodes make the
 // estimate optimistic; a VM that then finds no room shows "No node has room" as before.
-import type { Session } from "../../common/api.ts";
 import type { Lab } from "../../common/lab.ts";
 import type { CapacityReport } from "../../common/operations-api.ts";
 import type { ClusterFacts, Node } from "../kube/cluster-facts.ts";
@@ -127,7 +126,7 @@ export function sessionPods(snapshot: SessionSnapshot, settings: OverheadSetting
   for (const session of [...snapshot.sessions].reverse()) {
     const objects = snapshot.objects.get(session.id);
     if (!objects) continue;
-    const placement = placementOf(session, objects);
+    const placement = placementOf(objects);
     if (placement === "none") continue;
     const shape = vmShapeOfVirtualMachine(objects.vm);
     if (!shape) continue;
@@ -155,13 +154,13 @@ function sameShape(a: VmShape, b: VmShape): boolean {
   return a.vcpus === b.vcpus && a.memoryBytes === b.memoryBytes && !a.guestOnly === !b.guestOnly;
 }
 
-function placementOf(session: Session, { vm, vmi }: SessionObjects): { node: string | undefined } | "none" {
+function placementOf({ vm, vmi }: SessionObjects): { node: string | undefined } | "none" {
   const phase = vmi?.status?.phase;
   if (phase === "Succeeded" || phase === "Failed") return "none";
   const node = vmi?.status?.nodeName;
   if (node) return { node };
   // Never scheduled and already on its way out: it will not take room any more.
-  if (vm.metadata.deletionTimestamp || session.status === "deleted") return "none";
+  if (vm.metadata.deletionTimestamp) return "none";
   // Stopped outside the console (runStrategy Halted, running: false): nothing runs and nothing will.
   if (!vmi && (vm.spec.runStrategy === "Halted" || vm.spec.running === false)) return "none";
   return { node: undefined };

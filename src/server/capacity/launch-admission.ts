@@ -6,7 +6,6 @@
 // launches checked at the same moment cannot both take the last place.
 import type { Me, SessionStatus } from "../../common/api.ts";
 import type { Lab } from "../../common/lab.ts";
-import type { SessionQuotas } from "../config.ts";
 import { HttpError } from "../http/errors.ts";
 import type { SessionSource } from "../sessions/source.ts";
 import type { CapacityService } from "./capacity-service.ts";
@@ -27,6 +26,13 @@ export class LaunchRefusedError extends HttpError {
   ) {
     super(reason === "capacity" ? 503 : 429, reason === "capacity" ? "capacity" : "quota", message);
   }
+}
+
+/** Limits on active sessions at once; null = no limit. */
+export interface SessionQuotas {
+  perStudent: number;
+  perLab: number | null;
+  total: number | null;
 }
 
 export interface Admission {

@@ -3,10 +3,10 @@
 // own formula: here the KubeVirt CR's additionalGuestMemoryOverheadRatio is lowered after a VM
 // started, so the formula, which only knows today's settings, would count that VM's pod too small.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { KubeObject } from "../../emulator/objects.ts";
+import { parseQuantity } from "../../common/quantity.ts";
+import type { KubeObject } from "../../emulator/cluster/objects.ts";
 import { jsonRequest } from "../../emulator/testing/raw-request.ts";
 import { startTestEmulator, type TestEmulator } from "../../emulator/testing/start.ts";
-import { parseQuantity } from "../../common/quantity.ts";
 import { aLab } from "../sessions/testing/fixtures.ts";
 import { eventually, startTestBff, testNamespace, type TestBff } from "../testing/test-bff.ts";
 

@@ -97,9 +97,9 @@ export class ConsoleHub {
   }
 
   /** A sign-in ended (sign-out or expiry): its sockets close at once. */
-  endLoginSession(loginSessionId: string): void {
+  endSignIn(signInId: string): void {
     for (const shared of [...this.consoles.values()]) {
-      shared.endViewersOf(loginSessionId, "Your sign-in ended. Sign in again to reopen the console.");
+      shared.endViewersOf(signInId, "Your sign-in ended. Sign in again to reopen the console.");
     }
   }
 

@@ -1,22 +1,19 @@
 // GET /api/sessions/:id/console, upgraded to a websocket. Everything is checked before the upgrade,
-// so a refused browser gets a plain HTTP answer: the Origin (a websocket is not bound by CORS, so a
-// foreign page could otherwise ride the student's cookie), the sign-in, and who may see the session.
+// so a refused browser gets a plain HTTP answer: the access policy checks the Origin, the sign-in and
+// who may see the session (access/policy.ts), this route how often a person may attach.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { WebSocketServer } from "ws";
-import { z } from "zod";
 import type { Me } from "../../common/api.ts";
 import { ConsoleQuery, type ConsoleServerMessage } from "../../common/console-protocol.ts";
+import { grantedSession, grantedSignIn } from "../access/policy.ts";
 import type { AuditLog } from "../audit/audit-log.ts";
-import { findLoginSession } from "../auth/current-user.ts";
-import type { LoginSessions } from "../auth/login-sessions.ts";
-import { HttpError, parseOrThrow, unauthenticated } from "../http/errors.ts";
+import type { SignIns } from "../auth/sign-ins.ts";
+import { HttpError, parseOrThrow } from "../http/errors.ts";
 import { RateLimiter } from "../http/rate-limit.ts";
-import type { ConsolePlacement } from "../coordination/console-forwarding.ts";
-import type { SessionService } from "../sessions/service.ts";
 import type { ConsoleHub } from "./hub.ts";
+import type { ConsolePlacement } from "./placement.ts";
 import type { ViewerAccess } from "./viewer.ts";
-import { acceptWebsocket, isWebsocketUpgrade, routeWebsocketUpgrades } from "./websocket-upgrade.ts";
-import type { OwnNames } from "../http/own-names.ts";
+import { acceptWebsocket, routeWebsocketUpgrades } from "./websocket-upgrade.ts";
 
 declare module "fastify" {
   interface FastifyInstance {
@@ -25,20 +22,11 @@ declare module "fastify" {
   }
 }
 
-const ConsoleParams = z.object({
-  id: z
-    .string()
-    .max(63)
-    .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, "a session id has only lower-case letters, digits and '-'"),
-});
-
 export interface ConsoleRouteDeps {
   hub: ConsoleHub;
   /** Joins each browser to the hub here, or to the replica holding the VM's console (docs/scaling.md). */
   placement: ConsolePlacement;
-  sessions: SessionService;
-  loginSessions: LoginSessions;
-  ownNames: OwnNames;
+  signIns: SignIns;
   /** Attaching and detaching are recorded here, as owner or observer. */
   audit?: AuditLog;
   /** A browser attached (+1) or detached (-1), for the viewers gauge. */
@@ -46,7 +34,7 @@ export interface ConsoleRouteDeps {
 }
 
 export function registerConsoleRoutes(app: FastifyInstance, deps: ConsoleRouteDeps): void {
-  const { hub, sessions, loginSessions } = deps;
+  const { hub, signIns } = deps;
   const server = new WebSocketServer({
     noServer: true,
     maxPayload: hub.limits.maxFrameBytes,
@@ -58,9 +46,9 @@ export function registerConsoleRoutes(app: FastifyInstance, deps: ConsoleRouteDe
   // A browser reconnecting in a loop costs two audit rows and a replay each time.
   const attaches = new RateLimiter({ burst: hub.limits.attachBurst, refillMs: hub.limits.attachRefillMs });
   const openSockets = new Map<string, number>();
-  const stopListening = loginSessions.onEnded((ended) => {
-    hub.endLoginSession(ended.id);
-    deps.placement.endLoginSession(ended.id);
+  const stopListening = signIns.onEnded((ended) => {
+    hub.endSignIn(ended.id);
+    deps.placement.endSignIn(ended.id);
   });
   // Before the server waits for open connections to end: forwarded consoles would otherwise keep it
   // up. The hub itself is closed by its owner, buildApp, before the leases go.
@@ -69,21 +57,11 @@ export function registerConsoleRoutes(app: FastifyInstance, deps: ConsoleRouteDe
     deps.placement.close();
   });
 
-  app.get("/api/sessions/:id/console", async (request, reply) => {
-    if (!isWebsocketUpgrade(request)) {
-      throw new HttpError(
-        426,
-        "upgrade_required",
-        "The console is a websocket; open it from the session page.",
-      );
-    }
-    checkOrigin(request, deps.ownNames);
-    const login = findLoginSession(request, loginSessions);
-    if (!login) throw unauthenticated();
-    const { id } = parseOrThrow(ConsoleParams, request.params);
+  const consoleSocket = { config: { access: "session", websocket: true } } as const;
+  app.get("/api/sessions/:id/console", consoleSocket, async (request, reply) => {
+    const login = grantedSignIn(request);
+    const session = grantedSession(request);
     const { mode } = parseOrThrow(ConsoleQuery, request.query);
-    // 404 for a session the person may not see, exactly as the rest of the API answers.
-    const session = await sessions.get(login.user, id);
     const access = accessFor(login.user, session.owner, mode);
     const as = access === "owner" ? "owner" : "observer";
     const person = `${session.id}/${login.user.username}`;
@@ -124,7 +102,7 @@ export function registerConsoleRoutes(app: FastifyInstance, deps: ConsoleRouteDe
           username: login.user.username,
           role: login.user.role,
           access,
-          loginSessionId: login.id,
+          signInId: login.id,
           loginExpiresAt: login.expiresAt,
         },
         onAccepted: (socket) => {
@@ -165,16 +143,6 @@ async function endAtOnce(
   const ended: ConsoleServerMessage = { type: "ended", reason };
   socket.send(JSON.stringify(ended));
   socket.close(1000, "refused");
-}
-
-export function checkOrigin(request: FastifyRequest, ownNames: OwnNames): void {
-  const origin = request.headers.origin;
-  if (origin === undefined) {
-    throw new HttpError(403, "forbidden", "Console connections must come from the Lab Console page.");
-  }
-  if (!ownNames.isOwnOrigin(origin, request)) {
-    throw new HttpError(403, "forbidden", `Console connections from ${origin} are not allowed.`);
-  }
 }
 
 function accessFor(user: Me, owner: string, mode: ConsoleQuery["mode"]): ViewerAccess {

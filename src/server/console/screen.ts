@@ -185,6 +185,10 @@ export class ConsoleScreen {
    */
   private archiveIfLong(): void {
     if (this.disposed || this.terminal.buffer.normal.baseY < archiveChunkRows) return;
+    if (this.options.archiveBusyShare >= 1) {
+      this.archiveScrollback();
+      return;
+    }
     const now = performance.now();
     this.archiveBudgetMs = Math.min(
       busyArchiveBudgetMaxMs,

@@ -31,7 +31,6 @@ describe("verdictFor", () => {
       kind: "ended",
       reason: "This session has ended: its VM no longer exists.",
     });
-    expect(verdictFor(session({ status: "deleted" })).kind).toBe("ended");
     expect(verdictFor(session({ status: "stopping", phase: "Running" }))).toEqual({
       kind: "ended",
       reason: "This session has ended: its VM was stopped.",

@@ -12,7 +12,7 @@ export type ConsoleVerdict =
   | { kind: "ended"; reason: string };
 
 export function verdictFor(session: Session | undefined): ConsoleVerdict {
-  if (!session || session.status === "deleted") {
+  if (!session) {
     return { kind: "ended", reason: "This session has ended: its VM no longer exists." };
   }
   switch (session.status) {

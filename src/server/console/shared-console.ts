@@ -1,6 +1,7 @@
 // One VM's console as every viewer shares it: exactly one connection to KubeVirt, one copy of the
-// screen, one keyboard. It reconnects when the line drops while the VM runs, waits (bounded) while
-// the VM starts, and tells viewers the session ended, with the reason, when the VM is gone.
+// screen, one keyboard. Opening and reopening the line to the VM is the connector's job
+// (upstream-connector.ts), and who may type the keyboard's (keyboard.ts); this file keeps the
+// viewers, the guest's size, and the flow of output from the VM to them.
 //
 // Flow control, all bounded by watermarks of unacknowledged bytes:
 // - The copy of the screen parses what arrives; while its backlog is above the high watermark, the
@@ -20,12 +21,12 @@ import type {
   ConsoleServerMessage,
   UpstreamState,
 } from "../../common/console-protocol.ts";
-import { KubeStatusError } from "../kube/errors.ts";
 import type { ConsoleConnector } from "../kube/console-stream.ts";
 import type { ConsoleRecorder } from "../recordings/recording-store.ts";
+import { ConsoleKeyboard } from "./keyboard.ts";
 import type { ConsoleLimits } from "./limits.ts";
 import { ConsoleScreen, type ScreenText } from "./screen.ts";
-import { verdictFor } from "./session-verdict.ts";
+import { UpstreamConnector } from "./upstream-connector.ts";
 import { UpstreamLink } from "./upstream.ts";
 import type { ConsoleViewer, ViewerEvents, ViewerIdentity } from "./viewer.ts";
 
@@ -47,30 +48,19 @@ export interface SharedConsoleDeps {
   onKeyboardTaken?(by: ViewerIdentity, from: string): void;
 }
 
-type Attempt =
-  | { kind: "open"; socket: WebSocket }
-  | { kind: "ended"; reason: string }
-  | { kind: "wait-for-start"; message: string }
-  | { kind: "retry"; message: string }
-  | { kind: "aborted" };
-
 interface GuestSize {
   cols: number;
   rows: number;
 }
 
-// A connection that lived this long was healthy: the next drop starts the backoff over.
-const healthyConnectionMs = 5_000;
-
 export class SharedConsole implements ViewerEvents {
   private readonly viewers = new Set<ConsoleViewer>();
   private readonly screen: ConsoleScreen;
+  private readonly connector: UpstreamConnector;
+  private readonly keyboard: ConsoleKeyboard;
   private upstream: UpstreamLink | undefined;
-  private attempt: AbortController | undefined;
-  private retryTimer: NodeJS.Timeout | undefined;
   private lingerTimer: NodeJS.Timeout | undefined;
   private status: { state: UpstreamState; message: string | null } = { state: "connecting", message: null };
-  private keyboardHolder: string;
   private guestSize: GuestSize;
   private pendingFit: GuestSize | undefined;
   private fitTimer: NodeJS.Timeout | undefined;
@@ -79,13 +69,9 @@ export class SharedConsole implements ViewerEvents {
   private finished = false;
   /** Open class walls showing this console: they keep its line open without a viewer. */
   private keepers = 0;
-  private everConnected = false;
-  private connectedAt = 0;
-  private waitingForStartSince: number | undefined;
-  private reconnectDelayMs: number;
 
   constructor(private readonly deps: SharedConsoleDeps) {
-    const { limits } = deps;
+    const { limits, log, sessionId } = deps;
     this.screen = new ConsoleScreen(
       {
         cols: limits.initialCols,
@@ -96,9 +82,24 @@ export class SharedConsole implements ViewerEvents {
       },
       () => this.resumeIfCaughtUp(),
     );
-    this.keyboardHolder = deps.owner;
+    this.connector = new UpstreamConnector(
+      { sessionId, connect: deps.connect, findSession: deps.findSession, limits, log },
+      {
+        opened: (socket, reconnected) => this.attach(socket, reconnected),
+        waiting: (state, message) => this.setStatus(state, message),
+        ended: (reason) => this.end(reason),
+      },
+    );
+    this.keyboard = new ConsoleKeyboard({
+      sessionId,
+      owner: deps.owner,
+      log,
+      changed: () => {
+        for (const viewer of this.viewers) viewer.send(this.keyboard.messageFor(viewer.identity));
+      },
+      onTaken: deps.onKeyboardTaken,
+    });
     this.guestSize = { cols: limits.initialCols, rows: limits.initialRows };
-    this.reconnectDelayMs = limits.reconnectInitialMs;
   }
 
   get sessionId(): string {
@@ -135,7 +136,7 @@ export class SharedConsole implements ViewerEvents {
     clearTimeout(this.lingerTimer);
     this.lingerTimer = undefined;
     this.keepers += 1;
-    if (!this.upstream && !this.attempt && !this.retryTimer) void this.connect();
+    if (!this.upstream) this.connector.connectIfIdle();
     let released = false;
     return () => {
       if (released) return;
@@ -154,10 +155,10 @@ export class SharedConsole implements ViewerEvents {
     this.lingerTimer = undefined;
     this.viewers.add(viewer);
     viewer.send(this.statusMessage());
-    viewer.send(this.keyboardMessage(viewer));
+    viewer.send(this.keyboard.messageFor(viewer.identity));
     viewer.send({ type: "guest-size", ...this.guestSize });
     this.replayTo(viewer, !this.screen.hasOutput);
-    if (!this.upstream && !this.attempt && !this.retryTimer) void this.connect();
+    if (!this.upstream) this.connector.connectIfIdle();
   }
 
   /** Pings the VM's console and every viewer; closes viewers whose sign-in expired. */
@@ -174,15 +175,15 @@ export class SharedConsole implements ViewerEvents {
 
   /** Ends the console when its session is over, even if KubeVirt keeps the line open. */
   async checkSession(): Promise<void> {
-    if (this.finished || this.attempt) return;
-    const verdict = await this.judge();
+    if (this.finished || this.connector.attempting) return;
+    const verdict = await this.connector.judgeSession();
     if (verdict.kind === "ended") this.end(verdict.reason);
   }
 
   /** Closes the sockets of one sign-in (it signed out). */
-  endViewersOf(loginSessionId: string, reason: string): void {
+  endViewersOf(signInId: string, reason: string): void {
     for (const viewer of [...this.viewers]) {
-      if (viewer.identity.loginSessionId === loginSessionId) viewer.end(reason);
+      if (viewer.identity.signInId === signInId) viewer.end(reason);
     }
   }
 
@@ -197,27 +198,18 @@ export class SharedConsole implements ViewerEvents {
   // ViewerEvents
 
   input(viewer: ConsoleViewer, bytes: Buffer): void {
-    if (this.canType(viewer)) this.upstream?.send(bytes);
+    if (this.keyboard.canType(viewer.identity)) this.upstream?.send(bytes);
   }
 
   control(viewer: ConsoleViewer, message: Exclude<ConsoleClientMessage, { type: "ack" }>): void {
     switch (message.type) {
-      case "take-keyboard": {
-        const { access, username } = viewer.identity;
-        if (access === "watcher" || this.keyboardHolder === username) return;
-        const from = this.keyboardHolder;
-        this.giveKeyboardTo(username, "taken");
-        // The owner taking their own keyboard back is not news; staff typing in a student's VM is.
-        if (access === "staff") this.deps.onKeyboardTaken?.(viewer.identity, from);
-        return;
-      }
+      case "take-keyboard":
+        return this.keyboard.take(viewer.identity);
       case "release-keyboard":
-        if (viewer.identity.access === "staff" && this.keyboardHolder === viewer.identity.username) {
-          this.giveKeyboardTo(this.deps.owner, "given back");
-        }
-        return;
+        return this.keyboard.release(viewer.identity);
       case "fit-guest":
-        if (this.canType(viewer)) this.requestFit({ cols: message.cols, rows: message.rows });
+        if (this.keyboard.canType(viewer.identity))
+          this.requestFit({ cols: message.cols, rows: message.rows });
         return;
     }
   }
@@ -230,11 +222,9 @@ export class SharedConsole implements ViewerEvents {
 
   closed(viewer: ConsoleViewer): void {
     if (!this.viewers.delete(viewer) || this.finished) return;
-    const { username, access } = viewer.identity;
+    const { username } = viewer.identity;
     const stillHere = [...this.viewers].some((other) => other.identity.username === username);
-    if (access === "staff" && this.keyboardHolder === username && !stillHere) {
-      this.giveKeyboardTo(this.deps.owner, "returned (its holder left)");
-    }
+    if (!stillHere) this.keyboard.personLeft(viewer.identity);
     this.lingerIfUnused();
   }
 
@@ -243,78 +233,9 @@ export class SharedConsole implements ViewerEvents {
     this.lingerTimer = setTimeout(() => this.shutDown(), this.deps.limits.lingerMs);
   }
 
-  // Connecting
+  // The line to the VM
 
-  private async connect(): Promise<void> {
-    const attempt = new AbortController();
-    this.attempt = attempt;
-    const outcome = await this.tryConnect(attempt.signal);
-    if (this.attempt !== attempt) {
-      if (outcome.kind === "open") outcome.socket.terminate();
-      return;
-    }
-    this.attempt = undefined;
-    switch (outcome.kind) {
-      case "open":
-        return this.attach(outcome.socket);
-      case "ended":
-        return this.end(outcome.reason);
-      case "wait-for-start":
-        return this.waitForStart(outcome.message);
-      case "retry":
-        return this.retryLater(outcome.message);
-      case "aborted":
-        return;
-    }
-  }
-
-  private async tryConnect(signal: AbortSignal): Promise<Attempt> {
-    const before = await this.judge();
-    if (signal.aborted) return { kind: "aborted" };
-    if (before.kind === "ended") return before;
-    if (before.kind === "starting") return { kind: "wait-for-start", message: before.message };
-    try {
-      return { kind: "open", socket: await this.deps.connect(this.deps.sessionId, signal) };
-    } catch (error) {
-      if (signal.aborted) return { kind: "aborted" };
-      return this.explainFailure(error);
-    }
-  }
-
-  private async explainFailure(error: unknown): Promise<Attempt> {
-    const { log, sessionId } = this.deps;
-    if (error instanceof KubeStatusError && (error.statusCode === 401 || error.statusCode === 403)) {
-      log.error(
-        { sessionId, statusCode: error.statusCode, message: error.message },
-        "cluster refused the console",
-      );
-      return {
-        kind: "ended",
-        reason: "The cluster refused to open this console. An operator must check Lab Console's permissions.",
-      };
-    }
-    // 400 (not Running), 404 (no VMI) and 409 (failed) mean different things before, during and
-    // after a session: its state decides.
-    const after = await this.judge();
-    if (after.kind === "ended") return after;
-    if (after.kind === "starting") return { kind: "wait-for-start", message: after.message };
-    if (error instanceof KubeStatusError && error.statusCode < 500) {
-      return { kind: "wait-for-start", message: "Waiting for the VM's console…" };
-    }
-    log.warn({ sessionId, err: error }, "could not reach the VM's console");
-    return { kind: "retry", message: "The VM's console is not answering; retrying…" };
-  }
-
-  private async judge(): Promise<ReturnType<typeof verdictFor> | { kind: "unknown" }> {
-    try {
-      return verdictFor(await this.deps.findSession(this.deps.sessionId));
-    } catch {
-      // Reads cannot tell right now (cluster unreachable): try the console itself.
-      return { kind: "unknown" };
-    }
-  }
-
-  private attach(socket: WebSocket): void {
+  private attach(socket: WebSocket, reconnected: boolean): void {
     if (this.finished) {
       socket.terminate();
       return;
@@ -324,10 +245,7 @@ export class SharedConsole implements ViewerEvents {
       lost: (code) => this.onLost(code),
     });
     if (this.paused) this.upstream.pause();
-    if (this.everConnected) this.deps.onReconnected?.();
-    this.everConnected = true;
-    this.connectedAt = Date.now();
-    this.waitingForStartSince = undefined;
+    if (reconnected) this.deps.onReconnected?.();
     this.setStatus("connected", null);
   }
 
@@ -338,36 +256,7 @@ export class SharedConsole implements ViewerEvents {
       this.shutDown();
       return;
     }
-    if (Date.now() - this.connectedAt >= healthyConnectionMs) {
-      this.reconnectDelayMs = this.deps.limits.reconnectInitialMs;
-    }
-    this.retryLater("The connection to the VM's console dropped; reconnecting…");
-  }
-
-  private waitForStart(message: string): void {
-    const { notRunningTimeoutMs, notRunningRetryMs } = this.deps.limits;
-    const now = Date.now();
-    this.waitingForStartSince ??= now;
-    if (now - this.waitingForStartSince > notRunningTimeoutMs) {
-      const minutes = Math.round(notRunningTimeoutMs / 60_000);
-      this.end(`The VM did not start within ${minutes} minute${minutes === 1 ? "" : "s"}.`);
-      return;
-    }
-    this.setStatus(this.everConnected ? "reconnecting" : "connecting", message);
-    this.schedule(notRunningRetryMs);
-  }
-
-  private retryLater(message: string): void {
-    this.setStatus("reconnecting", message);
-    this.schedule(this.reconnectDelayMs);
-    this.reconnectDelayMs = Math.min(this.reconnectDelayMs * 2, this.deps.limits.reconnectMaxMs);
-  }
-
-  private schedule(delayMs: number): void {
-    this.retryTimer = setTimeout(() => {
-      this.retryTimer = undefined;
-      void this.connect();
-    }, delayMs);
+    this.connector.reconnectAfterDrop();
   }
 
   // Output and flow control
@@ -404,7 +293,7 @@ export class SharedConsole implements ViewerEvents {
   /** The owner's viewers and the keyboard holder's: held rather than dropped when behind. */
   private keptInStep(viewer: ConsoleViewer): boolean {
     const { access, username } = viewer.identity;
-    return access === "owner" || (access === "staff" && this.keyboardHolder === username);
+    return access === "owner" || (access === "staff" && this.keyboard.isHeldBy(username));
   }
 
   private resumeIfCaughtUp(): void {
@@ -412,35 +301,6 @@ export class SharedConsole implements ViewerEvents {
       return;
     this.paused = false;
     this.upstream?.resume();
-  }
-
-  // The keyboard
-
-  private canType(viewer: ConsoleViewer): boolean {
-    return viewer.identity.access !== "watcher" && viewer.identity.username === this.keyboardHolder;
-  }
-
-  private giveKeyboardTo(username: string, how: string): void {
-    if (this.keyboardHolder === username) return;
-    this.deps.log.info(
-      { sessionId: this.deps.sessionId, from: this.keyboardHolder, to: username },
-      `console keyboard ${how}`,
-    );
-    this.keyboardHolder = username;
-    for (const viewer of this.viewers) viewer.send(this.keyboardMessage(viewer));
-  }
-
-  private keyboardMessage(viewer: ConsoleViewer): ConsoleServerMessage {
-    const { access, username } = viewer.identity;
-    const holds = this.keyboardHolder === username;
-    return {
-      type: "keyboard",
-      holder: this.keyboardHolder,
-      holderIsOwner: this.keyboardHolder === this.deps.owner,
-      canType: this.canType(viewer),
-      canTake: access !== "watcher" && !holds,
-      canRelease: access === "staff" && holds,
-    };
   }
 
   // The guest's size
@@ -499,11 +359,9 @@ export class SharedConsole implements ViewerEvents {
   }
 
   private cleanUp(): void {
-    clearTimeout(this.retryTimer);
+    this.connector.stop();
     clearTimeout(this.lingerTimer);
     clearTimeout(this.fitTimer);
-    this.attempt?.abort();
-    this.attempt = undefined;
     this.upstream?.close();
     this.upstream = undefined;
     this.viewers.clear();

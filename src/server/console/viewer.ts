@@ -23,7 +23,7 @@ export interface ViewerIdentity {
   role: Role;
   access: ViewerAccess;
   /** The sign-in the socket belongs to: signing out, or its expiry, closes the socket. */
-  loginSessionId: string;
+  signInId: string;
   loginExpiresAt: number;
 }
 

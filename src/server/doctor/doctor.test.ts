@@ -10,13 +10,13 @@ import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 import { parseAllDocuments, stringify } from "yaml";
 import type { DoctorReport } from "../../common/operations-api.ts";
+import { loadClusterConfig } from "../../emulator/cluster/cluster-config.ts";
 import {
   deployBaseDir,
   startTestEmulator,
   type TestEmulator,
   type TestEmulatorOptions,
 } from "../../emulator/testing/start.ts";
-import { loadClusterConfig } from "../../emulator/cluster-config.ts";
 import { createClusterFacts } from "../kube/cluster-facts.ts";
 import { KubeRequestCounter } from "../kube/request-counter.ts";
 import { aLab } from "../sessions/testing/fixtures.ts";
@@ -117,7 +117,7 @@ describe("the doctor", () => {
     writeFileSync(kubeconfig, emulator.bffKubeConfig().exportConfig());
     const cli = await run(
       process.execPath,
-      ["--import", "tsx", "src/server/doctor/main.ts", "--json", "--kubeconfig", kubeconfig],
+      ["--import", "tsx", "src/server/cli/doctor.ts", "--json", "--kubeconfig", kubeconfig],
       {
         cwd: repository,
       },

@@ -2,9 +2,6 @@
 // instructors. One run at a time: a page reloaded in a hurry shares the run in flight.
 import type { FastifyInstance } from "fastify";
 import type { DoctorReport } from "../../common/operations-api.ts";
-import { requireUser } from "../auth/current-user.ts";
-import type { LoginSessions } from "../auth/login-sessions.ts";
-import { HttpError } from "../http/errors.ts";
 import type { ClusterFacts } from "../kube/cluster-facts.ts";
 import { runDoctor } from "./doctor.ts";
 
@@ -14,19 +11,19 @@ export function registerDoctorRoutes(
     facts: ClusterFacts;
     vmNamespace: string;
     leaseNamespace: string | undefined;
-    loginSessions: LoginSessions;
     now: () => Date;
   },
 ): void {
   let running: Promise<DoctorReport> | undefined;
-  app.get("/api/doctor", async (request, reply): Promise<DoctorReport> => {
-    const user = requireUser(request, deps.loginSessions);
-    if (user.role !== "instructor")
-      throw new HttpError(403, "forbidden", "Only instructors can run the doctor.");
-    running ??= runDoctor(deps.facts, deps).finally(() => {
-      running = undefined;
-    });
-    reply.header("cache-control", "no-store");
-    return running;
-  });
+  app.get(
+    "/api/doctor",
+    { config: { access: "instructor" } },
+    async (_request, reply): Promise<DoctorReport> => {
+      running ??= runDoctor(deps.facts, deps).finally(() => {
+        running = undefined;
+      });
+      reply.header("cache-control", "no-store");
+      return running;
+    },
+  );
 }

@@ -3,7 +3,6 @@
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { DatabaseUnavailableError } from "../db/errors.ts";
-import { postgresGradingSchema } from "../db/postgres/grading-schema.ts";
 import {
   createTestSchema,
   failCommitsWriting,
@@ -14,6 +13,7 @@ import {
   type TestSchema,
 } from "../db/postgres/testing/test-postgres.ts";
 import { PostgresGradingRepository } from "./postgres-repository.ts";
+import { postgresGradingSchema } from "./postgres-schema.ts";
 import { describeGradingRepositoryContract } from "./testing/repository-contract.ts";
 import { gradableResult } from "./testing/result-builders.ts";
 

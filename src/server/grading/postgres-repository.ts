@@ -4,7 +4,7 @@
 import type { GradingRunStatus } from "../../common/grading-api.ts";
 import { SessionResult } from "../../common/grading.ts";
 import { PostgresDatabase, type PostgresOptions, type Queryable } from "../db/postgres/database.ts";
-import { postgresGradingSchema } from "../db/postgres/grading-schema.ts";
+import { postgresGradingSchema } from "./postgres-schema.ts";
 import type {
   FinishRun,
   GradingRepository,

@@ -11,11 +11,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GradingRun } from "../../common/grading-api.ts";
 import { createDemoAuthenticator } from "../auth/authenticator.ts";
 import { SqliteEndedSignInRepository } from "../auth/ended-sign-ins/sqlite-repository.ts";
-import { LoginSessions } from "../auth/login-sessions.ts";
+import { SignIns } from "../auth/sign-ins.ts";
 import { hashPassword } from "../auth/passwords.ts";
 import { registerAuthRoutes } from "../auth/routes.ts";
 import { demoPassword, demoUsers } from "../auth/users-file.ts";
-import { gradingDatabaseName } from "../db/grading-database.ts";
 import { createCsrfGuard } from "../http/csrf.ts";
 import { createOwnNames } from "../http/own-names.ts";
 import { sendError } from "../http/errors.ts";
@@ -23,11 +22,13 @@ import type { ClusterClient } from "../kube/client.ts";
 import { SessionService } from "../sessions/service.ts";
 import { eventually, TestBrowser } from "../testing/test-bff.ts";
 import { createAgentClient } from "./agent-client.ts";
+import { gradingDatabaseName } from "./grading-database.ts";
 import { registerGradingRoutes } from "./routes.ts";
 import { GradingService } from "./service.ts";
 import { SqliteGradingRepository } from "./sqlite-repository.ts";
 import { aCheck, aGradingLab, aSession, FixedSessions } from "./testing/grading-fixtures.ts";
 import { startLoopbackAgents, type LoopbackAgents } from "./testing/loopback-agents.ts";
+import { enforceAccessForTests } from "../access/testing/policy-for-tests.ts";
 
 const aliceSession = "linux-basics-alice001";
 const bobSession = "linux-basics-bob00001";
@@ -47,7 +48,7 @@ let dir: string;
 let agents: LoopbackAgents;
 let repository: SqliteGradingRepository;
 let endedSignIns: SqliteEndedSignInRepository;
-let loginSessions: LoginSessions;
+let signIns: SignIns;
 let grading: GradingService;
 let app: FastifyInstance;
 let url: string;
@@ -75,7 +76,7 @@ beforeAll(async () => {
     agents: createAgentClient({ connect: agents.connect, keyFor: agents.keyFor }),
   });
   endedSignIns = SqliteEndedSignInRepository.open(dir);
-  loginSessions = await LoginSessions.open({ store: endedSignIns });
+  signIns = await SignIns.open({ store: endedSignIns });
   const passwordHash = await hashPassword(demoPassword);
   const sessionService = new SessionService({
     // Reads come from the session list; nothing in these routes creates or deletes a VM.
@@ -91,10 +92,11 @@ beforeAll(async () => {
   app.addHook("onRequest", createCsrfGuard(createOwnNames({ allowedOrigins: [] })));
   registerAuthRoutes(app, {
     authenticator: await createDemoAuthenticator(demoUsers.map((user) => ({ ...user, passwordHash }))),
-    loginSessions,
+    signIns,
     cookieSecret: "a-test-secret-that-is-long-enough-to-sign",
   });
-  registerGradingRoutes(app, { grading, sessions: sessionService, loginSessions });
+  enforceAccessForTests(app, { signIns, sessions: sessionService });
+  registerGradingRoutes(app, { grading });
   await app.listen({ host: "127.0.0.1", port: 0 });
   url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
 
@@ -108,7 +110,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await app?.close();
-  await loginSessions?.close();
+  await signIns?.close();
   await endedSignIns?.close();
   await grading?.close();
   await repository?.close();
@@ -182,7 +184,8 @@ describe("grading runs over the API", () => {
     for (const username of ["alice", "tara"]) {
       const refused = await as(username).post(`/api/labs/${lab.id}/grading-runs`);
       expect(refused.status).toBe(403);
-      expect(refused.body.error.message).toBe("Only instructors can start grading runs.");
+      // One policy, one sentence per rule: the SPA shows its own words for the code.
+      expect(refused.body.error).toEqual({ code: "forbidden", message: "Only instructors can do this." });
     }
     expect((await as("alice").get(`/api/labs/${lab.id}/grading-runs`)).status).toBe(403);
     expect((await as("ivan").post("/api/labs/no-such-lab/grading-runs")).status).toBe(404);
@@ -249,6 +252,6 @@ async function signedInCookie(username: string): Promise<Record<string, string>>
     headers: { "content-type": "application/json", "x-lab-console": "1" },
     body: JSON.stringify({ username, password: demoPassword }),
   });
-  const cookie = response.headers.getSetCookie().find((line) => line.startsWith("lab_session="));
+  const cookie = response.headers.getSetCookie().find((line) => line.startsWith("lab_sign_in="));
   return { cookie: cookie?.split(";")[0] ?? "" };
 }

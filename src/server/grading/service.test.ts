@@ -9,11 +9,12 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { GradingRun } from "../../common/grading-api.ts";
 import type { SessionResult } from "../../common/grading.ts";
 import { DatabaseUnavailableError } from "../db/errors.ts";
-import { gradingDatabaseName } from "../db/grading-database.ts";
 import { KubeStatusError } from "../kube/errors.ts";
 import { createAgentClient, type ConnectToAgent } from "./agent-client.ts";
+import { gradingDatabaseName } from "./grading-database.ts";
 import { createPortForwardTransport, notListeningReasons } from "./portforward-transport.ts";
-import { GradingService, SelfCheckTooSoonError, type GradingServiceDeps } from "./service.ts";
+import { SelfCheckTooSoonError } from "./self-checks.ts";
+import { GradingService, type GradingServiceDeps } from "./service.ts";
 import { SqliteGradingRepository } from "./sqlite-repository.ts";
 import { startFakeAgent, type CapturingServer } from "./testing/fake-agent.ts";
 import { aCheck, aGradingLab, aSession, FixedSessions } from "./testing/grading-fixtures.ts";

@@ -8,7 +8,7 @@ import type { Database, Statement } from "better-sqlite3";
 import type { GradingRunStatus } from "../../common/grading-api.ts";
 import { SessionResult } from "../../common/grading.ts";
 import { withDatabaseErrors } from "../db/errors.ts";
-import { openGradingDatabase } from "../db/grading-database.ts";
+import { openGradingDatabase } from "./grading-database.ts";
 import type {
   FinishRun,
   GradingRepository,

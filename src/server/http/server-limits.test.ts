@@ -11,7 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { startTestEmulator, type TestEmulator } from "../../emulator/testing/start.ts";
 import { loadConfig } from "../config.ts";
-import { startBffProcess } from "../proof/testing/bff-process.ts";
+import { startBffProcess } from "../system-tests/testing/bff-process.ts";
 import { aLab } from "../sessions/testing/fixtures.ts";
 import { openSocket, rawRequest, serverClosed } from "../testing/raw-http.ts";
 import { eventually, launchRunning, startTestBff, testNamespace, type TestBff } from "../testing/test-bff.ts";
@@ -37,11 +37,12 @@ beforeAll(async () => {
       idleTimeoutMs: 500,
     },
     routes(app) {
-      app.get("/test/quiet", async () => {
+      const open = { config: { access: "public" } } as const;
+      app.get("/test/quiet", open, async () => {
         await new Promise((resolve) => setTimeout(resolve, quietForMs));
         return { ok: true };
       });
-      app.get("/test/big", async (_request, reply) =>
+      app.get("/test/big", open, async (_request, reply) =>
         reply.type("application/octet-stream").send(Buffer.alloc(bigAnswerBytes)),
       );
     },

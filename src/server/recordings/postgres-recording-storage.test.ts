@@ -6,7 +6,6 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DatabaseUnavailableError } from "../db/errors.ts";
 import { PostgresDatabase } from "../db/postgres/database.ts";
-import { postgresRecordingsSchema } from "../db/postgres/recordings-schema.ts";
 import {
   createTestSchema,
   repositoryInFreshSchema,
@@ -17,6 +16,7 @@ import {
 import { eventually } from "../testing/test-bff.ts";
 import { eventLine, headerLine } from "./asciicast.ts";
 import { PostgresRecordingStorage } from "./postgres-recording-storage.ts";
+import { postgresRecordingsSchema } from "./postgres-schema.ts";
 import { RecordingStore } from "./recording-store.ts";
 import { expectWellFormed, outputOf } from "./testing/cast.ts";
 import { aHeader, describeRecordingStorageContract } from "./testing/storage-contract.ts";

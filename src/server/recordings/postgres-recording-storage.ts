@@ -4,8 +4,8 @@
 // recording's row, replaced whole: a reader's one statement sees the old tail or the new one.
 import { Readable } from "node:stream";
 import { PostgresDatabase, type PostgresOptions } from "../db/postgres/database.ts";
-import { postgresRecordingsSchema } from "../db/postgres/recordings-schema.ts";
 import { headerLine, parseHeader } from "./asciicast.ts";
+import { postgresRecordingsSchema } from "./postgres-schema.ts";
 import type { RecordingBatch, RecordingStorage, StoredRecording } from "./recording-storage.ts";
 
 interface RecordingRow {

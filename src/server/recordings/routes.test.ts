@@ -9,9 +9,9 @@ import Fastify, { type FastifyInstance } from "fastify";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Me } from "../../common/api.ts";
-import { encodeLoginSession, sessionCookieName } from "../auth/current-user.ts";
+import { encodeSignIn, signInCookieName } from "../auth/current-user.ts";
 import { SqliteEndedSignInRepository } from "../auth/ended-sign-ins/sqlite-repository.ts";
-import { LoginSessions } from "../auth/login-sessions.ts";
+import { SignIns } from "../auth/sign-ins.ts";
 import {
   createTestSchema,
   startTestPostgres,
@@ -27,11 +27,12 @@ import { RecordingStore } from "./recording-store.ts";
 import { registerRecordingRoutes } from "./routes.ts";
 import { expectGapAccountsFor, expectWellFormed, floodText } from "./testing/cast.ts";
 import { aHeader } from "./testing/storage-contract.ts";
+import { enforceAccessForTests } from "../access/testing/policy-for-tests.ts";
 
 const cookieSecret = "a-test-secret-that-is-long-enough-to-sign";
 let dataDir: string;
 let endedSignIns: SqliteEndedSignInRepository;
-let loginSessions: LoginSessions;
+let signIns: SignIns;
 let postgres: TestPostgres;
 let schema: TestSchema;
 const opened: { close(): Promise<void> }[] = [];
@@ -39,14 +40,14 @@ const opened: { close(): Promise<void> }[] = [];
 beforeAll(async () => {
   dataDir = await mkdtemp(path.join(tmpdir(), "recording-routes-"));
   endedSignIns = SqliteEndedSignInRepository.open(dataDir);
-  loginSessions = await LoginSessions.open({ store: endedSignIns });
+  signIns = await SignIns.open({ store: endedSignIns });
   postgres = await startTestPostgres();
   schema = await createTestSchema(postgres);
 });
 
 afterAll(async () => {
   for (const each of opened.reverse()) await each.close();
-  await loginSessions?.close();
+  await signIns?.close();
   await endedSignIns?.close();
   await schema?.drop();
   await postgres?.close();
@@ -69,7 +70,8 @@ async function serve(
     labOf: async () => "lab-one",
     log: { warn: () => undefined },
   });
-  registerRecordingRoutes(app, { recordings, loginSessions });
+  enforceAccessForTests(app, { signIns });
+  registerRecordingRoutes(app, { recordings });
   await app.listen({ host: "127.0.0.1", port: 0 });
   opened.push(app, storage);
   const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
@@ -78,7 +80,7 @@ async function serve(
     get: (as: Me, route: string) =>
       fetch(url + route, {
         headers: {
-          cookie: `${sessionCookieName}=${app.signCookie(encodeLoginSession(loginSessions.create(as)))}`,
+          cookie: `${signInCookieName}=${app.signCookie(encodeSignIn(signIns.create(as)))}`,
         },
       }),
   };

@@ -1,22 +1,14 @@
 // Console recordings: download one and list them, TAs and instructors any (or one student's), students
-// their own. The session may be gone, so who may see a recording comes from the recording's own header.
+// their own. The session may be gone, so the access rule is "signed in", and which recordings a
+// person sees comes from each recording's own header, as a list shows each person their own rows.
 import type { FastifyInstance } from "fastify";
 import * as z from "zod/mini";
 import { RecordingListQuery, type Me, type RecordingList } from "../../common/api.ts";
 import { labIdPattern } from "../../common/lab.ts";
-import type { LoginSessions } from "../auth/login-sessions.ts";
-import { requireUser } from "../auth/current-user.ts";
+import { signedInUser } from "../access/policy.ts";
 import { HttpError, notFound, parseOrThrow } from "../http/errors.ts";
+import { SessionIdParams } from "../http/params.ts";
 import { RecordingBusyError, type RecordingStore } from "./recording-store.ts";
-
-const RecordingParams = z.object({
-  id: z
-    .string()
-    .check(
-      z.maxLength(63),
-      z.regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, "a session id has only lower-case letters, digits and '-'"),
-    ),
-});
 
 const ListQuery = z.extend(RecordingListQuery, {
   lab: RecordingListQuery.shape.lab.check(
@@ -26,11 +18,13 @@ const ListQuery = z.extend(RecordingListQuery, {
 
 export function registerRecordingRoutes(
   app: FastifyInstance,
-  { recordings, loginSessions }: { recordings: RecordingStore; loginSessions: LoginSessions },
+  { recordings }: { recordings: RecordingStore },
 ): void {
-  app.get("/api/sessions/:id/recording", async (request, reply) => {
-    const user = requireUser(request, loginSessions);
-    const { id } = parseOrThrow(RecordingParams, request.params);
+  const signedIn = { config: { access: "signed-in" } } as const;
+
+  app.get("/api/sessions/:id/recording", signedIn, async (request, reply) => {
+    const user = signedInUser(request);
+    const { id } = parseOrThrow(SessionIdParams, request.params);
     // 404 alike for "none" and "not yours", as the sessions API answers. The length is the
     // recording's as it was read: it may grow while it is sent, and only whole lines are promised.
     const found = await recordings
@@ -47,8 +41,8 @@ export function registerRecordingRoutes(
       .send(found.body);
   });
 
-  app.get("/api/recordings", async (request): Promise<RecordingList> => {
-    const user = requireUser(request, loginSessions);
+  app.get("/api/recordings", signedIn, async (request): Promise<RecordingList> => {
+    const user = signedInUser(request);
     const { lab, student } = parseOrThrow(ListQuery, request.query);
     // A student's list is their own whatever `student` asks for.
     const owner = user.role === "student" ? user.username : student;

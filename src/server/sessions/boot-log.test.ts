@@ -13,7 +13,7 @@ import {
   type TestBff,
   type TestBrowser,
 } from "../testing/test-bff.ts";
-import { adminCluster } from "../proof/testing/cluster-sessions.ts";
+import { adminCluster } from "../system-tests/testing/cluster-sessions.ts";
 import { buildSessionObjects, newSessionId, ownedByVm } from "./vm-manifest.ts";
 import { aLab } from "./testing/fixtures.ts";
 

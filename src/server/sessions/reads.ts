@@ -1,11 +1,18 @@
 // Builds the session reads for the chosen mode, with the readiness they imply.
 import type { FastifyBaseLogger } from "fastify";
-import type { SessionsReadMode } from "../config.ts";
-import type { Readiness } from "../health-routes.ts";
 import type { ClusterClient } from "../kube/client.ts";
-import { ObjectCache } from "../kube/informer/cache.ts";
+import { ObjectCache } from "../kube/object-cache.ts";
 import type { VirtualMachine, VirtualMachineInstance } from "../kube/types.ts";
 import { createCachedSessionSource, createDirectSessionSource, type SessionSource } from "./source.ts";
+
+export type SessionsReadMode = "cache" | "direct";
+
+/** Whether the reads can serve real data: what /api/readyz reports. */
+export interface Readiness {
+  ready: boolean;
+  /** Why not, in words an operator can act on. */
+  reason: string;
+}
 
 export interface SessionReads {
   source: SessionSource;

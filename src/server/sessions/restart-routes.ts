@@ -2,29 +2,17 @@
 // KubeVirt replaces the VMI (same name, new UID) and the console hub follows it by itself. A lab's
 // disk is a containerDisk, so whatever was not saved elsewhere is lost: the SPA warns first.
 import type { FastifyInstance } from "fastify";
-import { z } from "zod";
+import { grantedSession, signedInUser } from "../access/policy.ts";
 import type { AuditLog } from "../audit/audit-log.ts";
-import type { LoginSessions } from "../auth/login-sessions.ts";
-import { requireUser } from "../auth/current-user.ts";
-import { HttpError, parseOrThrow } from "../http/errors.ts";
+import { HttpError } from "../http/errors.ts";
 import { RateLimiter } from "../http/rate-limit.ts";
 import type { ClusterClient } from "../kube/client.ts";
 import { KubeStatusError } from "../kube/errors.ts";
-import type { SessionService } from "./service.ts";
-
-const RestartParams = z.object({
-  id: z
-    .string()
-    .max(63)
-    .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, "a session id has only lower-case letters, digits and '-'"),
-});
 
 export function registerRestartRoute(
   app: FastifyInstance,
   deps: {
-    sessions: SessionService;
     cluster: Pick<ClusterClient, "restartVirtualMachine">;
-    loginSessions: LoginSessions;
     audit: AuditLog;
   },
 ): void {
@@ -32,15 +20,15 @@ export function registerRestartRoute(
   // other per-session throttles, so a student's loop never blocks staff.
   const restarts = new RateLimiter({ burst: 3, refillMs: 20_000 });
 
-  app.post("/api/sessions/:id/restart", async (request, reply) => {
-    const user = requireUser(request, deps.loginSessions);
-    const { id } = parseOrThrow(RestartParams, request.params);
+  app.post("/api/sessions/:id/restart", { config: { access: "session" } }, async (request, reply) => {
+    const user = signedInUser(request);
+    const session = grantedSession(request);
+    const { id } = session;
     restarts.takeOrRefuse(
       `${id}/${user.username}`,
       reply,
       (seconds) => `You restarted this VM moments ago. Try again in ${seconds} s.`,
     );
-    const session = await deps.sessions.get(user, id);
     if (session.status !== "running") {
       throw new HttpError(409, "conflict", "Only a running VM can be restarted. Wait until it is running.");
     }

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AuditEntry } from "../../common/operations-api.ts";
 import { startTestEmulator, type TestEmulator } from "../../emulator/testing/start.ts";
 import { ConsoleTestClient, signInCookie } from "../console/testing/console-client.ts";
-import { adminCluster } from "../proof/testing/cluster-sessions.ts";
+import { adminCluster } from "../system-tests/testing/cluster-sessions.ts";
 import {
   eventually,
   launchRunning,

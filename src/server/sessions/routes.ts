@@ -4,23 +4,12 @@ import type { FastifyInstance } from "fastify";
 import * as z from "zod/mini";
 import { CreateSessionRequest, SessionListQuery } from "../../common/api.ts";
 import { labIdPattern } from "../../common/lab.ts";
+import { grantedSession, signedInUser } from "../access/policy.ts";
 import type { AuditLog } from "../audit/audit-log.ts";
-import type { LoginSessions } from "../auth/login-sessions.ts";
-import { requireUser } from "../auth/current-user.ts";
 import { parseOrThrow } from "../http/errors.ts";
 import { sendWithEtag } from "../http/etag.ts";
 import { RateLimiter, refuseWhileLimited } from "../http/rate-limit.ts";
 import type { SessionService } from "./service.ts";
-
-/** Session ids are VM names: RFC 1123 labels. Checked before anything reaches the cluster. */
-const SessionParams = z.object({
-  id: z
-    .string()
-    .check(
-      z.maxLength(63, "a session id has at most 63 characters"),
-      z.regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, "a session id has only lower-case letters, digits and '-'"),
-    ),
-});
 
 const CreateBody = z.extend(CreateSessionRequest, {
   labId: CreateSessionRequest.shape.labId.check(z.regex(labIdPattern, "not a lab id")),
@@ -28,24 +17,23 @@ const CreateBody = z.extend(CreateSessionRequest, {
 
 export function registerSessionRoutes(
   app: FastifyInstance,
-  {
-    sessions,
-    loginSessions,
-    audit,
-  }: { sessions: SessionService; loginSessions: LoginSessions; audit?: AuditLog },
+  { sessions, audit }: { sessions: SessionService; audit?: AuditLog },
 ): void {
   // Each launch creates a VM: a person who launches and ends in a loop would churn the cluster.
   // Counted per person, on launches that created one.
   const launches = new RateLimiter({ burst: 10, refillMs: 6_000 });
 
-  app.get("/api/sessions", async (request, reply) => {
-    const user = requireUser(request, loginSessions);
+  const signedIn = { config: { access: "signed-in" } } as const;
+  const ownerOrStaff = { config: { access: "session" } } as const;
+
+  app.get("/api/sessions", signedIn, async (request, reply) => {
+    const user = signedInUser(request);
     const query = parseOrThrow(SessionListQuery, request.query);
     return sendWithEtag(request, reply, sessions.listVersion(user, query), () => sessions.list(user, query));
   });
 
-  app.post("/api/sessions", async (request, reply) => {
-    const user = requireUser(request, loginSessions);
+  app.post("/api/sessions", signedIn, async (request, reply) => {
+    const user = signedInUser(request);
     const { labId } = parseOrThrow(CreateBody, request.body);
     // Taken before the await, so launches sent at once cannot all pass the check; given back when
     // no VM was created.
@@ -67,16 +55,15 @@ export function registerSessionRoutes(
     return reply.status(201).send(session);
   });
 
-  app.get("/api/sessions/:id", async (request, reply) => {
-    const user = requireUser(request, loginSessions);
-    const { id } = parseOrThrow(SessionParams, request.params);
+  app.get("/api/sessions/:id", ownerOrStaff, async (request, reply) => {
+    const user = signedInUser(request);
+    const { id } = grantedSession(request);
     return sendWithEtag(request, reply, sessions.sessionVersion(user, id), () => sessions.get(user, id));
   });
 
-  app.delete("/api/sessions/:id", async (request, reply) => {
-    const user = requireUser(request, loginSessions);
-    const { id } = parseOrThrow(SessionParams, request.params);
-    const session = await sessions.delete(user, id);
+  app.delete("/api/sessions/:id", ownerOrStaff, async (request, reply) => {
+    const user = signedInUser(request);
+    const session = await sessions.delete(user, grantedSession(request).id);
     await audit?.record({ action: "end", actor: user, session }, request);
     return reply.status(202).send(session);
   });

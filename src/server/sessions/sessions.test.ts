@@ -240,7 +240,7 @@ describe("sign-in", () => {
     });
     expect(await response.json()).toEqual({ username: "ivan", role: "instructor" });
     const cookie = response.headers.getSetCookie()[0] ?? "";
-    expect(cookie).toMatch(/^lab_session=[^;]+\.[^;]+;/);
+    expect(cookie).toMatch(/^lab_sign_in=[^;]+\.[^;]+;/);
     expect(cookie).toMatch(/HttpOnly/i);
     expect(cookie).toMatch(/SameSite=Strict/i);
     expect(cookie).not.toMatch(/Secure/i);
@@ -250,7 +250,7 @@ describe("sign-in", () => {
     const carol = await bff.signIn("alice");
     const stolenCopy = carol.copy();
     const ended: string[] = [];
-    const unsubscribe = bff.loginSessions.onEnded((session) => ended.push(session.user.username));
+    const unsubscribe = bff.signIns.onEnded((session) => ended.push(session.user.username));
     expect((await carol.get("/api/me")).body).toEqual({ username: "alice", role: "student" });
 
     expect((await carol.post("/api/auth/logout")).status).toBe(204);

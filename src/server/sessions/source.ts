@@ -5,7 +5,7 @@ import { randomUUID } from "node:crypto";
 import type { Session } from "../../common/api.ts";
 import type { ClusterClient } from "../kube/client.ts";
 import { ClusterUnavailableError } from "../kube/errors.ts";
-import type { ObjectCache } from "../kube/informer/cache.ts";
+import type { ObjectCache } from "../kube/object-cache.ts";
 import type { VirtualMachine, VirtualMachineInstance } from "../kube/types.ts";
 import { toSession } from "./status.ts";
 

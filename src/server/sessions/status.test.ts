@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { Session, type SessionStatus } from "../../common/api.ts";
 import type { VirtualMachineInstancePhase, VirtualMachinePrintableStatus } from "../kube/types.ts";
-import { deletedSession, toSession } from "./status.ts";
+import { toSession } from "./status.ts";
 import {
   aSessionVm,
   aSessionVmi,
@@ -243,18 +243,5 @@ describe("toSession", () => {
       undefined,
     );
     expect(session.message).toMatch(/^The VM failed to start; the cluster keeps retrying\./);
-  });
-});
-
-describe("deletedSession", () => {
-  it("keeps who and what but reports deleted", () => {
-    const session = deletedSession(aSessionVm({ printableStatus: "Terminating" }));
-    expect(session).toMatchObject({
-      id: "linux-basics-x7k2m9qa",
-      owner: "ana@example.edu",
-      status: "deleted",
-      phase: "",
-      message: null,
-    });
   });
 });

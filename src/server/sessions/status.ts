@@ -26,8 +26,6 @@
 // |   Scheduled, WaitingForSync; printableStatus Stopped (runStrategy     |          |                  |
 // |   Always starts it), Provisioning, Starting, WaitingForVolumeBinding, |          |                  |
 // |   WaitingForReceiver, Unknown                                         |          |                  |
-//
-// "deleted" is not derived here: it means the VM is gone, which only the caller can know (deletedSession).
 import { HelpRequest, type Session, type SessionStatus } from "../../common/api.ts";
 import type { Condition, VirtualMachine, VirtualMachineInstance } from "../kube/types.ts";
 import { annotationKeys, labelKeys } from "./labels.ts";
@@ -63,11 +61,6 @@ function helpOf(vm: VirtualMachine): { help?: HelpRequest } {
   } catch {
     return {};
   }
-}
-
-/** The session of a VM that no longer exists, e.g. from a watch's DELETED event. */
-export function deletedSession(lastSeen: VirtualMachine): Session {
-  return { ...toSession(lastSeen, undefined), status: "deleted", phase: "", timeline: [], message: null };
 }
 
 function deriveStatus(

@@ -5,11 +5,11 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { Lab } from "../../common/lab.ts";
 import type { VirtualMachine } from "../kube/types.ts";
 import { defaultVmSizes, loadLabs } from "../labs/load-labs.ts";
-import { aLab } from "./testing/fixtures.ts";
 import { ownerIdFor } from "./labels.ts";
+import { aLab } from "./testing/fixtures.ts";
 import { buildSessionObjects, cloudInitSecretName, guestUsername, newSessionId } from "./vm-manifest.ts";
 
-const swaggerUrl = new URL("../../emulator/openapi/kubevirt-swagger.json", import.meta.url);
+const swaggerUrl = new URL("../../emulator/apiserver/openapi/kubevirt-swagger.json", import.meta.url);
 
 /**
  * KubeVirt's swagger definitions rarely say additionalProperties, so a misspelt field would pass.

@@ -9,6 +9,10 @@ import { notFound, sendError } from "../http/errors.ts";
 export async function registerWeb(app: FastifyInstance, webRoot: string | undefined): Promise<void> {
   const hasWeb = webRoot !== undefined && existsSync(path.join(webRoot, "index.html"));
   if (hasWeb) {
+    // fastify-static adds its own route for the built files, which anyone may load.
+    app.addHook("onRoute", (route) => {
+      if (route.url === "/*") route.config = { ...route.config, access: "public" };
+    });
     await app.register(fastifyStatic, {
       root: webRoot,
       wildcard: true,

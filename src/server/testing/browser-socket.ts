@@ -4,7 +4,7 @@ import type { IncomingMessage } from "node:http";
 import WebSocket from "ws";
 
 export interface BrowserSocketOptions {
-  /** The `lab_session=...` cookie; none to play a browser that is not signed in. */
+  /** The `lab_sign_in=...` cookie; none to play a browser that is not signed in. */
   cookie?: string;
   /** Default: the BFF's own origin; null sends none. */
   origin?: string | null;

@@ -11,10 +11,10 @@ import { buildApp, type AppDeps } from "../app.ts";
 import { SqliteAuditRepository } from "../audit/sqlite-repository.ts";
 import { createDemoAuthenticator } from "../auth/authenticator.ts";
 import { SqliteEndedSignInRepository } from "../auth/ended-sign-ins/sqlite-repository.ts";
-import { LoginSessions } from "../auth/login-sessions.ts";
+import { SignIns } from "../auth/sign-ins.ts";
 import { hashPassword } from "../auth/passwords.ts";
 import { demoPassword, demoUsers } from "../auth/users-file.ts";
-import type { SessionQuotas, SessionsReadMode } from "../config.ts";
+import type { SessionQuotas } from "../capacity/launch-admission.ts";
 import type { TrustedProxies } from "../http/client-address.ts";
 import type { ServerLimits } from "../http/server-limits.ts";
 import { loadAgentFile } from "../grading/agent-file.ts";
@@ -24,6 +24,7 @@ import { FileRecordingStorage } from "../recordings/file-recording-storage.ts";
 import { createClusterFacts } from "../kube/cluster-facts.ts";
 import { KubeRequestCounter } from "../kube/request-counter.ts";
 import { sessionsSelector } from "../sessions/labels.ts";
+import type { SessionsReadMode } from "../sessions/reads.ts";
 
 export const testNamespace = "lab-sessions";
 export const testAgentKeySecret = "a-test-agent-token-secret-long-enough";
@@ -33,7 +34,7 @@ export interface TestBff {
   app: FastifyInstance;
   emulator: TestEmulator;
   kubeRequests: KubeRequestCounter;
-  loginSessions: LoginSessions;
+  signIns: SignIns;
   /** Where this BFF writes console recordings. */
   recordingsDir: string;
   /** A browser signed in as one of the demo users. */
@@ -99,7 +100,7 @@ export async function startTestBff(options: {
     counter: kubeRequests,
   });
   const passwordHash = await hashPassword(demoPassword);
-  const loginSessions = await LoginSessions.open({
+  const signIns = await SignIns.open({
     store: endedSignIns,
     pollIntervalMs: options.signOutPollIntervalMs,
   });
@@ -109,7 +110,7 @@ export async function startTestBff(options: {
     authenticator:
       options.authenticator ??
       (await createDemoAuthenticator(demoUsers.map((user) => ({ ...user, passwordHash })))),
-    loginSessions,
+    signIns,
     cookieSecret: options.cookieSecret ?? "a-test-secret-that-is-long-enough-to-sign",
     labs: options.labs,
     gradingRepository,
@@ -147,7 +148,7 @@ export async function startTestBff(options: {
     app,
     emulator,
     kubeRequests,
-    loginSessions,
+    signIns,
     recordingsDir: path.join(gradingDataDir, "recordings"),
     async signIn(username) {
       const browser = new TestBrowser(url);
@@ -159,7 +160,7 @@ export async function startTestBff(options: {
       if (closed) return;
       closed = true;
       await app.close();
-      await loginSessions.close();
+      await signIns.close();
       await gradingRepository.close();
       await auditRepository.close();
       await endedSignIns.close();
@@ -219,10 +220,10 @@ export class TestBrowser {
       },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-    const setCookie = response.headers.getSetCookie().find((line) => line.startsWith("lab_session="));
+    const setCookie = response.headers.getSetCookie().find((line) => line.startsWith("lab_sign_in="));
     if (setCookie) {
       const pair = setCookie.split(";")[0] ?? "";
-      this.cookie = pair === "lab_session=" ? undefined : pair;
+      this.cookie = pair === "lab_sign_in=" ? undefined : pair;
     }
     const text = await response.text();
     const json = response.headers.get("content-type")?.startsWith("application/json") ?? false;

@@ -1,21 +1,16 @@
-// GET /api/labs/:labId/wall, upgraded to a websocket: the class wall (wall-stream.ts). Staff only,
-// and the Origin is checked as for the console socket (a websocket is not bound by CORS). Needs the
-// console routes registered first: they route websocket upgrades through fastify.
+// GET /api/labs/:labId/wall, upgraded to a websocket: the class wall (wall-stream.ts), for staff;
+// the access policy checks the Origin as for every socket (a websocket is not bound by CORS). Needs
+// the console routes registered first: they route websocket upgrades through fastify.
 import type { FastifyInstance } from "fastify";
 import { WebSocketServer } from "ws";
-import { z } from "zod";
-import { labIdPattern } from "../../common/lab.ts";
+import { grantedSignIn } from "../access/policy.ts";
 import type { AuditLog } from "../audit/audit-log.ts";
-import { findLoginSession } from "../auth/current-user.ts";
-import type { LoginSessions } from "../auth/login-sessions.ts";
-import { checkOrigin } from "../console/routes.ts";
-import type { OwnNames } from "../http/own-names.ts";
-import { acceptWebsocket, isWebsocketUpgrade } from "../console/websocket-upgrade.ts";
-import { HttpError, notFound, parseOrThrow, unauthenticated } from "../http/errors.ts";
+import type { SignIns } from "../auth/sign-ins.ts";
+import { acceptWebsocket } from "../console/websocket-upgrade.ts";
+import { notFound, parseOrThrow } from "../http/errors.ts";
+import { LabIdParams } from "../http/params.ts";
 import type { SessionService } from "../sessions/service.ts";
 import { WallStream, type WallConsoles } from "./wall-stream.ts";
-
-const WallParams = z.object({ labId: z.string().max(40).regex(labIdPattern, "not a lab id") });
 
 export interface WallTiming {
   /** Screens go out at most this often (per wall). Default 1 s. */
@@ -28,8 +23,7 @@ export interface WallRouteDeps {
   consoles: WallConsoles;
   sessions: SessionService;
   labIds: ReadonlySet<string>;
-  loginSessions: LoginSessions;
-  ownNames: OwnNames;
+  signIns: SignIns;
   lastScore(sessionId: string): Promise<number | null>;
   audit?: AuditLog;
   timing?: Partial<WallTiming>;
@@ -42,29 +36,18 @@ export function registerWallRoutes(app: FastifyInstance, deps: WallRouteDeps): v
   const timing: WallTiming = { screenIntervalMs: 1000, listIntervalMs: 2000, ...deps.timing };
   const server = new WebSocketServer({ noServer: true, maxPayload: 1024, clientTracking: false });
   const open = new Map<WallStream, string>();
-  const stopListening = deps.loginSessions.onEnded((ended) => {
-    for (const [stream, loginSessionId] of open) if (loginSessionId === ended.id) stream.close();
+  const stopListening = deps.signIns.onEnded((ended) => {
+    for (const [stream, signInId] of open) if (signInId === ended.id) stream.close();
   });
   app.addHook("preClose", async () => {
     stopListening();
     for (const stream of open.keys()) stream.close();
   });
 
-  app.get("/api/labs/:labId/wall", async (request, reply) => {
-    if (!isWebsocketUpgrade(request)) {
-      throw new HttpError(
-        426,
-        "upgrade_required",
-        "The class wall is a websocket; open it from the wall page.",
-      );
-    }
-    checkOrigin(request, deps.ownNames);
-    const login = findLoginSession(request, deps.loginSessions);
-    if (!login) throw unauthenticated();
-    if (login.user.role === "student") {
-      throw new HttpError(403, "forbidden", "Only TAs and instructors can open the class wall.");
-    }
-    const { labId } = parseOrThrow(WallParams, request.params);
+  const wallSocket = { config: { access: "staff", websocket: true } } as const;
+  app.get("/api/labs/:labId/wall", wallSocket, async (request, reply) => {
+    const login = grantedSignIn(request);
+    const { labId } = parseOrThrow(LabIdParams, request.params);
     if (!deps.labIds.has(labId)) throw notFound(`There is no lab called ${labId}.`);
     const socket = await acceptWebsocket(request, reply, server);
     if (!socket) return;

@@ -5,8 +5,8 @@ import { RequireRole } from "../features/auth/components/require-role.tsx";
 import { SignInPage } from "../features/auth/components/sign-in-page.tsx";
 import { paths } from "../lib/paths.ts";
 import { AppLayout } from "./app-layout.tsx";
-import { HomePage } from "./home-page.tsx";
-import { NotFoundPage } from "./not-found-page.tsx";
+import { HomePage } from "./routes/home-page.tsx";
+import { NotFoundPage } from "./routes/not-found-page.tsx";
 
 /** A page whose code loads on its first visit, in a chunk of its own. */
 function lazyPage<Name extends string>(load: () => Promise<Record<Name, ComponentType>>, name: Name) {
@@ -15,27 +15,18 @@ function lazyPage<Name extends string>(load: () => Promise<Record<Name, Componen
 
 // Sign-in and the home page are in the first download, since everyone opens them. The other pages are
 // for staff, or come later in a student's visit.
-const SessionPage = lazyPage(() => import("../features/sessions/components/session-page.tsx"), "SessionPage");
-const RecordingsPage = lazyPage(
-  () => import("../features/recordings/components/recordings-page.tsx"),
-  "RecordingsPage",
-);
+const SessionPage = lazyPage(() => import("./routes/session-page.tsx"), "SessionPage");
+const RecordingsPage = lazyPage(() => import("./routes/recordings-page.tsx"), "RecordingsPage");
 const RecordingPage = lazyPage(
   () => import("../features/recordings/components/recording-page.tsx"),
   "RecordingPage",
 );
-const SessionsPage = lazyPage(
-  () => import("../features/sessions/components/sessions-page.tsx"),
-  "SessionsPage",
-);
-const WallPage = lazyPage(() => import("../features/wall/components/wall-page.tsx"), "WallPage");
-const GradingIndexPage = lazyPage(
-  () => import("../features/grading/components/grading-index-page.tsx"),
-  "GradingIndexPage",
-);
-const GradingPage = lazyPage(() => import("../features/grading/components/grading-page.tsx"), "GradingPage");
-const DoctorPage = lazyPage(() => import("../features/doctor/components/doctor-page.tsx"), "DoctorPage");
-const AuditPage = lazyPage(() => import("../features/audit/components/audit-page.tsx"), "AuditPage");
+const SessionsPage = lazyPage(() => import("./routes/sessions-page.tsx"), "SessionsPage");
+const WallPage = lazyPage(() => import("./routes/wall-page.tsx"), "WallPage");
+const GradingIndexPage = lazyPage(() => import("./routes/grading-index-page.tsx"), "GradingIndexPage");
+const GradingPage = lazyPage(() => import("./routes/grading-page.tsx"), "GradingPage");
+const DoctorPage = lazyPage(() => import("./routes/doctor-page.tsx"), "DoctorPage");
+const AuditPage = lazyPage(() => import("./routes/audit-page.tsx"), "AuditPage");
 
 const staff = ["ta", "instructor"] as const;
 const instructors = ["instructor"] as const;

@@ -18,8 +18,32 @@ interface RequestOptions<T> {
  * the server's side, whatever Cache-Control the BFF sends.
  */
 export async function apiRequest<T = void>(path: string, options: RequestOptions<T> = {}): Promise<T> {
+  const response = await apiFetch(path, "application/json", options);
+  if (!options.schema) return undefined as T;
+
+  const parsed = options.schema.safeParse(await response.json().catch(() => undefined));
+  if (!parsed.success) {
+    throw new ApiError(
+      response.status,
+      "bad_response",
+      "The server sent an answer this page does not understand. Reload the page to get the newest version.",
+    );
+  }
+  return parsed.data;
+}
+
+/**
+ * The request itself, for apiRequest and for the few callers that read a body other than JSON (a
+ * console recording: asciicast, a JSON value a line). `accept` is the media type asked for. Sends the
+ * CSRF header on writes; a failed fetch or status becomes an ApiError.
+ */
+export async function apiFetch(
+  path: string,
+  accept: string,
+  options: { method?: Method; body?: unknown; signal?: AbortSignal } = {},
+): Promise<Response> {
   const method = options.method ?? "GET";
-  const headers: Record<string, string> = { Accept: "application/json" };
+  const headers: Record<string, string> = { Accept: accept };
   if (method !== "GET") headers[csrfHeader.name] = csrfHeader.value;
   if (options.body !== undefined) headers["Content-Type"] = "application/json";
 
@@ -41,19 +65,8 @@ export async function apiRequest<T = void>(path: string, options: RequestOptions
       "Cannot reach Lab Console. Check your connection; the page retries on its own.",
     );
   }
-
   if (!response.ok) throw await toApiError(response);
-  if (!options.schema) return undefined as T;
-
-  const parsed = options.schema.safeParse(await response.json().catch(() => undefined));
-  if (!parsed.success) {
-    throw new ApiError(
-      response.status,
-      "bad_response",
-      "The server sent an answer this page does not understand. Reload the page to get the newest version.",
-    );
-  }
-  return parsed.data;
+  return response;
 }
 
 async function toApiError(response: Response): Promise<ApiError> {

@@ -1,4 +1,4 @@
-// Test fixture: the boot contract of the grading agent (spec agent-v2, issue 16) as user data: the
+// Test fixture: the boot contract of the grading agent as user data: the
 // agent's files written by cloud-init as root, its systemd unit, and the spec's runcmd lines in their
 // order, with a tiny Python stand-in for the agent.
 

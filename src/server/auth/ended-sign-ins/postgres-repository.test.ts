@@ -1,5 +1,5 @@
 // The ended sign-ins contract on a real PostgreSQL, what PostgreSQL adds (writes from several
-// replicas that commit out of order), and LoginSessions over it as replicas use it.
+// replicas that commit out of order), and SignIns over it as replicas use it.
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DatabaseUnavailableError } from "../../db/errors.ts";
@@ -12,7 +12,7 @@ import {
   type TestPostgres,
 } from "../../db/postgres/testing/test-postgres.ts";
 import { eventually } from "../../testing/test-bff.ts";
-import { LoginSessions } from "../login-sessions.ts";
+import { SignIns } from "../sign-ins.ts";
 import { PostgresEndedSignInRepository } from "./postgres-repository.ts";
 import {
   aCutOff,
@@ -83,13 +83,11 @@ describe("the PostgreSQL ended sign-ins table when PostgreSQL cannot commit", ()
   });
 });
 
-describe("LoginSessions over PostgreSQL", () => {
+describe("SignIns over PostgreSQL", () => {
   it("refuses on every replica a sign-out made on one, within a poll", async () => {
     const schema = await createTestSchema(server);
     const stores = await Promise.all([1, 2].map(() => PostgresEndedSignInRepository.open(schema.url)));
-    const [a, b] = await Promise.all(
-      stores.map((store) => LoginSessions.open({ store, pollIntervalMs: 20 })),
-    );
+    const [a, b] = await Promise.all(stores.map((store) => SignIns.open({ store, pollIntervalMs: 20 })));
     try {
       const signIn = a!.create({ username: "alice", role: "student" });
       expect(b!.accept(signIn)).toBeDefined();
@@ -116,7 +114,7 @@ describe("LoginSessions over PostgreSQL", () => {
       connectTimeoutMs: 300,
     });
     const warnings: string[] = [];
-    const sessions = await LoginSessions.open({
+    const sessions = await SignIns.open({
       store,
       pollIntervalMs: 20,
       log: { info: () => undefined, warn: (message) => warnings.push(message) },
@@ -149,7 +147,7 @@ describe("LoginSessions over PostgreSQL", () => {
     try {
       await other.query("BEGIN");
       await other.query("LOCK TABLE ended_sign_ins IN ACCESS EXCLUSIVE MODE");
-      const error = await LoginSessions.open({ store }).catch((caught: unknown) => caught);
+      const error = await SignIns.open({ store }).catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(DatabaseUnavailableError);
       expect((error as Error).message).toMatch(/is locked by another program/);
     } finally {

@@ -1,6 +1,6 @@
 // EndedSignInRepository on PostgreSQL (pg), chosen by DATABASE_URL: the store every replica shares.
 import { PostgresDatabase, type PostgresOptions } from "../../db/postgres/database.ts";
-import { postgresEndedSignInsSchema } from "../../db/postgres/ended-sign-ins-schema.ts";
+import { postgresEndedSignInsSchema } from "./postgres-schema.ts";
 import type { EndedSignIn, EndedSignInRepository, EndedSignInsPage, SignInCutOff } from "./repository.ts";
 
 interface Row {

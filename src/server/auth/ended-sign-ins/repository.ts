@@ -5,7 +5,7 @@
 // throughout so that SQLite and PostgreSQL fit the same interface.
 
 export interface EndedSignIn {
-  /** The sign-in's random id (LoginSession.id). */
+  /** The sign-in's random id (SignIn.id). */
   id: string;
   /** When its cookie would have run out anyway (ms since the epoch): after that the row is useless. */
   expiresAt: number;

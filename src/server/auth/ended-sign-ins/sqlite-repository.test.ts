@@ -11,7 +11,7 @@ describeEndedSignInRepositoryContract("SQLite", () =>
 );
 
 describe("the SQLite sign-out database on a failing disk", () => {
-  // On a fresh ended-sign-ins.db, whose write-ahead log must grow for every commit. LoginSessions
+  // On a fresh ended-sign-ins.db, whose write-ahead log must grow for every commit. SignIns
   // holds a sign-out it could not store and retries it, so the failure has to reach it.
   it.each<[DiskFault, string]>([
     ["full", "SQLITE_FULL"],

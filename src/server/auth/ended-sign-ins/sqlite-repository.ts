@@ -1,8 +1,8 @@
 // EndedSignInRepository on SQLite (ended-sign-ins.db). Writers take the database's one write lock
 // and get their seq under it, so rows become visible in seq order: "after position" is exact.
 import type { Database, Statement } from "better-sqlite3";
-import { openEndedSignInsDatabase } from "../../db/ended-sign-ins-database.ts";
 import { withDatabaseErrors } from "../../db/errors.ts";
+import { openEndedSignInsDatabase } from "./ended-sign-ins-database.ts";
 import type { EndedSignIn, EndedSignInRepository, EndedSignInsPage, SignInCutOff } from "./repository.ts";
 
 interface Row {

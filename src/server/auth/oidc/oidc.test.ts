@@ -197,7 +197,7 @@ describe("sign-in with OpenID Connect", () => {
     const browser = new CookieJarClient();
     await signIn(browser, "theo", "theo-pw");
     // The ID token for the provider's sign-out rides in a cookie of its own, sent to sign-out alone.
-    expect(browser.cookie("lab_session")?.length).toBeLessThan(300);
+    expect(browser.cookie("lab_sign_in")?.length).toBeLessThan(300);
     const sealed = browser.cookie("lab_signout")!;
     expect(sealed.length).toBeLessThan(3600);
     const signOut = await browser.postApi(`${bff.url}/api/auth/logout`);

@@ -4,8 +4,8 @@ import type { FastifyInstance, FastifyReply } from "fastify";
 import type { SignInError } from "../../../common/api.ts";
 import type { AuditLog } from "../../audit/audit-log.ts";
 import type { OidcAuthenticator } from "../authenticator.ts";
-import { findLoginSession, setSessionCookie } from "../current-user.ts";
-import type { LoginSessions } from "../login-sessions.ts";
+import { findSignIn, setSignInCookie } from "../current-user.ts";
+import type { SignIns } from "../sign-ins.ts";
 import type { SignOutCookie } from "../sign-out-cookie.ts";
 import { oidcCallbackPath } from "./oidc-authenticator.ts";
 import { keepPendingSignIn, takePendingSignIn } from "./pending-sign-in.ts";
@@ -14,17 +14,19 @@ export function registerOidcRoutes(
   app: FastifyInstance,
   {
     authenticator,
-    loginSessions,
+    signIns,
     audit,
     signOutCookie,
   }: {
     authenticator: OidcAuthenticator;
-    loginSessions: LoginSessions;
+    signIns: SignIns;
     audit?: AuditLog;
     signOutCookie: SignOutCookie;
   },
 ): void {
-  app.get<{ Querystring: { returnTo?: string } }>("/api/auth/oidc/login", async (request, reply) => {
+  // Public: these are how one signs in.
+  const open = { config: { access: "public" } } as const;
+  app.get<{ Querystring: { returnTo?: string } }>("/api/auth/oidc/login", open, async (request, reply) => {
     let started: Awaited<ReturnType<OidcAuthenticator["beginSignIn"]>>;
     try {
       started = await authenticator.beginSignIn();
@@ -39,7 +41,7 @@ export function registerOidcRoutes(
     return reply.redirect(started.authorizationUrl.href);
   });
 
-  app.get(oidcCallbackPath, async (request, reply) => {
+  app.get(oidcCallbackPath, open, async (request, reply) => {
     const pending = takePendingSignIn(request, reply);
     if (!pending) return backToSignIn(reply, "expired");
     // The provider's answer on the registered callback URL, whatever Host this request came in on.
@@ -62,10 +64,10 @@ export function registerOidcRoutes(
       return backToSignIn(reply, outcome.reason);
     }
     // A fresh id on every sign-in, so an id planted before sign-in is worthless afterwards.
-    const previous = findLoginSession(request, loginSessions);
-    if (previous) await loginSessions.end(previous);
-    const session = loginSessions.create(outcome.user, { providerSignOutUrl: outcome.signOutUrl?.href });
-    setSessionCookie(request, reply, session);
+    const previous = findSignIn(request, signIns);
+    if (previous) await signIns.end(previous);
+    const session = signIns.create(outcome.user, { providerSignOutUrl: outcome.signOutUrl?.href });
+    setSignInCookie(request, reply, session);
     signOutCookie.set(request, reply, session);
     await audit?.record({ action: "sign-in", actor: outcome.user, details: { method: "oidc" } }, request);
     return reply.redirect(pending.returnTo);

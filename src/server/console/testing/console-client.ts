@@ -33,7 +33,7 @@ export async function signInCookie(baseUrl: string, username: string, password =
   });
   const cookie = response.headers
     .getSetCookie()
-    .find((line) => line.startsWith("lab_session="))
+    .find((line) => line.startsWith("lab_sign_in="))
     ?.split(";")[0];
   if (response.status !== 200 || !cookie)
     throw new Error(`sign-in as ${username} failed: ${response.status}`);

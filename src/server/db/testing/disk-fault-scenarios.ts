@@ -6,15 +6,15 @@
 import { execFileSync } from "node:child_process";
 import { closeSync, openSync, statSync, unlinkSync, writeSync } from "node:fs";
 import path from "node:path";
+import { auditDatabaseName } from "../../audit/audit-database.ts";
 import { AuditLog } from "../../audit/audit-log.ts";
 import { SqliteAuditRepository } from "../../audit/sqlite-repository.ts";
+import { endedSignInsDatabaseName } from "../../auth/ended-sign-ins/ended-sign-ins-database.ts";
 import { SqliteEndedSignInRepository } from "../../auth/ended-sign-ins/sqlite-repository.ts";
+import { gradingDatabaseName } from "../../grading/grading-database.ts";
 import { SqliteGradingRepository } from "../../grading/sqlite-repository.ts";
 import { gradableResult } from "../../grading/testing/result-builders.ts";
 import { createAppMetrics } from "../../metrics/app-metrics.ts";
-import { auditDatabaseName } from "../audit-database.ts";
-import { endedSignInsDatabaseName } from "../ended-sign-ins-database.ts";
-import { gradingDatabaseName } from "../grading-database.ts";
 import type {
   AuditReport,
   DiskFault,

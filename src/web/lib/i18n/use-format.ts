@@ -1,5 +1,5 @@
 import { useMemo } from "react";
-import { formatCoarse, formatElapsed, formatTimeLeft } from "../durations.ts";
+import { formatCoarse, formatElapsed, formatTimeLeft } from "./durations.ts";
 import { useLanguage } from "./use-language.ts";
 
 export type Format = ReturnType<typeof createFormat>;

@@ -6,7 +6,7 @@ import type { RepositoryHarness } from "../../../db/testing/repository-harness.t
 import type { EndedSignIn, EndedSignInRepository, SignInCutOff } from "../repository.ts";
 
 const hour = 60 * 60 * 1000;
-// Whole milliseconds in the future, as LoginSessions hands them out.
+// Whole milliseconds in the future, as SignIns hands them out.
 const inTwelveHours = Date.UTC(2030, 0, 1, 21, 0, 0, 123);
 
 export function anEndedSignIn(overrides: Partial<EndedSignIn> = {}): EndedSignIn {

@@ -1,6 +1,7 @@
 import { infiniteQueryOptions, useInfiniteQuery } from "@tanstack/react-query";
 import { AuditPage, type AuditAction } from "../../../../common/operations-api.ts";
 import { apiRequest } from "../../../lib/api-client.ts";
+import { auditKeys } from "./audit-keys.ts";
 
 export interface AuditFilters {
   user?: string;
@@ -8,11 +9,6 @@ export interface AuditFilters {
   session?: string;
   lab?: string;
 }
-
-export const auditKeys = {
-  all: ["audit"] as const,
-  list: (filters: AuditFilters) => [...auditKeys.all, "list", filters] as const,
-};
 
 const pageSize = 100;
 

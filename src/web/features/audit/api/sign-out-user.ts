@@ -1,7 +1,7 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { SignOutUserResult } from "../../../../common/operations-api.ts";
 import { apiRequest } from "../../../lib/api-client.ts";
-import { auditKeys } from "./get-audit.ts";
+import { auditKeys } from "./audit-keys.ts";
 
 export function signOutUser(username: string): Promise<SignOutUserResult> {
   return apiRequest("/admin/sign-outs", { method: "POST", body: { username }, schema: SignOutUserResult });

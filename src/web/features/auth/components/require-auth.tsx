@@ -3,7 +3,7 @@ import { Navigate, Outlet, useLocation } from "react-router";
 import { ErrorPanel, Loading } from "../../../components/page-state.tsx";
 import { paths } from "../../../lib/paths.ts";
 import { useMe } from "../api/get-me.ts";
-import { SignedInUserContext } from "./signed-in-user.ts";
+import { SignedInUserContext } from "../../../lib/signed-in-user.ts";
 
 /** Renders the child routes for a signed-in person; anyone else goes to sign-in and comes back after. */
 export function RequireAuth() {

@@ -1,7 +1,7 @@
 import { useTranslation } from "react-i18next";
 import { Outlet } from "react-router";
 import type { Role } from "../../../../common/api.ts";
-import { useSignedInUser } from "./signed-in-user.ts";
+import { useSignedInUser } from "../../../lib/signed-in-user.ts";
 
 /** Renders the child routes only for the given roles; the BFF enforces the same rule on its side. */
 export function RequireRole({ roles }: { roles: readonly Role[] }) {

@@ -2,7 +2,7 @@ import { useTranslation } from "react-i18next";
 import { useNavigate } from "react-router";
 import { ErrorText } from "../../../components/error-text.tsx";
 import { paths } from "../../../lib/paths.ts";
-import { useSignedInUser } from "./signed-in-user.ts";
+import { useSignedInUser } from "../../../lib/signed-in-user.ts";
 import { useSignOut } from "../api/sign-out.ts";
 
 export function UserMenu() {

@@ -1,11 +1,7 @@
-// Where a session's console websocket lives: same host as the page, so the session cookie goes along.
+// Where a session's console websocket lives, as a path and query: ReconnectingSocket opens it on the
+// page's own host, so the session cookie goes along.
 
-export function consoleUrl(
-  sessionId: string,
-  observe: boolean,
-  location: Location = window.location,
-): string {
-  const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+export function consoleUrl(sessionId: string, observe: boolean): string {
   const query = observe ? "?mode=observe" : "";
-  return `${scheme}//${location.host}/api/sessions/${encodeURIComponent(sessionId)}/console${query}`;
+  return `/api/sessions/${encodeURIComponent(sessionId)}/console${query}`;
 }

@@ -1,7 +1,7 @@
 import { useState } from "react";
 import { useTranslation } from "react-i18next";
 import type { Session } from "../../../../common/api.ts";
-import { useSignedInUser } from "../../auth/components/signed-in-user.ts";
+import { useSignedInUser } from "../../../lib/signed-in-user.ts";
 import { ConsolePanel } from "./console-panel.tsx";
 
 /**

@@ -1,6 +1,6 @@
 // The browser's end of a console websocket: connects, writes output into the terminal and
 // acknowledges it once written (the BFF pauses the VM when we fall behind), sends keystrokes as
-// binary frames, and reconnects with capped backoff until the BFF says the console has ended.
+// binary frames, and reconnects (through ReconnectingSocket) until the BFF says the console has ended.
 import {
   consoleAckBytes,
   consoleCloseCodes,
@@ -8,7 +8,7 @@ import {
   type ConsoleClientMessage,
   type UpstreamState,
 } from "../../../../common/console-protocol.ts";
-import { reconnectDelayMs } from "./reconnect-backoff.ts";
+import { ReconnectingSocket } from "../../../lib/reconnecting-socket.ts";
 
 export type ConsoleStatus =
   /** Opening the socket, or the BFF is waiting for the VM (`message` says what for). */
@@ -56,24 +56,40 @@ export class ConsoleConnection {
     guestSize: null,
   };
   private readonly listeners = new Set<() => void>();
-  private socket: WebSocket | undefined;
-  /** Bumped per socket, so writes of an old socket never acknowledge on a new one. */
-  private generation = 0;
+  private readonly socket: ReconnectingSocket;
   private unacked = 0;
   /** Writes of this socket's output not parsed yet. */
   private writing = 0;
-  private failedAttempts = 0;
-  private retryTimer: ReturnType<typeof setTimeout> | undefined;
-  private ended = false;
-  private disposed = false;
   /** The terminal shows output from an earlier socket. */
   private showsOutput = false;
   private readonly encoder = new TextEncoder();
 
+  /** `path`: the console's path and query on the page's host (see console-url.ts). */
   constructor(
-    private readonly url: string,
+    path: string,
     private readonly sink: TerminalSink,
-  ) {}
+  ) {
+    this.socket = new ReconnectingSocket(
+      path,
+      // A viewer dropped for being slow comes straight back for the current screen.
+      { immediateCloseCodes: [consoleCloseCodes.tooSlow] },
+      {
+        // The BFF counts acks per socket: a new one starts from nothing owed.
+        open: () => {
+          this.unacked = 0;
+          this.writing = 0;
+        },
+        message: (data, generation) => {
+          if (typeof data === "string") this.receiveControl(data);
+          else this.receiveOutput(new Uint8Array(data), generation);
+        },
+        status: (status) => {
+          if (status.kind === "reconnecting")
+            this.setStatus({ kind: "reconnecting", message: null, retryAt: status.retryAt });
+        },
+      },
+    );
+  }
 
   /** For useSyncExternalStore. */
   readonly subscribe = (listener: () => void): (() => void) => {
@@ -84,13 +100,11 @@ export class ConsoleConnection {
   readonly getState = (): ConsoleState => this.state;
 
   start(): void {
-    this.connect();
+    this.socket.start();
   }
 
   reconnectNow(): void {
-    if (this.ended || this.disposed || this.socket) return;
-    clearTimeout(this.retryTimer);
-    this.connect();
+    this.socket.reconnectNow();
   }
 
   /** What xterm.js reports typed (onData): UTF-8 text. */
@@ -116,47 +130,15 @@ export class ConsoleConnection {
   }
 
   dispose(): void {
-    this.disposed = true;
-    clearTimeout(this.retryTimer);
-    this.socket?.close(1000, "console closed");
-    this.socket = undefined;
+    this.socket.dispose("console closed");
     this.listeners.clear();
-  }
-
-  private connect(): void {
-    this.retryTimer = undefined;
-    const generation = ++this.generation;
-    this.unacked = 0;
-    this.writing = 0;
-    const socket = new WebSocket(this.url);
-    socket.binaryType = "arraybuffer";
-    this.socket = socket;
-    if (this.state.status.kind !== "reconnecting") this.setStatus({ kind: "connecting", message: null });
-    socket.onmessage = (event: MessageEvent<ArrayBuffer | string>) => {
-      if (typeof event.data === "string") this.receiveControl(event.data);
-      else this.receiveOutput(new Uint8Array(event.data), generation);
-    };
-    socket.onclose = (event) => {
-      if (this.socket !== socket) return;
-      this.socket = undefined;
-      if (this.ended || this.disposed) return;
-      // A viewer dropped for being slow comes straight back for the current screen.
-      const delay = event.code === consoleCloseCodes.tooSlow ? 0 : reconnectDelayMs(this.failedAttempts);
-      this.failedAttempts += 1;
-      this.setStatus({
-        kind: "reconnecting",
-        message: null,
-        retryAt: Date.now() + delay,
-      });
-      this.retryTimer = setTimeout(() => this.connect(), delay);
-    };
   }
 
   private receiveOutput(bytes: Uint8Array, generation: number): void {
     this.showsOutput = true;
     this.writing += 1;
     this.sink.write(bytes, () => {
-      if (generation !== this.generation) return;
+      if (!this.socket.isCurrent(generation)) return;
       this.writing -= 1;
       this.unacked += bytes.length;
       if (this.unacked >= consoleAckBytes || this.writing === 0) {
@@ -179,7 +161,7 @@ export class ConsoleConnection {
     switch (message.type) {
       case "status":
         this.setStatus(statusFromUpstream(message.state, message.message));
-        if (message.state === "connected") this.failedAttempts = 0;
+        if (message.state === "connected") this.socket.resetBackoff();
         return;
       case "replay-begin":
         // The BFF's screen replaces ours; if it has none (it restarted), keep ours and say so.
@@ -197,21 +179,21 @@ export class ConsoleConnection {
         this.update({ guestSize: { cols: message.cols, rows: message.rows } });
         return;
       case "ended":
-        this.ended = true;
+        this.socket.finish();
         this.setStatus({ kind: "ended", reason: message.reason });
         return;
     }
   }
 
-  private sendBytes(bytes: Uint8Array): void {
-    if (this.socket?.readyState !== WebSocket.OPEN || !this.state.keyboard?.canType) return;
+  private sendBytes(bytes: Uint8Array<ArrayBuffer>): void {
+    if (!this.socket.isOpen || !this.state.keyboard?.canType) return;
     for (let offset = 0; offset < bytes.length; offset += maxInputFrameBytes) {
       this.socket.send(bytes.subarray(offset, offset + maxInputFrameBytes));
     }
   }
 
   private sendControl(message: ConsoleClientMessage): void {
-    if (this.socket?.readyState === WebSocket.OPEN) this.socket.send(JSON.stringify(message));
+    this.socket.send(JSON.stringify(message));
   }
 
   private setStatus(status: ConsoleStatus): void {

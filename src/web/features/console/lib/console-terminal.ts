@@ -40,7 +40,8 @@ export class ConsoleTerminal {
   private state: ConsoleTerminalState;
   private fitFrame = 0;
 
-  constructor(host: HTMLElement, url: string, notices: ConsoleNotices) {
+  /** `path`: the console socket's path and query (see console-url.ts). */
+  constructor(host: HTMLElement, path: string, notices: ConsoleNotices) {
     this.local = {
       fontSize: loadFontSize(),
       screenReaderMode: loadScreenReaderMode(),
@@ -61,7 +62,7 @@ export class ConsoleTerminal {
     this.terminal.open(host);
     this.fitAddon.fit();
 
-    this.connection = new ConsoleConnection(url, {
+    this.connection = new ConsoleConnection(path, {
       write: (bytes, written) => this.terminal.write(bytes, written),
       // Reset in the write queue's order, so nothing written before it survives into the replay.
       clear: () => this.terminal.write(emptyWrite, () => this.terminal.reset()),

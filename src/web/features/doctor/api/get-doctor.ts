@@ -1,8 +1,7 @@
 import { queryOptions, useQuery } from "@tanstack/react-query";
 import { DoctorReport } from "../../../../common/operations-api.ts";
 import { apiRequest } from "../../../lib/api-client.ts";
-
-export const doctorKeys = { all: ["doctor"] as const };
+import { doctorKeys } from "./doctor-keys.ts";
 
 export function getDoctorReport(signal?: AbortSignal): Promise<DoctorReport> {
   return apiRequest("/doctor", { schema: DoctorReport, signal });

@@ -6,7 +6,7 @@ import { ErrorPanel, Loading, RefreshWarning } from "../../../components/page-st
 import { english, pickTranslation } from "../../../lib/i18n/pick-translation.ts";
 import { useFormat } from "../../../lib/i18n/use-format.ts";
 import { useLanguage } from "../../../lib/i18n/use-language.ts";
-import type { LocalizedLab } from "../../labs/api/localize-lab.ts";
+import type { LocalizedLab } from "../../../lib/localize-lab.ts";
 import { useGradingRun, useStartGradingRun } from "../api/grading-runs.ts";
 import { useOutcomeText } from "./check-results.tsx";
 

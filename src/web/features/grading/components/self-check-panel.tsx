@@ -1,3 +1,4 @@
+import type { UseQueryResult } from "@tanstack/react-query";
 import { useTranslation } from "react-i18next";
 import type { Session } from "../../../../common/api.ts";
 import type { SelfCheck } from "../../../../common/grading-api.ts";
@@ -6,20 +7,26 @@ import { ErrorPanel, Loading, RefreshWarning } from "../../../components/page-st
 import { isApiError } from "../../../lib/api-error.ts";
 import { useClockText } from "../../../lib/clock.ts";
 import { useFormat } from "../../../lib/i18n/use-format.ts";
-import { useSignedInUser } from "../../auth/components/signed-in-user.ts";
-import { useLabs } from "../../labs/api/get-labs.ts";
+import type { LocalizedLab } from "../../../lib/localize-lab.ts";
+import { useSignedInUser } from "../../../lib/signed-in-user.ts";
 import { useRunSelfCheck, useSelfChecks } from "../api/self-checks.ts";
 import "../grading.css";
 import { CheckResults } from "./check-results.tsx";
 
 /**
  * "Check my work" beside the console: the student runs the lab's self-checks on their VM and sees
- * each check pass or fail with its hint; staff see the same history without the button.
+ * each check pass or fail with its hint; staff see the same history without the button. `labs` is the
+ * catalog, where the lab's self-checks are listed.
  */
-export function SelfCheckPanel({ session }: { session: Session }) {
+export function SelfCheckPanel({
+  session,
+  labs,
+}: {
+  session: Session;
+  labs: UseQueryResult<LocalizedLab[]>;
+}) {
   const { t } = useTranslation();
   const me = useSignedInUser();
-  const labs = useLabs();
   const selfChecks = labs.data
     ?.find((lab) => lab.id === session.labId)
     ?.checks.filter((check) => check.selfCheck);

@@ -1,17 +1,23 @@
+import type { UseQueryResult } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTranslation } from "react-i18next";
+import type { SessionList } from "../../../../common/api.ts";
 import { ErrorText } from "../../../components/error-text.tsx";
-import type { LocalizedLab } from "../../labs/api/localize-lab.ts";
-import { useSessions } from "../../sessions/api/get-sessions.ts";
+import type { LocalizedLab } from "../../../lib/localize-lab.ts";
 import { useStartGradingRun } from "../api/grading-runs.ts";
 
-/** Instructors start a run over every running session of the lab, or over the ones they tick. */
+/**
+ * Instructors start a run over every running session of the lab, or over the ones they tick.
+ * `sessions` is the lab's running sessions, to tick from.
+ */
 export function StartRunForm({
   lab,
+  sessions,
   runInProgress,
   onStarted,
 }: {
   lab: LocalizedLab;
+  sessions: UseQueryResult<SessionList>;
   runInProgress: boolean;
   onStarted: (runId: string) => void;
 }) {
@@ -19,7 +25,6 @@ export function StartRunForm({
   const [scope, setScope] = useState<"all" | "selected">("all");
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
   const start = useStartGradingRun(lab.id);
-  const sessions = useSessions({ lab: lab.id, status: "running", pageSize: 1000 });
   const running = sessions.data?.items ?? [];
   const chosen = running.filter((session) => selected.has(session.id)).map((session) => session.id);
   const canStart = !start.isPending && !runInProgress && (scope === "all" || chosen.length > 0);

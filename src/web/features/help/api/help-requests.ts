@@ -1,7 +1,6 @@
-import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useMutation } from "@tanstack/react-query";
 import { Session } from "../../../../common/api.ts";
 import { apiRequest } from "../../../lib/api-client.ts";
-import { sessionKeys } from "../../sessions/api/session-keys.ts";
 
 const helpPath = (sessionId: string) => `/sessions/${encodeURIComponent(sessionId)}/help`;
 
@@ -25,14 +24,10 @@ function changeHelp(change: HelpChange): Promise<Session> {
   }
 }
 
-/** Raises, lowers or answers a hand; the session's detail and the lists show it at once. */
-export function useChangeHelp() {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: changeHelp,
-    onSuccess: (session) => {
-      queryClient.setQueryData(sessionKeys.detail(session.id), session);
-      return queryClient.invalidateQueries({ queryKey: sessionKeys.lists() });
-    },
-  });
+/**
+ * Raises, lowers or answers a hand. The answer is the changed session: `onChanged` gets it, so that
+ * the pages showing sessions show the hand at once (the mutation waits for what it returns).
+ */
+export function useChangeHelp(onChanged: (session: Session) => Promise<void>) {
+  return useMutation({ mutationFn: changeHelp, onSuccess: onChanged });
 }

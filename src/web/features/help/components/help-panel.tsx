@@ -2,19 +2,26 @@ import { useState } from "react";
 import { useTranslation } from "react-i18next";
 import type { Session } from "../../../../common/api.ts";
 import { ErrorText } from "../../../components/error-text.tsx";
-import { isStaff } from "../../auth/components/role-label.ts";
-import { useSignedInUser } from "../../auth/components/signed-in-user.ts";
+import { isStaff } from "../../../lib/roles.ts";
+import { useSignedInUser } from "../../../lib/signed-in-user.ts";
 import { useChangeHelp } from "../api/help-requests.ts";
 import { HandBadge } from "./hand-badge.tsx";
 
 /**
  * The student asks for help (a note is optional) and may lower the hand; staff see it and answer
- * it. The console below is where the TA then observes or takes the keyboard.
+ * it. The console below is where the TA then observes or takes the keyboard. `onChanged` gets the
+ * session with its hand changed.
  */
-export function HelpPanel({ session }: { session: Session }) {
+export function HelpPanel({
+  session,
+  onChanged,
+}: {
+  session: Session;
+  onChanged: (session: Session) => Promise<void>;
+}) {
   const { t } = useTranslation();
   const me = useSignedInUser();
-  const change = useChangeHelp();
+  const change = useChangeHelp(onChanged);
   const [note, setNote] = useState("");
   const owner = me.username === session.owner;
   const staff = isStaff(me.role);

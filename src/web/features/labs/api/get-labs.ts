@@ -6,7 +6,7 @@ import { apiRequest } from "../../../lib/api-client.ts";
 import { useLanguage } from "../../../lib/i18n/use-language.ts";
 import type { LocalText } from "../../../lib/i18n/pick-translation.ts";
 import { labKeys } from "./lab-keys.ts";
-import { localizeLab, type LocalizedLab } from "./localize-lab.ts";
+import { localizeLab, type LocalizedLab } from "../../../lib/localize-lab.ts";
 
 const LabList = z.array(LabSummary);
 

@@ -2,7 +2,7 @@ import type { ReactNode } from "react";
 import { useTranslation } from "react-i18next";
 import { LangText } from "../../../components/lang-text.tsx";
 import { useFormat } from "../../../lib/i18n/use-format.ts";
-import type { LocalizedLab } from "../api/localize-lab.ts";
+import type { LocalizedLab } from "../../../lib/localize-lab.ts";
 import { LabDescription } from "./lab-description.tsx";
 
 /** One lab in the catalog; `action` is what the person can do with it (launch, or go to their session). */

@@ -2,7 +2,7 @@ import type { ReactNode } from "react";
 import { useTranslation } from "react-i18next";
 import { ErrorPanel, Loading } from "../../../components/page-state.tsx";
 import { useLabs } from "../api/get-labs.ts";
-import type { LocalizedLab } from "../api/localize-lab.ts";
+import type { LocalizedLab } from "../../../lib/localize-lab.ts";
 import { LabCard } from "./lab-card.tsx";
 
 export function LabCatalog({ renderAction }: { renderAction: (lab: LocalizedLab) => ReactNode }) {

@@ -1,17 +1,13 @@
 import { keepPreviousData, queryOptions, useQuery } from "@tanstack/react-query";
 import { RecordingList } from "../../../../common/api.ts";
 import { apiRequest } from "../../../lib/api-client.ts";
+import { recordingKeys } from "./recording-keys.ts";
 
 export interface RecordingFilters {
   lab?: string;
   /** Staff only: the BFF gives a student their own recordings whatever this says. */
   student?: string;
 }
-
-export const recordingKeys = {
-  all: ["recordings"] as const,
-  list: (filters: RecordingFilters) => [...recordingKeys.all, "list", filters] as const,
-};
 
 export function getRecordings(filters: RecordingFilters, signal?: AbortSignal): Promise<RecordingList> {
   const search = new URLSearchParams();

@@ -19,16 +19,15 @@ function buildSession(overrides: Partial<Session> = {}): Session {
 }
 
 function buildList(items: Session[], counts: Partial<SessionList["counts"]> = {}): SessionList {
-  const allCounts = { starting: 0, running: 0, stopping: 0, failed: 0, deleted: 0, ...counts };
+  const allCounts = { starting: 0, running: 0, stopping: 0, failed: 0, ...counts };
   return { items, total: items.length, page: 1, pageSize: 50, counts: allCounts, stale: false };
 }
 
 describe("session polling", () => {
-  it("polls a single session fast while it starts or stops, slowly when running, never once deleted", () => {
+  it("polls a single session fast while it starts or stops, slowly when running", () => {
     expect(sessionPollMs(buildSession({ status: "starting" }))).toBe(changingPollMs);
     expect(sessionPollMs(buildSession({ status: "stopping" }))).toBe(changingPollMs);
     expect(sessionPollMs(buildSession({ status: "running" }))).toBe(stablePollMs);
-    expect(sessionPollMs(buildSession({ status: "deleted" }))).toBe(false);
   });
 
   it("keeps the slow period between 9 and 11 s so tabs drift apart", () => {

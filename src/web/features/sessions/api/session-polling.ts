@@ -1,7 +1,8 @@
 import type { Session, SessionList } from "../../../../common/api.ts";
 
 // Polling follows the data: fast while a VM changes state, so the timeline moves in step with the
-// cluster; slow when everything is stable; off when the session is gone.
+// cluster; slow when everything is stable. A session that is gone answers 404, and its query stops
+// polling on that (get-session.ts).
 
 export const changingPollMs = 1500;
 // Each tab gets its own slow period (9-11 s), so a class that opened the page together drifts apart
@@ -20,8 +21,7 @@ export function sessionListPollMs(list: SessionList | undefined): number {
     : stablePollMs;
 }
 
-export function sessionPollMs(session: Session | undefined): number | false {
+export function sessionPollMs(session: Session | undefined): number {
   if (!session) return stablePollMs;
-  if (session.status === "deleted") return false;
   return isChanging(session.status) ? changingPollMs : stablePollMs;
 }

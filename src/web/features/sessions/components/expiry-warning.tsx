@@ -1,7 +1,7 @@
 import { useTranslation } from "react-i18next";
 import type { Session } from "../../../../common/api.ts";
 import { useClockText } from "../../../lib/clock.ts";
-import { expiryWarningLevel } from "./expiry-warning-level.ts";
+import { expiryWarningLevel } from "../lib/expiry-warning-level.ts";
 
 /**
  * A warning in the last 10, 5 and 1 minutes of a session. The clock is read through a formatter that

@@ -2,21 +2,21 @@ import { useTranslation } from "react-i18next";
 import type { Session } from "../../../../common/api.ts";
 import { ErrorText } from "../../../components/error-text.tsx";
 import { useFormat } from "../../../lib/i18n/use-format.ts";
-import { isStaff } from "../../auth/components/role-label.ts";
-import { useSignedInUser } from "../../auth/components/signed-in-user.ts";
-import { useLabs } from "../../labs/api/get-labs.ts";
+import type { LocalizedLab } from "../../../lib/localize-lab.ts";
+import { isStaff } from "../../../lib/roles.ts";
+import { useSignedInUser } from "../../../lib/signed-in-user.ts";
 import { useExtendSession } from "../api/extend-session.ts";
 import "./extend-session.css";
 
 /**
  * More time for a session: the lab's extendMinutes, up to its maxExtensions for students. TAs and
- * instructors may extend any session beyond that (the BFF enforces the same rules).
+ * instructors may extend any session beyond that (the BFF enforces the same rules). Nothing shows
+ * until the session's lab is known.
  */
-export function ExtendSessionButton({ session }: { session: Session }) {
+export function ExtendSessionButton({ session, lab }: { session: Session; lab: LocalizedLab | undefined }) {
   const { t } = useTranslation();
   const format = useFormat();
   const me = useSignedInUser();
-  const lab = useLabs().data?.find((entry) => entry.id === session.labId);
   const extend = useExtendSession();
   if (!lab) return null;
   const { extendMinutes, maxExtensions } = lab.session;

@@ -3,7 +3,7 @@ import { Link } from "react-router";
 import type { Session } from "../../../../common/api.ts";
 import { ErrorText } from "../../../components/error-text.tsx";
 import { paths } from "../../../lib/paths.ts";
-import type { LocalizedLab } from "../../labs/api/localize-lab.ts";
+import type { LocalizedLab } from "../../../lib/localize-lab.ts";
 import { useCreateSession } from "../api/create-session.ts";
 
 /** Launch for a lab, or a link to the person's session when one is already active (one per lab). */

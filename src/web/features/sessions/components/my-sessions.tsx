@@ -2,16 +2,26 @@ import { useTranslation } from "react-i18next";
 import type { SessionList } from "../../../../common/api.ts";
 import { ErrorPanel, Loading, RefreshWarning } from "../../../components/page-state.tsx";
 import type { LocalText } from "../../../lib/i18n/pick-translation.ts";
-import { useLabTitles } from "../../labs/api/get-labs.ts";
+import type { LocalizedLab } from "../../../lib/localize-lab.ts";
 import type { useSessions } from "../api/get-sessions.ts";
 import { SessionCard } from "./session-card.tsx";
 import { StaleNotice } from "./stale-notice.tsx";
-import { visibleSessions } from "./visible-sessions.ts";
+import { visibleSessions } from "../lib/visible-sessions.ts";
 
-/** The signed-in person's sessions, newest first; ended ones drop out. */
-export function MySessions({ query }: { query: ReturnType<typeof useSessions> }) {
+/**
+ * The signed-in person's sessions, newest first; ended ones drop out. `labs` is the catalog
+ * (undefined until it is in), `labTitle` a lab's title by its id.
+ */
+export function MySessions({
+  query,
+  labs,
+  labTitle,
+}: {
+  query: ReturnType<typeof useSessions>;
+  labs: LocalizedLab[] | undefined;
+  labTitle: (labId: string) => LocalText;
+}) {
   const { t } = useTranslation();
-  const labTitle = useLabTitles();
 
   return (
     <section className="section" aria-labelledby="my-sessions-title">
@@ -30,14 +40,22 @@ export function MySessions({ query }: { query: ReturnType<typeof useSessions> })
         <>
           <RefreshWarning error={query.error} />
           <StaleNotice list={query.data} />
-          <SessionCards list={query.data} labTitle={labTitle} />
+          <SessionCards list={query.data} labs={labs} labTitle={labTitle} />
         </>
       )}
     </section>
   );
 }
 
-function SessionCards({ list, labTitle }: { list: SessionList; labTitle: (labId: string) => LocalText }) {
+function SessionCards({
+  list,
+  labs,
+  labTitle,
+}: {
+  list: SessionList;
+  labs: LocalizedLab[] | undefined;
+  labTitle: (labId: string) => LocalText;
+}) {
   const { t } = useTranslation();
   const sessions = visibleSessions(list);
   if (sessions.length === 0) {
@@ -46,7 +64,12 @@ function SessionCards({ list, labTitle }: { list: SessionList; labTitle: (labId:
   return (
     <div className="session-grid">
       {sessions.map((session) => (
-        <SessionCard key={session.id} session={session} labTitle={labTitle(session.labId)} />
+        <SessionCard
+          key={session.id}
+          session={session}
+          lab={labs?.find((lab) => lab.id === session.labId)}
+          labTitle={labTitle(session.labId)}
+        />
       ))}
     </div>
   );

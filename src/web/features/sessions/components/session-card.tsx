@@ -4,8 +4,9 @@ import type { Session } from "../../../../common/api.ts";
 import { Elapsed, TimeLeft } from "../../../components/duration.tsx";
 import { LangText } from "../../../components/lang-text.tsx";
 import { english, type LocalText } from "../../../lib/i18n/pick-translation.ts";
+import type { LocalizedLab } from "../../../lib/localize-lab.ts";
 import { paths } from "../../../lib/paths.ts";
-import { useSignedInUser } from "../../auth/components/signed-in-user.ts";
+import { useSignedInUser } from "../../../lib/signed-in-user.ts";
 import { EndSessionButton } from "./end-session-button.tsx";
 import { RestartSessionButton } from "./restart-session-button.tsx";
 import { ExpiryWarning } from "./expiry-warning.tsx";
@@ -13,15 +14,20 @@ import { ExtendSessionButton } from "./extend-session-button.tsx";
 import { currentStep, SessionTimeline } from "./session-timeline.tsx";
 import { StatusBadge } from "./status-badge.tsx";
 
-/** A student's view of one session: where its VM is, how long it has left, and how to end it. */
+/**
+ * A student's view of one session: where its VM is, how long it has left, and how to end it. `lab` is
+ * the session's lab from the catalog, undefined until it is in.
+ */
 export function SessionCard({
   session,
+  lab,
   labTitle,
   headingLevel = 3,
   showDetailsLink = true,
   onEnded,
 }: {
   session: Session;
+  lab: LocalizedLab | undefined;
   labTitle: LocalText;
   headingLevel?: 2 | 3;
   showDetailsLink?: boolean;
@@ -64,9 +70,9 @@ export function SessionCard({
             {t("sessions.card.details")}
           </Link>
         )}
-        {live && <ExtendSessionButton session={session} />}
+        {live && <ExtendSessionButton session={session} lab={lab} />}
         {session.status === "running" && <RestartSessionButton session={session} />}
-        {session.status !== "stopping" && session.status !== "deleted" && (
+        {session.status !== "stopping" && (
           <EndSessionButton session={session} labTitle={labTitle} onEnded={onEnded} />
         )}
       </div>
@@ -115,8 +121,6 @@ function SessionSummary({ session }: { session: Session }) {
       return t("sessions.card.stopping");
     case "failed":
       return t("sessions.card.failed");
-    case "deleted":
-      return t("sessions.card.deleted");
   }
 }
 

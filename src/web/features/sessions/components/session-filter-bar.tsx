@@ -1,7 +1,6 @@
-import { useEffect, useId, useState } from "react";
+import { useEffect, useId, useState, type ReactNode } from "react";
 import { useTranslation } from "react-i18next";
 import { sessionStatuses, type SessionStatus } from "../../../../common/api.ts";
-import { LabSelect } from "../../labs/components/lab-select.tsx";
 
 export interface SessionFilterValues {
   lab: string;
@@ -11,12 +10,17 @@ export interface SessionFilterValues {
 
 const studentTypingDelayMs = 300;
 
-/** Lab, status and student filters. The student box waits for a pause in typing before it filters. */
+/**
+ * Lab, status and student filters. The student box waits for a pause in typing before it filters.
+ * `labFilter` is the lab field, from the labs feature, bound by the page to `values.lab`.
+ */
 export function SessionFilterBar({
   values,
+  labFilter,
   onChange,
 }: {
   values: SessionFilterValues;
+  labFilter: ReactNode;
   onChange: (changes: Partial<SessionFilterValues>) => void;
 }) {
   const { t } = useTranslation();
@@ -45,7 +49,7 @@ export function SessionFilterBar({
       aria-label={t("sessions.filters.label")}
       onSubmit={(event) => event.preventDefault()}
     >
-      <LabSelect value={values.lab} onChange={(lab) => onChange({ lab })} />
+      {labFilter}
       <div className="field">
         <label className="field-label" htmlFor={ids.status}>
           {t("sessions.filters.status")}

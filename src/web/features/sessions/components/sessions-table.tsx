@@ -1,27 +1,33 @@
-import { memo } from "react";
+import { memo, type ComponentType } from "react";
 import { useTranslation } from "react-i18next";
 import { Link } from "react-router";
-import type { Session } from "../../../../common/api.ts";
+import type { HelpRequest, Session } from "../../../../common/api.ts";
 import { Elapsed, TimeLeft } from "../../../components/duration.tsx";
 import { LangText } from "../../../components/lang-text.tsx";
 import { english, type LocalText } from "../../../lib/i18n/pick-translation.ts";
 import { paths } from "../../../lib/paths.ts";
-import { HandBadge } from "../../help/components/hand-badge.tsx";
-import { isVmiPhase } from "./session-phase.ts";
+import { isVmiPhase } from "../lib/session-phase.ts";
 import { StatusBadge } from "./status-badge.tsx";
+
+/** How a raised hand shows beside its student: the help feature's badge, which the page passes in. */
+export type HelpBadgeComponent = ComponentType<{ help: HelpRequest | undefined }>;
 
 /**
  * One page of sessions. Rows are memoized on the session object: TanStack Query's structural sharing
  * keeps unchanged sessions identical across polls, so a poll re-renders only rows that changed, and
- * the per-second clock re-renders only the age and time-left texts whose minute changed.
+ * the per-second clock re-renders only the age and time-left texts whose minute changed. `HelpBadge`
+ * is a component rather than an element per row, so that it stays the same object and the rows'
+ * memo holds.
  */
 export function SessionsTable({
   sessions,
   labTitle,
+  HelpBadge,
   busy,
 }: {
   sessions: Session[];
   labTitle: (labId: string) => LocalText;
+  HelpBadge: HelpBadgeComponent;
   busy: boolean;
 }) {
   const { t } = useTranslation();
@@ -40,7 +46,12 @@ export function SessionsTable({
         </thead>
         <tbody>
           {sessions.map((session) => (
-            <SessionRow key={session.id} session={session} labTitle={labTitle(session.labId)} />
+            <SessionRow
+              key={session.id}
+              session={session}
+              labTitle={labTitle(session.labId)}
+              HelpBadge={HelpBadge}
+            />
           ))}
         </tbody>
       </table>
@@ -51,9 +62,11 @@ export function SessionsTable({
 const SessionRow = memo(function SessionRow({
   session,
   labTitle,
+  HelpBadge,
 }: {
   session: Session;
   labTitle: LocalText;
+  HelpBadge: HelpBadgeComponent;
 }) {
   const { t } = useTranslation();
   const hasTimeLeft = session.status === "starting" || session.status === "running";
@@ -61,7 +74,7 @@ const SessionRow = memo(function SessionRow({
     <tr data-status={session.status}>
       <th scope="row" translate="no">
         <Link to={paths.session.to(session.id)}>{session.owner}</Link>
-        <HandBadge help={session.help} />
+        <HelpBadge help={session.help} />
       </th>
       <td>
         <LangText text={labTitle} />

@@ -1,0 +1,183 @@
+// Grading runs as instructors and TAs see them: starting one over a lab's sessions, re-running the
+// ones that fell short, reading runs, and exporting the grades they produced. Creating a run only
+// records it; the run worker grades it, on whichever replica holds the grading lease.
+import { randomUUID } from "node:crypto";
+import type { Session } from "../../common/api.ts";
+import type { GradingRun, GradingRunItem, GradingRunSummary, LabGrades } from "../../common/grading-api.ts";
+import type { Lab } from "../../common/lab.ts";
+import { HttpError, invalid, notFound } from "../http/errors.ts";
+import { toGradesCsv, toLabGrades } from "./export.ts";
+import type { GradingLabs } from "./grading-labs.ts";
+import type { GradingRepository, RunItemRecord, RunRecord } from "./repository.ts";
+import type { RunWorker, SessionDirectory } from "./run-worker.ts";
+
+export interface GradingRunsDeps {
+  repository: GradingRepository;
+  sessions: SessionDirectory;
+  labs: GradingLabs;
+  worker: Pick<RunWorker, "closing" | "launch" | "isGrading">;
+  now: () => Date;
+  newRunId?: () => string;
+  /**
+   * With several replicas, whether this one is the grading worker (it holds the grading lease).
+   * Runs started on the others wait for the worker to pick them up. Default: always.
+   */
+  gradesHere?: () => boolean;
+}
+
+/** What a new run grades, and why these sessions. */
+type RunPlan = Pick<RunRecord, "selectedSessionIds" | "rerunOf"> & {
+  items: { sessionId: string; owner: string }[];
+};
+
+export class GradingRuns {
+  /** Labs with a run being created right now: two quick clicks must not start two runs. */
+  private readonly starting = new Set<string>();
+
+  constructor(private readonly deps: GradingRunsDeps) {}
+
+  /** Grades the chosen sessions of the lab, or every running one; answers at once, grading goes on. */
+  async startRun(labId: string, startedBy: string, sessionIds?: string[]): Promise<GradingRun> {
+    const lab = this.deps.labs.require(labId);
+    return this.creatingRunFor(
+      lab,
+      async () => {
+        const { sessions } = await this.deps.sessions.snapshot();
+        const ofLab = new Map(sessions.filter((session) => session.labId === lab.id).map((s) => [s.id, s]));
+        let chosen: Session[];
+        if (sessionIds) {
+          const unique = [...new Set(sessionIds)];
+          const unknown = unique.filter((id) => !ofLab.has(id));
+          if (unknown.length > 0)
+            throw invalid(`These are not sessions of "${lab.title}": ${unknown.join(", ")}.`);
+          chosen = unique.map((id) => ofLab.get(id) as Session);
+        } else {
+          chosen = [...ofLab.values()].filter((session) => session.status === "running");
+          if (chosen.length === 0) {
+            throw new HttpError(
+              409,
+              "conflict",
+              `No session of "${lab.title}" is running, so there is nothing to grade.`,
+            );
+          }
+        }
+        return {
+          selectedSessionIds: sessionIds ? chosen.map((session) => session.id) : null,
+          rerunOf: null,
+          items: chosen.map((session) => ({ sessionId: session.id, owner: session.owner })),
+        };
+      },
+      startedBy,
+    );
+  }
+
+  /** A new run over the finished run's sessions that were ungradable or short of full marks. */
+  async rerun(runId: string, startedBy: string): Promise<GradingRun> {
+    const previous = await this.requireRun(runId);
+    const lab = this.deps.labs.require(previous.labId);
+    if (previous.status === "running") {
+      throw new HttpError(
+        409,
+        "conflict",
+        "This grading run is still going; re-run it once it has finished.",
+      );
+    }
+    const again = (await this.deps.repository.listRunItems(runId)).filter(
+      ({ result }) => result !== null && (!result.gradable || result.score < result.maxScore),
+    );
+    if (again.length === 0) {
+      throw new HttpError(
+        409,
+        "conflict",
+        "Every session in this run was graded with full marks; nothing to re-run.",
+      );
+    }
+    return this.creatingRunFor(
+      lab,
+      async () => ({
+        selectedSessionIds: again.map((item) => item.sessionId),
+        rerunOf: runId,
+        items: again.map((item) => ({ sessionId: item.sessionId, owner: item.owner })),
+      }),
+      startedBy,
+    );
+  }
+
+  async getRun(runId: string): Promise<GradingRun> {
+    const run = await this.requireRun(runId);
+    const items = await this.deps.repository.listRunItems(runId);
+    return { ...summarize(run), items: items.map((item) => this.itemView(item)) };
+  }
+
+  /** Newest first. */
+  async listRuns(labId: string): Promise<GradingRunSummary[]> {
+    return (await this.deps.repository.listRuns({ labId })).map((run) => summarize(run));
+  }
+
+  async gradesJson(labId: string): Promise<LabGrades> {
+    const lab = this.deps.labs.require(labId);
+    return toLabGrades(lab, await this.deps.repository.latestResults(lab.id), this.deps.now().toISOString());
+  }
+
+  async gradesCsv(labId: string): Promise<string> {
+    const lab = this.deps.labs.require(labId);
+    return toGradesCsv(lab, await this.deps.repository.latestResults(lab.id));
+  }
+
+  /** Records the planned run, unless the lab has one going, and hands it to the worker. */
+  private async creatingRunFor(
+    lab: Lab,
+    plan: () => Promise<RunPlan>,
+    startedBy: string,
+  ): Promise<GradingRun> {
+    if (this.deps.worker.closing.aborted)
+      throw new HttpError(503, "unavailable", "The console is shutting down.");
+    if (this.starting.has(lab.id)) throw runAlreadyGoing(lab);
+    this.starting.add(lab.id);
+    try {
+      if ((await this.deps.repository.listRuns({ labId: lab.id, status: "running" })).length > 0) {
+        throw runAlreadyGoing(lab);
+      }
+      const run = await this.deps.repository.createRun({
+        id: this.deps.newRunId?.() ?? randomUUID(),
+        labId: lab.id,
+        startedBy,
+        createdAt: this.deps.now().toISOString(),
+        ...(await plan()),
+      });
+      if (this.deps.gradesHere?.() ?? true) this.deps.worker.launch(run.id, lab, "new");
+      return await this.getRun(run.id);
+    } finally {
+      this.starting.delete(lab.id);
+    }
+  }
+
+  private itemView(item: RunItemRecord): GradingRunItem {
+    const state =
+      item.status === "done"
+        ? "done"
+        : this.deps.worker.isGrading(item.runId, item.sessionId)
+          ? "grading"
+          : "pending";
+    return { sessionId: item.sessionId, owner: item.owner, state, result: item.result };
+  }
+
+  private async requireRun(runId: string): Promise<RunRecord> {
+    const run = await this.deps.repository.getRun(runId);
+    if (!run) throw notFound(`There is no grading run ${runId}.`);
+    return run;
+  }
+}
+
+function summarize(run: RunRecord): GradingRunSummary {
+  const { counts, ...rest } = run;
+  return { ...rest, progress: counts };
+}
+
+function runAlreadyGoing(lab: Lab): HttpError {
+  return new HttpError(
+    409,
+    "conflict",
+    `A grading run for "${lab.title}" is already going. Wait for it to finish.`,
+  );
+}

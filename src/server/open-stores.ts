@@ -1,0 +1,68 @@
+// Where grading results, the audit log, sign-outs and console recordings live: PostgreSQL when
+// DATABASE_URL is set (several replicas can share it), else the SQLite files grading.db, audit.db and
+// ended-sign-ins.db and the folder recordings/ in the data folder.
+import path from "node:path";
+import { PostgresAuditRepository } from "./audit/postgres-repository.ts";
+import type { AuditRepository } from "./audit/repository.ts";
+import { SqliteAuditRepository } from "./audit/sqlite-repository.ts";
+import { PostgresEndedSignInRepository } from "./auth/ended-sign-ins/postgres-repository.ts";
+import type { EndedSignInRepository } from "./auth/ended-sign-ins/repository.ts";
+import { SqliteEndedSignInRepository } from "./auth/ended-sign-ins/sqlite-repository.ts";
+import { describeDatabaseUrl, type PostgresOptions } from "./db/postgres/database.ts";
+import { PostgresGradingRepository } from "./grading/postgres-repository.ts";
+import type { GradingRepository } from "./grading/repository.ts";
+import { SqliteGradingRepository } from "./grading/sqlite-repository.ts";
+import { FileRecordingStorage } from "./recordings/file-recording-storage.ts";
+import { PostgresRecordingStorage } from "./recordings/postgres-recording-storage.ts";
+import type { RecordingStorage } from "./recordings/recording-storage.ts";
+
+export interface Stores {
+  grading: GradingRepository;
+  audit: AuditRepository;
+  endedSignIns: EndedSignInRepository;
+  recordings: RecordingStorage;
+  /** For the start-up banner: which database, never its password. */
+  description: string;
+  close(): Promise<void>;
+}
+
+export async function openStores(options: {
+  dataDir: string;
+  databaseUrl: string | undefined;
+  log?: PostgresOptions["log"];
+}): Promise<Stores> {
+  const { dataDir, databaseUrl, log } = options;
+  const opened: { close(): Promise<void> }[] = [];
+  const keep = <Store extends { close(): Promise<void> }>(store: Store) => {
+    opened.push(store);
+    return store;
+  };
+  const closeAll = async () => {
+    for (const store of opened) await store.close();
+  };
+  try {
+    if (databaseUrl === undefined) {
+      return {
+        grading: keep(SqliteGradingRepository.open(dataDir)),
+        audit: keep(SqliteAuditRepository.open(dataDir)),
+        endedSignIns: keep(SqliteEndedSignInRepository.open(dataDir)),
+        recordings: keep(new FileRecordingStorage(path.join(dataDir, "recordings"))),
+        description: `SQLite files in ${dataDir}`,
+        close: closeAll,
+      };
+    }
+    // Grading runs up to 8 sessions at once; audit entries are one short insert each; sign-outs are
+    // one insert each and a poll every 2 s; recordings one insert per batch of each open console's output.
+    return {
+      grading: keep(await PostgresGradingRepository.open(databaseUrl, { poolSize: 8, log })),
+      audit: keep(await PostgresAuditRepository.open(databaseUrl, { poolSize: 2, log })),
+      endedSignIns: keep(await PostgresEndedSignInRepository.open(databaseUrl, { poolSize: 2, log })),
+      recordings: keep(await PostgresRecordingStorage.open(databaseUrl, { poolSize: 4, log })),
+      description: `PostgreSQL at ${describeDatabaseUrl(databaseUrl)}`,
+      close: closeAll,
+    };
+  } catch (error) {
+    await closeAll();
+    throw error;
+  }
+}

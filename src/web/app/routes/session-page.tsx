@@ -1,0 +1,133 @@
+// /sessions/:sessionId: one session with everything around it, each part from its own feature: the
+// card and boot log (sessions), the raised hand (help), the console, the self-checks (grading).
+import { useCallback, useState } from "react";
+import { useTranslation } from "react-i18next";
+import { Link, useNavigate, useParams } from "react-router";
+import type { Session } from "../../../common/api.ts";
+import { ErrorPanel, Loading, RefreshWarning } from "../../components/page-state.tsx";
+import { isApiError } from "../../lib/api-error.ts";
+import { useFormat } from "../../lib/i18n/use-format.ts";
+import { paths } from "../../lib/paths.ts";
+import { isStaff } from "../../lib/roles.ts";
+import { useSignedInUser } from "../../lib/signed-in-user.ts";
+import { SessionConsole } from "../../features/console/components/session-console.tsx";
+import { SelfCheckPanel } from "../../features/grading/components/self-check-panel.tsx";
+import { HelpPanel } from "../../features/help/components/help-panel.tsx";
+import { useLabs, useLabTitles } from "../../features/labs/api/get-labs.ts";
+import { useSession } from "../../features/sessions/api/get-session.ts";
+import { useSessionChanged } from "../../features/sessions/api/session-changed.ts";
+import { BootLogPanel, EarlierBootLog } from "../../features/sessions/components/boot-log-panel.tsx";
+import { SessionCard } from "../../features/sessions/components/session-card.tsx";
+
+export function SessionPage() {
+  const { t } = useTranslation();
+  const { sessionId = "" } = useParams();
+  const query = useSession(sessionId);
+  const session = query.data;
+  const gone = isApiError(query.error, 404);
+
+  return (
+    <main className="page">
+      <title>{t("app.pageTitle", { page: t("sessions.detail.title") })}</title>
+      <BackLink />
+      <h1 className="page-title">{t("sessions.detail.title")}</h1>
+      {query.isPending ? (
+        <Loading label={t("sessions.detail.loading")} />
+      ) : gone ? (
+        <div className="panel" role="alert">
+          <h2 className="panel-title">{t("sessions.detail.notFound")}</h2>
+          <p>{t("sessions.detail.notFoundBody")}</p>
+        </div>
+      ) : !session ? (
+        <ErrorPanel
+          title={t("sessions.detail.loadFailed")}
+          error={query.error}
+          onRetry={() => void query.refetch()}
+        />
+      ) : (
+        <>
+          <RefreshWarning error={query.error} />
+          <SessionDetails session={session} />
+        </>
+      )}
+    </main>
+  );
+}
+
+/** Staff arrive here from the sessions table, students from their labs page. */
+function BackLink() {
+  const { t } = useTranslation();
+  const me = useSignedInUser();
+  const staff = isStaff(me.role);
+  return (
+    <p>
+      <Link to={staff ? paths.sessions.to() : paths.home.to()} className="back-link">
+        {staff ? t("sessions.detail.backToSessions") : t("sessions.detail.backToLabs")}
+      </Link>
+    </p>
+  );
+}
+
+function SessionDetails({ session }: { session: Session }) {
+  const { t } = useTranslation();
+  const format = useFormat();
+  const labs = useLabs();
+  const labTitle = useLabTitles();
+  const sessionChanged = useSessionChanged();
+  const navigate = useNavigate();
+  const bootLog = useBootLogPlacement(session);
+  return (
+    <>
+      <SessionCard
+        session={session}
+        lab={labs.data?.find((lab) => lab.id === session.labId)}
+        labTitle={labTitle(session.labId)}
+        headingLevel={2}
+        showDetailsLink={false}
+        onEnded={() => navigate(paths.home.to())}
+      />
+      <dl className="details">
+        <dt>{t("sessions.detail.student")}</dt>
+        <dd translate="no">{session.owner}</dd>
+        <dt>{t("sessions.detail.id")}</dt>
+        <dd>
+          <code translate="no">{session.id}</code>
+        </dd>
+        <dt>{t("sessions.detail.started")}</dt>
+        <dd>{format.dateTime(session.createdAt)}</dd>
+        <dt>{t("sessions.detail.ends")}</dt>
+        <dd>{format.dateTime(session.expiresAt)}</dd>
+      </dl>
+      <HelpPanel session={session} onChanged={sessionChanged} />
+      {bootLog.shown && !bootLog.folded && <BootLogPanel sessionId={session.id} />}
+      <SessionConsole key={session.id} session={session} onConnectionChange={bootLog.onConsoleConnection} />
+      {/* Below the console, so the connected console keeps its place on the screen. */}
+      {bootLog.shown && bootLog.folded && <EarlierBootLog sessionId={session.id} />}
+      <p>
+        <Link to={paths.recording.to(session.id)}>{t("recordings.replay")}</Link>
+      </p>
+      <SelfCheckPanel session={session} labs={labs} />
+    </>
+  );
+}
+
+/**
+ * The boot log stays open, following the boot, until the live console has connected: it may take a
+ * moment, or fail (kicked, refused). Then it folds away. A restart boots the VM again, so when the
+ * session goes back to starting it opens again, unless the console is connected right now.
+ */
+function useBootLogPlacement(session: Session) {
+  const [consoleConnected, setConsoleConnected] = useState(false);
+  const [folded, setFolded] = useState(false);
+  const [seenStatus, setSeenStatus] = useState(session.status);
+  if (session.status !== seenStatus) {
+    setSeenStatus(session.status);
+    if (session.status === "starting") setFolded(consoleConnected);
+  }
+  const onConsoleConnection = useCallback((connected: boolean) => {
+    setConsoleConnected(connected);
+    if (connected) setFolded(true);
+  }, []);
+  const shown = session.status === "starting" || session.status === "running";
+  return { shown, folded, onConsoleConnection };
+}

@@ -1,0 +1,9 @@
+// The recordings feature's query keys, general to specific: invalidating ["recordings"] refreshes the
+// lists and every recording fetched for replay.
+import type { RecordingFilters } from "./get-recordings.ts";
+
+export const recordingKeys = {
+  all: ["recordings"] as const,
+  list: (filters: RecordingFilters) => [...recordingKeys.all, "list", filters] as const,
+  file: (sessionId: string) => [...recordingKeys.all, "file", sessionId] as const,
+};
