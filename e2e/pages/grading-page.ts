@@ -22,7 +22,10 @@ export class GradingPage {
   async open(labTitle: string): Promise<void> {
     await this.page.goto("/");
     await this.page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Grading" }).click();
-    await this.page.getByRole("link", { name: labTitle }).click();
+    // The page loads on demand: until it shows, the home page (a session card of that lab's title
+    // included) is still there to click.
+    await this.page.getByRole("heading", { level: 1, name: "Grading", exact: true }).waitFor();
+    await this.page.getByRole("main").getByRole("link", { name: labTitle }).click();
   }
 
   rowFor(student: string): Locator {

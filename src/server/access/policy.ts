@@ -5,11 +5,11 @@
 // reads these same rules and tries every route as every kind of person.
 import type { FastifyInstance, FastifyRequest, RouteOptions } from "fastify";
 import type { Me, Session } from "../../common/api.ts";
-import { verifyForward, forwardHeader, type ForwardClaims } from "./forward-token.ts";
 import { HttpError, parseOrThrow, unauthenticated } from "../http/errors.ts";
 import type { OwnNames } from "../http/own-names.ts";
 import { SessionIdParams } from "../http/params.ts";
 import { checkBearerToken } from "./bearer-token.ts";
+import { forwardHeader, verifyForward, type ForwardClaims } from "./forward-token.ts";
 
 /**
  * - public: anyone.
@@ -47,7 +47,7 @@ declare module "fastify" {
 }
 
 /** A sign-in that still stands (auth/sign-ins.ts keeps them). */
-export interface SignIn {
+export interface StandingSignIn {
   id: string;
   user: Me;
   expiresAt: number;
@@ -55,7 +55,7 @@ export interface SignIn {
 
 export interface AccessPolicyDeps {
   /** The sign-in a request's cookie carries, if it still stands. */
-  signIn(request: FastifyRequest): SignIn | undefined;
+  signIn(request: FastifyRequest): StandingSignIn | undefined;
   /** The session as this person may see it; throws "not found" when they may not. */
   session(user: Me, id: string): Promise<Session>;
   /** Whether a request is a websocket upgrade (console/websocket-upgrade.ts). */
@@ -69,7 +69,7 @@ export interface AccessPolicyDeps {
 
 /** What a request was let in as; each part is there when its rule asks for it. */
 interface Grant {
-  signIn?: SignIn;
+  signIn?: StandingSignIn;
   session?: Session;
   forward?: ForwardClaims;
 }
@@ -198,7 +198,7 @@ function granted(request: FastifyRequest): Grant {
 }
 
 /** The sign-in a route's rule let in (any rule but public, metrics-token and replica-forward). */
-export function grantedSignIn(request: FastifyRequest): SignIn {
+export function grantedSignIn(request: FastifyRequest): StandingSignIn {
   const { signIn } = granted(request);
   if (!signIn) throw new Error(`${request.method} ${request.url}: its access rule lets in no sign-in`);
   return signIn;
