@@ -70,16 +70,22 @@ export function stampFileOf(outDir, part) {
 }
 
 /**
+ * The fingerprint the part's last build kept; empty when it has none.
+ * @param {string} outDir
+ * @param {PartName} part
+ */
+export function stampOf(outDir, part) {
+  try {
+    return readFileSync(stampFileOf(outDir, part), "utf8");
+  } catch {
+    return "";
+  }
+}
+
+/**
  * @param {string} outDir
  * @param {PartName} part
  */
 export function isCurrent(outDir, part, checkout = root) {
-  const stamp = (() => {
-    try {
-      return readFileSync(stampFileOf(outDir, part), "utf8");
-    } catch {
-      return "";
-    }
-  })();
-  return stamp === fingerprintOf(part, checkout);
+  return stampOf(outDir, part) === fingerprintOf(part, checkout);
 }

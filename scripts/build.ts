@@ -12,7 +12,7 @@ import { cp, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import type * as esbuild from "esbuild";
-import { filesUnder, fingerprintOf, partInputs, root, stampFileOf } from "./build-stamps.js";
+import { filesUnder, fingerprintOf, partInputs, root, stampFileOf, stampOf } from "./build-stamps.js";
 import { lockKeyOf, writeReleaseNotices } from "./release-notices.ts";
 
 interface Part {
@@ -158,7 +158,7 @@ async function main(): Promise<void> {
     const stampFile = stampFileOf(outDir, part.name);
     const packagesFile = path.join(stampDir, `${part.name}-packages.json`);
     const current = fingerprintOf(part.name);
-    if (values["if-stale"] && (await readFile(stampFile, "utf8").catch(() => "")) === current) continue;
+    if (values["if-stale"] && stampOf(outDir, part.name) === current) continue;
     const started = Date.now();
     await rm(stampFile, { force: true });
     const files = await part.build(outDir);

@@ -200,11 +200,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   registerHealthRoutes(app, () => reads.readiness());
+  const signOutCookie = new SignOutCookie(deps.cookieSecret);
   registerAuthRoutes(app, {
     authenticator: deps.authenticator,
     signIns,
     audit: operations.audit,
-    cookieSecret: deps.cookieSecret,
+    signOutCookie,
     now: () => operations.now().getTime(),
   });
   if (deps.authenticator.mode === "oidc") {
@@ -212,7 +213,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       authenticator: deps.authenticator,
       signIns,
       audit: operations.audit,
-      signOutCookie: new SignOutCookie(deps.cookieSecret),
+      signOutCookie,
     });
   }
   registerLabRoutes(app, { labs: deps.labs });

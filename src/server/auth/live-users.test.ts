@@ -13,6 +13,7 @@ import { SqliteEndedSignInRepository } from "./ended-sign-ins/sqlite-repository.
 import { LiveUsers } from "./live-users.ts";
 import { SignIns, type SignIn } from "./sign-ins.ts";
 import { hashPassword } from "./passwords.ts";
+import { SignOutCookie } from "./sign-out-cookie.ts";
 import { registerAuthRoutes } from "./routes.ts";
 import { enforceAccessForTests } from "../access/testing/policy-for-tests.ts";
 
@@ -52,7 +53,7 @@ beforeEach(async () => {
   registerAuthRoutes(app, {
     authenticator: await createDemoAuthenticator(users),
     signIns,
-    cookieSecret: secret,
+    signOutCookie: new SignOutCookie(secret),
   });
 });
 afterEach(async () => {

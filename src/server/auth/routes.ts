@@ -12,7 +12,7 @@ import { clearSignInCookie, findSignIn, setSignInCookie } from "./current-user.t
 import type { SignIns } from "./sign-ins.ts";
 import { isKnownDevice, rememberDevice } from "./known-device.ts";
 import { SignInLimiter } from "./sign-in-limiter.ts";
-import { SignOutCookie } from "./sign-out-cookie.ts";
+import type { SignOutCookie } from "./sign-out-cookie.ts";
 
 export function registerAuthRoutes(
   app: FastifyInstance,
@@ -20,19 +20,18 @@ export function registerAuthRoutes(
     authenticator,
     signIns,
     audit,
-    cookieSecret,
+    signOutCookie,
     now,
   }: {
     authenticator: Authenticator;
     signIns: SignIns;
     audit?: AuditLog;
-    /** SESSION_SECRET: the provider's sign-out URL is encrypted under a key derived from it. */
-    cookieSecret: string;
+    /** Where the provider's sign-out URL is kept (OpenID Connect), read at sign-out. */
+    signOutCookie: SignOutCookie;
     /** The sign-in limiter's clock, in milliseconds. */
     now?: () => number;
   },
 ): void {
-  const signOutCookie = new SignOutCookie(cookieSecret);
   const signInLimiter = new SignInLimiter(now);
 
   // Public: the sign-in page asks before anyone is signed in.

@@ -13,6 +13,7 @@ import { createDemoAuthenticator } from "../auth/authenticator.ts";
 import { SqliteEndedSignInRepository } from "../auth/ended-sign-ins/sqlite-repository.ts";
 import { SignIns } from "../auth/sign-ins.ts";
 import { hashPassword } from "../auth/passwords.ts";
+import { SignOutCookie } from "../auth/sign-out-cookie.ts";
 import { registerAuthRoutes } from "../auth/routes.ts";
 import { demoPassword, demoUsers } from "../auth/users-file.ts";
 import { createCsrfGuard } from "../http/csrf.ts";
@@ -93,7 +94,7 @@ beforeAll(async () => {
   registerAuthRoutes(app, {
     authenticator: await createDemoAuthenticator(demoUsers.map((user) => ({ ...user, passwordHash }))),
     signIns,
-    cookieSecret: "a-test-secret-that-is-long-enough-to-sign",
+    signOutCookie: new SignOutCookie("a-test-secret-that-is-long-enough-to-sign"),
   });
   enforceAccessForTests(app, { signIns, sessions: sessionService });
   registerGradingRoutes(app, { grading });

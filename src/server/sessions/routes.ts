@@ -58,6 +58,7 @@ export function registerSessionRoutes(
   app.get("/api/sessions/:id", ownerOrStaff, async (request, reply) => {
     const user = signedInUser(request);
     const { id } = grantedSession(request);
+    // Read again after the version: a body older than its ETag would be answered 304 until the next change.
     return sendWithEtag(request, reply, sessions.sessionVersion(user, id), () => sessions.get(user, id));
   });
 
