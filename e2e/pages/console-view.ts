@@ -6,11 +6,19 @@ export class ConsoleView {
   /** The terminal's text as xterm.js renders it. */
   readonly rows;
   readonly takeKeyboard;
+  readonly giveBackKeyboard;
+  /** Who has the console open, one item per person. */
+  readonly viewers;
+  /** The live region that says when staff take or give back the keyboard. */
+  readonly keyboardNews;
 
   constructor(readonly page: Page) {
     this.region = page.getByRole("region", { name: "Console" });
     this.rows = this.region.locator(".xterm-rows");
     this.takeKeyboard = this.region.getByRole("button", { name: "Take the keyboard" });
+    this.giveBackKeyboard = this.region.getByRole("button", { name: "Give it back" });
+    this.viewers = this.region.getByRole("list", { name: "Here now:" });
+    this.keyboardNews = this.region.getByTestId("console-keyboard-news");
   }
 
   async goto(sessionId: string): Promise<void> {

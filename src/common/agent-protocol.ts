@@ -75,6 +75,14 @@ export type AgentErrorCode =
   | "run_as_unavailable"
   | "spawn_failed"
   | "tty_failed"
+  | "invalid_path"
+  | "outside_home"
+  | "no_such_file"
+  | "no_such_folder"
+  | "not_a_file"
+  | "permission_denied"
+  | "disk_full"
+  | "file_failed"
   | "internal";
 
 export interface AgentErrorBody {

@@ -78,6 +78,44 @@ export type HelpRequest = z.output<typeof HelpRequest>;
 export const RaiseHandRequest = z.object({ note: z._default(z.string().check(z.maxLength(500)), "") });
 export type RaiseHandRequest = z.output<typeof RaiseHandRequest>;
 
+/**
+ * Why a session needs attention, as the SPA's catalogs name it (sessions.notices.*). A reason this
+ * SPA does not know yet (a newer BFF) falls back to the English `message`.
+ */
+export const sessionNoticeReasons = [
+  "restarting",
+  "start_retrying",
+  "start_failing",
+  "paused",
+  "node_unresponsive",
+  "stopped_unexpectedly",
+  "stopped_because",
+  "node_unresponsive_restarting",
+  "stopped_unexpectedly_restarting",
+  "stopped_because_restarting",
+  "no_room_for_vm",
+  "no_kvm_node",
+  "no_node_ready",
+  "cannot_schedule",
+  "image_not_pulled",
+  "image_not_pulled_retrying",
+  "disk_missing",
+  "disk_not_prepared",
+  "node_lost",
+  "stopped_outside",
+] as const;
+export type SessionNoticeReason = (typeof sessionNoticeReasons)[number];
+
+export function isSessionNoticeReason(reason: string): reason is SessionNoticeReason {
+  return (sessionNoticeReasons as readonly string[]).includes(reason);
+}
+
+export const SessionNotice = z.object({
+  reason: z.string(),
+  params: z.record(z.string(), z.union([z.string(), z.number()])),
+});
+export type SessionNotice = z.output<typeof SessionNotice>;
+
 export const Session = z.object({
   id: z.string(),
   labId: z.string(),
@@ -89,8 +127,10 @@ export const Session = z.object({
   expiresAt: z.string(),
   extensions: z.number(),
   timeline: z.array(TimelineEntry),
-  /** A plain-words reason when something is wrong, else null. */
+  /** A plain-words reason when something is wrong, else null: English, for API clients. */
   message: z.nullable(z.string()),
+  /** The same as a code and its parameters, which the SPA says in the reader's language. */
+  notice: z.nullable(SessionNotice),
   /** The raised hand, absent when there is none. */
   help: z.optional(HelpRequest),
 });
@@ -147,9 +187,17 @@ export const RecordingListQuery = z.object({
 export const RecordingList = z.object({ items: z.array(RecordingSummary) });
 export type RecordingList = z.output<typeof RecordingList>;
 
-/** Every error the API returns has this shape; `code` is stable and machine-readable. */
+/**
+ * Every error the API returns has this shape. `code` is stable and machine-readable; `reason` and
+ * `params`, when present, say which refusal it is (common/error-reasons.ts); `message` is English.
+ */
 export const ApiErrorBody = z.object({
-  error: z.object({ code: z.string(), message: z.string() }),
+  error: z.object({
+    code: z.string(),
+    message: z.string(),
+    reason: z.optional(z.string()),
+    params: z.optional(z.record(z.string(), z.union([z.string(), z.number()]))),
+  }),
 });
 export type ApiErrorBody = z.output<typeof ApiErrorBody>;
 

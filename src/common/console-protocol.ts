@@ -1,6 +1,7 @@
 // The console websocket between the SPA and the BFF (GET /api/sessions/:id/console). Binary frames
 // carry raw terminal bytes both ways; text frames carry the small JSON messages below.
 import * as z from "zod/mini";
+import { Role } from "./api.ts";
 
 /** `?mode=observe`: read-only. Staff must ask for it; the owner may, for a second read-only window. */
 export const ConsoleQuery = z.object({ mode: z.optional(z.enum(["observe"])) });
@@ -10,16 +11,80 @@ export type ConsoleQuery = z.output<typeof ConsoleQuery>;
 export const UpstreamState = z.enum(["connecting", "connected", "reconnecting"]);
 export type UpstreamState = z.output<typeof UpstreamState>;
 
+/**
+ * Why a fit failed: the VM's agent cannot be reached (an image without it, or a VM still starting
+ * it), or it answered but could not set the terminal's size.
+ */
+export const GuestFitFailure = z.enum(["agent-unreachable", "tty-failed"]);
+export type GuestFitFailure = z.output<typeof GuestFitFailure>;
+
+/** One person with the console open: "type" while they hold the keyboard, else "observe". */
+export const ConsoleViewerEntry = z.object({
+  username: z.string(),
+  role: Role,
+  mode: z.enum(["observe", "type"]),
+});
+export type ConsoleViewerEntry = z.output<typeof ConsoleViewerEntry>;
+
+/**
+ * Why a replayed screen shows nothing, so the browser can say what to press (in its own language):
+ * `quiet` the VM printed nothing the BFF could show (or only a prompt, which its log keeps back
+ * until a newline follows); `log-off` its serial console log is off, so earlier output is gone;
+ * `log-unreadable` the log could not be read.
+ */
+export const ScreenBlankReason = z.enum(["quiet", "log-off", "log-unreadable"]);
+export type ScreenBlankReason = z.output<typeof ScreenBlankReason>;
+
+/**
+ * Why the console waits or ended, as the SPA's catalogs name it (console.notices.*), beside the
+ * English sentence other clients read. `session_failed` names its session's notice in
+ * `params.sessionNotice` (api.ts sessionNoticeReasons), beside that notice's own parameters.
+ */
+export const consoleNoticeReasons = [
+  "waiting_for_start",
+  "vm_shut_down",
+  "waiting_for_console",
+  "console_not_answering",
+  "console_dropped",
+  "start_timeout",
+  "session_gone",
+  "session_stopped",
+  "session_failed",
+  "cluster_refused_console",
+  "signed_out",
+  "sign_in_ended",
+  "sign_in_expired",
+  "too_many_windows",
+  "reopened_too_often",
+] as const;
+export type ConsoleNoticeReason = (typeof consoleNoticeReasons)[number];
+
+export function isConsoleNoticeReason(reason: string): reason is ConsoleNoticeReason {
+  return (consoleNoticeReasons as readonly string[]).includes(reason);
+}
+
+export const ConsoleNotice = z.object({
+  reason: z.string(),
+  params: z.record(z.string(), z.union([z.string(), z.number()])),
+});
+export type ConsoleNotice = z.output<typeof ConsoleNotice>;
+
 export const ConsoleServerMessage = z.discriminatedUnion("type", [
-  /** `message` says in plain words what the BFF is waiting for, e.g. the VM to start. */
-  z.object({ type: z.literal("status"), state: UpstreamState, message: z.nullable(z.string()) }),
+  /** `message` says in plain words (English) what the BFF is waiting for, e.g. the VM to start. */
+  z.object({
+    type: z.literal("status"),
+    state: UpstreamState,
+    message: z.nullable(z.string()),
+    notice: z.optional(z.nullable(ConsoleNotice)),
+  }),
   /**
    * The binary frames up to replay-end are the console's current screen and recent scrollback,
    * serialized. `fresh`: the BFF holds no earlier output for this console (first viewer, or the BFF
    * restarted), so a client may keep what it already shows instead of clearing it.
    */
   z.object({ type: z.literal("replay-begin"), fresh: z.boolean() }),
-  z.object({ type: z.literal("replay-end") }),
+  /** `blank`: the replayed screen shows nothing, and why. */
+  z.object({ type: z.literal("replay-end"), blank: z.optional(ScreenBlankReason) }),
   /** Who types into the VM right now, and what this viewer may do about it. */
   z.object({
     type: z.literal("keyboard"),
@@ -29,10 +94,27 @@ export const ConsoleServerMessage = z.discriminatedUnion("type", [
     canTake: z.boolean(),
     canRelease: z.boolean(),
   }),
-  /** The size the guest was last told (stty), for the "fit" control. */
+  /** The size the guest's console terminal was last given (through its agent), for the "fit" control. */
   z.object({ type: z.literal("guest-size"), cols: z.number(), rows: z.number() }),
+  /** This viewer's fit could not be applied; nothing was typed into the guest. */
+  z.object({
+    type: z.literal("fit-failed"),
+    code: GuestFitFailure,
+    cols: z.number(),
+    rows: z.number(),
+  }),
+  /**
+   * Everyone with the console open, one entry per person (their windows together), sent on every
+   * join, leave, take and release. Names and roles are the BFF's own records of the sign-ins.
+   */
+  z.object({
+    type: z.literal("viewers"),
+    viewers: z.array(ConsoleViewerEntry),
+    /** Who holds the keyboard (the owner unless staff took it), whether or not they are connected. */
+    holder: z.string(),
+  }),
   /** The console is over; the socket closes next and reconnecting will not help. */
-  z.object({ type: z.literal("ended"), reason: z.string() }),
+  z.object({ type: z.literal("ended"), reason: z.string(), notice: z.optional(ConsoleNotice) }),
 ]);
 export type ConsoleServerMessage = z.output<typeof ConsoleServerMessage>;
 
@@ -46,7 +128,10 @@ export const ConsoleClientMessage = z.discriminatedUnion("type", [
   }),
   z.object({ type: z.literal("take-keyboard") }),
   z.object({ type: z.literal("release-keyboard") }),
-  /** Types `stty rows R cols C` into the guest and sizes the BFF's copy of the screen to match. */
+  /**
+   * Sets the guest's console terminal to this size through the VM's agent (its programs get
+   * SIGWINCH; nothing is typed) and sizes the BFF's copy of the screen to match.
+   */
   z.object({
     type: z.literal("fit-guest"),
     cols: z.number().check(z.int(), z.minimum(guestSizeLimits.minCols), z.maximum(guestSizeLimits.maxCols)),

@@ -71,6 +71,8 @@ export const auditActions = [
   "acknowledge-hand",
   "wall-open",
   "sign-out-user",
+  "file-upload",
+  "file-download",
 ] as const;
 export const AuditAction = z.enum(auditActions);
 export type AuditAction = z.output<typeof AuditAction>;

@@ -16,16 +16,19 @@ import type { SignIns } from "./auth/sign-ins.ts";
 import { registerOidcRoutes } from "./auth/oidc/routes.ts";
 import { registerAuthRoutes } from "./auth/routes.ts";
 import { SignOutCookie } from "./auth/sign-out-cookie.ts";
+import { guestSizeThroughAgent } from "./console/guest-size.ts";
 import { ConsoleHub } from "./console/hub.ts";
 import type { ConsoleLimits } from "./console/limits.ts";
 import { ConsolePlacement, registerInternalConsoleRoute } from "./console/placement.ts";
 import { registerConsoleRoutes } from "./console/routes.ts";
 import { isWebsocketUpgrade } from "./console/websocket-upgrade.ts";
-import { soloCoordination, type Coordination } from "./coordination/coordination.ts";
-import { gradingLeaseName, gradingWork } from "./coordination/grading-duty.ts";
+import { soloCoordination, type Coordination } from "./replicas/coordination.ts";
+import { gradingLeaseName, gradingWork } from "./replicas/grading-duty.ts";
 import { createAgentClient, type ConnectToAgent } from "./grading/agent-client.ts";
 import { createAgentDelivery } from "./grading/agent-delivery.ts";
 import { createPortForwardTransport } from "./grading/portforward-transport.ts";
+import { createAgentFiles } from "./files/agent-files.ts";
+import { registerFileRoutes } from "./files/routes.ts";
 import type { GradingRepository } from "./grading/repository.ts";
 import { registerGradingRoutes } from "./grading/routes.ts";
 import { GradingService, type GradingServiceDeps } from "./grading/service.ts";
@@ -175,6 +178,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     networkPolicies: new LabNetworkPolicies({ cluster: deps.cluster, labs: deps.labs, log: app.log }),
     now: operations.now,
   });
+  // Grading runs checks through each VM's agent; the console sets the guest's size through it.
+  // Files in and out of the home go through the agent too, over connections of their own.
+  const connectToAgent =
+    deps.connectToAgent ??
+    createPortForwardTransport(deps.cluster.portForward, {
+      readBootLog: async (sessionId) => {
+        // As the boot log route finds it: before KubeVirt created the VMI nothing was printed.
+        const vmiUid = (await reads.source.snapshot()).objects.get(sessionId)?.vmi?.metadata.uid;
+        return vmiUid ? (await deps.cluster.readBootLog(vmiUid)).lines : [];
+      },
+    });
+  const agents = createAgentClient({ connect: connectToAgent, keyFor: agentKeyFor });
   const gradingDuty = coordination.duty(gradingLeaseName);
   const grading = new GradingService({
     gradesHere: () => gradingDuty.held,
@@ -182,18 +197,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     sessions: reads.source,
     labs: deps.labs,
     log: app.log,
-    agents: createAgentClient({
-      connect:
-        deps.connectToAgent ??
-        createPortForwardTransport(deps.cluster.portForward, {
-          readBootLog: async (sessionId) => {
-            // As the boot log route finds it: before KubeVirt created the VMI nothing was printed.
-            const vmiUid = (await reads.source.snapshot()).objects.get(sessionId)?.vmi?.metadata.uid;
-            return vmiUid ? (await deps.cluster.readBootLog(vmiUid)).lines : [];
-          },
-        }),
-      keyFor: agentKeyFor,
-    }),
+    agents,
     onItemGraded: ({ durationMs, result }) =>
       recordGrading(operations.metrics, "run", durationMs, result.gradable),
     ...deps.gradingLimits,
@@ -237,6 +241,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }
   const consoles: ConsoleHub = new ConsoleHub({
     connect: deps.cluster.openConsole,
+    setGuestSize: guestSizeThroughAgent(agents),
     findSession,
     log: app.log,
     limits: deps.consoleLimits,
@@ -244,6 +249,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     onClosed: (id) => void coordination.consoles.release(id, () => consoles.has(id)),
     onUpstreamReconnected: () => operations.metrics.consoleUpstreamReconnects.inc(),
     audit: operations.audit,
+    readConsoleLog: async (sessionId, bounds, signal) => {
+      // As the boot log route finds it: before KubeVirt created the VMI nothing was printed.
+      const vmiUid = (await reads.source.snapshot()).objects.get(sessionId)?.vmi?.metadata.uid;
+      return vmiUid ? deps.cluster.readConsoleLog(vmiUid, bounds, signal) : { logging: "on", text: "" };
+    },
   });
   // One connection per VM across replicas: each browser goes to the replica holding the VM's console.
   coordination.consoles.onLost(() => consoles.letGo());
@@ -290,6 +300,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     audit: operations.audit,
     timing: deps.wallTiming,
+  });
+  registerFileRoutes(app, {
+    files: createAgentFiles({ connect: connectToAgent, keyFor: agentKeyFor, health: agents.health }),
+    audit: operations.audit,
   });
   registerGradingRoutes(app, {
     grading,

@@ -8,7 +8,7 @@ import { memoryPattern } from "../common/lab.ts";
 import type { OidcSettings } from "./auth/oidc/oidc-authenticator.ts";
 import { readOidcSettings } from "./auth/oidc/oidc-config.ts";
 import type { SessionQuotas } from "./capacity/launch-admission.ts";
-import type { CoordinationSettings } from "./coordination/from-config.ts";
+import type { CoordinationSettings } from "./replicas/from-config.ts";
 import type { TrustedProxies } from "./http/client-address.ts";
 import { defaultServerLimits, type ServerLimits } from "./http/server-limits.ts";
 import { defaultVmSizes, type VmSizes } from "./labs/load-labs.ts";

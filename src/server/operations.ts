@@ -9,7 +9,7 @@ import { registerAuditRoutes } from "./audit/routes.ts";
 import { CapacityService } from "./capacity/capacity-service.ts";
 import { LaunchAdmission, type SessionQuotas } from "./capacity/launch-admission.ts";
 import { registerCapacityRoutes } from "./capacity/routes.ts";
-import { reaperLeaseName, type Coordination } from "./coordination/coordination.ts";
+import { reaperLeaseName, type Coordination } from "./replicas/coordination.ts";
 import { registerDoctorRoutes } from "./doctor/routes.ts";
 import { SessionExtensions } from "./expiry/extension.ts";
 import { SessionReaper } from "./expiry/reaper.ts";

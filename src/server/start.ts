@@ -12,8 +12,8 @@ import { createOidcAuthenticator } from "./auth/oidc/oidc-authenticator.ts";
 import { loadOrCreateAgentKeySecret, loadOrCreateSessionSecret } from "./auth/secret.ts";
 import { demoPassword, type UserRecord } from "./auth/users-file.ts";
 import type { Config } from "./config.ts";
-import { coordinationFromConfig } from "./coordination/from-config.ts";
-import { replicaEndpoint } from "./coordination/identity.ts";
+import { coordinationFromConfig } from "./replicas/from-config.ts";
+import { replicaEndpoint } from "./replicas/identity.ts";
 import { openStores, type Stores } from "./open-stores.ts";
 import {
   consoleKubeconfigPathFor,

@@ -20,34 +20,34 @@ export interface RequestFaultPlan {
 const tooManyRequests = "Too many requests, please try again later.\n";
 
 export class RequestFaults {
-  #failures = { remaining: 0, failure: { status: 500, retryAfterSeconds: 1 } as RequestFailure };
-  #delay = { ms: 0, remaining: Number.POSITIVE_INFINITY };
+  private failures = { remaining: 0, failure: { status: 500, retryAfterSeconds: 1 } as RequestFailure };
+  private delaySetting = { ms: 0, remaining: Number.POSITIVE_INFINITY };
 
   failNext(count: number, failure: RequestFailure): void {
-    this.#failures = { remaining: count, failure };
+    this.failures = { remaining: count, failure };
   }
 
   /** Every response waits `ms` first; only the next `count` when given. */
   delay(ms: number, count = Number.POSITIVE_INFINITY): void {
-    this.#delay = { ms, remaining: count };
+    this.delaySetting = { ms, remaining: count };
   }
 
   reset(): void {
-    this.#failures.remaining = 0;
-    this.#delay = { ms: 0, remaining: Number.POSITIVE_INFINITY };
+    this.failures.remaining = 0;
+    this.delaySetting = { ms: 0, remaining: Number.POSITIVE_INFINITY };
   }
 
   /** What happens to the request that just arrived; counts it against the limits. */
   next(): RequestFaultPlan {
     let delayMs = 0;
-    if (this.#delay.ms > 0 && this.#delay.remaining > 0) {
-      delayMs = this.#delay.ms;
-      this.#delay.remaining -= 1;
+    if (this.delaySetting.ms > 0 && this.delaySetting.remaining > 0) {
+      delayMs = this.delaySetting.ms;
+      this.delaySetting.remaining -= 1;
     }
     let failure: RequestFailure | undefined;
-    if (this.#failures.remaining > 0) {
-      failure = this.#failures.failure;
-      this.#failures.remaining -= 1;
+    if (this.failures.remaining > 0) {
+      failure = this.failures.failure;
+      this.failures.remaining -= 1;
     }
     return { delayMs, failure };
   }

@@ -133,10 +133,14 @@ exec ${asGuest} ${PLUMBING_DIR}/sh ${BOOT_DIR}/console.sh
 `;
 }
 
-// Like a getty on a serial port: a fresh shell whenever the last one ends. script(1) gives the shell a
-// terminal (job control, Ctrl-C, stty) while the emulator holds plain pipes, as a serial line would.
+// Like a getty on a serial port: a fresh shell whenever the last one ends, on the same terminal. The
+// loop runs inside one script(1), so the terminal outlives every shell as a real ttyS0 outlives its
+// getty's logins: it is the sandbox's first pty, /dev/pts/0, which its /dev/ttyS0 names (sandbox.ts),
+// so the agent's TIOCSWINSZ on /dev/ttyS0 reaches the shell and whatever runs in it. script(1) gives
+// the shell a terminal (job control, Ctrl-C, stty) while the emulator holds plain pipes, as a serial
+// line would. The outer loop only matters if someone kills the inner one.
 function consoleScript(shell: string): string {
-  const inner = `${PLUMBING_DIR}/stty rows 24 cols 80; exec ${shell} -l`;
+  const inner = `${PLUMBING_DIR}/stty rows 24 cols 80; while :; do ${shell} -l; ${PLUMBING_DIR}/sleep 0.2; done`;
   return `while :; do
   ${PLUMBING_DIR}/script -qec ${shellQuote(inner)} /dev/null
   ${PLUMBING_DIR}/sleep 0.2

@@ -142,6 +142,23 @@ describe("a guest's serial console", () => {
     serial.detach();
   });
 
+  it("has its console's terminal at /dev/ttyS0, sized there as the agent does, after a new login too", async () => {
+    const serial = await promptOn(main);
+    // A new login shell, as after the student typed exit: the terminal stays the same.
+    serial.type("exit\r");
+    await serial.waitFor(mainPrompt);
+    serial.type('[ "$(readlink -f /dev/ttyS0)" = "$(tty)" ] && echo same-ter""minal\r');
+    await serial.waitFor(/\rsame-terminal\r\n/);
+    // The agent's TIOCSWINSZ (lab_agent.py set_tty_size), from a process that is not on the console.
+    const setSize =
+      'import fcntl, os, struct, termios; fd = os.open("/dev/ttyS0", os.O_RDWR | os.O_NOCTTY); ' +
+      'fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 33, 111, 0, 0))';
+    // The shell waits in the foreground, so SIGWINCH is its own: its trap says so.
+    serial.type(`trap 'echo winch; stty size' WINCH; python3 -c '${setSize}' & wait; trap - WINCH\r`);
+    await serial.waitFor(/\nwinch\r\n33 111\r\n/);
+    serial.detach();
+  });
+
   it("carries raw bytes both ways", async () => {
     const serial = await promptOn(main);
     // "é" typed as UTF-8 comes back as the same two bytes, after a byte count from the guest.

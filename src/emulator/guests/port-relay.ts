@@ -38,20 +38,20 @@ type State =
   | { kind: "ended"; error: Error };
 
 export class PortRelay {
-  readonly #guestName: string;
-  #state: State = { kind: "waiting", waiters: new Set() };
-  #child: ChildProcess | undefined;
-  #socketPath: string | undefined;
-  #exited: Promise<void> = Promise.resolve();
-  #stderrTail = "";
+  private readonly guestName: string;
+  private state: State = { kind: "waiting", waiters: new Set() };
+  private child: ChildProcess | undefined;
+  private socketPath: string | undefined;
+  private exited: Promise<void> = Promise.resolve();
+  private stderrTail = "";
 
   constructor(guestName: string) {
-    this.#guestName = guestName;
+    this.guestName = guestName;
   }
 
   start({ networkNamespaceFd, socketPath, privileged }: PortRelayStart): void {
-    if (this.#state.kind === "ended" || this.#child) return;
-    this.#socketPath = socketPath;
+    if (this.state.kind === "ended" || this.child) return;
+    this.socketPath = socketPath;
     const child = spawn(
       HOST_PYTHON,
       ["-I", "-S", relayScript, socketPath, privileged ? String(RELAY_UID) : "-"],
@@ -60,28 +60,28 @@ export class PortRelay {
         env: {},
       },
     );
-    this.#child = child;
-    this.#exited = new Promise((resolve) => {
+    this.child = child;
+    this.exited = new Promise((resolve) => {
       child.once("close", (code, signal) => {
-        this.#fail(`the port relay exited with ${signal ?? `code ${code}`}${this.#stderrSuffix()}`);
+        this.fail(`the port relay exited with ${signal ?? `code ${code}`}${this.stderrSuffix()}`);
         resolve();
       });
       child.once("error", (error) => {
-        this.#fail(`the port relay could not start: ${error.message}`);
+        this.fail(`the port relay could not start: ${error.message}`);
         if (child.pid === undefined) resolve();
       });
     });
     // Nothing is written to it: its end closing is how the relay learns that the emulator is gone.
     child.stdin?.on("error", () => undefined);
     child.stderr?.setEncoding("latin1").on("data", (text: string) => {
-      this.#stderrTail = (this.#stderrTail + text).slice(-stderrTailMax);
+      this.stderrTail = (this.stderrTail + text).slice(-stderrTailMax);
     });
-    readControl(child.stdout as Readable, (line) => this.#onControl(line));
+    readControl(child.stdout as Readable, (line) => this.onControl(line));
   }
 
   /** The relay could not be started at all (no network namespace to give it). */
   failToStart(reason: string): void {
-    this.#fail(`the port relay could not start: ${reason}`);
+    this.fail(`the port relay could not start: ${reason}`);
   }
 
   /**
@@ -105,24 +105,24 @@ export class PortRelay {
         }
       };
       const timer = setTimeout(
-        () => settle(relayError("ETIMEDOUT", `the port relay of guest ${this.#guestName} did not answer`)),
+        () => settle(relayError("ETIMEDOUT", `the port relay of guest ${this.guestName} did not answer`)),
         timeoutMs,
       );
-      this.#whenReady((error) => {
+      this.whenReady((error) => {
         if (error) return settle(error);
-        if (settled || !this.#socketPath) return;
-        socket = net.connect({ path: this.#socketPath });
+        if (settled || !this.socketPath) return;
+        socket = net.connect({ path: this.socketPath });
         socket.once("connect", () => socket?.write(`${port}\n`));
         readAnswer(socket, (answer) => {
           if (answer.kind === "ok") return settle(socket as net.Socket);
           // Stopped meanwhile (the guest ended): that, not the cut connection, is what went wrong.
-          if (this.#state.kind === "ended") return settle(this.#state.error);
-          if (answer.kind === "error") return settle(this.#answeredError(port, answer.code, answer.message));
-          this.#warn(`a connection to port ${port} failed: the port relay ${answer.reason}`);
+          if (this.state.kind === "ended") return settle(this.state.error);
+          if (answer.kind === "error") return settle(this.answeredError(port, answer.code, answer.message));
+          this.warn(`a connection to port ${port} failed: the port relay ${answer.reason}`);
           settle(
             relayError(
               "EIO",
-              `connecting to port ${port} in guest ${this.#guestName}: the port relay ${answer.reason}`,
+              `connecting to port ${port} in guest ${this.guestName}: the port relay ${answer.reason}`,
             ),
           );
         });
@@ -132,62 +132,62 @@ export class PortRelay {
 
   /** Ends the relay; what waits for it, and later connects, fail with `error`. Resolves once it has exited. */
   async stop(error: Error): Promise<void> {
-    if (this.#state.kind !== "ended") this.#end(error);
-    this.#child?.kill("SIGKILL");
-    await this.#exited;
-    if (this.#socketPath) await rm(this.#socketPath, { force: true });
+    if (this.state.kind !== "ended") this.end(error);
+    this.child?.kill("SIGKILL");
+    await this.exited;
+    if (this.socketPath) await rm(this.socketPath, { force: true });
   }
 
-  #answeredError(port: number, code: string, message: string): Error {
+  private answeredError(port: number, code: string, message: string): Error {
     if (code === "ECONNREFUSED") {
       return relayError(
         code,
-        `connection refused: nothing listens on port ${port} in guest ${this.#guestName}`,
+        `connection refused: nothing listens on port ${port} in guest ${this.guestName}`,
       );
     }
-    return relayError(code, `connecting to port ${port} in guest ${this.#guestName}: ${message}`);
+    return relayError(code, `connecting to port ${port} in guest ${this.guestName}: ${message}`);
   }
 
-  #whenReady(then: (error: Error | undefined) => void): void {
-    if (this.#state.kind === "ready") then(undefined);
-    else if (this.#state.kind === "ended") then(this.#state.error);
-    else this.#state.waiters.add(then);
+  private whenReady(then: (error: Error | undefined) => void): void {
+    if (this.state.kind === "ready") then(undefined);
+    else if (this.state.kind === "ended") then(this.state.error);
+    else this.state.waiters.add(then);
   }
 
-  #onControl(line: Buffer | { tooLong: true }): void {
+  private onControl(line: Buffer | { tooLong: true }): void {
     if (!(line instanceof Buffer)) {
-      return this.#fail(`the port relay sent more than ${controlMax} bytes without a line end`);
+      return this.fail(`the port relay sent more than ${controlMax} bytes without a line end`);
     }
-    if (line.toString("latin1") === "ready" && this.#state.kind === "waiting") {
-      const { waiters } = this.#state;
-      this.#state = { kind: "ready" };
+    if (line.toString("latin1") === "ready" && this.state.kind === "waiting") {
+      const { waiters } = this.state;
+      this.state = { kind: "ready" };
       for (const waiter of waiters) waiter(undefined);
       return;
     }
-    this.#fail(`the port relay sent ${describe(line)}`);
+    this.fail(`the port relay sent ${describe(line)}`);
   }
 
   /** The relay failed: say why once, and stop it; the guest keeps running without port-forwarding. */
-  #fail(reason: string): void {
-    if (this.#state.kind === "ended") return;
-    this.#warn(`${reason}; port-forwarding to this guest has stopped`);
-    this.#end(relayError("EIO", `port-forwarding to guest ${this.#guestName} has stopped: ${reason}`));
-    this.#child?.kill("SIGKILL");
+  private fail(reason: string): void {
+    if (this.state.kind === "ended") return;
+    this.warn(`${reason}; port-forwarding to this guest has stopped`);
+    this.end(relayError("EIO", `port-forwarding to guest ${this.guestName} has stopped: ${reason}`));
+    this.child?.kill("SIGKILL");
   }
 
-  #end(error: Error): void {
-    const waiters = this.#state.kind === "waiting" ? this.#state.waiters : new Set<(error: Error) => void>();
-    this.#state = { kind: "ended", error };
+  private end(error: Error): void {
+    const waiters = this.state.kind === "waiting" ? this.state.waiters : new Set<(error: Error) => void>();
+    this.state = { kind: "ended", error };
     for (const waiter of waiters) waiter(error);
   }
 
-  #stderrSuffix(): string {
-    const tail = this.#stderrTail.trim();
+  private stderrSuffix(): string {
+    const tail = this.stderrTail.trim();
     return tail ? `: ${tail}` : "";
   }
 
-  #warn(message: string): void {
-    console.warn(`emulator: guest ${this.#guestName}: ${message}`);
+  private warn(message: string): void {
+    console.warn(`emulator: guest ${this.guestName}: ${message}`);
   }
 }
 

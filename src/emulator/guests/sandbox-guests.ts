@@ -156,8 +156,8 @@ async function removeLeftoverGuests(guestsDir: string): Promise<void> {
 }
 
 export class SandboxGuests implements GuestRuntime {
-  readonly #entries = new Map<string, Entry>();
-  #closed = false;
+  private readonly entries = new Map<string, Entry>();
+  private closed = false;
 
   constructor(
     private readonly registry: Registry,
@@ -172,7 +172,7 @@ export class SandboxGuests implements GuestRuntime {
   ) {}
 
   async start(vmi: KubeObject, events: GuestEvents): Promise<void> {
-    if (this.#closed) throw new Error("the emulator is shutting down");
+    if (this.closed) throw new Error("the emulator is shutting down");
     const uid = vmi.metadata.uid;
     const userData = userDataOf(this.registry, vmi);
     const { timings, images, sandbox, limits, acceptUnlimited } = this.settings;
@@ -187,21 +187,21 @@ export class SandboxGuests implements GuestRuntime {
       ...(sandbox ? { sandbox } : {}),
     });
     const entry: Entry = { booting: booting.catch(() => undefined), events };
-    this.#entries.set(uid, entry);
+    this.entries.set(uid, entry);
     let guest: Guest;
     try {
       guest = await booting;
     } catch (error) {
-      if (this.#entries.get(uid) === entry) this.#entries.delete(uid);
+      if (this.entries.get(uid) === entry) this.entries.delete(uid);
       throw error;
     }
     // Stopped (or the emulator closed) while it booted: stop() waits for the boot and kills it.
-    if (this.#entries.get(uid) !== entry) throw new Error("the VMI was stopped while its guest booted");
+    if (this.entries.get(uid) !== entry) throw new Error("the VMI was stopped while its guest booted");
     entry.guest = guest;
     guest.on("agent", (connected) => events.agent(connected));
     guest.on("exit", (reason) => {
-      if (this.#entries.get(uid) !== entry) return;
-      this.#entries.delete(uid);
+      if (this.entries.get(uid) !== entry) return;
+      this.entries.delete(uid);
       events.exited("Failed", reason);
       void guest.kill().catch((error: unknown) => console.error("emulator: removing a dead guest:", error));
     });
@@ -209,29 +209,29 @@ export class SandboxGuests implements GuestRuntime {
   }
 
   async stop(vmi: KubeObject): Promise<void> {
-    const entry = this.#entries.get(vmi.metadata.uid);
+    const entry = this.entries.get(vmi.metadata.uid);
     if (!entry) return;
-    this.#entries.delete(vmi.metadata.uid);
+    this.entries.delete(vmi.metadata.uid);
     await (await entry.booting)?.kill();
   }
 
   find(vmiUid: string): Guest | undefined {
-    return this.#entries.get(vmiUid)?.guest;
+    return this.entries.get(vmiUid)?.guest;
   }
 
   async crash(vmiUid: string, reason: string): Promise<boolean> {
-    const entry = this.#entries.get(vmiUid);
+    const entry = this.entries.get(vmiUid);
     if (!entry?.guest) return false;
-    this.#entries.delete(vmiUid);
+    this.entries.delete(vmiUid);
     await entry.guest.kill();
     entry.events.exited("Failed", reason);
     return true;
   }
 
   async close(): Promise<void> {
-    this.#closed = true;
-    const entries = [...this.#entries.values()];
-    this.#entries.clear();
+    this.closed = true;
+    const entries = [...this.entries.values()];
+    this.entries.clear();
     const results = await Promise.allSettled(entries.map(async (entry) => (await entry.booting)?.kill()));
     for (const result of results) {
       if (result.status === "rejected") console.error("emulator: killing a guest failed:", result.reason);

@@ -22,6 +22,11 @@ export const RELAY_UID = 65534;
 /** PATH inside the sandbox; also what the setup script and the probes run with. */
 export const SANDBOX_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
+/** The console's terminal as a real guest names it (its getty's, and the grading agent's --tty). */
+export const consoleDevice = "/dev/ttyS0";
+/** What it is in the sandbox: the pty the console loop holds from boot to power-off. */
+const consolePty = "pts/0";
+
 export interface SandboxMount {
   hostPath: string;
   guestPath: string;
@@ -106,6 +111,9 @@ function mountSteps(plan: SandboxPlan): MountStep[] {
     ...hostSystemSteps(),
     ...hostEtcSteps(),
     { kind: "dev", path: "/dev" },
+    // A real guest's console is its serial port; here it is the first pty of the sandbox's own devpts,
+    // which the console opens before anything else does (boot-files.ts consoleScript).
+    { kind: "symlink", linkText: consolePty, path: consoleDevice },
     { kind: "proc", path: "/proc" },
     { kind: "tmpfs", path: "/run" },
     { kind: "dir", path: "/var" },

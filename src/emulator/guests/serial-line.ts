@@ -26,55 +26,55 @@ interface Attachment {
 }
 
 export class SerialLine {
-  #current: Attachment | undefined;
-  #stopped = false;
-  readonly #input: Writable;
-  readonly #output: Readable;
+  private current: Attachment | undefined;
+  private stopped = false;
+  private readonly input: Writable;
+  private readonly output: Readable;
 
   constructor(input: Writable, output: Readable) {
-    this.#input = input;
-    this.#output = output;
-    output.on("data", (chunk: Buffer) => this.#current?.handlers.onData(chunk));
+    this.input = input;
+    this.output = output;
+    output.on("data", (chunk: Buffer) => this.current?.handlers.onData(chunk));
     // After the guest died its input pipe breaks (EPIPE): the line is simply dead, stop() says so.
     input.on("error", () => undefined);
   }
 
   attach(handlers: SerialHandlers): SerialAttachment {
     const attachment: Attachment = { handlers };
-    if (this.#stopped) {
+    if (this.stopped) {
       queueMicrotask(() => handlers.onClose("stopped"));
     } else {
-      const previous = this.#current;
-      this.#current = attachment;
-      this.#output.resume();
+      const previous = this.current;
+      this.current = attachment;
+      this.output.resume();
       previous?.handlers.onClose("replaced");
     }
-    const isCurrent = () => this.#current === attachment;
+    const isCurrent = () => this.current === attachment;
     return {
       write: (bytes) => {
-        if (isCurrent()) this.#input.write(bytes);
+        if (isCurrent()) this.input.write(bytes);
       },
       pause: () => {
-        if (isCurrent()) this.#output.pause();
+        if (isCurrent()) this.output.pause();
       },
       resume: () => {
-        if (isCurrent()) this.#output.resume();
+        if (isCurrent()) this.output.resume();
       },
       detach: () => {
         if (!isCurrent()) return;
-        this.#current = undefined;
-        this.#output.resume();
+        this.current = undefined;
+        this.output.resume();
       },
     };
   }
 
   /** The guest is gone: the current attachment is told so, later ones at once. */
   stop(): void {
-    if (this.#stopped) return;
-    this.#stopped = true;
-    const current = this.#current;
-    this.#current = undefined;
-    this.#output.resume();
+    if (this.stopped) return;
+    this.stopped = true;
+    const current = this.current;
+    this.current = undefined;
+    this.output.resume();
     current?.handlers.onClose("stopped");
   }
 }

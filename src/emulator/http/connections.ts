@@ -12,12 +12,12 @@ export interface DropOptions {
 }
 
 export class Connections {
-  readonly #sockets = new Set<Socket>();
-  #downUntil = 0;
-  #downTimer: NodeJS.Timeout | undefined;
+  private readonly sockets = new Set<Socket>();
+  private downUntil = 0;
+  private downTimer: NodeJS.Timeout | undefined;
 
   constructor(server: Server) {
-    server.on("connection", (socket: Socket) => this.#accept(socket));
+    server.on("connection", (socket: Socket) => this.accept(socket));
   }
 
   /** Drops every connection (except `keep`); returns how many. */
@@ -25,7 +25,7 @@ export class Connections {
     const { forMs = 0, keep } = options;
     if (forMs > 0) this.refuseFor(forMs);
     let dropped = 0;
-    for (const socket of this.#sockets) {
+    for (const socket of this.sockets) {
       if (keep && socket.remotePort === keep.remotePort && socket.remoteAddress === keep.remoteAddress)
         continue;
       socket.destroy();
@@ -36,29 +36,29 @@ export class Connections {
 
   /** Resets new connections for `ms` from now. */
   refuseFor(ms: number): void {
-    clearTimeout(this.#downTimer);
-    this.#downUntil = Date.now() + ms;
-    this.#downTimer = setTimeout(() => this.up(), ms);
+    clearTimeout(this.downTimer);
+    this.downUntil = Date.now() + ms;
+    this.downTimer = setTimeout(() => this.up(), ms);
   }
 
   /** Ends a down time early. */
   up(): void {
-    clearTimeout(this.#downTimer);
-    this.#downTimer = undefined;
-    this.#downUntil = 0;
+    clearTimeout(this.downTimer);
+    this.downTimer = undefined;
+    this.downUntil = 0;
   }
 
   closeAll(): void {
     this.up();
-    for (const socket of this.#sockets) socket.destroy();
+    for (const socket of this.sockets) socket.destroy();
   }
 
-  #accept(socket: Socket): void {
-    if (Date.now() < this.#downUntil) {
+  private accept(socket: Socket): void {
+    if (Date.now() < this.downUntil) {
       socket.resetAndDestroy();
       return;
     }
-    this.#sockets.add(socket);
-    socket.once("close", () => this.#sockets.delete(socket));
+    this.sockets.add(socket);
+    socket.once("close", () => this.sockets.delete(socket));
   }
 }

@@ -14,7 +14,7 @@ import { asBuffer, highWaterMark, lowWaterMark } from "./websocket.ts";
 
 export class ConsoleStreams {
   /** The connected console of each VMI, by uid. */
-  readonly #open = new Map<string, WebSocket>();
+  private readonly open = new Map<string, WebSocket>();
 
   constructor(
     private readonly registry: Registry,
@@ -39,18 +39,18 @@ export class ConsoleStreams {
       );
     }
     const { request, socket, head } = context;
-    this.upgrader.handleUpgrade(request, socket, head, (ws) => this.#stream(vmi.metadata.uid, guest, ws));
+    this.upgrader.handleUpgrade(request, socket, head, (ws) => this.stream(vmi.metadata.uid, guest, ws));
   };
 
   /** Cuts the console connection of a VMI as a network failure would (1006); false when there is none. */
   cut(vmiUid: string): boolean {
-    const ws = this.#open.get(vmiUid);
+    const ws = this.open.get(vmiUid);
     ws?.terminate();
     return ws !== undefined;
   }
 
-  #stream(vmiUid: string, guest: Guest, ws: WebSocket): void {
-    this.#open.set(vmiUid, ws);
+  private stream(vmiUid: string, guest: Guest, ws: WebSocket): void {
+    this.open.set(vmiUid, ws);
     let paused = false;
     const attachment = guest.attach({
       onData: (chunk) => {
@@ -75,7 +75,7 @@ export class ConsoleStreams {
     ws.on("error", () => ws.terminate());
     ws.on("close", () => {
       attachment.detach();
-      if (this.#open.get(vmiUid) === ws) this.#open.delete(vmiUid);
+      if (this.open.get(vmiUid) === ws) this.open.delete(vmiUid);
     });
   }
 }

@@ -38,7 +38,7 @@ export function servePodLog(
   const body = limitBytes(tail(logLines(pod, container, guests), tailLines), maxBytes);
   response.writeHead(200, {
     "Content-Type": "text/plain",
-    "Content-Length": Buffer.byteLength(body),
+    "Content-Length": body.length,
   });
   response.end(body);
 }
@@ -96,7 +96,11 @@ function tail(lines: string[], count: number | undefined): string {
   return kept.map((line) => `${line}\n`).join("");
 }
 
-function limitBytes(body: string, bytes: number | undefined): string {
-  if (bytes === undefined) return body;
-  return Buffer.from(body, "utf8").subarray(0, bytes).toString("utf8");
+/**
+ * The kubelet's LimitWriter: the first `bytes` bytes of the tail (its oldest, not its newest), cut
+ * where they end, a line or a UTF-8 character in two included.
+ */
+function limitBytes(body: string, bytes: number | undefined): Buffer {
+  const all = Buffer.from(body, "utf8");
+  return bytes === undefined ? all : all.subarray(0, bytes);
 }

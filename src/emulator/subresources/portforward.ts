@@ -52,17 +52,17 @@ export class PortForwards {
     const [port = "", protocol = "tcp", ...extra] = context.info.rest;
     if (extra.length > 0) throw pathNotFound();
     if (port === "") throw badRequest("port must not be empty");
-    const target = await this.#dial(vmi, ip, port, protocol);
+    const target = await this.dial(vmi, ip, port, protocol);
     const { request, socket, head } = context;
     if (socket.destroyed) {
       target.destroy();
       return;
     }
-    this.upgrader.handleUpgrade(request, socket, head, (ws) => this.#pipe(ws, target));
+    this.upgrader.handleUpgrade(request, socket, head, (ws) => this.pipe(ws, target));
   };
 
   /** Connects to the port inside the guest, with Go's net.Dial wording for what goes wrong. */
-  async #dial(vmi: KubeObject, ip: string, port: string, protocol: string): Promise<net.Socket> {
+  private async dial(vmi: KubeObject, ip: string, port: string, protocol: string): Promise<net.Socket> {
     const dialFailed = (detail: string) => kubevirtInternalError(`dialing VM: ${detail}`);
     if (protocol !== "tcp" && protocol !== "udp")
       throw dialFailed(`dial ${protocol}: unknown network ${protocol}`);
@@ -88,7 +88,7 @@ export class PortForwards {
     }
   }
 
-  #pipe(ws: WebSocket, target: net.Socket): void {
+  private pipe(ws: WebSocket, target: net.Socket): void {
     let unsent = 0;
     let targetEnded = false;
     const finish = () => {

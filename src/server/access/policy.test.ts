@@ -1,22 +1,13 @@
 import Fastify from "fastify";
 import { describe, expect, it } from "vitest";
-import { notFound, sendError } from "../http/errors.ts";
-import { createOwnNames } from "../http/own-names.ts";
-import { enforceAccess } from "./policy.ts";
+import { sendError } from "../http/errors.ts";
+import { enforceAccessForTests } from "./testing/policy-for-tests.ts";
 
 /** An app under the policy where nobody is signed in (the authorization matrix tries everyone). */
 function appWith(declare: (app: ReturnType<typeof Fastify>) => void) {
   const app = Fastify();
   app.setErrorHandler((error, request, reply) => sendError(error, request, reply));
-  enforceAccess(app, {
-    signIn: () => undefined,
-    session: async (_user, id) => {
-      throw notFound(`There is no session ${id}.`);
-    },
-    isUpgrade: () => false,
-    ownNames: createOwnNames({ allowedOrigins: [] }),
-    forwardSecret: "no replicas here",
-  });
+  enforceAccessForTests(app, {});
   declare(app);
   return app;
 }

@@ -5,6 +5,7 @@
 // reads these same rules and tries every route as every kind of person.
 import type { FastifyInstance, FastifyRequest, RouteOptions } from "fastify";
 import type { Me, Session } from "../../common/api.ts";
+import type { ErrorReason } from "../../common/error-reasons.ts";
 import { HttpError, parseOrThrow, unauthenticated } from "../http/errors.ts";
 import type { OwnNames } from "../http/own-names.ts";
 import { SessionIdParams } from "../http/params.ts";
@@ -152,19 +153,20 @@ async function grantSignedIn(
     case "signed-in":
       return;
     case "staff":
-      if (!staff) throw forbidden("Only TAs and instructors can do this.");
+      if (!staff) throw forbidden("staff_only", "Only TAs and instructors can do this.");
       return;
     case "instructor":
-      if (user.role !== "instructor") throw forbidden("Only instructors can do this.");
+      if (user.role !== "instructor") throw forbidden("instructor_only", "Only instructors can do this.");
       return;
   }
   const { id } = parseOrThrow(SessionIdParams, request.params);
   const session = await deps.session(user, id);
   const owner = session.owner === user.username;
   if (rule === "session-owner" && !owner) {
-    throw forbidden("Only the student whose session this is can do this.");
+    throw forbidden("owner_only", "Only the student whose session this is can do this.");
   }
-  if (rule === "session-staff" && !staff) throw forbidden("Only a TA or instructor can do this.");
+  if (rule === "session-staff" && !staff)
+    throw forbidden("staff_only", "Only a TA or instructor can do this.");
   grants.set(request, { signIn, session });
 }
 
@@ -187,8 +189,8 @@ function checkSocketOrigin(request: FastifyRequest, ownNames: OwnNames): void {
   }
 }
 
-function forbidden(message: string): HttpError {
-  return new HttpError(403, "forbidden", message);
+function forbidden(reason: ErrorReason, message: string): HttpError {
+  return new HttpError(403, "forbidden", message, reason);
 }
 
 function granted(request: FastifyRequest): Grant {

@@ -49,6 +49,7 @@ export function registerAuthRoutes(
         400,
         "invalid",
         "Password sign-in is off: sign in with your organisation's account.",
+        "password_sign_in_off",
       );
     }
     const { username, password } = parseOrThrow(LoginRequest, request.body);
@@ -56,7 +57,6 @@ export function registerAuthRoutes(
       addressKey(request.ip),
       username,
       isKnownDevice(request, username),
-      reply,
     );
     const user = await authenticator.login(username, password).catch((error: unknown) => {
       // Not judged (the users file could not be read...): the attempt does not count as a guess.
@@ -65,7 +65,7 @@ export function registerAuthRoutes(
     });
     if (!user) {
       await audit?.record({ action: "sign-in-failed", actor: { username, role: null } }, request);
-      throw new HttpError(401, "unauthenticated", "Wrong user name or password.");
+      throw new HttpError(401, "unauthenticated", "Wrong user name or password.", "wrong_password");
     }
     notAGuess();
     // A fresh id on every sign-in, so an id planted before sign-in is worthless afterwards.

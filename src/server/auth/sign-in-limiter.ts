@@ -16,8 +16,7 @@
 // them has taken from yet; a refused one takes nothing, so no bucket ever goes below empty and no
 // burst, however large, makes a wait longer than one refill. A right password gives its name's tokens
 // back: signing in is not guessing.
-import type { FastifyReply } from "fastify";
-import { RateLimiter, refuseWhileLimited, type RateLimit } from "../http/rate-limit.ts";
+import { RateLimiter, refuseWhileLimited, type RateLimit, type Refusal } from "../http/rate-limit.ts";
 
 export const signInLimits = {
   attemptsPerAddress: { burst: 300, refillMs: 200 },
@@ -25,7 +24,10 @@ export const signInLimits = {
   failuresPerName: { burst: 30, refillMs: 10_000 },
 } as const satisfies Record<string, RateLimit>;
 
-const tooManySignIns = (seconds: number) => `Too many sign-in attempts. Try again in ${seconds} s.`;
+const tooManySignIns: Refusal = {
+  reason: "sign_in_too_often",
+  message: (seconds) => `Too many sign-in attempts. Try again in ${seconds} s.`,
+};
 
 export class SignInLimiter {
   private readonly attempts: RateLimiter;
@@ -43,7 +45,7 @@ export class SignInLimiter {
    * 429 and Retry-After, taking nothing. Call the returned function when it was no guess after all:
    * the password was right, or could not be checked.
    */
-  reserve(address: string, username: string, knownDevice: boolean, reply: FastifyReply): () => void {
+  reserve(address: string, username: string, knownDevice: boolean): () => void {
     const here = `${address}\n${username}${knownDevice ? "\nknown device" : ""}`;
     const buckets: [RateLimiter, string][] = [
       [this.attempts, address],
@@ -53,7 +55,6 @@ export class SignInLimiter {
     // Checked and taken with nothing awaited in between: no other attempt runs in the meantime.
     refuseWhileLimited(
       Math.max(...buckets.map(([limiter, key]) => limiter.waitSeconds(key))),
-      reply,
       tooManySignIns,
     );
     for (const [limiter, key] of buckets) limiter.tryTake(key);

@@ -4,29 +4,20 @@
 //
 // Launches in flight are held as reservations from the check until reads show their VM, so two
 // launches checked at the same moment cannot both take the last place.
-import type { Me, SessionStatus } from "../../common/api.ts";
+import type { Me } from "../../common/api.ts";
 import type { Lab } from "../../common/lab.ts";
-import { HttpError } from "../http/errors.ts";
+import type { ErrorParams, ErrorReason } from "../../common/error-reasons.ts";
+import { DomainError } from "../errors/domain-error.ts";
 import type { SessionSource } from "../sessions/source.ts";
+import { placeHoldingStatuses } from "../sessions/status.ts";
 import type { CapacityService } from "./capacity-service.ts";
 import type { PodRequest } from "./launcher-resources.ts";
 import { countFits, largestFree } from "./node-room.ts";
 
-/** Sessions that count against the limits: a failed one still holds its place until it is ended. */
-const activeStatuses: ReadonlySet<SessionStatus> = new Set(["starting", "running", "failed"]);
 /** A reservation whose VM never showed up in reads (a lost watch event) stops counting after this. */
 const reservationTimeoutMs = 60_000;
 
 export type RefusalReason = "per-student" | "per-lab" | "total" | "capacity";
-
-export class LaunchRefusedError extends HttpError {
-  constructor(
-    readonly reason: RefusalReason,
-    message: string,
-  ) {
-    super(reason === "capacity" ? 503 : 429, reason === "capacity" ? "capacity" : "quota", message);
-  }
-}
 
 /** Limits on active sessions at once; null = no limit. */
 export interface SessionQuotas {
@@ -73,7 +64,7 @@ export class LaunchAdmission {
     this.labTitles = new Map(deps.labs.map((lab) => [lab.id, lab.title]));
   }
 
-  /** Throws LaunchRefusedError, or holds a place for `sessionId` until released. */
+  /** Throws a DomainError (over_quota, no_capacity), or holds a place for `sessionId` until released. */
   async admit(user: Me, lab: Lab, sessionId: string): Promise<Admission> {
     const { capacity, source, log } = this.deps;
     let shape: Awaited<ReturnType<CapacityService["clusterShape"]>> | undefined;
@@ -91,7 +82,7 @@ export class LaunchAdmission {
       (reservation) => !visible.has(reservation.sessionId) && now - reservation.at < reservationTimeoutMs,
     );
     const holders: Holder[] = [
-      ...snapshot.sessions.filter((session) => activeStatuses.has(session.status)),
+      ...snapshot.sessions.filter((session) => placeHoldingStatuses.has(session.status)),
       ...this.reservations.map((reservation) => ({ ...reservation, expiresAt: undefined })),
     ];
     this.checkQuotas(user, lab, holders, now);
@@ -104,8 +95,8 @@ export class LaunchAdmission {
       );
       const rooms = capacity.rooms(shape, snapshot, pending);
       if (countFits(rooms, request, 1) === 0) {
-        const active = snapshot.sessions.filter((session) => activeStatuses.has(session.status));
-        this.refuse("capacity", noRoomMessage(lab, request, rooms, nextEnd(active, now)));
+        const active = snapshot.sessions.filter((session) => placeHoldingStatuses.has(session.status));
+        this.refuse("capacity", noRoom(lab, request, rooms, nextEnd(active, now)));
       }
     }
 
@@ -134,55 +125,78 @@ export class LaunchAdmission {
     if (user.role === "student") {
       const own = holders.filter((holder) => holder.owner === user.username);
       if (own.length >= perStudent) {
-        const labs = [
-          ...new Set(own.map((holder) => `"${this.labTitles.get(holder.labId) ?? holder.labId}"`)),
-        ];
+        const titles = [...new Set(own.map((holder) => this.labTitles.get(holder.labId) ?? holder.labId))];
+        const labs = titles.map((title) => `"${title}"`);
         const ends = nextEnd(own, now);
-        this.refuse(
-          "per-student",
-          own.length === 1
-            ? `You already have an active session (${labs.join(", ")}), and students may have ${perStudent} at ` +
-                `a time. End it to start another${ends ? `; otherwise it ends ${ends}` : ""}.`
-            : `You already have ${own.length} active sessions (${labs.join(", ")}), and students may have ` +
-                `${perStudent} at a time. End one to start another${ends ? `; otherwise the next one ends ${ends}` : ""}.`,
-        );
+        this.refuse("per-student", {
+          reason: "quota_per_student",
+          params: { labs: titles.join(", "), limit: perStudent, ...endsAt(ends) },
+          message:
+            own.length === 1
+              ? `You already have an active session (${labs.join(", ")}), and students may have ${perStudent} at ` +
+                `a time. End it to start another${ends ? `; otherwise it ends ${ends.words}` : ""}.`
+              : `You already have ${own.length} active sessions (${labs.join(", ")}), and students may have ` +
+                `${perStudent} at a time. End one to start another${ends ? `; otherwise the next one ends ${ends.words}` : ""}.`,
+        });
       }
     }
     if (perLab !== null) {
       const ofLab = holders.filter((holder) => holder.labId === lab.id);
       if (ofLab.length >= perLab) {
-        this.refuse(
-          "per-lab",
-          `"${lab.title}" is full: it allows ${perLab} active sessions at once. ${tryAgain(ofLab, now)}`,
-        );
+        const ends = nextEnd(ofLab, now);
+        this.refuse("per-lab", {
+          reason: "quota_per_lab",
+          params: { lab: lab.title, limit: perLab, ...endsAt(ends) },
+          message: `"${lab.title}" is full: it allows ${perLab} active sessions at once. ${tryAgain(ends)}`,
+        });
       }
     }
     if (total !== null && holders.length >= total) {
-      this.refuse(
-        "total",
-        `Lab Console is at its limit of ${total} active sessions at once. ${tryAgain(holders, now)}`,
-      );
+      const ends = nextEnd(holders, now);
+      this.refuse("total", {
+        reason: "quota_total",
+        params: { limit: total, ...endsAt(ends) },
+        message: `Lab Console is at its limit of ${total} active sessions at once. ${tryAgain(ends)}`,
+      });
     }
   }
 
-  private refuse(reason: RefusalReason, message: string): never {
-    this.deps.onRefused?.(reason);
-    throw new LaunchRefusedError(reason, message);
+  private refuse(limit: RefusalReason, refusal: Refusal): never {
+    this.deps.onRefused?.(limit);
+    const kind = limit === "capacity" ? "no_capacity" : "over_quota";
+    throw new DomainError(kind, refusal.reason, refusal.message, refusal.params);
   }
 }
 
-/** "in 12 min" until the earliest expiry among the holders; undefined when none is known yet. */
-function nextEnd(holders: { expiresAt?: string | undefined }[], now: number): string | undefined {
+interface Refusal {
+  reason: ErrorReason;
+  params: ErrorParams;
+  message: string;
+}
+
+/** When the first of the holders ends, and that in words ("in 12 min"); undefined when none is known yet. */
+interface NextEnd {
+  at: string;
+  words: string;
+}
+
+function nextEnd(holders: { expiresAt?: string | undefined }[], now: number): NextEnd | undefined {
   const first = holders
     .map((holder) => Date.parse(holder.expiresAt ?? ""))
     .filter((time) => Number.isFinite(time))
     .sort((a, b) => a - b)[0];
-  return first === undefined ? undefined : formatIn(first - now);
+  return first === undefined
+    ? undefined
+    : { at: new Date(first).toISOString(), words: formatIn(first - now) };
 }
 
-function tryAgain(holders: { expiresAt?: string | undefined }[], now: number): string {
-  const ends = nextEnd(holders, now);
-  return ends ? `Try again when one ends; the next one ends ${ends}.` : "Try again when one ends.";
+/** The SPA says "the next one ends in 12 min" in the reader's language from this. */
+function endsAt(ends: NextEnd | undefined): { endsAt?: string } {
+  return ends ? { endsAt: ends.at } : {};
+}
+
+function tryAgain(ends: NextEnd | undefined): string {
+  return ends ? `Try again when one ends; the next one ends ${ends.words}.` : "Try again when one ends.";
 }
 
 export function formatIn(ms: number): string {
@@ -193,33 +207,56 @@ export function formatIn(ms: number): string {
   return `in ${Math.floor(minutes / 60)} h${rest === 0 ? "" : ` ${rest} min`}`;
 }
 
-function noRoomMessage(
+function noRoom(
   lab: Lab,
   request: PodRequest,
   rooms: ReturnType<CapacityService["rooms"]>,
-  nextEnd: string | undefined,
-): string {
+  ends: NextEnd | undefined,
+): Refusal {
   if (rooms.length === 0) {
-    return (
-      "No node in the cluster can run lab VMs right now (none is Ready, schedulable and has KVM). " +
-      "Tell your instructor: the doctor page shows why."
-    );
+    return {
+      reason: "no_nodes_for_labs",
+      params: {},
+      message:
+        "No node in the cluster can run lab VMs right now (none is Ready, schedulable and has KVM). " +
+        "Tell your instructor: the doctor page shows why.",
+    };
   }
   const free = largestFree(rooms);
-  return (
-    `There is no room on the cluster for another "${lab.title}" VM right now: it needs ` +
-    `${formatCpu(request.cpuMillis)} and ${formatMemory(request.memoryBytes)} on one node, and the most ` +
-    `any node has free is ${formatCpu(Math.max(0, free.cpuMillis))} and ` +
-    `${formatMemory(Math.max(0, free.memoryBytes))}. Room frees up as sessions end` +
-    (nextEnd ? `; the next one ends ${nextEnd}.` : ".")
-  );
+  const freeCpu = Math.max(0, free.cpuMillis);
+  const freeMemory = Math.max(0, free.memoryBytes);
+  return {
+    reason: "no_room",
+    params: {
+      lab: lab.title,
+      needCpu: cpus(request.cpuMillis),
+      needMemory: memorySize(request.memoryBytes),
+      freeCpu: cpus(freeCpu),
+      freeMemory: memorySize(freeMemory),
+      ...endsAt(ends),
+    },
+    message:
+      `There is no room on the cluster for another "${lab.title}" VM right now: it needs ` +
+      `${formatCpu(request.cpuMillis)} and ${formatMemory(request.memoryBytes)} on one node, and the most ` +
+      `any node has free is ${formatCpu(freeCpu)} and ${formatMemory(freeMemory)}. Room frees up as sessions end` +
+      (ends ? `; the next one ends ${ends.words}.` : "."),
+  };
+}
+
+function cpus(millis: number): number {
+  return Number((millis / 1000).toFixed(3));
+}
+
+/** "1.5 GiB", "512 MiB": units every language writes the same way. */
+function memorySize(bytes: number): string {
+  const gib = bytes / 2 ** 30;
+  return gib >= 1 ? `${gib.toFixed(1)} GiB` : `${Math.round(bytes / 2 ** 20)} MiB`;
 }
 
 export function formatCpu(millis: number): string {
-  return `${Number((millis / 1000).toFixed(3))} CPU`;
+  return `${cpus(millis)} CPU`;
 }
 
 export function formatMemory(bytes: number): string {
-  const gib = bytes / 2 ** 30;
-  return gib >= 1 ? `${gib.toFixed(1)} GiB of memory` : `${Math.round(bytes / 2 ** 20)} MiB of memory`;
+  return `${memorySize(bytes)} of memory`;
 }

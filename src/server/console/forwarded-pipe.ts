@@ -3,7 +3,7 @@
 // replay, acks, the keyboard and close codes all stay the holder's business. This replica only
 // pings the browser and stops reading the holder while the browser falls behind.
 import WebSocket, { type RawData } from "ws";
-import type { ConsoleServerMessage } from "../../common/console-protocol.ts";
+import { endedMessage, type Notice } from "./notices.ts";
 
 // A browser socket's send buffer beyond which the holder's frames stop being read, and below
 // which reading resumes: the holder's own flow control then sees the browser as behind.
@@ -74,9 +74,8 @@ export class ForwardedPipe {
     this.browser.ping();
   }
 
-  end(reason: string): void {
-    const message: ConsoleServerMessage = { type: "ended", reason };
-    if (this.browser.readyState === WebSocket.OPEN) this.browser.send(JSON.stringify(message));
+  end(notice: Notice): void {
+    if (this.browser.readyState === WebSocket.OPEN) this.browser.send(JSON.stringify(endedMessage(notice)));
     this.browser.close(1000, "console ended");
   }
 

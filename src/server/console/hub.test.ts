@@ -71,6 +71,7 @@ function aRunningSession(id: string): Session {
     extensions: 0,
     timeline: [],
     message: null,
+    notice: null,
   };
 }
 
@@ -104,6 +105,7 @@ describe.each(storages)("a console closing, recorded on %s", (_name, create) => 
     const problems: unknown[] = [];
     const released: string[] = [];
     const hub = new ConsoleHub({
+      setGuestSize: async () => ({ ok: true }),
       connect: async () => {
         const socket = new WebSocket(vmUrl);
         await once(socket, "open");

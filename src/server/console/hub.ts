@@ -6,12 +6,17 @@ import type { Session } from "../../common/api.ts";
 import type { AuditLog } from "../audit/audit-log.ts";
 import type { ConsoleConnector } from "../kube/console-stream.ts";
 import type { ConsoleRecorder, RecordingStore } from "../recordings/recording-store.ts";
+import type { SetGuestSize } from "./guest-size.ts";
 import { defaultConsoleLimits, type ConsoleLimits } from "./limits.ts";
+import type { ConsoleLogReader } from "./log-seeding.ts";
+import { notices } from "./notices.ts";
 import { SharedConsole } from "./shared-console.ts";
 import { ConsoleViewer, type ViewerIdentity } from "./viewer.ts";
 
 export interface ConsoleHubDeps {
   connect: ConsoleConnector;
+  /** Fits go through the VM's agent (guest-size.ts). */
+  setGuestSize: SetGuestSize;
   findSession(id: string): Promise<Session | undefined>;
   log: FastifyBaseLogger;
   limits?: Partial<ConsoleLimits>;
@@ -26,6 +31,8 @@ export interface ConsoleHubDeps {
   onUpstreamReconnected?(): void;
   /** Where staff taking a student's keyboard is recorded. */
   audit?: Pick<AuditLog, "record">;
+  /** The VMs' serial console logs: a fresh console's screen starts from its VM's (log-seeding.ts). */
+  readConsoleLog?: ConsoleLogReader;
 }
 
 export interface ConsoleHubStats {
@@ -82,6 +89,7 @@ export class ConsoleHub {
         sessionId: session.id,
         owner: session.owner,
         connect: this.deps.connect,
+        setGuestSize: this.deps.setGuestSize,
         findSession: this.deps.findSession,
         limits: this.limits,
         log: this.deps.log,
@@ -89,6 +97,7 @@ export class ConsoleHub {
         onFinished: (finished) => this.forget(finished, recorder),
         onReconnected: this.deps.onUpstreamReconnected,
         onKeyboardTaken: (by, from) => void this.recordKeyboardTaken(session, by, from),
+        readConsoleLog: this.deps.readConsoleLog,
       });
       this.consoles.set(session.id, shared);
       this.startTimers();
@@ -99,7 +108,7 @@ export class ConsoleHub {
   /** A sign-in ended (sign-out or expiry): its sockets close at once. */
   endSignIn(signInId: string): void {
     for (const shared of [...this.consoles.values()]) {
-      shared.endViewersOf(signInId, "Your sign-in ended. Sign in again to reopen the console.");
+      shared.endViewersOf(signInId, notices.signInEnded);
     }
   }
 

@@ -25,6 +25,11 @@ export class ConsoleKeyboard {
     return identity.access !== "watcher" && identity.username === this.holder;
   }
 
+  /** Who holds it now: the owner, or the staff member who took it. */
+  get heldBy(): string {
+    return this.holder;
+  }
+
   isHeldBy(username: string): boolean {
     return this.holder === username;
   }

@@ -25,6 +25,18 @@ export interface ConsoleLimits {
    * from growing its terminal to the whole scrollback.
    */
   scrollbackArchiveBusyShare: number;
+  /**
+   * A fresh console's screen starts from the tail of the VM's serial console log (its last
+   * scrollback's worth of lines): at most this many bytes of it.
+   */
+  seedLogMaxBytes: number;
+  /**
+   * How long the log is given to catch up once the line to the VM is open, before it is read: on a
+   * node the guest's output reaches the log milliseconds after the guest printed it.
+   */
+  seedLogSettleMs: number;
+  /** A log read that takes longer is given up: the console starts blank, as without a log. */
+  seedLogTimeoutMs: number;
   /** Guest size until someone fits it: what the guest's getty sets at boot. */
   initialCols: number;
   initialRows: number;
@@ -53,6 +65,8 @@ export interface ConsoleLimits {
   controlFloodCloseAfter: number;
   /** The guest's size changes at most once per this interval; the latest size asked for wins. */
   fitIntervalMs: number;
+  /** How long a fit waits for the VM's agent before the viewer is told it cannot be reached. */
+  fitTimeoutMs: number;
   /** Console attaches per person and session (each writes two audit rows): a burst, then one per interval. */
   attachBurst: number;
   attachRefillMs: number;
@@ -71,6 +85,9 @@ export const defaultConsoleLimits: ConsoleLimits = {
   scrollbackLines: 1_000,
   scrollbackArchiveAfterMs: 250,
   scrollbackArchiveBusyShare: 0.1,
+  seedLogMaxBytes: 512 * 1024,
+  seedLogSettleMs: 250,
+  seedLogTimeoutMs: 5_000,
   initialCols: 80,
   initialRows: 24,
   highWatermarkBytes: 1024 * 1024,
@@ -83,6 +100,7 @@ export const defaultConsoleLimits: ConsoleLimits = {
   controlPerSecond: 5,
   controlFloodCloseAfter: 40,
   fitIntervalMs: 250,
+  fitTimeoutMs: 8_000,
   attachBurst: 10,
   attachRefillMs: 3_000,
   socketsPerPerson: 8,

@@ -1,17 +1,19 @@
 // Consoles across replicas: a browser's console socket may reach any replica, but the VM's console
-// connection is held by one (coordination/console-ownership.ts). The replica the browser reached
+// connection is held by one (replicas/console-ownership.ts). The replica the browser reached
 // checks who the viewer is and what they may do, then either joins the browser to its own hub or
 // opens a socket to the holder's internal endpoint, carrying that verdict signed
-// (coordination/forward-token.ts), and pipes frames both ways (forwarded-pipe.ts).
+// (access/forward-token.ts), and pipes frames both ways (forwarded-pipe.ts).
 import type { IncomingMessage } from "node:http";
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import WebSocket, { WebSocketServer } from "ws";
-import { ConsoleUnavailableError, type ConsoleOwnership } from "../coordination/console-ownership.ts";
+import { ConsoleUnavailableError, type ConsoleOwnership } from "../replicas/console-ownership.ts";
 import { grantedForward } from "../access/policy.ts";
 import { forwardHeader, signForward } from "../access/forward-token.ts";
-import type { Peer } from "../coordination/membership.ts";
+import type { Peer } from "../replicas/membership.ts";
+import { DomainError } from "../errors/domain-error.ts";
 import { HttpError } from "../http/errors.ts";
 import { ForwardedPipe, HolderSocket } from "./forwarded-pipe.ts";
+import { notices } from "./notices.ts";
 import type { ConsoleHub } from "./hub.ts";
 import type { ViewerIdentity } from "./viewer.ts";
 import { acceptWebsocket } from "./websocket-upgrade.ts";
@@ -89,9 +91,9 @@ export class ConsolePlacement {
           { err: error, session: input.session.id, peer: peer.identity },
           "could not reach the replica holding a console",
         );
-        throw new HttpError(
-          503,
+        throw new DomainError(
           "unavailable",
+          "console_moving",
           "The console is moving to another server. It reconnects in a moment.",
         );
       }
@@ -102,7 +104,7 @@ export class ConsolePlacement {
   endSignIn(signInId: string): void {
     for (const pipe of [...this.pipes]) {
       if (pipe.signInId === signInId) {
-        pipe.end("You signed out. Sign in again to reopen the console.");
+        pipe.end(notices.signedOut);
       }
     }
   }

@@ -4,15 +4,17 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { WebSocketServer } from "ws";
 import type { Me } from "../../common/api.ts";
-import { ConsoleQuery, type ConsoleServerMessage } from "../../common/console-protocol.ts";
+import { ConsoleQuery } from "../../common/console-protocol.ts";
 import { grantedSession, grantedSignIn } from "../access/policy.ts";
 import type { AuditLog } from "../audit/audit-log.ts";
 import type { SignIns } from "../auth/sign-ins.ts";
-import { HttpError, parseOrThrow } from "../http/errors.ts";
+import { DomainError } from "../errors/domain-error.ts";
+import { parseOrThrow } from "../http/errors.ts";
 import { RateLimiter } from "../http/rate-limit.ts";
 import type { ConsoleHub } from "./hub.ts";
 import type { ConsolePlacement } from "./placement.ts";
 import type { ViewerAccess } from "./viewer.ts";
+import { endedMessage, notices, type Notice } from "./notices.ts";
 import { acceptWebsocket, routeWebsocketUpgrades } from "./websocket-upgrade.ts";
 
 declare module "fastify" {
@@ -69,20 +71,10 @@ export function registerConsoleRoutes(app: FastifyInstance, deps: ConsoleRouteDe
     // show "reconnecting" and try again.
     const waitSeconds = attaches.waitSeconds(person);
     if ((openSockets.get(person) ?? 0) >= hub.limits.socketsPerPerson) {
-      return endAtOnce(
-        request,
-        reply,
-        server,
-        "This console is open in too many of your windows. Close one, then reload this page.",
-      );
+      return endAtOnce(request, reply, server, notices.tooManyWindows);
     }
     if (waitSeconds > 0) {
-      return endAtOnce(
-        request,
-        reply,
-        server,
-        `This console was reopened too often. Reload this page in ${waitSeconds} s.`,
-      );
+      return endAtOnce(request, reply, server, notices.reopenedTooOften(waitSeconds));
     }
     // Counted before the upgrade is awaited, so upgrades sent at once cannot all pass the cap.
     openSockets.set(person, (openSockets.get(person) ?? 0) + 1);
@@ -136,12 +128,11 @@ async function endAtOnce(
   request: FastifyRequest,
   reply: FastifyReply,
   server: WebSocketServer,
-  reason: string,
+  notice: Notice,
 ): Promise<void> {
   const socket = await acceptWebsocket(request, reply, server);
   if (!socket) return;
-  const ended: ConsoleServerMessage = { type: "ended", reason };
-  socket.send(JSON.stringify(ended));
+  socket.send(JSON.stringify(endedMessage(notice)));
   socket.close(1000, "refused");
 }
 
@@ -149,9 +140,9 @@ function accessFor(user: Me, owner: string, mode: ConsoleQuery["mode"]): ViewerA
   if (user.username === owner) return mode === "observe" ? "watcher" : "owner";
   // Only staff get this far for someone else's session (students got a 404).
   if (mode !== "observe") {
-    throw new HttpError(
-      403,
+    throw new DomainError(
       "forbidden",
+      "staff_must_observe",
       "Staff open a student's console read-only: add ?mode=observe, then take the keyboard if needed.",
     );
   }

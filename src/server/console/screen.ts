@@ -129,6 +129,16 @@ export class ConsoleScreen {
     this.scheduleArchive();
   }
 
+  /** No character on the screen or in the scrollback, as parsed so far. */
+  get showsNothing(): boolean {
+    if (this.archive.rows > 0) return false;
+    const buffer = this.terminal.buffer.active;
+    for (let y = 0; y < buffer.length; y += 1) {
+      if (buffer.getLine(y)?.translateToString(true).trim()) return false;
+    }
+    return true;
+  }
+
   /** Rows the terminal holds, screen and scrollback: the rest of the scrollback is archived. */
   get terminalRows(): number {
     return this.terminal.buffer.normal.length;

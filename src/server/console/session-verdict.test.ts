@@ -13,6 +13,7 @@ const session = (overrides: Partial<Session>): Session => ({
   extensions: 0,
   timeline: [],
   message: null,
+  notice: null,
   ...overrides,
 });
 
@@ -29,14 +30,37 @@ describe("verdictFor", () => {
   it("ends with a reason when the VM is gone, being stopped, or failed", () => {
     expect(verdictFor(undefined)).toEqual({
       kind: "ended",
-      reason: "This session has ended: its VM no longer exists.",
+      notice: {
+        reason: "session_gone",
+        params: {},
+        message: "This session has ended: its VM no longer exists.",
+      },
     });
     expect(verdictFor(session({ status: "stopping", phase: "Running" }))).toEqual({
       kind: "ended",
-      reason: "This session has ended: its VM was stopped.",
+      notice: {
+        reason: "session_stopped",
+        params: {},
+        message: "This session has ended: its VM was stopped.",
+      },
     });
+    // A failed session's notice travels with it, so the page says the cause in its own language.
     expect(
-      verdictFor(session({ status: "failed", phase: "Failed", message: "The VM stopped unexpectedly" })),
-    ).toEqual({ kind: "ended", reason: "The VM stopped unexpectedly." });
+      verdictFor(
+        session({
+          status: "failed",
+          phase: "Failed",
+          message: "The VM stopped unexpectedly (PodFailed)",
+          notice: { reason: "stopped_because", params: { cause: "PodFailed" } },
+        }),
+      ),
+    ).toEqual({
+      kind: "ended",
+      notice: {
+        reason: "session_failed",
+        params: { cause: "PodFailed", sessionNotice: "stopped_because" },
+        message: "The VM stopped unexpectedly (PodFailed).",
+      },
+    });
   });
 });

@@ -1,7 +1,8 @@
 // One VM's console as every viewer shares it: exactly one connection to KubeVirt, one copy of the
 // screen, one keyboard. Opening and reopening the line to the VM is the connector's job
-// (upstream-connector.ts), and who may type the keyboard's (keyboard.ts); this file keeps the
-// viewers, the guest's size, and the flow of output from the VM to them.
+// (upstream-connector.ts), who may type the keyboard's (keyboard.ts), and setting the guest's size
+// its agent's (guest-size.ts); this file keeps the viewers, tells each who else is there
+// (presence.ts), and carries the flow of output from the VM to them.
 //
 // Flow control, all bounded by watermarks of unacknowledged bytes:
 // - The copy of the screen parses what arrives; while its backlog is above the high watermark, the
@@ -19,21 +20,29 @@ import type { Session } from "../../common/api.ts";
 import type {
   ConsoleClientMessage,
   ConsoleServerMessage,
+  ScreenBlankReason,
   UpstreamState,
 } from "../../common/console-protocol.ts";
 import type { ConsoleConnector } from "../kube/console-stream.ts";
 import type { ConsoleRecorder } from "../recordings/recording-store.ts";
+import { GuestFits } from "./guest-fits.ts";
+import type { SetGuestSize } from "./guest-size.ts";
 import { ConsoleKeyboard } from "./keyboard.ts";
 import type { ConsoleLimits } from "./limits.ts";
+import { LogSeeding, type ConsoleLogReader, type SeededScreen } from "./log-seeding.ts";
+import { viewersMessage } from "./presence.ts";
 import { ConsoleScreen, type ScreenText } from "./screen.ts";
 import { UpstreamConnector } from "./upstream-connector.ts";
 import { UpstreamLink } from "./upstream.ts";
 import type { ConsoleViewer, ViewerEvents, ViewerIdentity } from "./viewer.ts";
+import { notices, wireNotice, type Notice } from "./notices.ts";
 
 export interface SharedConsoleDeps {
   sessionId: string;
   owner: string;
   connect: ConsoleConnector;
+  /** Sets the guest's console terminal size (through its agent); nothing is ever typed for it. */
+  setGuestSize: SetGuestSize;
   /** The session as the BFF's reads see it; undefined when it does not exist; throws when they cannot tell. */
   findSession(id: string): Promise<Session | undefined>;
   limits: ConsoleLimits;
@@ -46,11 +55,11 @@ export interface SharedConsoleDeps {
   onReconnected?(): void;
   /** Staff took the keyboard from `from` (the owner, or other staff). */
   onKeyboardTaken?(by: ViewerIdentity, from: string): void;
-}
-
-interface GuestSize {
-  cols: number;
-  rows: number;
+  /**
+   * The VM's serial console log, to start a fresh console's screen from (log-seeding.ts); without
+   * it a console starts blank, as KubeVirt's does.
+   */
+  readConsoleLog?: ConsoleLogReader;
 }
 
 export class SharedConsole implements ViewerEvents {
@@ -60,17 +69,20 @@ export class SharedConsole implements ViewerEvents {
   private readonly keyboard: ConsoleKeyboard;
   private upstream: UpstreamLink | undefined;
   private lingerTimer: NodeJS.Timeout | undefined;
-  private status: { state: UpstreamState; message: string | null } = { state: "connecting", message: null };
-  private guestSize: GuestSize;
-  private pendingFit: GuestSize | undefined;
-  private fitTimer: NodeJS.Timeout | undefined;
-  private lastFitAt = -Infinity;
+  private status: { state: UpstreamState; notice: Notice | null } = { state: "connecting", notice: null };
+  private readonly fits: GuestFits<ConsoleViewer>;
   private paused = false;
+  // The first screen: until it is settled (read from the log, or known to be blank), joining viewers
+  // wait for their replay and live output is held by the seeding.
+  private screenSettled: boolean;
+  private seeding: LogSeeding | undefined;
+  private blankReason: ScreenBlankReason = "quiet";
   private finished = false;
   /** Open class walls showing this console: they keep its line open without a viewer. */
   private keepers = 0;
 
   constructor(private readonly deps: SharedConsoleDeps) {
+    this.screenSettled = deps.readConsoleLog === undefined;
     const { limits, log, sessionId } = deps;
     this.screen = new ConsoleScreen(
       {
@@ -86,8 +98,8 @@ export class SharedConsole implements ViewerEvents {
       { sessionId, connect: deps.connect, findSession: deps.findSession, limits, log },
       {
         opened: (socket, reconnected) => this.attach(socket, reconnected),
-        waiting: (state, message) => this.setStatus(state, message),
-        ended: (reason) => this.end(reason),
+        waiting: (state, notice) => this.setStatus(state, notice),
+        ended: (notice) => this.end(notice),
       },
     );
     this.keyboard = new ConsoleKeyboard({
@@ -96,10 +108,19 @@ export class SharedConsole implements ViewerEvents {
       log,
       changed: () => {
         for (const viewer of this.viewers) viewer.send(this.keyboard.messageFor(viewer.identity));
+        this.announceViewers();
       },
       onTaken: deps.onKeyboardTaken,
     });
-    this.guestSize = { cols: limits.initialCols, rows: limits.initialRows };
+    this.fits = new GuestFits({
+      sessionId,
+      limits,
+      setGuestSize: deps.setGuestSize,
+      log,
+      resizeScreen: ({ cols, rows }) => this.screen.resize(cols, rows),
+      fitted: (size) => this.broadcast({ type: "guest-size", ...size }),
+      failed: (asker, outcome, size) => asker.send({ type: "fit-failed", code: outcome.failure, ...size }),
+    });
   }
 
   get sessionId(): string {
@@ -156,8 +177,10 @@ export class SharedConsole implements ViewerEvents {
     this.viewers.add(viewer);
     viewer.send(this.statusMessage());
     viewer.send(this.keyboard.messageFor(viewer.identity));
-    viewer.send({ type: "guest-size", ...this.guestSize });
-    this.replayTo(viewer, !this.screen.hasOutput);
+    viewer.send({ type: "guest-size", ...this.fits.size });
+    this.announceViewers();
+    // A viewer joining before the first screen is settled gets it once it is (settleScreen).
+    if (this.screenSettled) this.replayTo(viewer, !this.screen.hasOutput);
     if (!this.upstream) this.connector.connectIfIdle();
   }
 
@@ -166,7 +189,7 @@ export class SharedConsole implements ViewerEvents {
     this.upstream?.heartbeat();
     for (const viewer of [...this.viewers]) {
       if (viewer.identity.loginExpiresAt <= now) {
-        viewer.end("Your sign-in has expired. Sign in again to reopen the console.");
+        viewer.end(notices.signInExpired);
       } else {
         viewer.heartbeat();
       }
@@ -177,13 +200,13 @@ export class SharedConsole implements ViewerEvents {
   async checkSession(): Promise<void> {
     if (this.finished || this.connector.attempting) return;
     const verdict = await this.connector.judgeSession();
-    if (verdict.kind === "ended") this.end(verdict.reason);
+    if (verdict.kind === "ended") this.end(verdict.notice);
   }
 
   /** Closes the sockets of one sign-in (it signed out). */
-  endViewersOf(signInId: string, reason: string): void {
+  endViewersOf(signInId: string, notice: Notice): void {
     for (const viewer of [...this.viewers]) {
-      if (viewer.identity.signInId === signInId) viewer.end(reason);
+      if (viewer.identity.signInId === signInId) viewer.end(notice);
     }
   }
 
@@ -209,7 +232,7 @@ export class SharedConsole implements ViewerEvents {
         return this.keyboard.release(viewer.identity);
       case "fit-guest":
         if (this.keyboard.canType(viewer.identity))
-          this.requestFit({ cols: message.cols, rows: message.rows });
+          this.fits.request({ cols: message.cols, rows: message.rows }, viewer);
         return;
     }
   }
@@ -225,6 +248,7 @@ export class SharedConsole implements ViewerEvents {
     const { username } = viewer.identity;
     const stillHere = [...this.viewers].some((other) => other.identity.username === username);
     if (!stillHere) this.keyboard.personLeft(viewer.identity);
+    this.announceViewers();
     this.lingerIfUnused();
   }
 
@@ -241,10 +265,11 @@ export class SharedConsole implements ViewerEvents {
       return;
     }
     this.upstream = new UpstreamLink(socket, {
-      output: (chunk) => this.deliver(chunk),
+      output: (chunk) => (this.seeding ? this.holdWhileSeeding(chunk, this.seeding) : this.deliver(chunk)),
       lost: (code) => this.onLost(code),
     });
     if (this.paused) this.upstream.pause();
+    this.seedFromLogOnce();
     if (reconnected) this.deps.onReconnected?.();
     this.setStatus("connected", null);
   }
@@ -259,10 +284,49 @@ export class SharedConsole implements ViewerEvents {
     this.connector.reconnectAfterDrop();
   }
 
+  // The first screen, from the serial console log
+
+  /** On the first line to the VM: its output is held while the log is read (log-seeding.ts). */
+  private seedFromLogOnce(): void {
+    const read = this.deps.readConsoleLog;
+    if (this.screenSettled || this.seeding || !read) return;
+    const { sessionId, limits, log } = this.deps;
+    this.seeding = new LogSeeding({ sessionId, read, limits, log }, (screen) => this.settleScreen(screen));
+  }
+
+  private holdWhileSeeding(chunk: Buffer, seeding: LogSeeding): void {
+    // Recorded as it arrives, like all output; the log's part is not: the recording has it already
+    // from when the console was last open, or never saw it.
+    this.deps.recorder?.output(chunk);
+    seeding.hold(chunk);
+    if (!this.paused && seeding.heldBytes > this.deps.limits.highWatermarkBytes) {
+      this.paused = true;
+      this.upstream?.pause();
+    }
+  }
+
+  /** The log's screen first, then every viewer's replay, then the held output the log lacked. */
+  private settleScreen({ seed, live, blankReason }: SeededScreen): void {
+    this.seeding = undefined;
+    this.screenSettled = true;
+    this.blankReason = blankReason;
+    if (this.finished) return;
+    this.screen.write(seed);
+    for (const viewer of this.viewers) this.replayTo(viewer, !this.screen.hasOutput);
+    if (live.length > 0) this.show(live);
+    // Nothing may have been shown to parse: a line paused for the held output reads on.
+    this.resumeIfCaughtUp();
+  }
+
   // Output and flow control
 
   private deliver(chunk: Buffer): void {
     this.deps.recorder?.output(chunk);
+    this.show(chunk);
+  }
+
+  /** Into the screen copy and out to the viewers, under flow control. */
+  private show(chunk: Buffer): void {
     this.screen.write(chunk);
     const { highWatermarkBytes, observerMaxBehindBytes } = this.deps.limits;
     for (const viewer of [...this.viewers]) {
@@ -287,7 +351,11 @@ export class SharedConsole implements ViewerEvents {
   /** The screen as of now, then live output; joining viewers and held ones that caught up get it. */
   private replayTo(viewer: ConsoleViewer, fresh: boolean): void {
     viewer.beginReplay();
-    void this.screen.snapshot().then((screen) => viewer.replay(screen, fresh));
+    void this.screen
+      .snapshot()
+      .then((screen) =>
+        viewer.replay(screen, fresh, this.screen.showsNothing ? this.blankReason : undefined),
+      );
   }
 
   /** The owner's viewers and the keyboard holder's: held rather than dropped when behind. */
@@ -303,46 +371,27 @@ export class SharedConsole implements ViewerEvents {
     this.upstream?.resume();
   }
 
-  // The guest's size
+  // Who is here
 
-  // A resize re-flows the screen copy's whole scrollback (milliseconds of the event loop every user
-  // shares), and each fit types a line into the guest: at most one per interval, the latest wins.
-  private requestFit(size: GuestSize): void {
-    this.pendingFit = size;
-    if (this.fitTimer) return;
-    const waitMs = this.lastFitAt + this.deps.limits.fitIntervalMs - performance.now();
-    if (waitMs <= 0) {
-      this.applyFit();
-      return;
-    }
-    this.fitTimer = setTimeout(() => {
-      this.fitTimer = undefined;
-      this.applyFit();
-    }, waitMs);
-  }
-
-  private applyFit(): void {
-    const size = this.pendingFit;
-    this.pendingFit = undefined;
-    if (!size || !this.upstream || this.finished) return;
-    if (size.cols === this.guestSize.cols && size.rows === this.guestSize.rows) return;
-    this.lastFitAt = performance.now();
-    // A serial line has no window size: the shell learns it from stty, the screen copy from us.
-    this.upstream.send(Buffer.from(`stty rows ${size.rows} cols ${size.cols}\r`));
-    this.screen.resize(size.cols, size.rows);
-    this.guestSize = size;
-    this.broadcast({ type: "guest-size", ...this.guestSize });
+  private announceViewers(): void {
+    if (this.viewers.size === 0) return;
+    const identities = [...this.viewers].map((viewer) => viewer.identity);
+    const message = viewersMessage(identities, this.deps.owner, this.keyboard.heldBy, (identity) =>
+      this.keyboard.canType(identity),
+    );
+    this.broadcast(message);
   }
 
   // Status and the end
 
   private statusMessage(): ConsoleServerMessage {
-    return { type: "status", ...this.status };
+    const { state, notice } = this.status;
+    return { type: "status", state, message: notice?.message ?? null, notice: notice && wireNotice(notice) };
   }
 
-  private setStatus(state: UpstreamState, message: string | null): void {
-    if (this.status.state === state && this.status.message === message) return;
-    this.status = { state, message };
+  private setStatus(state: UpstreamState, notice: Notice | null): void {
+    if (this.status.state === state && this.status.notice === notice) return;
+    this.status = { state, notice };
     this.broadcast(this.statusMessage());
   }
 
@@ -350,18 +399,20 @@ export class SharedConsole implements ViewerEvents {
     for (const viewer of this.viewers) viewer.send(message);
   }
 
-  private end(reason: string): void {
+  private end(notice: Notice): void {
     if (this.finished) return;
     this.finished = true;
-    this.deps.log.info({ sessionId: this.deps.sessionId, reason }, "console ended");
-    for (const viewer of [...this.viewers]) viewer.end(reason);
+    this.deps.log.info({ sessionId: this.deps.sessionId, reason: notice.message }, "console ended");
+    for (const viewer of [...this.viewers]) viewer.end(notice);
     this.cleanUp();
   }
 
   private cleanUp(): void {
+    this.seeding?.cancel();
+    this.seeding = undefined;
     this.connector.stop();
     clearTimeout(this.lingerTimer);
-    clearTimeout(this.fitTimer);
+    this.fits.stop();
     this.upstream?.close();
     this.upstream = undefined;
     this.viewers.clear();

@@ -9,6 +9,7 @@ import type { Session } from "../../common/api.ts";
 import type { ConsoleConnector } from "../kube/console-stream.ts";
 import { KubeStatusError } from "../kube/errors.ts";
 import type { ConsoleLimits } from "./limits.ts";
+import { notices, type Notice } from "./notices.ts";
 import { verdictFor, type ConsoleVerdict } from "./session-verdict.ts";
 
 export interface UpstreamConnectorDeps {
@@ -27,9 +28,9 @@ export interface UpstreamConnectorEvents {
   /** A line to the VM's console is open; `reconnected` for every one after the first. */
   opened(socket: WebSocket, reconnected: boolean): void;
   /** No line yet: what the viewers are told while the next attempt is scheduled. */
-  waiting(state: "connecting" | "reconnecting", message: string): void;
+  waiting(state: "connecting" | "reconnecting", notice: Notice): void;
   /** The session is over, or its VM never started: the console ends, telling its viewers why. */
-  ended(reason: string): void;
+  ended(notice: Notice): void;
 }
 
 /** The session's verdict, or "unknown" while the BFF's reads cannot tell (the cluster is unreachable). */
@@ -37,9 +38,9 @@ export type SessionVerdict = ConsoleVerdict | { kind: "unknown" };
 
 type Attempt =
   | { kind: "open"; socket: WebSocket }
-  | { kind: "ended"; reason: string }
-  | { kind: "wait-for-start"; message: string }
-  | { kind: "retry"; message: string }
+  | { kind: "ended"; notice: Notice }
+  | { kind: "wait-for-start"; notice: Notice }
+  | { kind: "retry"; notice: Notice }
   | { kind: "aborted" };
 
 // A connection that lived this long was healthy: the next drop starts the backoff over.
@@ -76,7 +77,7 @@ export class UpstreamConnector {
     if (Date.now() - this.connectedAt >= healthyConnectionMs) {
       this.reconnectDelayMs = this.deps.limits.reconnectInitialMs;
     }
-    this.retryLater("The connection to the VM's console dropped; reconnecting…");
+    this.retryLater(notices.consoleDropped);
   }
 
   async judgeSession(): Promise<SessionVerdict> {
@@ -108,11 +109,11 @@ export class UpstreamConnector {
       case "open":
         return this.open(outcome.socket);
       case "ended":
-        return this.events.ended(outcome.reason);
+        return this.events.ended(outcome.notice);
       case "wait-for-start":
-        return this.waitForStart(outcome.message);
+        return this.waitForStart(outcome.notice);
       case "retry":
-        return this.retryLater(outcome.message);
+        return this.retryLater(outcome.notice);
       case "aborted":
         return;
     }
@@ -122,7 +123,7 @@ export class UpstreamConnector {
     const before = await this.judgeSession();
     if (signal.aborted) return { kind: "aborted" };
     if (before.kind === "ended") return before;
-    if (before.kind === "starting") return { kind: "wait-for-start", message: before.message };
+    if (before.kind === "starting") return { kind: "wait-for-start", notice: before.notice };
     try {
       return { kind: "open", socket: await this.deps.connect(this.deps.sessionId, signal) };
     } catch (error) {
@@ -138,21 +139,18 @@ export class UpstreamConnector {
         { sessionId, statusCode: error.statusCode, message: error.message },
         "cluster refused the console",
       );
-      return {
-        kind: "ended",
-        reason: "The cluster refused to open this console. An operator must check Lab Console's permissions.",
-      };
+      return { kind: "ended", notice: notices.clusterRefusedConsole };
     }
     // 400 (not Running), 404 (no VMI) and 409 (failed) mean different things before, during and
     // after a session: its state decides.
     const after = await this.judgeSession();
     if (after.kind === "ended") return after;
-    if (after.kind === "starting") return { kind: "wait-for-start", message: after.message };
+    if (after.kind === "starting") return { kind: "wait-for-start", notice: after.notice };
     if (error instanceof KubeStatusError && error.statusCode < 500) {
-      return { kind: "wait-for-start", message: "Waiting for the VM's console…" };
+      return { kind: "wait-for-start", notice: notices.waitingForConsole };
     }
     log.warn({ sessionId, err: error }, "could not reach the VM's console");
-    return { kind: "retry", message: "The VM's console is not answering; retrying…" };
+    return { kind: "retry", notice: notices.consoleNotAnswering };
   }
 
   private open(socket: WebSocket): void {
@@ -163,21 +161,21 @@ export class UpstreamConnector {
     this.events.opened(socket, reconnected);
   }
 
-  private waitForStart(message: string): void {
+  private waitForStart(notice: Notice): void {
     const { notRunningTimeoutMs, notRunningRetryMs } = this.deps.limits;
     const now = Date.now();
     this.waitingForStartSince ??= now;
     if (now - this.waitingForStartSince > notRunningTimeoutMs) {
       const minutes = Math.round(notRunningTimeoutMs / 60_000);
-      this.events.ended(`The VM did not start within ${minutes} minute${minutes === 1 ? "" : "s"}.`);
+      this.events.ended(notices.startTimeout(minutes));
       return;
     }
-    this.events.waiting(this.everConnected ? "reconnecting" : "connecting", message);
+    this.events.waiting(this.everConnected ? "reconnecting" : "connecting", notice);
     this.schedule(notRunningRetryMs);
   }
 
-  private retryLater(message: string): void {
-    this.events.waiting("reconnecting", message);
+  private retryLater(notice: Notice): void {
+    this.events.waiting("reconnecting", notice);
     this.schedule(this.reconnectDelayMs);
     this.reconnectDelayMs = Math.min(this.reconnectDelayMs * 2, this.deps.limits.reconnectMaxMs);
   }

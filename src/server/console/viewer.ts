@@ -7,9 +7,11 @@ import {
   ConsoleClientMessage,
   consoleCloseCodes,
   type ConsoleServerMessage,
+  type ScreenBlankReason,
 } from "../../common/console-protocol.ts";
 import type { ConsoleLimits } from "./limits.ts";
 import { TokenBucket } from "./token-bucket.ts";
+import { endedMessage, type Notice } from "./notices.ts";
 
 /**
  * owner: the session's student, typing whenever they hold the keyboard (by default they do).
@@ -127,8 +129,11 @@ export class ConsoleViewer {
     this.queued ??= [];
   }
 
-  /** The screen so far, then whatever arrived meanwhile; from here on output goes out at once. */
-  replay(serializedScreen: string, fresh: boolean): void {
+  /**
+   * The screen so far, then whatever arrived meanwhile; from here on output goes out at once.
+   * `blank`: the screen shows nothing, and why (the browser says what to press).
+   */
+  replay(serializedScreen: string, fresh: boolean, blank?: ScreenBlankReason): void {
     const queued = this.queued;
     if (this.closed || !queued) return;
     this.queued = undefined;
@@ -136,7 +141,7 @@ export class ConsoleViewer {
     this.send({ type: "replay-begin", fresh });
     this.sendBytes(Buffer.from(serializedScreen, "utf8"));
     this.replayEnd = this.sent;
-    this.send({ type: "replay-end" });
+    this.send(blank ? { type: "replay-end", blank } : { type: "replay-end" });
     for (const chunk of queued) this.sendBytes(chunk);
   }
 
@@ -152,9 +157,9 @@ export class ConsoleViewer {
   }
 
   /** The console is over for this viewer: say why, then close normally. */
-  end(reason: string): void {
+  end(notice: Notice): void {
     if (this.closed) return;
-    this.send({ type: "ended", reason });
+    this.send(endedMessage(notice));
     this.closeWith(1000, "console ended");
   }
 

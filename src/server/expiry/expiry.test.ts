@@ -82,6 +82,8 @@ describe("extending a session", () => {
     expect(again.body.error).toEqual({
       code: "quota",
       message: "You have used the one extension this lab allows. Ask a TA if you need more time.",
+      reason: "extensions_used_up",
+      params: { count: 1 },
     });
 
     // A TA is not bound by the students' limit.

@@ -3,7 +3,8 @@
 // most maxExtensions times; TAs and instructors may extend any session without that limit.
 import type { Me, Session } from "../../common/api.ts";
 import type { Lab } from "../../common/lab.ts";
-import { HttpError } from "../http/errors.ts";
+import type { ErrorParams, ErrorReason } from "../../common/error-reasons.ts";
+import { DomainError } from "../errors/domain-error.ts";
 import type { ClusterClient } from "../kube/client.ts";
 import { KubeStatusError } from "../kube/errors.ts";
 import { annotationKeys } from "../sessions/labels.ts";
@@ -39,27 +40,42 @@ export class SessionExtensions {
     const lab = this.labs.get(session.labId);
     if (!lab)
       throw conflict(
+        "lab_no_longer_offered",
         `The lab of this session (${session.labId}) is no longer offered; it cannot be extended.`,
+        { lab: session.labId },
       );
     if (session.status !== "starting" && session.status !== "running") {
-      throw conflict(`Only a starting or running session can be extended; this one is ${session.status}.`);
+      throw conflict(
+        "extend_not_active",
+        `Only a starting or running session can be extended; this one is ${session.status}.`,
+        { status: session.status },
+      );
     }
     const expiresAt = Date.parse(session.expiresAt);
     const now = this.deps.now().getTime();
-    if (!Number.isFinite(expiresAt)) throw conflict("This session has no end time to extend.");
-    if (expiresAt <= now) throw conflict("This session's time is already up; it is being ended.");
+    if (!Number.isFinite(expiresAt)) throw conflict("no_end_time", "This session has no end time to extend.");
+    if (expiresAt <= now) {
+      throw conflict("time_already_up", "This session's time is already up; it is being ended.");
+    }
     const { extendMinutes, maxExtensions } = lab.session;
     if (user.role === "student" && session.extensions >= maxExtensions) {
-      throw new HttpError(
-        409,
-        "quota",
-        maxExtensions === 0
-          ? `"${lab.title}" sessions cannot be extended. Ask a TA if you need more time.`
-          : `You have used ${maxExtensions === 1 ? "the one extension" : `all ${maxExtensions} extensions`} ` +
+      throw maxExtensions === 0
+        ? new DomainError(
+            "used_up",
+            "extension_not_allowed",
+            `"${lab.title}" sessions cannot be extended. Ask a TA if you need more time.`,
+            { lab: lab.title },
+          )
+        : new DomainError(
+            "used_up",
+            "extensions_used_up",
+            `You have used ${maxExtensions === 1 ? "the one extension" : `all ${maxExtensions} extensions`} ` +
               "this lab allows. Ask a TA if you need more time.",
-      );
+            { count: maxExtensions },
+          );
     }
-    if (this.extending.has(id)) throw conflict("This session is being extended already.");
+    if (this.extending.has(id))
+      throw conflict("extending_already", "This session is being extended already.");
     this.extending.add(id);
     try {
       const newExpiry = new Date(expiresAt + extendMinutes * 60_000).toISOString();
@@ -91,13 +107,16 @@ export class SessionExtensions {
       ]);
     } catch (error) {
       if (error instanceof KubeStatusError && error.statusCode === 422) {
-        throw conflict("This session changed at the same moment (extended or ended elsewhere). Try again.");
+        throw conflict(
+          "changed_meanwhile",
+          "This session changed at the same moment (extended or ended elsewhere). Try again.",
+        );
       }
       throw error;
     }
   }
 }
 
-function conflict(message: string): HttpError {
-  return new HttpError(409, "conflict", message);
+function conflict(reason: ErrorReason, message: string, params?: ErrorParams): DomainError {
+  return new DomainError("conflict", reason, message, params);
 }

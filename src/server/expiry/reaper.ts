@@ -5,6 +5,7 @@ import type { Session } from "../../common/api.ts";
 import type { ClusterClient } from "../kube/client.ts";
 import { KubeStatusError } from "../kube/errors.ts";
 import type { SessionSource } from "../sessions/source.ts";
+import { placeHoldingStatuses } from "../sessions/status.ts";
 
 export const defaultReapIntervalMs = 15_000;
 /** Until the first pass succeeds (caches still loading), try again this often. */
@@ -45,9 +46,7 @@ export class SessionReaper {
     const { sessions } = await this.deps.source.snapshot();
     const now = this.deps.now().getTime();
     const expired = sessions.filter(
-      (session) =>
-        (session.status === "starting" || session.status === "running" || session.status === "failed") &&
-        Date.parse(session.expiresAt) <= now,
+      (session) => placeHoldingStatuses.has(session.status) && Date.parse(session.expiresAt) <= now,
     );
     const reaped: string[] = [];
     for (const session of expired) {

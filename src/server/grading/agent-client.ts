@@ -6,7 +6,7 @@
 // AgentUnreachableError (AgentUnverifiedError for an answer that did not prove itself) with a
 // reason a person can read.
 import type { Duplex } from "node:stream";
-import { agentLimits, type AgentCheckSpec } from "../../common/agent-protocol.ts";
+import { agentLimits, type AgentCheckSpec, type AgentTtySize } from "../../common/agent-protocol.ts";
 import {
   AgentCheckResponse,
   AgentErrorBody,
@@ -45,6 +45,16 @@ export class AgentUnverifiedError extends AgentUnreachableError {
   }
 }
 
+/** The agent, proven, said no: `agentCode` is its error code (docs/agent.md, "Errors and limits"). */
+export class AgentRefusedError extends AgentUnreachableError {
+  constructor(
+    message: string,
+    readonly agentCode: string,
+  ) {
+    super(message);
+  }
+}
+
 /** The reasons for answers that did not verify (docs/grading.md, "When a session is not gradable"). */
 export const unverifiedReasons = {
   signatureRefused:
@@ -72,6 +82,8 @@ export interface AgentClient {
     signal?: AbortSignal,
   ): Promise<AgentCheckResult[]>;
   health(sessionId: string, signal?: AbortSignal): Promise<AgentHealth>;
+  /** Sets the size of the guest's console terminal (POST /v1/tty); its programs get SIGWINCH. */
+  setTtySize(sessionId: string, size: AgentTtySize, signal?: AbortSignal): Promise<void>;
 }
 
 /**
@@ -179,6 +191,19 @@ export function createAgentClient(options: AgentClientOptions): AgentClient {
       if (!parsed.success) throw unreadableAnswer();
       return parsed.data;
     },
+
+    async setTtySize(sessionId, size, signal) {
+      await exchange(
+        sessionId,
+        {
+          method: "POST",
+          path: "/v1/tty",
+          body: { rows: size.rows, cols: size.cols },
+          answerWithinMs: answerSlackMs,
+        },
+        signal,
+      );
+    },
   };
 }
 
@@ -222,7 +247,7 @@ function explainRefusal(status: number, json: unknown): AgentUnreachableError {
   const parsed = AgentErrorBody.safeParse(json);
   if (!parsed.success) return new AgentUnreachableError(`The grading agent answered with HTTP ${status}.`);
   const { code, message } = parsed.data.error;
-  return new AgentUnreachableError(`The grading agent refused (${code}): ${message}`);
+  return new AgentRefusedError(`The grading agent refused (${code}): ${message}`, code);
 }
 
 function parseJson(body: Buffer): unknown {

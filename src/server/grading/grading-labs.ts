@@ -1,7 +1,7 @@
 // The labs grading is configured with, by id. Self-checks, runs and exports all name a lab, and one
 // that is not configured is the same 404 wherever it is asked for.
 import type { Lab } from "../../common/lab.ts";
-import { notFound } from "../http/errors.ts";
+import { labNotFound } from "../errors/domain-error.ts";
 
 export class GradingLabs {
   private readonly byId: Map<string, Lab>;
@@ -17,7 +17,7 @@ export class GradingLabs {
 
   require(labId: string): Lab {
     const lab = this.byId.get(labId);
-    if (!lab) throw notFound(`There is no lab called ${labId}.`);
+    if (!lab) throw labNotFound(labId);
     return lab;
   }
 }

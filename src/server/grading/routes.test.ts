@@ -186,7 +186,11 @@ describe("grading runs over the API", () => {
       const refused = await as(username).post(`/api/labs/${lab.id}/grading-runs`);
       expect(refused.status).toBe(403);
       // One policy, one sentence per rule: the SPA shows its own words for the code.
-      expect(refused.body.error).toEqual({ code: "forbidden", message: "Only instructors can do this." });
+      expect(refused.body.error).toEqual({
+        code: "forbidden",
+        message: "Only instructors can do this.",
+        reason: "instructor_only",
+      });
     }
     expect((await as("alice").get(`/api/labs/${lab.id}/grading-runs`)).status).toBe(403);
     expect((await as("ivan").post("/api/labs/no-such-lab/grading-runs")).status).toBe(404);

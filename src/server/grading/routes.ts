@@ -7,7 +7,6 @@ import type { AuditLog } from "../audit/audit-log.ts";
 import { parseOrThrow } from "../http/errors.ts";
 import { LabIdParams, RunIdParams } from "../http/params.ts";
 import { sendWithEtag } from "../http/etag.ts";
-import { SelfCheckTooSoonError } from "./self-checks.ts";
 import type { GradingService } from "./service.ts";
 
 export interface GradingRouteDeps {
@@ -30,21 +29,15 @@ export function registerGradingRoutes(
   app.post("/api/sessions/:id/checks", owner, async (request, reply) => {
     const user = signedInUser(request);
     const session = grantedSession(request);
-    try {
-      const started = performance.now();
-      const check = await grading.selfCheck(session);
-      onSelfChecked?.(performance.now() - started, check.result.gradable);
-      const { score, gradable } = check.result;
-      await audit?.record(
-        { action: "self-check", actor: user, session, details: { score, gradable } },
-        request,
-      );
-      return reply.status(201).send(check);
-    } catch (error) {
-      if (error instanceof SelfCheckTooSoonError)
-        reply.header("retry-after", String(error.retryAfterSeconds));
-      throw error;
-    }
+    const started = performance.now();
+    const check = await grading.selfCheck(session);
+    onSelfChecked?.(performance.now() - started, check.result.gradable);
+    const { score, gradable } = check.result;
+    await audit?.record(
+      { action: "self-check", actor: user, session, details: { score, gradable } },
+      request,
+    );
+    return reply.status(201).send(check);
   });
 
   app.get("/api/sessions/:id/checks", ownerOrStaff, async (request, reply) => {

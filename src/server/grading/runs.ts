@@ -5,7 +5,7 @@ import { randomUUID } from "node:crypto";
 import type { Session } from "../../common/api.ts";
 import type { GradingRun, GradingRunItem, GradingRunSummary, LabGrades } from "../../common/grading-api.ts";
 import type { Lab } from "../../common/lab.ts";
-import { HttpError, invalid, notFound } from "../http/errors.ts";
+import { DomainError } from "../errors/domain-error.ts";
 import { toGradesCsv, toLabGrades } from "./export.ts";
 import type { GradingLabs } from "./grading-labs.ts";
 import type { GradingRepository, RunItemRecord, RunRecord } from "./repository.ts";
@@ -48,16 +48,23 @@ export class GradingRuns {
         if (sessionIds) {
           const unique = [...new Set(sessionIds)];
           const unknown = unique.filter((id) => !ofLab.has(id));
-          if (unknown.length > 0)
-            throw invalid(`These are not sessions of "${lab.title}": ${unknown.join(", ")}.`);
+          if (unknown.length > 0) {
+            throw new DomainError(
+              "invalid",
+              "not_sessions_of_lab",
+              `These are not sessions of "${lab.title}": ${unknown.join(", ")}.`,
+              { lab: lab.title, sessions: unknown.join(", ") },
+            );
+          }
           chosen = unique.map((id) => ofLab.get(id) as Session);
         } else {
           chosen = [...ofLab.values()].filter((session) => session.status === "running");
           if (chosen.length === 0) {
-            throw new HttpError(
-              409,
+            throw new DomainError(
               "conflict",
+              "nothing_running_to_grade",
               `No session of "${lab.title}" is running, so there is nothing to grade.`,
+              { lab: lab.title },
             );
           }
         }
@@ -76,9 +83,9 @@ export class GradingRuns {
     const previous = await this.requireRun(runId);
     const lab = this.deps.labs.require(previous.labId);
     if (previous.status === "running") {
-      throw new HttpError(
-        409,
+      throw new DomainError(
         "conflict",
+        "run_still_going",
         "This grading run is still going; re-run it once it has finished.",
       );
     }
@@ -86,9 +93,9 @@ export class GradingRuns {
       ({ result }) => result !== null && (!result.gradable || result.score < result.maxScore),
     );
     if (again.length === 0) {
-      throw new HttpError(
-        409,
+      throw new DomainError(
         "conflict",
+        "nothing_to_rerun",
         "Every session in this run was graded with full marks; nothing to re-run.",
       );
     }
@@ -131,7 +138,7 @@ export class GradingRuns {
     startedBy: string,
   ): Promise<GradingRun> {
     if (this.deps.worker.closing.aborted)
-      throw new HttpError(503, "unavailable", "The console is shutting down.");
+      throw new DomainError("unavailable", "shutting_down", "The console is shutting down.");
     if (this.starting.has(lab.id)) throw runAlreadyGoing(lab);
     this.starting.add(lab.id);
     try {
@@ -164,7 +171,11 @@ export class GradingRuns {
 
   private async requireRun(runId: string): Promise<RunRecord> {
     const run = await this.deps.repository.getRun(runId);
-    if (!run) throw notFound(`There is no grading run ${runId}.`);
+    if (!run) {
+      throw new DomainError("not_found", "run_not_found", `There is no grading run ${runId}.`, {
+        run: runId,
+      });
+    }
     return run;
   }
 }
@@ -174,10 +185,11 @@ function summarize(run: RunRecord): GradingRunSummary {
   return { ...rest, progress: counts };
 }
 
-function runAlreadyGoing(lab: Lab): HttpError {
-  return new HttpError(
-    409,
+function runAlreadyGoing(lab: Lab): DomainError {
+  return new DomainError(
     "conflict",
+    "run_already_going",
     `A grading run for "${lab.title}" is already going. Wait for it to finish.`,
+    { lab: lab.title },
   );
 }

@@ -3,7 +3,7 @@
 // again does not pile requests on the VM's agent.
 import type { Session } from "../../common/api.ts";
 import type { SelfCheck, SelfCheckHistory } from "../../common/grading-api.ts";
-import { HttpError } from "../http/errors.ts";
+import { DomainError, tooSoon } from "../errors/domain-error.ts";
 import type { GradingLabs } from "./grading-labs.ts";
 import type { GradingRepository } from "./repository.ts";
 import type { SessionGrader } from "./session-grader.ts";
@@ -19,12 +19,6 @@ export interface SelfChecksDeps {
   closing: AbortSignal;
 }
 
-export class SelfCheckTooSoonError extends HttpError {
-  constructor(readonly retryAfterSeconds: number) {
-    super(429, "rate_limited", `You checked this session moments ago. Try again in ${retryAfterSeconds} s.`);
-  }
-}
-
 const selfCheckHistoryLength = 50;
 
 export class SelfChecks {
@@ -38,7 +32,14 @@ export class SelfChecks {
     const lab = this.deps.labs.require(session.labId);
     const checks = lab.checks.filter((check) => check.selfCheck);
     if (checks.length === 0) {
-      throw new HttpError(409, "conflict", `"${lab.title}" has no checks you can run yourself.`);
+      throw new DomainError(
+        "conflict",
+        "no_self_checks",
+        `"${lab.title}" has no checks you can run yourself.`,
+        {
+          lab: lab.title,
+        },
+      );
     }
     this.takeSelfCheckTurn(session.id);
     const result = await this.deps.grader.grade(
@@ -70,8 +71,14 @@ export class SelfChecks {
       if (now - at >= intervalMs) this.lastSelfCheck.delete(id);
     }
     const last = this.lastSelfCheck.get(sessionId);
-    if (last !== undefined)
-      throw new SelfCheckTooSoonError(Math.max(1, Math.ceil((last + intervalMs - now) / 1000)));
+    if (last !== undefined) {
+      const seconds = Math.max(1, Math.ceil((last + intervalMs - now) / 1000));
+      throw tooSoon(
+        "self_check_too_soon",
+        seconds,
+        `You checked this session moments ago. Try again in ${seconds} s.`,
+      );
+    }
     this.lastSelfCheck.set(sessionId, now);
   }
 }

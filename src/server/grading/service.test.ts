@@ -13,7 +13,7 @@ import { KubeStatusError } from "../kube/errors.ts";
 import { createAgentClient, type ConnectToAgent } from "./agent-client.ts";
 import { gradingDatabaseName } from "./grading-database.ts";
 import { createPortForwardTransport, notListeningReasons } from "./portforward-transport.ts";
-import { SelfCheckTooSoonError } from "./self-checks.ts";
+import { DomainError } from "../errors/domain-error.ts";
 import { GradingService, type GradingServiceDeps } from "./service.ts";
 import { SqliteGradingRepository } from "./sqlite-repository.ts";
 import { startFakeAgent, type CapturingServer } from "./testing/fake-agent.ts";
@@ -167,8 +167,9 @@ describe("self-checks", () => {
     const tooSoon = await service
       .selfCheck(aSession({ id: alice, owner: "alice" }))
       .catch((error: unknown) => error);
-    expect(tooSoon).toBeInstanceOf(SelfCheckTooSoonError);
-    expect(tooSoon).toMatchObject({ statusCode: 429, code: "rate_limited", retryAfterSeconds: 7 });
+    // The 429 and its Retry-After are the error map's (routes.test.ts asserts them on the wire).
+    expect(tooSoon).toBeInstanceOf(DomainError);
+    expect(tooSoon).toMatchObject({ kind: "too_soon", reason: "self_check_too_soon", retryAfterSeconds: 7 });
     expect((tooSoon as Error).message).toBe("You checked this session moments ago. Try again in 7 s.");
     // Another session is not held back, and the first may go again once the interval is over.
     await service.selfCheck(aSession({ id: bob, owner: "bob" }));
@@ -257,14 +258,14 @@ describe("grading runs", () => {
 
   it("refuses runs that make no sense", async () => {
     const { service } = startService();
-    await expect(service.startRun("no-such-lab", "ivan")).rejects.toMatchObject({ code: "not_found" });
+    await expect(service.startRun("no-such-lab", "ivan")).rejects.toMatchObject({ kind: "not_found" });
     await expect(service.startRun(lab.id, "ivan", [alice, "linux-basics-zzzz"])).rejects.toMatchObject({
-      code: "invalid",
+      kind: "invalid",
       message: 'These are not sessions of "Linux basics": linux-basics-zzzz.',
     });
     sessions.sessions = [aSession({ id: alice, owner: "alice", status: "starting" })];
     await expect(service.startRun(lab.id, "ivan")).rejects.toMatchObject({
-      code: "conflict",
+      kind: "conflict",
       message: 'No session of "Linux basics" is running, so there is nothing to grade.',
     });
     expect(await service.listRuns(lab.id)).toEqual([]);
@@ -274,7 +275,7 @@ describe("grading runs", () => {
     await writeFile(path.join(agents.home(alice), "hold"), "");
     const { service } = startService();
     const first = await service.startRun(lab.id, "ivan");
-    await expect(service.startRun(lab.id, "ivan")).rejects.toMatchObject({ code: "conflict" });
+    await expect(service.startRun(lab.id, "ivan")).rejects.toMatchObject({ kind: "conflict" });
     await rm(path.join(agents.home(alice), "hold"));
     await agents.stop(alice);
     await service.settled(first.id);
@@ -338,10 +339,10 @@ describe("grading runs", () => {
     const started = await service.startRun(lab.id, "ivan", [alice]);
     await service.settled(started.id);
     await expect(service.rerun(started.id, "ivan")).rejects.toMatchObject({
-      code: "conflict",
+      kind: "conflict",
       message: "Every session in this run was graded with full marks; nothing to re-run.",
     });
-    await expect(service.rerun("run-unknown", "ivan")).rejects.toMatchObject({ code: "not_found" });
+    await expect(service.rerun("run-unknown", "ivan")).rejects.toMatchObject({ kind: "not_found" });
   });
 
   it("survives a restart mid-run: nothing recorded is lost or graded twice, the rest is graded after", async () => {

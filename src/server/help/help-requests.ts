@@ -1,7 +1,7 @@
 // Raised hands: a student asks for help, a TA acknowledges. Stored as an annotation on the session's
 // VM (patched like an extension), so a hand survives a BFF restart and every replica sees it.
 import type { HelpRequest, Me, Session } from "../../common/api.ts";
-import { HttpError } from "../http/errors.ts";
+import { DomainError } from "../errors/domain-error.ts";
 import type { ClusterClient } from "../kube/client.ts";
 import { annotationKeys } from "../sessions/labels.ts";
 import type { SessionService } from "../sessions/service.ts";
@@ -20,14 +20,17 @@ export interface HelpRequestsDeps {
 export class HelpRequests {
   constructor(private readonly deps: HelpRequestsDeps) {}
 
+  // Who may raise, answer or lower a hand is the routes' access rule (session-owner, session-staff).
+
   /** The owner raises a hand (raising it again replaces the note and waits anew). */
   async raise(user: Me, id: string, note: string): Promise<Session> {
     const session = await this.deps.sessions.get(user, id);
-    if (session.owner !== user.username) {
-      throw new HttpError(403, "forbidden", "Only the student whose session this is can ask for help.");
-    }
     if (session.status !== "running" && session.status !== "starting") {
-      throw new HttpError(409, "conflict", "This session has ended; there is nothing to ask help for.");
+      throw new DomainError(
+        "conflict",
+        "help_session_ended",
+        "This session has ended; there is nothing to ask help for.",
+      );
     }
     const help: HelpRequest = {
       raisedAt: this.deps.now().toISOString(),
@@ -40,19 +43,15 @@ export class HelpRequests {
   /** Staff answer the hand: it stays visible as acknowledged (by whom) until the student lowers it. */
   async acknowledge(user: Me, id: string): Promise<Session> {
     const session = await this.deps.sessions.get(user, id);
-    if (user.role === "student") {
-      throw new HttpError(403, "forbidden", "Only a TA or instructor can answer a raised hand.");
+    if (!session.help) {
+      throw new DomainError("conflict", "hand_not_raised", "This student's hand is not raised.");
     }
-    if (!session.help) throw new HttpError(409, "conflict", "This student's hand is not raised.");
     return this.store(user, session, { ...session.help, acknowledgedBy: user.username });
   }
 
   /** The owner lowers the hand (answered or not). */
   async lower(user: Me, id: string): Promise<Session> {
     const session = await this.deps.sessions.get(user, id);
-    if (session.owner !== user.username) {
-      throw new HttpError(403, "forbidden", "Only the student whose session this is can lower the hand.");
-    }
     if (!session.help) return session;
     return this.store(user, session, undefined);
   }

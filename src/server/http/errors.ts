@@ -1,25 +1,47 @@
-// One error body for everything the API answers with: { error: { code, message } }. Cluster and
-// database errors are translated here, so no route has to know what a Kubernetes Status or an
-// unusable database looks like.
+// One error body for everything the API answers with: { error: { code, message, reason?, params? } }.
+// Services' domain errors, cluster and database errors are translated here, so no service knows HTTP
+// and no route has to know what a Kubernetes Status or an unusable database looks like.
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import * as z from "zod/mini";
 import type { ApiErrorBody } from "../../common/api.ts";
+import type { ErrorParams, ErrorReason } from "../../common/error-reasons.ts";
 import { DatabaseUnavailableError } from "../db/errors.ts";
+import { DomainError, type DomainErrorKind } from "../errors/domain-error.ts";
 import { ClusterUnavailableError, KubeStatusError } from "../kube/errors.ts";
 
+/** A refusal of the HTTP layer itself (the Host, CSRF, access), or a domain error on its way out. */
 export class HttpError extends Error {
   constructor(
     readonly statusCode: number,
     readonly code: string,
     message: string,
+    readonly reason?: ErrorReason,
+    readonly params?: ErrorParams,
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
   }
 }
 
-export const unauthenticated = () => new HttpError(401, "unauthenticated", "Sign in first.");
-export const notFound = (message: string) => new HttpError(404, "not_found", message);
-export const invalid = (message: string) => new HttpError(400, "invalid", message);
+export const unauthenticated = () => new HttpError(401, "unauthenticated", "Sign in first.", "sign_in_first");
+
+const answers: Record<DomainErrorKind, { statusCode: number; code: string }> = {
+  invalid: { statusCode: 400, code: "invalid" },
+  not_found: { statusCode: 404, code: "not_found" },
+  forbidden: { statusCode: 403, code: "forbidden" },
+  conflict: { statusCode: 409, code: "conflict" },
+  used_up: { statusCode: 409, code: "quota" },
+  over_quota: { statusCode: 429, code: "quota" },
+  too_soon: { statusCode: 429, code: "rate_limited" },
+  no_capacity: { statusCode: 503, code: "capacity" },
+  rejected: { statusCode: 422, code: "invalid" },
+  unavailable: { statusCode: 503, code: "unavailable" },
+};
+
+function fromDomainError(error: DomainError): HttpError {
+  const { statusCode, code } = answers[error.kind];
+  return new HttpError(statusCode, code, error.message, error.reason, error.params, error.retryAfterSeconds);
+}
 
 // zod/mini comes without zod's English messages, and the shared API schemas are zod/mini: a 400 names
 // their problems in English all the same.
@@ -35,11 +57,12 @@ export function parseOrThrow<Schema extends z.core.$ZodType>(
   const problems = parsed.error.issues.map((issue) =>
     issue.path.length > 0 ? `${issue.path.join(".")}: ${issue.message}` : issue.message,
   );
-  throw invalid(problems.join("; "));
+  throw new HttpError(400, "invalid", problems.join("; "));
 }
 
 function toHttpError(error: unknown, request: FastifyRequest): HttpError {
   if (error instanceof HttpError) return error;
+  if (error instanceof DomainError) return fromDomainError(error);
   if (error instanceof ClusterUnavailableError) {
     request.log.warn({ err: error.cause }, "cluster unavailable");
     return new HttpError(503, "cluster_unavailable", error.message);
@@ -60,7 +83,7 @@ function toHttpError(error: unknown, request: FastifyRequest): HttpError {
 
 function fromKubeStatus(error: KubeStatusError, request: FastifyRequest): HttpError {
   const { statusCode, reason } = error;
-  if (statusCode === 404) return notFound("Not found.");
+  if (statusCode === 404) return new HttpError(404, "not_found", "Not found.");
   if (statusCode === 409) return new HttpError(409, "conflict", error.message);
   if (statusCode === 400 || statusCode === 422) {
     // Our own manifests were refused: the lab definition is at fault, and its author needs the reason.
@@ -86,7 +109,10 @@ function fromKubeStatus(error: KubeStatusError, request: FastifyRequest): HttpEr
 }
 
 export function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  const httpError = toHttpError(error, request);
-  const body: ApiErrorBody = { error: { code: httpError.code, message: httpError.message } };
-  return reply.status(httpError.statusCode).send(body);
+  const { statusCode, code, message, reason, params, retryAfterSeconds } = toHttpError(error, request);
+  const body: ApiErrorBody = { error: { code, message } };
+  if (reason) body.error.reason = reason;
+  if (params && Object.keys(params).length > 0) body.error.params = params;
+  if (retryAfterSeconds !== undefined) reply.header("retry-after", String(retryAfterSeconds));
+  return reply.status(statusCode).send(body);
 }

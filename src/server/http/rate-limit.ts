@@ -1,8 +1,14 @@
 // Token buckets by key (a client address, a user name): a burst, then a steady rate. Used where a
 // request is costly or guessable (sign-in hashes a password; a launch creates a VM), and answered
 // with 429, Retry-After and words a person can act on.
-import type { FastifyReply } from "fastify";
-import { HttpError } from "./errors.ts";
+import type { ErrorReason } from "../../common/error-reasons.ts";
+import { tooSoon } from "../errors/domain-error.ts";
+
+/** What a throttle says when it refuses: its reason, and its English sentence for a wait. */
+export interface Refusal {
+  reason: ErrorReason;
+  message: (seconds: number) => string;
+}
 
 export interface RateLimit {
   /** Requests allowed at once after a quiet spell. */
@@ -56,8 +62,8 @@ export class RateLimiter {
   }
 
   /** Takes one for `key`, or refuses with 429 and Retry-After when it has none left. */
-  takeOrRefuse(key: string, reply: FastifyReply, message: (seconds: number) => string): void {
-    refuseWhileLimited(this.waitSeconds(key), reply, message);
+  takeOrRefuse(key: string, refusal: Refusal): void {
+    refuseWhileLimited(this.waitSeconds(key), refusal);
     this.take(key);
   }
 
@@ -83,13 +89,7 @@ export class RateLimiter {
   }
 }
 
-/** Throws the 429 (with Retry-After) when `seconds` is above 0. */
-export function refuseWhileLimited(
-  seconds: number,
-  reply: FastifyReply,
-  message: (seconds: number) => string,
-): void {
-  if (seconds <= 0) return;
-  reply.header("retry-after", String(seconds));
-  throw new HttpError(429, "rate_limited", message(seconds));
+/** Throws the too-soon refusal (a 429 with Retry-After) when `seconds` is above 0. */
+export function refuseWhileLimited(seconds: number, refusal: Refusal): void {
+  if (seconds > 0) throw tooSoon(refusal.reason, seconds, refusal.message(seconds));
 }

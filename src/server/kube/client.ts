@@ -99,6 +99,11 @@ export interface ClusterClient {
    * `logging: "off"` when the pod has no such container.
    */
   readBootLog(vmiUid: string): Promise<SerialConsoleLog>;
+  /**
+   * The same log as text, within the pod log API's bounds (the last `tailLines` lines, of which the
+   * first `limitBytes` bytes), for a console's first screen.
+   */
+  readConsoleLog(vmiUid: string, bounds: ConsoleLogBounds, signal?: AbortSignal): Promise<ConsoleLogText>;
   /** A websocket to a VMI's serial console (see console-stream.ts). */
   openConsole: ConsoleConnector;
   /** A TCP connection to a port inside a VM (see portforward.ts). */
@@ -114,6 +119,15 @@ export interface SerialConsoleLog {
    */
   logging: "on" | "off";
 }
+
+/** The pod log API's bounds: the last `tailLines` lines, and of those the first `limitBytes` bytes. */
+export interface ConsoleLogBounds {
+  tailLines: number;
+  limitBytes: number;
+}
+
+/** What the guest-console-log container printed; "off" as in SerialConsoleLog. */
+export type ConsoleLogText = { logging: "on"; text: string } | { logging: "off" };
 
 export type JsonPatchOperation =
   { op: "test" | "add" | "replace"; path: string; value: unknown } | { op: "remove"; path: string };
@@ -266,49 +280,58 @@ export function createClusterClient(
       return info.gitVersion;
     },
     async readBootLog(vmiUid) {
-      // KubeVirt names launcher pods by generateName, so the VMI's uid label is the only stable handle.
-      const pods = await send("list", () =>
-        core.listNamespacedPodWithHttpInfo({
-          namespace,
-          labelSelector: `kubevirt.io/created-by=${vmiUid}`,
-        }),
-      );
-      const pod = pods.items.find((item) => item.metadata?.deletionTimestamp === undefined);
-      const podName = pod?.metadata?.name;
-      if (!pod || !podName) return { lines: [], logging: "on" };
-      // virt-controller adds the container only when logging is on (a native sidecar since KubeVirt
-      // 1.6, a regular container before); asking for a missing one would be a 400.
-      const containers = [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])];
-      if (!containers.some((container) => container.name === bootLogContainer)) {
-        return { lines: [], logging: "off" };
-      }
-      // Not on a node yet: nothing can have printed, and the API server would answer 204 without a
-      // Content-Type (no kubelet to ask), which the generated client cannot parse.
-      if (!pod.spec?.nodeName) return { lines: [], logging: "on" };
-      let log: string;
-      try {
-        log = await send("get", () =>
-          core.readNamespacedPodLogWithHttpInfo({
-            namespace,
-            name: podName,
-            container: bootLogContainer,
-            tailLines: bootLogTailLines,
-          }),
-        );
-      } catch (error) {
-        // The pod went away since the list (the VM stopped or restarted): its log went with it.
-        if (error instanceof KubeStatusError && error.statusCode === 404) return { lines: [], logging: "on" };
-        if (isWaitingToStart(error)) return { lines: [], logging: "on" };
-        throw error;
-      }
-      const lines = log.split("\n");
+      const log = await readConsoleLog(vmiUid, { tailLines: bootLogTailLines });
+      if (log.logging === "off") return { lines: [], logging: "off" };
+      const lines = log.text.split("\n");
       // virt-tail prints complete lines only; anything after the last newline is not one yet.
       lines.pop();
       return { lines, logging: "on" };
     },
+    readConsoleLog,
     openConsole: createConsoleConnector(kubeConfig, namespace),
     portForward: createPortForwarder(kubeConfig, namespace),
   };
+
+  async function readConsoleLog(
+    vmiUid: string,
+    bounds: { tailLines: number; limitBytes?: number },
+    signal?: AbortSignal,
+  ): Promise<ConsoleLogText> {
+    // KubeVirt names launcher pods by generateName, so the VMI's uid label is the only stable handle.
+    const pods = await send("list", () =>
+      core.listNamespacedPodWithHttpInfo(
+        { namespace, labelSelector: `kubevirt.io/created-by=${vmiUid}` },
+        signal && endedBy(signal),
+      ),
+    );
+    const pod = pods.items.find((item) => item.metadata?.deletionTimestamp === undefined);
+    const podName = pod?.metadata?.name;
+    const nothingYet: ConsoleLogText = { logging: "on", text: "" };
+    if (!pod || !podName) return nothingYet;
+    // virt-controller adds the container only when logging is on (a native sidecar since KubeVirt
+    // 1.6, a regular container before); asking for a missing one would be a 400.
+    const containers = [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])];
+    if (!containers.some((container) => container.name === bootLogContainer)) {
+      return { logging: "off" };
+    }
+    // Not on a node yet: nothing can have printed, and the API server would answer 204 without a
+    // Content-Type (no kubelet to ask), which the generated client cannot parse.
+    if (!pod.spec?.nodeName) return nothingYet;
+    try {
+      const text = await send("get", () =>
+        core.readNamespacedPodLogWithHttpInfo(
+          { namespace, name: podName, container: bootLogContainer, ...bounds },
+          signal && endedBy(signal),
+        ),
+      );
+      return { logging: "on", text };
+    } catch (error) {
+      // The pod went away since the list (the VM stopped or restarted): its log went with it.
+      if (error instanceof KubeStatusError && error.statusCode === 404) return nothingYet;
+      if (isWaitingToStart(error)) return nothingYet;
+      throw error;
+    }
+  }
 }
 
 /**

@@ -1,5 +1,5 @@
 // coordination.k8s.io/v1 Leases in the console's own namespace: what its replicas coordinate with
-// (src/server/coordination). Every write after the first names the resourceVersion it read, so
+// (src/server/replicas). Every write after the first names the resourceVersion it read, so
 // two replicas racing for one lease cannot both win: the slower one gets a 409.
 import { CoordinationV1Api, V1MicroTime, type KubeConfig, type V1Lease } from "@kubernetes/client-node";
 import { countedCalls } from "./api-call.ts";

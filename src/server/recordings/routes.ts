@@ -6,7 +6,8 @@ import * as z from "zod/mini";
 import { RecordingListQuery, type Me, type RecordingList } from "../../common/api.ts";
 import { labIdPattern } from "../../common/lab.ts";
 import { signedInUser } from "../access/policy.ts";
-import { HttpError, notFound, parseOrThrow } from "../http/errors.ts";
+import { DomainError } from "../errors/domain-error.ts";
+import { parseOrThrow } from "../http/errors.ts";
 import { SessionIdParams } from "../http/params.ts";
 import { RecordingBusyError, type RecordingStore } from "./recording-store.ts";
 
@@ -30,9 +31,13 @@ export function registerRecordingRoutes(
     const found = await recordings
       .download(id, (recording) => maySee(user, recording.header.lab_console.owner))
       .catch((error: unknown) => {
-        throw toHttpError(error);
+        throw busyAsUnavailable(error);
       });
-    if (!found) throw notFound(`Session ${id} has no console recording.`);
+    if (!found) {
+      throw new DomainError("not_found", "recording_not_found", `Session ${id} has no console recording.`, {
+        id,
+      });
+    }
     return reply
       .header("content-type", "application/x-asciicast")
       .header("content-disposition", `attachment; filename="${id}.cast"`)
@@ -47,7 +52,7 @@ export function registerRecordingRoutes(
     // A student's list is their own whatever `student` asks for.
     const owner = user.role === "student" ? user.username : student;
     const items = await recordings.list({ labId: lab, owner }).catch((error: unknown) => {
-      throw toHttpError(error);
+      throw busyAsUnavailable(error);
     });
     return { items };
   });
@@ -57,6 +62,8 @@ function maySee(user: Me, owner: string): boolean {
   return user.role !== "student" || user.username === owner;
 }
 
-function toHttpError(error: unknown): unknown {
-  return error instanceof RecordingBusyError ? new HttpError(503, "recording_busy", error.message) : error;
+function busyAsUnavailable(error: unknown): unknown {
+  return error instanceof RecordingBusyError
+    ? new DomainError("unavailable", "recording_busy", error.message)
+    : error;
 }

@@ -6,7 +6,7 @@
 import { isDeepStrictEqual } from "node:util";
 import type { FastifyBaseLogger } from "fastify";
 import type { Lab } from "../../common/lab.ts";
-import { HttpError } from "../http/errors.ts";
+import { DomainError } from "../errors/domain-error.ts";
 import type { ClusterClient } from "../kube/client.ts";
 import { KubeStatusError } from "../kube/errors.ts";
 import type { NetworkPolicy } from "../kube/types.ts";
@@ -162,10 +162,11 @@ export class LabNetworkPolicies {
       log.info({ networkPolicy: name }, `updated the egress of lab ${lab.id} to its lab file`);
     } catch (error) {
       if (error instanceof KubeStatusError && (error.statusCode === 400 || error.statusCode === 422)) {
-        throw new HttpError(
-          422,
-          "invalid",
+        throw new DomainError(
+          "rejected",
+          "network_policy_rejected",
           `The cluster rejected the network policy of lab ${lab.id}: ${error.message}`,
+          { lab: lab.id, detail: error.message },
         );
       }
       throw error;

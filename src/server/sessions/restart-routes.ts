@@ -4,7 +4,7 @@
 import type { FastifyInstance } from "fastify";
 import { grantedSession, signedInUser } from "../access/policy.ts";
 import type { AuditLog } from "../audit/audit-log.ts";
-import { HttpError } from "../http/errors.ts";
+import { DomainError } from "../errors/domain-error.ts";
 import { RateLimiter } from "../http/rate-limit.ts";
 import type { ClusterClient } from "../kube/client.ts";
 import { KubeStatusError } from "../kube/errors.ts";
@@ -24,21 +24,24 @@ export function registerRestartRoute(
     const user = signedInUser(request);
     const session = grantedSession(request);
     const { id } = session;
-    restarts.takeOrRefuse(
-      `${id}/${user.username}`,
-      reply,
-      (seconds) => `You restarted this VM moments ago. Try again in ${seconds} s.`,
-    );
+    restarts.takeOrRefuse(`${id}/${user.username}`, {
+      reason: "restart_too_often",
+      message: (seconds) => `You restarted this VM moments ago. Try again in ${seconds} s.`,
+    });
     if (session.status !== "running") {
-      throw new HttpError(409, "conflict", "Only a running VM can be restarted. Wait until it is running.");
+      throw new DomainError(
+        "conflict",
+        "restart_not_running",
+        "Only a running VM can be restarted. Wait until it is running.",
+      );
     }
     try {
       await deps.cluster.restartVirtualMachine(id);
     } catch (error) {
       if (isAlreadyStoppingOrStarting(error)) {
-        throw new HttpError(
-          409,
+        throw new DomainError(
           "conflict",
+          "restart_in_progress",
           "The VM is already stopping or starting. Try again in a moment.",
         );
       }

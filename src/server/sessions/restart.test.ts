@@ -144,7 +144,11 @@ describe("two restarts at once", () => {
     expect(answers.map((answer) => answer.status).sort()).toEqual([202, 409]);
     const refused = answers.find((answer) => answer.status === 409);
     expect(refused?.body).toEqual({
-      error: { code: "conflict", message: "The VM is already stopping or starting. Try again in a moment." },
+      error: {
+        code: "conflict",
+        reason: "restart_in_progress",
+        message: "The VM is already stopping or starting. Try again in a moment.",
+      },
     });
     expect(await restartsInAuditLog(sessionId)).toHaveLength(1);
   });

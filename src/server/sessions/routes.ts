@@ -38,11 +38,10 @@ export function registerSessionRoutes(
     // Taken before the await, so launches sent at once cannot all pass the check; given back when
     // no VM was created.
     if (!launches.tryTake(user.username)) {
-      refuseWhileLimited(
-        launches.waitSeconds(user.username),
-        reply,
-        (seconds) => `You started sessions too quickly. Try again in ${seconds} s.`,
-      );
+      refuseWhileLimited(launches.waitSeconds(user.username), {
+        reason: "launch_too_often",
+        message: (seconds) => `You started sessions too quickly. Try again in ${seconds} s.`,
+      });
     }
     let session;
     try {

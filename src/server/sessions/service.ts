@@ -10,16 +10,14 @@ import {
   type SessionStatus,
 } from "../../common/api.ts";
 import type { Lab } from "../../common/lab.ts";
-import { HttpError, notFound } from "../http/errors.ts";
+import { DomainError, labNotFound, sessionNotFound } from "../errors/domain-error.ts";
 import type { ClusterClient } from "../kube/client.ts";
 import type { VirtualMachine } from "../kube/types.ts";
 import type { LabNetworkPolicies } from "./lab-network-policy.ts";
 import type { SessionSource } from "./source.ts";
-import { toSession } from "./status.ts";
+import { placeHoldingStatuses, toSession } from "./status.ts";
 import { buildSessionObjects, newSessionId, ownedByVm } from "./vm-manifest.ts";
 
-/** Sessions that hold a student's one place per lab; a stopping one is already on its way out. */
-const activeStatuses: ReadonlySet<SessionStatus> = new Set(["starting", "running", "failed"]);
 const waitForReadsMs = 2000;
 
 export interface SessionServiceDeps {
@@ -87,13 +85,13 @@ export class SessionService {
   async get(user: Me, id: string): Promise<Session> {
     const session = await this.find(id);
     // Someone else's session answers exactly like a missing one, so ids reveal nothing.
-    if (!session || !canSee(user, session)) throw notFound(`There is no session ${id}.`);
+    if (!session || !canSee(user, session)) throw sessionNotFound(id);
     return session;
   }
 
   async create(user: Me, labId: string): Promise<Session> {
     const lab = this.labs.get(labId);
-    if (!lab) throw notFound(`There is no lab called ${labId}.`);
+    if (!lab) throw labNotFound(labId);
     const key = `${user.username}\n${labId}`;
     if (this.launching.has(key)) throw alreadyRunning(lab);
     this.launching.add(key);
@@ -101,7 +99,9 @@ export class SessionService {
       const { sessions } = await this.deps.source.snapshot();
       const existing = sessions.find(
         (session) =>
-          session.owner === user.username && session.labId === labId && activeStatuses.has(session.status),
+          session.owner === user.username &&
+          session.labId === labId &&
+          placeHoldingStatuses.has(session.status),
       );
       if (existing) throw alreadyRunning(lab, existing);
       const sessionId = newSessionId(lab.id);
@@ -176,12 +176,13 @@ function canSee(user: Me, session: Session): boolean {
   return user.role !== "student" || session.owner === user.username;
 }
 
-function alreadyRunning(lab: Lab, existing?: Session): HttpError {
+function alreadyRunning(lab: Lab, existing?: Session): DomainError {
   const which = existing ? ` (${existing.id})` : "";
-  return new HttpError(
-    409,
+  return new DomainError(
     "conflict",
+    "session_already_running",
     `You already have a session for "${lab.title}"${which}. End it before starting another.`,
+    { lab: lab.title },
   );
 }
 

@@ -39,6 +39,7 @@ describe("toSession", () => {
         { phase: "Running", at: "2026-08-22T10:00:20Z" },
       ],
       message: null,
+      notice: null,
     });
   });
 

@@ -26,12 +26,13 @@
 // |   Scheduled, WaitingForSync; printableStatus Stopped (runStrategy     |          |                  |
 // |   Always starts it), Provisioning, Starting, WaitingForVolumeBinding, |          |                  |
 // |   WaitingForReceiver, Unknown                                         |          |                  |
-import { HelpRequest, type Session, type SessionStatus } from "../../common/api.ts";
+import { HelpRequest, type Session, type SessionNoticeReason, type SessionStatus } from "../../common/api.ts";
+import type { ErrorParams } from "../../common/error-reasons.ts";
 import type { Condition, VirtualMachine, VirtualMachineInstance } from "../kube/types.ts";
 import { annotationKeys, labelKeys } from "./labels.ts";
 
 export function toSession(vm: VirtualMachine, vmi: VirtualMachineInstance | undefined): Session {
-  const { status, message } = deriveStatus(vm, vmi);
+  const { status, notice } = deriveStatus(vm, vmi);
   const extensions = Number.parseInt(vm.metadata.annotations?.[annotationKeys.extensions] ?? "", 10);
   return {
     id: vm.metadata.name ?? "",
@@ -46,7 +47,8 @@ export function toSession(vm: VirtualMachine, vmi: VirtualMachineInstance | unde
       phase: entry.phase,
       at: entry.phaseTransitionTimestamp,
     })),
-    message,
+    message: notice?.message ?? null,
+    notice: notice ? { reason: notice.reason, params: notice.params } : null,
     ...helpOf(vm),
   };
 }
@@ -63,20 +65,38 @@ function helpOf(vm: VirtualMachine): { help?: HelpRequest } {
   }
 }
 
+/** What is wrong, as a reason the SPA translates and in English for API clients. */
+interface Notice {
+  reason: SessionNoticeReason;
+  params: ErrorParams;
+  message: string;
+}
+
+/**
+ * Sessions that hold a place: one per student and lab, and in the quotas. A failed one still holds
+ * its place until it is ended; a stopping one is already on its way out.
+ */
+export const placeHoldingStatuses: ReadonlySet<SessionStatus> = new Set(["starting", "running", "failed"]);
+
+function notice(reason: SessionNoticeReason, message: string, params: ErrorParams = {}): Notice {
+  return { reason, params, message };
+}
+
 function deriveStatus(
   vm: VirtualMachine,
   vmi: VirtualMachineInstance | undefined,
-): { status: SessionStatus; message: string | null } {
+): { status: SessionStatus; notice: Notice | null } {
   const printable = vm.status?.printableStatus;
   const phase = vmi?.status?.phase;
-  const ok = (status: SessionStatus) => ({ status, message: null });
-  const failed = (message: string) => ({ status: "failed" as const, message });
+  const ok = (status: SessionStatus) => ({ status, notice: null });
+  const starting = (why: Notice) => ({ status: "starting" as const, notice: why });
+  const failed = (why: Notice) => ({ status: "failed" as const, notice: why });
 
   // Restart (KubeVirt's subresource or virtctl): the old VMI is torn down while the VM waits to
   // start a new one. Not the end of the session, so consoles wait instead of ending.
   const restarting = vm.status?.stateChangeRequests?.some((request) => request.action === "Start");
   if (restarting && !vm.metadata.deletionTimestamp) {
-    return { status: "starting", message: "The VM is restarting" };
+    return starting(notice("restarting", "The VM is restarting"));
   }
   if (vm.metadata.deletionTimestamp || printable === "Terminating") return ok("stopping");
 
@@ -86,16 +106,26 @@ function deriveStatus(
   const failedStarts = vm.status?.startFailure?.consecutiveFailCount ?? 0;
   const times = failedStarts > 1 ? ` ${failedStarts} times in a row` : "";
   const vmiFinished = phase === "Failed" || phase === "Succeeded" || vmi?.metadata.deletionTimestamp;
+  const count = { count: Math.max(1, failedStarts) };
   if (failedStarts > 0 && vmi && !vmiFinished) {
-    return { status: "starting", message: `The VM failed to start${times}; the cluster is trying again` };
+    return starting(
+      notice("start_retrying", `The VM failed to start${times}; the cluster is trying again`, count),
+    );
   }
   if (printable === "CrashLoopBackOff" || (failedStarts > 0 && vmi)) {
     return failed(
-      `The VM failed to start${times}; the cluster keeps retrying. The cause is in the cluster, not the lab: an operator can find it with Lab Console's doctor`,
+      notice(
+        "start_failing",
+        `The VM failed to start${times}; the cluster keeps retrying. The cause is in the cluster, not the lab: an operator can find it with Lab Console's doctor`,
+        count,
+      ),
     );
   }
   if (phase === "Failed" && restartsByItself(vm)) {
-    return { status: "starting", message: `${whyFailed(vmi)}; the cluster is starting it again` };
+    const why = whyFailed(vmi);
+    return starting(
+      notice(`${why.reason}_restarting`, `${why.message}; the cluster is starting it again`, why.params),
+    );
   }
 
   if (printable === "Stopping" || vmi?.metadata.deletionTimestamp) return ok("stopping");
@@ -103,7 +133,10 @@ function deriveStatus(
   if (phase === "Running") {
     const paused = printable === "Paused" || conditionOf(vmi, "Paused")?.status === "True";
     return paused
-      ? { status: "running", message: "The VM is paused; its console will not respond until it is resumed" }
+      ? {
+          status: "running",
+          notice: notice("paused", "The VM is paused; its console will not respond until it is resumed"),
+        }
       : ok("running");
   }
   if (phase === "Succeeded") return ok("stopping");
@@ -123,17 +156,28 @@ function deriveStatus(
         : undefined;
   if (pullReason) {
     const image = imageOf(vm);
-    const retrying = pullReason === "ImagePullBackOff" ? "; the cluster keeps retrying" : "";
-    return failed(`The VM's disk image ${image} could not be downloaded${retrying}`);
+    return failed(
+      pullReason === "ImagePullBackOff"
+        ? notice(
+            "image_not_pulled_retrying",
+            `The VM's disk image ${image} could not be downloaded; the cluster keeps retrying`,
+            { image },
+          )
+        : notice("image_not_pulled", `The VM's disk image ${image} could not be downloaded`, { image }),
+    );
   }
 
-  if (printable === "ErrorPvcNotFound")
-    return failed("A disk of this VM is missing (PersistentVolumeClaim not found)");
-  if (printable === "DataVolumeError")
-    return failed("A disk of this VM could not be prepared (DataVolume error)");
-  if (phase === "Unknown") return failed("The cluster lost contact with this VM's node; it may come back");
+  if (printable === "ErrorPvcNotFound") {
+    return failed(notice("disk_missing", "A disk of this VM is missing (PersistentVolumeClaim not found)"));
+  }
+  if (printable === "DataVolumeError") {
+    return failed(notice("disk_not_prepared", "A disk of this VM could not be prepared (DataVolume error)"));
+  }
+  if (phase === "Unknown") {
+    return failed(notice("node_lost", "The cluster lost contact with this VM's node; it may come back"));
+  }
   if (!vmi && (vm.spec.runStrategy === "Halted" || vm.spec.running === false)) {
-    return failed("The VM was stopped outside Lab Console");
+    return failed(notice("stopped_outside", "The VM was stopped outside Lab Console"));
   }
   return ok("starting");
 }
@@ -143,26 +187,38 @@ function restartsByItself(vm: VirtualMachine): boolean {
   return vm.spec.runStrategy === "Always" || (vm.spec.runStrategy === undefined && vm.spec.running === true);
 }
 
-function whyFailed(vmi: VirtualMachineInstance | undefined): string {
+function whyFailed(vmi: VirtualMachineInstance | undefined): Notice & {
+  reason: "node_unresponsive" | "stopped_because" | "stopped_unexpectedly";
+} {
   const reason = vmi?.status?.reason;
-  if (reason === "NodeUnresponsive") return "The VM stopped: its node stopped responding";
-  return reason ? `The VM stopped unexpectedly (${reason})` : "The VM stopped unexpectedly";
+  if (reason === "NodeUnresponsive") {
+    return {
+      ...notice("node_unresponsive", "The VM stopped: its node stopped responding"),
+      reason: "node_unresponsive",
+    };
+  }
+  return reason
+    ? {
+        ...notice("stopped_because", `The VM stopped unexpectedly (${reason})`, { cause: reason }),
+        reason: "stopped_because",
+      }
+    : { ...notice("stopped_unexpectedly", "The VM stopped unexpectedly"), reason: "stopped_unexpectedly" };
 }
 
 /**
  * The scheduler's message ("0/3 nodes are available: 3 Insufficient memory. preemption: ...") in plain
  * words, with the VM's size so the reader knows what did not fit.
  */
-function whyUnschedulable(vm: VirtualMachine, schedulerMessage: string): string {
+function whyUnschedulable(vm: VirtualMachine, schedulerMessage: string): Notice {
   const size = describeSize(vm);
   if (/Insufficient (cpu|memory)/.test(schedulerMessage))
-    return `No node has room for this VM (${size}) right now`;
+    return notice("no_room_for_vm", `No node has room for this VM (${size}) right now`, { size });
   if (schedulerMessage.includes("devices.kubevirt.io/kvm"))
-    return "No node with KVM is free to run this VM right now";
+    return notice("no_kvm_node", "No node with KVM is free to run this VM right now");
   if (/node affinity|node selector|didn't match/i.test(schedulerMessage)) {
-    return "No node is ready to run VMs right now";
+    return notice("no_node_ready", "No node is ready to run VMs right now");
   }
-  return `No node can run this VM (${size}) right now`;
+  return notice("cannot_schedule", `No node can run this VM (${size}) right now`, { size });
 }
 
 // These two read defensively: a VM someone edited by hand may lack fields our builder always writes.

@@ -4,7 +4,7 @@ import fastifyStatic from "@fastify/static";
 import type { FastifyInstance } from "fastify";
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { notFound, sendError } from "../http/errors.ts";
+import { HttpError, sendError } from "../http/errors.ts";
 
 export async function registerWeb(app: FastifyInstance, webRoot: string | undefined): Promise<void> {
   const hasWeb = webRoot !== undefined && existsSync(path.join(webRoot, "index.html"));
@@ -29,7 +29,7 @@ export async function registerWeb(app: FastifyInstance, webRoot: string | undefi
       return reply.sendFile("index.html");
     }
     return sendError(
-      notFound(`No such endpoint: ${request.method} ${request.url.split("?")[0]}`),
+      new HttpError(404, "not_found", `No such endpoint: ${request.method} ${request.url.split("?")[0]}`),
       request,
       reply,
     );

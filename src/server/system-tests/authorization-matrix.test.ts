@@ -55,6 +55,9 @@ const calls: Record<string, Call> = {
   "POST /api/sessions/:id/restart": { allowed: [202, 409] },
   "POST /api/sessions/:id/help": { allowed: [200, 409] },
   "POST /api/sessions/:id/help/acknowledge": { allowed: [200, 409] },
+  // Files move only while the VM runs: let in, a halted session's are refused as a conflict.
+  "PUT /api/sessions/:id/files": { allowed: [409] },
+  "GET /api/sessions/:id/files": { allowed: [409] },
   // No console was ever opened, so there is no recording to let anyone have.
   "GET /api/sessions/:id/recording": { allowed: [404] },
   "GET /api/labs/:labId/wall": { allowed: [101] },

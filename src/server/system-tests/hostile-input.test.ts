@@ -290,6 +290,8 @@ describe("rate limits", () => {
     expect(limited.body.error).toEqual({
       code: "rate_limited",
       message: expect.stringMatching(/^Too many sign-in attempts\. Try again in \d+ s\.$/),
+      reason: "sign_in_too_often",
+      params: { seconds: Number(limited.headers.get("retry-after")) },
     });
     expect(Number(limited.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
     // Another person signs in from the same address as usual.
@@ -308,6 +310,8 @@ describe("rate limits", () => {
         expect(answer.body.error).toEqual({
           code: "rate_limited",
           message: expect.stringMatching(/^You started sessions too quickly\. Try again in \d+ s\.$/),
+          reason: "launch_too_often",
+          params: { seconds: Number(answer.headers.get("retry-after")) },
         });
         expect(Number(answer.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
       }

@@ -7,7 +7,8 @@ import { grantedSignIn } from "../access/policy.ts";
 import type { AuditLog } from "../audit/audit-log.ts";
 import type { SignIns } from "../auth/sign-ins.ts";
 import { acceptWebsocket } from "../console/websocket-upgrade.ts";
-import { notFound, parseOrThrow } from "../http/errors.ts";
+import { labNotFound } from "../errors/domain-error.ts";
+import { parseOrThrow } from "../http/errors.ts";
 import { LabIdParams } from "../http/params.ts";
 import type { SessionService } from "../sessions/service.ts";
 import { WallStream, type WallConsoles } from "./wall-stream.ts";
@@ -48,7 +49,7 @@ export function registerWallRoutes(app: FastifyInstance, deps: WallRouteDeps): v
   app.get("/api/labs/:labId/wall", wallSocket, async (request, reply) => {
     const login = grantedSignIn(request);
     const { labId } = parseOrThrow(LabIdParams, request.params);
-    if (!deps.labIds.has(labId)) throw notFound(`There is no lab called ${labId}.`);
+    if (!deps.labIds.has(labId)) throw labNotFound(labId);
     const socket = await acceptWebsocket(request, reply, server);
     if (!socket) return;
     const user = login.user;

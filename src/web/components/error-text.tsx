@@ -3,7 +3,7 @@ import { describeError, type ErrorCode } from "../lib/api-error.ts";
 import { useLanguage } from "../lib/i18n/use-language.ts";
 import { LangText } from "./lang-text.tsx";
 
-/** What went wrong, in the reader's language, with the server's own English words below when they say more. */
+/** What went wrong, in the reader's language. */
 export function ErrorText({
   error,
   overrides,
@@ -14,15 +14,5 @@ export function ErrorText({
 }) {
   const { t } = useTranslation();
   const { language } = useLanguage();
-  const { text, detail } = describeError(error, t, language, overrides);
-  return (
-    <>
-      <LangText text={text} />
-      {detail && (
-        <span className="error-detail" lang="en">
-          {detail}
-        </span>
-      )}
-    </>
-  );
+  return <LangText text={describeError(error, t, language, overrides)} />;
 }

@@ -70,23 +70,28 @@ export async function apiFetch(
 }
 
 async function toApiError(response: Response): Promise<ApiError> {
-  const parsed = ApiErrorBody.safeParse(await response.json().catch(() => undefined));
+  const body: unknown = await response.json().catch(() => undefined);
+  return apiErrorOf(response.status, body, response.headers.get("retry-after"));
+}
+
+/**
+ * The ApiError of a failed answer's status and body, for every way the page asks the BFF (fetch
+ * here, XMLHttpRequest for uploads). `retryAfter`: the Retry-After header, if any.
+ */
+export function apiErrorOf(status: number, body: unknown, retryAfter: string | null = null): ApiError {
+  const parsed = ApiErrorBody.safeParse(body);
   if (parsed.success) {
-    const { code, message } = parsed.data.error;
-    return new ApiError(response.status, code, message, retryAfterSeconds(response));
+    const { code, message, reason, params } = parsed.data.error;
+    return new ApiError(status, code, message, { reason, params, retryAfterSeconds: seconds(retryAfter) });
   }
-  if (response.status >= 500) {
-    return new ApiError(
-      response.status,
-      "server",
-      "Lab Console had a problem answering. Try again in a moment.",
-    );
+  if (status >= 500) {
+    return new ApiError(status, "server", "Lab Console had a problem answering. Try again in a moment.");
   }
-  return new ApiError(response.status, "http", `The request failed (HTTP ${response.status}).`);
+  return new ApiError(status, "http", `The request failed (HTTP ${status}).`);
 }
 
 /** Only the delay-seconds form: the BFF never sends an HTTP date. */
-function retryAfterSeconds(response: Response): number | null {
-  const seconds = Number(response.headers.get("retry-after") ?? "");
-  return Number.isInteger(seconds) && seconds > 0 ? seconds : null;
+function seconds(retryAfter: string | null): number | null {
+  const value = Number(retryAfter ?? "");
+  return Number.isInteger(value) && value > 0 ? value : null;
 }

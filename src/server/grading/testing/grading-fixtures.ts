@@ -30,6 +30,7 @@ export function aSession(overrides: Partial<Session> & Pick<Session, "id" | "own
     extensions: 0,
     timeline: [],
     message: null,
+    notice: null,
     ...overrides,
   };
 }

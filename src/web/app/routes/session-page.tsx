@@ -1,5 +1,6 @@
 // /sessions/:sessionId: one session with everything around it, each part from its own feature: the
-// card and boot log (sessions), the raised hand (help), the console, the self-checks (grading).
+// card and boot log (sessions), the raised hand (help), the console, the self-checks (grading),
+// files in and out of the home (files).
 import { useCallback, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { Link, useNavigate, useParams } from "react-router";
@@ -11,6 +12,7 @@ import { paths } from "../../lib/paths.ts";
 import { isStaff } from "../../lib/roles.ts";
 import { useSignedInUser } from "../../lib/signed-in-user.ts";
 import { SessionConsole } from "../../features/console/components/session-console.tsx";
+import { FilesPanel } from "../../features/files/components/files-panel.tsx";
 import { SelfCheckPanel } from "../../features/grading/components/self-check-panel.tsx";
 import { HelpPanel } from "../../features/help/components/help-panel.tsx";
 import { useLabs, useLabTitles } from "../../features/labs/api/get-labs.ts";
@@ -107,6 +109,7 @@ function SessionDetails({ session }: { session: Session }) {
         <Link to={paths.recording.to(session.id)}>{t("recordings.replay")}</Link>
       </p>
       <SelfCheckPanel session={session} labs={labs} />
+      <FilesPanel session={session} />
     </>
   );
 }

@@ -12,6 +12,7 @@ import { useLabTitles } from "../../features/labs/api/get-labs.ts";
 import { HandBadge } from "../../features/help/components/hand-badge.tsx";
 import { StatusBadge } from "../../features/sessions/components/status-badge.tsx";
 import { useWallStream } from "../../features/wall/api/use-wall-stream.ts";
+import { WallScreenText } from "../../features/wall/components/wall-screen-text.tsx";
 import "../../features/wall/wall.css";
 
 /** The class wall: every session of one lab as a live miniature of its console. */
@@ -81,7 +82,7 @@ const WallTile = memo(function WallTile({
         <HandBadge help={session.help} />
       </div>
       <pre className="wall-screen" translate="no" data-testid="wall-screen">
-        {screen ? screen.rows.join("\n") : ""}
+        {screen && <WallScreenText rows={screen.rows} />}
       </pre>
       {session.help?.note && <p className="wall-note">{session.help.note}</p>}
     </Link>

@@ -1,4 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { sessionNoticeReasons } from "../../../common/api.ts";
+import { consoleNoticeReasons, ScreenBlankReason } from "../../../common/console-protocol.ts";
+import { errorReasons } from "../../../common/error-reasons.ts";
 import en from "../../locales/en.json";
 import ja from "../../locales/ja.json";
 import zh from "../../locales/zh.json";
@@ -82,6 +85,17 @@ describe("message catalogs", () => {
       expect(problems).toEqual([]);
     },
   );
+
+  it.each(languages)("%s says every reason the BFF gives, for errors, sessions and consoles", (language) => {
+    const keys = keysByLanguage[language];
+    const wanted = [
+      ...errorReasons.map((reason) => `errors.reasons.${reason}`),
+      ...sessionNoticeReasons.map((reason) => `sessions.notices.${reason}`),
+      ...consoleNoticeReasons.map((reason) => `console.notices.${reason}`),
+      ...ScreenBlankReason.options.map((reason) => `console.blankScreen.${reason}`),
+    ];
+    expect(wanted.filter((key) => !keys.has(key))).toEqual([]);
+  });
 
   it("notices a missing key, so the checks above can fail", () => {
     const partial = byBaseKey(flatten({ a: "A", b: { c_one: "C", c_other: "Cs" } }));

@@ -1,8 +1,11 @@
 import type { TFunction } from "i18next";
 import { useTranslation } from "react-i18next";
 import { LangText } from "../../../components/lang-text.tsx";
-import { english } from "../../../lib/i18n/pick-translation.ts";
+import { useLanguage } from "../../../lib/i18n/use-language.ts";
+import { consoleNoticeText } from "../lib/console-notice.ts";
 import type { ConsoleTerminal, ConsoleTerminalState } from "../lib/console-terminal.ts";
+import type { KeyboardNews } from "../lib/keyboard-news.ts";
+import { ConsoleViewerList } from "./console-viewers.tsx";
 
 export function ConsoleToolbar({
   terminal,
@@ -15,15 +18,16 @@ export function ConsoleToolbar({
   observe: boolean;
 }) {
   const { t } = useTranslation();
-  const { status, keyboard, guestSize } = state;
+  const { language } = useLanguage();
+  const { status, keyboard, guestSize, viewers, keyboardNews, fitFailure } = state;
   // The BFF's words are English; the browser's own lost connection is said in the page's language.
   const detail =
     status.kind === "ended" ? (
-      <LangText text={english(status.reason)} />
+      <LangText text={consoleNoticeText(status.notice, status.reason, t, language)} />
     ) : status.kind === "reconnecting" && status.retryAt !== null ? (
       t("console.lostConnection")
     ) : status.kind !== "connected" && status.message !== null ? (
-      <LangText text={english(status.message)} />
+      <LangText text={consoleNoticeText(status.notice, status.message, t, language)} />
     ) : null;
   const canFit = status.kind === "connected" && keyboard?.canType === true;
 
@@ -39,8 +43,14 @@ export function ConsoleToolbar({
         )}
       </p>
 
+      {viewers && status.kind !== "ended" && <ConsoleViewerList viewers={viewers} />}
+      {/* Staff taking or giving back the keyboard is said aloud, to the student above all. */}
+      <p className="console-keyboard-news" role="status" data-testid="console-keyboard-news">
+        {keyboardNews && status.kind !== "ended" ? newsText(keyboardNews, t) : ""}
+      </p>
+
       {keyboard && status.kind !== "ended" && (
-        <p className="console-keyboard" aria-live="polite">
+        <p className="console-keyboard">
           <span>{keyboardText(keyboard, t)}</span>
           {keyboard.canTake && (
             <button type="button" className="button button-quiet" onClick={() => terminal.takeKeyboard()}>
@@ -68,6 +78,11 @@ export function ConsoleToolbar({
         {guestSize && (
           <span className="muted small" aria-label={t("console.guestSize")}>
             {guestSize.cols}×{guestSize.rows}
+          </span>
+        )}
+        {fitFailure && (
+          <span className="console-fit-failed" role="alert">
+            {t(`console.fitFailed.${fitFailure}`)}
           </span>
         )}
         <button
@@ -99,6 +114,13 @@ export function ConsoleToolbar({
       </div>
     </div>
   );
+}
+
+function newsText(news: KeyboardNews, t: TFunction): string {
+  const who = { name: news.username, role: t(`roles.${news.role}`) };
+  return news.kind === "taken"
+    ? t("console.keyboard.newsTaken", who)
+    : t("console.keyboard.newsReturned", who);
 }
 
 function keyboardText(keyboard: NonNullable<ConsoleTerminalState["keyboard"]>, t: TFunction): string {

@@ -3,6 +3,7 @@ import "./console.css";
 import { useEffect, useRef } from "react";
 import { useTranslation } from "react-i18next";
 import { consoleUrl } from "../api/console-url.ts";
+import { BlankScreenHint } from "./blank-screen-hint.tsx";
 import { ConsoleToolbar } from "./console-toolbar.tsx";
 import { KeyBar } from "./key-bar.tsx";
 import { PasteDialog } from "./paste-dialog.tsx";
@@ -32,6 +33,7 @@ export default function ConsoleView({ sessionId, observe, onConnectionChange }: 
       data-mode={observe ? "observe" : "interactive"}
     >
       {terminal && state && <ConsoleToolbar terminal={terminal} state={state} observe={observe} />}
+      {state && <BlankScreenHint state={state} />}
       <div ref={hostRef} className="console-screen" data-testid="console-screen" translate="no" />
       {terminal && state?.keyboard?.canType && <KeyBar terminal={terminal} ctrlArmed={state.ctrlArmed} />}
       {terminal && <PasteDialog terminal={terminal} pending={state?.pendingPaste ?? null} />}

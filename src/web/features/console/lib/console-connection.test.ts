@@ -253,10 +253,55 @@ describe("ConsoleConnection", () => {
     expect(sink.events).toEqual(["write 3", "clear", "outputLost"]);
   });
 
+  it("knows a blank screen and why from the replay, until output after it arrives", () => {
+    const { connection, socket } = connect();
+    control(socket, { type: "replay-begin", fresh: true });
+    control(socket, { type: "replay-end", blank: "log-off" });
+    expect(connection.getState().blankScreen).toBe("log-off");
+    socket.serverSend(new TextEncoder().encode("$ "));
+    expect(connection.getState().blankScreen).toBeNull();
+
+    // A later replay that is not blank (a reconnect, after output) has no reason to show.
+    control(socket, { type: "replay-begin", fresh: false });
+    socket.serverSend(new TextEncoder().encode("$ "));
+    control(socket, { type: "replay-end" });
+    expect(connection.getState().blankScreen).toBeNull();
+    // A blank screen of the BFF's (it restarted) over the screen kept here is not blank.
+    control(socket, { type: "replay-begin", fresh: true });
+    control(socket, { type: "replay-end", blank: "quiet" });
+    expect(connection.getState().blankScreen).toBeNull();
+  });
+
   it("keeps the guest's size", () => {
     const { connection, socket } = connect();
     control(socket, { type: "guest-size", cols: 100, rows: 30 });
     expect(connection.getState().guestSize).toEqual({ cols: 100, rows: 30 });
+  });
+
+  it("keeps who is here, tells when staff take or give back the keyboard, and shows a failed fit", () => {
+    const { connection, socket } = connect();
+    const alice = { username: "alice", role: "student", mode: "type" } as const;
+    const tara = { username: "tara", role: "ta", mode: "observe" } as const;
+    control(socket, { type: "viewers", viewers: [alice, tara], holder: "alice" });
+    expect(connection.getState()).toMatchObject({
+      viewers: { viewers: [alice, tara], holder: "alice" },
+      keyboardNews: null,
+    });
+    control(socket, {
+      type: "viewers",
+      viewers: [
+        { ...alice, mode: "observe" },
+        { ...tara, mode: "type" },
+      ],
+      holder: "tara",
+    });
+    expect(connection.getState().keyboardNews).toEqual({ kind: "taken", username: "tara", role: "ta" });
+
+    connection.fitGuest(120, 40);
+    control(socket, { type: "fit-failed", code: "agent-unreachable", cols: 120, rows: 40 });
+    expect(connection.getState().fitFailure).toBe("agent-unreachable");
+    control(socket, { type: "guest-size", cols: 100, rows: 30 });
+    expect(connection.getState().fitFailure).toBeNull();
   });
 
   it("ignores text frames that are not its protocol", () => {

@@ -6,20 +6,24 @@ import {
   consoleCloseCodes,
   ConsoleServerMessage,
   type ConsoleClientMessage,
+  type ConsoleNotice,
+  type GuestFitFailure,
+  type ScreenBlankReason,
   type UpstreamState,
 } from "../../../../common/console-protocol.ts";
 import { ReconnectingSocket } from "../../../lib/reconnecting-socket.ts";
+import { keyboardNews, type ConsoleViewers, type KeyboardNews } from "./keyboard-news.ts";
 
 export type ConsoleStatus =
   /** Opening the socket, or the BFF is waiting for the VM (`message` says what for). */
-  | { kind: "connecting"; message: string | null }
+  | { kind: "connecting"; message: string | null; notice?: ConsoleNotice }
   | { kind: "connected" }
   /**
    * `retryAt`: when the browser reconnects its own socket (its connection to Lab Console was lost);
    * null while the BFF reconnects to the VM, with the BFF's `message`.
    */
-  | { kind: "reconnecting"; message: string | null; retryAt: number | null }
-  | { kind: "ended"; reason: string };
+  | { kind: "reconnecting"; message: string | null; retryAt: number | null; notice?: ConsoleNotice }
+  | { kind: "ended"; reason: string; notice?: ConsoleNotice };
 
 export interface KeyboardState {
   holder: string;
@@ -34,6 +38,14 @@ export interface ConsoleState {
   /** Unknown until the BFF says. */
   keyboard: KeyboardState | null;
   guestSize: { cols: number; rows: number } | null;
+  /** The BFF's screen showed nothing, and why: until output arrives the page says what to press. */
+  blankScreen: ScreenBlankReason | null;
+  /** Everyone with the console open, and who holds the keyboard; unknown until the BFF says. */
+  viewers: ConsoleViewers | null;
+  /** The latest change of the keyboard to or from staff, for the live region. */
+  keyboardNews: KeyboardNews | null;
+  /** This window's last fit could not be applied (until the guest's size changes, or the next fit). */
+  fitFailure: GuestFitFailure | null;
 }
 
 /** The terminal as the connection needs it. */
@@ -54,6 +66,10 @@ export class ConsoleConnection {
     status: { kind: "connecting", message: null },
     keyboard: null,
     guestSize: null,
+    blankScreen: null,
+    viewers: null,
+    keyboardNews: null,
+    fitFailure: null,
   };
   private readonly listeners = new Set<() => void>();
   private readonly socket: ReconnectingSocket;
@@ -62,6 +78,8 @@ export class ConsoleConnection {
   private writing = 0;
   /** The terminal shows output from an earlier socket. */
   private showsOutput = false;
+  /** The replay under way is not replacing what the terminal shows (the BFF had no screen). */
+  private keepsOwnScreen = false;
   private readonly encoder = new TextEncoder();
 
   /** `path`: the console's path and query on the page's host (see console-url.ts). */
@@ -126,6 +144,7 @@ export class ConsoleConnection {
   }
 
   fitGuest(cols: number, rows: number): void {
+    if (this.state.fitFailure) this.update({ fitFailure: null });
     this.sendControl({ type: "fit-guest", cols, rows });
   }
 
@@ -135,6 +154,8 @@ export class ConsoleConnection {
   }
 
   private receiveOutput(bytes: Uint8Array, generation: number): void {
+    // A replay's own bytes come before its replay-end: only output after it fills a blank screen.
+    if (this.state.blankScreen) this.update({ blankScreen: null });
     this.showsOutput = true;
     this.writing += 1;
     this.sink.write(bytes, () => {
@@ -160,15 +181,18 @@ export class ConsoleConnection {
     const message = parsed.data;
     switch (message.type) {
       case "status":
-        this.setStatus(statusFromUpstream(message.state, message.message));
+        this.setStatus(statusFromUpstream(message.state, message.message, message.notice ?? undefined));
         if (message.state === "connected") this.socket.resetBackoff();
         return;
       case "replay-begin":
         // The BFF's screen replaces ours; if it has none (it restarted), keep ours and say so.
+        this.keepsOwnScreen = message.fresh && this.showsOutput;
         if (!message.fresh) this.sink.clear();
         else if (this.showsOutput) this.sink.notice("outputLost");
         return;
       case "replay-end":
+        // A blank screen of the BFF's over the one kept here is not blank to the person.
+        this.update({ blankScreen: this.keepsOwnScreen ? null : (message.blank ?? null) });
         return;
       case "keyboard": {
         const { holder, holderIsOwner, canType, canTake, canRelease } = message;
@@ -176,11 +200,24 @@ export class ConsoleConnection {
         return;
       }
       case "guest-size":
-        this.update({ guestSize: { cols: message.cols, rows: message.rows } });
+        this.update({ guestSize: { cols: message.cols, rows: message.rows }, fitFailure: null });
         return;
+      case "fit-failed":
+        this.update({ fitFailure: message.code });
+        return;
+      case "viewers": {
+        const viewers = { viewers: message.viewers, holder: message.holder };
+        const news = keyboardNews(this.state.viewers, viewers);
+        this.update({ viewers, ...(news ? { keyboardNews: news } : {}) });
+        return;
+      }
       case "ended":
         this.socket.finish();
-        this.setStatus({ kind: "ended", reason: message.reason });
+        this.setStatus({
+          kind: "ended",
+          reason: message.reason,
+          ...(message.notice ? { notice: message.notice } : {}),
+        });
         return;
     }
   }
@@ -206,8 +243,13 @@ export class ConsoleConnection {
   }
 }
 
-function statusFromUpstream(state: UpstreamState, message: string | null): ConsoleStatus {
+function statusFromUpstream(
+  state: UpstreamState,
+  message: string | null,
+  notice: ConsoleNotice | undefined,
+): ConsoleStatus {
+  const said = notice ? { notice } : {};
   if (state === "connected") return { kind: "connected" };
-  if (state === "connecting") return { kind: "connecting", message };
-  return { kind: "reconnecting", message, retryAt: null };
+  if (state === "connecting") return { kind: "connecting", message, ...said };
+  return { kind: "reconnecting", message, retryAt: null, ...said };
 }

@@ -4,6 +4,9 @@
 import { FitAddon } from "@xterm/addon-fit";
 import { Terminal } from "@xterm/xterm";
 import { guestSizeLimits } from "../../../../common/console-protocol.ts";
+import { terminalAppearance } from "../../../lib/terminal-appearance.ts";
+import { AutoFit } from "./auto-fit.ts";
+import { CommittedText } from "./committed-text.ts";
 import { ConsoleConnection, type ConsoleState } from "./console-connection.ts";
 import { clampFontSize, loadFontSize, saveFontSize } from "./font-size.ts";
 import { lineCount, pasteNeedsConfirmation } from "./paste-guard.ts";
@@ -39,6 +42,7 @@ export class ConsoleTerminal {
   private local: LocalState;
   private state: ConsoleTerminalState;
   private fitFrame = 0;
+  private readonly autoFit = new AutoFit(() => this.fitAutomatically());
 
   /** `path`: the console socket's path and query (see console-url.ts). */
   constructor(host: HTMLElement, path: string, notices: ConsoleNotices) {
@@ -52,11 +56,10 @@ export class ConsoleTerminal {
       scrollback: scrollbackLines,
       fontSize: this.local.fontSize,
       screenReaderMode: this.local.screenReaderMode,
-      fontFamily: '"DejaVu Sans Mono", "Cascadia Mono", ui-monospace, monospace',
+      ...terminalAppearance,
       cursorBlink: true,
       // Read-only until the BFF says this viewer holds the keyboard.
       disableStdin: true,
-      theme: { background: "#101418", foreground: "#e6e9ef" },
     });
     this.terminal.loadAddon(this.fitAddon);
     this.terminal.open(host);
@@ -70,13 +73,23 @@ export class ConsoleTerminal {
     });
     this.state = { ...this.connection.getState(), ...this.local };
 
+    // Typed as the terminal's own input, so a read-only viewer's text goes nowhere, as with keys.
+    const committedText = new CommittedText(host, (text) => this.terminal.input(text, true));
     this.disposers.push(
+      () => committedText.dispose(),
       this.connection.subscribe(() => this.refresh()),
-      disposable(this.terminal.onData((data) => this.type(data))),
+      disposable(
+        this.terminal.onData((data) => {
+          this.type(data);
+          committedText.terminalSent();
+        }),
+      ),
       disposable(this.terminal.onBinary((data) => this.connection.sendBinaryString(data))),
       disposable(this.terminal.onSelectionChange(() => this.copyOnSelect())),
       listen(host, "paste", (event) => this.interceptPaste(event as ClipboardEvent), { capture: true }),
       observeSize(host, () => this.scheduleFit()),
+      disposable(this.terminal.onResize(() => this.autoFit.windowResized())),
+      () => this.autoFit.dispose(),
     );
     this.terminal.attachCustomKeyEventHandler((event) => this.clipboardKeys(event));
     this.connection.start();
@@ -105,11 +118,9 @@ export class ConsoleTerminal {
     this.connection.releaseKeyboard();
   }
 
-  /** Tells the guest this window's size (it types `stty rows R cols C` at the prompt). */
+  /** Gives the guest's terminal this window's size (through the VM's agent; nothing is typed). */
   fitGuest(): void {
-    const cols = clamp(this.terminal.cols, guestSizeLimits.minCols, guestSizeLimits.maxCols);
-    const rows = clamp(this.terminal.rows, guestSizeLimits.minRows, guestSizeLimits.maxRows);
-    this.connection.fitGuest(cols, rows);
+    this.sendGuestSize();
     this.focus();
   }
 
@@ -197,6 +208,18 @@ export class ConsoleTerminal {
         );
     }
     return false;
+  }
+
+  private sendGuestSize(): void {
+    const cols = clamp(this.terminal.cols, guestSizeLimits.minCols, guestSizeLimits.maxCols);
+    const rows = clamp(this.terminal.rows, guestSizeLimits.minRows, guestSizeLimits.maxRows);
+    this.connection.fitGuest(cols, rows);
+  }
+
+  /** Only the keyboard holder's window drives the guest's size (the BFF ignores anyone else's). */
+  private fitAutomatically(): void {
+    const { status, keyboard } = this.connection.getState();
+    if (status.kind === "connected" && keyboard?.canType) this.sendGuestSize();
   }
 
   private scheduleFit(): void {

@@ -4,6 +4,7 @@ import { Terminal } from "@xterm/xterm";
 import "@xterm/xterm/css/xterm.css";
 import { useEffect, useRef, useState, useSyncExternalStore } from "react";
 import { useTranslation } from "react-i18next";
+import { terminalAppearance } from "../../../lib/terminal-appearance.ts";
 import { CastPlayer, type Cast } from "../lib/asciicast-player.ts";
 
 const speeds = [1, 2, 4, 8];
@@ -22,6 +23,7 @@ export default function RecordingPlayer({ cast }: { cast: Cast }) {
       scrollback: 5000,
       disableStdin: true,
       convertEol: false,
+      ...terminalAppearance,
     });
     terminal.open(box.current);
     const created = new CastPlayer(cast, {

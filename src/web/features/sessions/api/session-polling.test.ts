@@ -14,6 +14,7 @@ function buildSession(overrides: Partial<Session> = {}): Session {
     extensions: 0,
     timeline: [],
     message: null,
+    notice: null,
     ...overrides,
   };
 }

@@ -3,7 +3,9 @@ import { Link } from "react-router";
 import type { Session } from "../../../../common/api.ts";
 import { Elapsed, TimeLeft } from "../../../components/duration.tsx";
 import { LangText } from "../../../components/lang-text.tsx";
-import { english, type LocalText } from "../../../lib/i18n/pick-translation.ts";
+import { useLanguage } from "../../../lib/i18n/use-language.ts";
+import type { LocalText } from "../../../lib/i18n/pick-translation.ts";
+import { sessionNoticeText } from "../lib/session-notice.ts";
 import type { LocalizedLab } from "../../../lib/localize-lab.ts";
 import { paths } from "../../../lib/paths.ts";
 import { useSignedInUser } from "../../../lib/signed-in-user.ts";
@@ -38,6 +40,8 @@ export function SessionCard({
   const titleId = `session-${session.id}-title`;
   const live = session.status === "starting" || session.status === "running";
   const me = useSignedInUser();
+  const { language } = useLanguage();
+  const notice = sessionNoticeText(session, t, language);
 
   return (
     <article className="card session-card" aria-labelledby={titleId} data-status={session.status}>
@@ -58,9 +62,9 @@ export function SessionCard({
 
       {live && <ExpiryWarning session={session} own={session.owner === me.username} />}
 
-      {session.message && (
+      {notice && (
         <p className={`notice ${session.status === "failed" ? "notice-error" : "notice-warning"}`}>
-          <LangText text={english(session.message)} />
+          <LangText text={notice} />
         </p>
       )}
 

@@ -4,7 +4,9 @@ import { Link } from "react-router";
 import type { HelpRequest, Session } from "../../../../common/api.ts";
 import { Elapsed, TimeLeft } from "../../../components/duration.tsx";
 import { LangText } from "../../../components/lang-text.tsx";
-import { english, type LocalText } from "../../../lib/i18n/pick-translation.ts";
+import { useLanguage } from "../../../lib/i18n/use-language.ts";
+import type { LocalText } from "../../../lib/i18n/pick-translation.ts";
+import { sessionNoticeText } from "../lib/session-notice.ts";
 import { paths } from "../../../lib/paths.ts";
 import { isVmiPhase } from "../lib/session-phase.ts";
 import { StatusBadge } from "./status-badge.tsx";
@@ -70,6 +72,8 @@ const SessionRow = memo(function SessionRow({
 }) {
   const { t } = useTranslation();
   const hasTimeLeft = session.status === "starting" || session.status === "running";
+  const { language } = useLanguage();
+  const notice = sessionNoticeText(session, t, language);
   return (
     <tr data-status={session.status}>
       <th scope="row" translate="no">
@@ -81,9 +85,9 @@ const SessionRow = memo(function SessionRow({
       </td>
       <td>
         <StatusBadge status={session.status} />
-        {session.message && (
+        {notice && (
           <span className="row-message">
-            <LangText text={english(session.message)} />
+            <LangText text={notice} />
           </span>
         )}
       </td>

@@ -5,23 +5,23 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GradingRun } from "../common/grading-api.ts";
-import { startTestEmulator, type TestEmulator } from "../emulator/testing/start.ts";
-import { ConsoleTestClient, signInCookie } from "./console/testing/console-client.ts";
-import { consoleLeaseName } from "./coordination/console-ownership.ts";
-import { reaperLeaseName } from "./coordination/coordination.ts";
-import { gradingLeaseName } from "./coordination/grading-duty.ts";
-import { replicaLeaseName } from "./coordination/membership.ts";
+import { GradingRun } from "../../common/grading-api.ts";
+import { startTestEmulator, type TestEmulator } from "../../emulator/testing/start.ts";
+import { ConsoleTestClient, signInCookie } from "../console/testing/console-client.ts";
+import { consoleLeaseName } from "../replicas/console-ownership.ts";
+import { reaperLeaseName } from "../replicas/coordination.ts";
+import { gradingLeaseName } from "../replicas/grading-duty.ts";
+import { replicaLeaseName } from "../replicas/membership.ts";
 import {
   createTestSchema,
   startTestPostgres,
   type TestPostgres,
   type TestSchema,
-} from "./db/postgres/testing/test-postgres.ts";
-import { runInConsole } from "./grading/testing/guest-console.ts";
-import { createLeaseClient, type LeaseClient } from "./kube/leases.ts";
-import { startReplica, type Replica } from "./testing/replicas.ts";
-import { eventually, TestBrowser } from "./testing/test-bff.ts";
+} from "../db/postgres/testing/test-postgres.ts";
+import { runInConsole } from "../grading/testing/guest-console.ts";
+import { createLeaseClient, type LeaseClient } from "../kube/leases.ts";
+import { startReplica, type Replica } from "../testing/replicas.ts";
+import { eventually, TestBrowser } from "../testing/test-bff.ts";
 
 const leaseDurationSeconds = 2;
 const labId = "replicas";

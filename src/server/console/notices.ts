@@ -1,0 +1,65 @@
+// What a console says to its viewers while it waits or when it ends: a reason the SPA says in the
+// reader's language (console.notices.*) with its parameters, and the English sentence other clients
+// read.
+import type { Session } from "../../common/api.ts";
+import type {
+  ConsoleNotice,
+  ConsoleNoticeReason,
+  ConsoleServerMessage,
+} from "../../common/console-protocol.ts";
+import type { ErrorParams } from "../../common/error-reasons.ts";
+
+export interface Notice {
+  reason: ConsoleNoticeReason;
+  params: ErrorParams;
+  /** English, for clients other than the SPA (and the logs). */
+  message: string;
+}
+
+function notice(reason: ConsoleNoticeReason, message: string, params: ErrorParams = {}): Notice {
+  return { reason, params, message };
+}
+
+export const notices = {
+  waitingForStart: notice("waiting_for_start", "Waiting for the VM to start…"),
+  vmShutDown: notice("vm_shut_down", "The VM shut down; waiting for it to start again…"),
+  waitingForConsole: notice("waiting_for_console", "Waiting for the VM's console…"),
+  consoleNotAnswering: notice("console_not_answering", "The VM's console is not answering; retrying…"),
+  consoleDropped: notice("console_dropped", "The connection to the VM's console dropped; reconnecting…"),
+  startTimeout: (minutes: number) =>
+    notice("start_timeout", `The VM did not start within ${minutes} minute${minutes === 1 ? "" : "s"}.`, {
+      count: minutes,
+    }),
+  sessionGone: notice("session_gone", "This session has ended: its VM no longer exists."),
+  sessionStopped: notice("session_stopped", "This session has ended: its VM was stopped."),
+  sessionFailed: (session: Session): Notice =>
+    notice(
+      "session_failed",
+      `${session.message ?? "The VM failed"}.`,
+      session.notice ? { ...session.notice.params, sessionNotice: session.notice.reason } : {},
+    ),
+  clusterRefusedConsole: notice(
+    "cluster_refused_console",
+    "The cluster refused to open this console. An operator must check Lab Console's permissions.",
+  ),
+  signedOut: notice("signed_out", "You signed out. Sign in again to reopen the console."),
+  signInEnded: notice("sign_in_ended", "Your sign-in ended. Sign in again to reopen the console."),
+  signInExpired: notice("sign_in_expired", "Your sign-in has expired. Sign in again to reopen the console."),
+  tooManyWindows: notice(
+    "too_many_windows",
+    "This console is open in too many of your windows. Close one, then reload this page.",
+  ),
+  reopenedTooOften: (seconds: number) =>
+    notice("reopened_too_often", `This console was reopened too often. Reload this page in ${seconds} s.`, {
+      seconds,
+    }),
+};
+
+/** The wire form of a notice: the SPA's part. */
+export function wireNotice({ reason, params }: Notice): ConsoleNotice {
+  return { reason, params };
+}
+
+export function endedMessage(notice: Notice): ConsoleServerMessage {
+  return { type: "ended", reason: notice.message, notice: wireNotice(notice) };
+}

@@ -1,0 +1,28 @@
+import type { TFunction } from "i18next";
+import { isSessionNoticeReason } from "../../../../common/api.ts";
+import { isConsoleNoticeReason, type ConsoleNotice } from "../../../../common/console-protocol.ts";
+import type { Language } from "../../../lib/i18n/languages.ts";
+import { english, type LocalText } from "../../../lib/i18n/pick-translation.ts";
+
+/**
+ * What the BFF says about the console (waiting, ended), in the reader's language. A reason this page
+ * does not know (a newer BFF), or no reason at all, shows the BFF's English words.
+ */
+export function consoleNoticeText(
+  notice: ConsoleNotice | undefined,
+  englishText: string,
+  t: TFunction,
+  language: Language,
+): LocalText {
+  if (!notice || !isConsoleNoticeReason(notice.reason)) return english(englishText);
+  const local = (text: string): LocalText => ({ text, lang: language });
+  if (notice.reason !== "session_failed") return local(t(`console.notices.${notice.reason}`, notice.params));
+  // A failed session ends its console with the session's own notice.
+  const { sessionNotice, ...params } = notice.params;
+  if (typeof sessionNotice !== "string" || !isSessionNoticeReason(sessionNotice)) {
+    return local(t("console.notices.vm_failed"));
+  }
+  return local(
+    t("console.notices.session_failed", { cause: t(`sessions.notices.${sessionNotice}`, params) }),
+  );
+}

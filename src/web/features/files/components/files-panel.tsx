@@ -1,0 +1,208 @@
+import { useId, useState } from "react";
+import { useTranslation } from "react-i18next";
+import type { Session } from "../../../../common/api.ts";
+import { fileLimits } from "../../../../common/files-api.ts";
+import { ApiError } from "../../../lib/api-error.ts";
+import { useFormat } from "../../../lib/i18n/use-format.ts";
+import { isStaff } from "../../../lib/roles.ts";
+import { useSignedInUser } from "../../../lib/signed-in-user.ts";
+import { downloadFile, saveBlob, uploadFile } from "../api/transfer-file.ts";
+import { formatSize } from "../lib/format-size.ts";
+import { ErrorText } from "../../../components/error-text.tsx";
+import { TransferProgress, type Progress } from "./transfer-progress.tsx";
+import "./files.css";
+
+type Transfer =
+  | { state: "idle" }
+  | { state: "moving"; progress: Progress }
+  | { state: "done"; progress: Progress; path: string; bytes: number }
+  | { state: "failed"; progress: Progress | null; error: unknown };
+
+/**
+ * Files in and out of the student's home while the VM runs (docs/files.md): the owner uploads and
+ * downloads; staff download, for a grading dispute. Each transfer shows its progress and ends
+ * with what was moved or why not.
+ */
+export function FilesPanel({ session }: { session: Session }) {
+  const { t } = useTranslation();
+  const me = useSignedInUser();
+  const owner = me.username === session.owner;
+  if (session.status !== "running" || !(owner || isStaff(me.role))) return null;
+  return (
+    <section className="panel files-panel" aria-labelledby="files-title">
+      <h2 id="files-title" className="panel-title">
+        {t("files.title")}
+      </h2>
+      <p className="muted">
+        {owner ? t("files.lead", { maxMiB: fileLimits.maxBytes / 1024 / 1024 }) : t("files.leadStaff")}
+      </p>
+      <div className="files-forms">
+        {owner && <UploadForm sessionId={session.id} />}
+        <DownloadForm sessionId={session.id} />
+      </div>
+    </section>
+  );
+}
+
+function UploadForm({ sessionId }: { sessionId: string }) {
+  const { t } = useTranslation();
+  const format = useFormat();
+  const id = useId();
+  const [file, setFile] = useState<File | null>(null);
+  const [saveAs, setSaveAs] = useState("");
+  const [transfer, setTransfer] = useState<Transfer>({ state: "idle" });
+  const moving = transfer.state === "moving";
+
+  async function upload() {
+    if (!file) return;
+    const path = saveAs.trim() === "" ? file.name : saveAs.trim();
+    // Refused here before a byte is sent; the BFF and the agent refuse it as well.
+    if (file.size > fileLimits.maxBytes) {
+      const error = new ApiError(0, "too_large", "The file is too large.", {
+        reason: "too_large",
+        params: { maxMiB: fileLimits.maxBytes / 1024 / 1024 },
+      });
+      return setTransfer({ state: "failed", progress: null, error });
+    }
+    let progress: Progress = { done: 0, total: file.size };
+    setTransfer({ state: "moving", progress });
+    try {
+      const done = await uploadFile(sessionId, path, file, (sent, total) => {
+        progress = { done: sent, total };
+        setTransfer({ state: "moving", progress });
+      });
+      setTransfer({ state: "done", progress: { done: file.size, total: file.size }, ...done });
+    } catch (error) {
+      setTransfer({ state: "failed", progress, error });
+    }
+  }
+
+  return (
+    <form
+      className="files-form"
+      aria-labelledby={`${id}-title`}
+      onSubmit={(event) => {
+        event.preventDefault();
+        void upload();
+      }}
+    >
+      <h3 id={`${id}-title`}>{t("files.upload.label")}</h3>
+      <label>
+        {t("files.upload.choose")}
+        <input
+          type="file"
+          onChange={(event) => {
+            setFile(event.target.files?.[0] ?? null);
+            setTransfer({ state: "idle" });
+          }}
+        />
+      </label>
+      <label>
+        {t("files.upload.saveAs")}
+        <input
+          type="text"
+          value={saveAs}
+          placeholder={file?.name ?? t("files.pathExample")}
+          maxLength={fileLimits.pathLength}
+          onChange={(event) => setSaveAs(event.target.value)}
+        />
+      </label>
+      <button type="submit" className="button" disabled={!file || moving}>
+        {t("files.upload.submit")}
+      </button>
+      <TransferState
+        transfer={transfer}
+        progressLabel={t("files.upload.progress")}
+        doneText={(path, bytes) => t("files.upload.done", { path, size: formatSize(bytes, format.number) })}
+      />
+    </form>
+  );
+}
+
+function DownloadForm({ sessionId }: { sessionId: string }) {
+  const { t } = useTranslation();
+  const format = useFormat();
+  const id = useId();
+  const [path, setPath] = useState("");
+  const [transfer, setTransfer] = useState<Transfer>({ state: "idle" });
+  const moving = transfer.state === "moving";
+
+  async function download() {
+    const wanted = path.trim();
+    let progress: Progress = { done: 0, total: 0 };
+    setTransfer({ state: "moving", progress });
+    try {
+      const blob = await downloadFile(sessionId, wanted, (done, total) => {
+        progress = { done, total };
+        setTransfer({ state: "moving", progress });
+      });
+      saveBlob(blob, wanted.split("/").at(-1) ?? wanted);
+      setTransfer({
+        state: "done",
+        progress: { done: blob.size, total: blob.size },
+        path: wanted,
+        bytes: blob.size,
+      });
+    } catch (error) {
+      setTransfer({ state: "failed", progress, error });
+    }
+  }
+
+  return (
+    <form
+      className="files-form"
+      aria-labelledby={`${id}-title`}
+      onSubmit={(event) => {
+        event.preventDefault();
+        void download();
+      }}
+    >
+      <h3 id={`${id}-title`}>{t("files.download.label")}</h3>
+      <label>
+        {t("files.download.path")}
+        <input
+          type="text"
+          value={path}
+          placeholder={t("files.pathExample")}
+          maxLength={fileLimits.pathLength}
+          onChange={(event) => setPath(event.target.value)}
+        />
+      </label>
+      <button type="submit" className="button" disabled={path.trim() === "" || moving}>
+        {t("files.download.submit")}
+      </button>
+      <TransferState
+        transfer={transfer}
+        progressLabel={t("files.download.progress")}
+        doneText={(done, bytes) =>
+          t("files.download.done", { path: done, size: formatSize(bytes, format.number) })
+        }
+      />
+    </form>
+  );
+}
+
+function TransferState({
+  transfer,
+  progressLabel,
+  doneText,
+}: {
+  transfer: Transfer;
+  progressLabel: string;
+  doneText: (path: string, bytes: number) => string;
+}) {
+  if (transfer.state === "idle") return null;
+  return (
+    <>
+      {transfer.progress && <TransferProgress progress={transfer.progress} label={progressLabel} />}
+      <p role="status" className="files-status">
+        {transfer.state === "done" && doneText(transfer.path, transfer.bytes)}
+      </p>
+      {transfer.state === "failed" && (
+        <p className="notice notice-error" role="alert">
+          <ErrorText error={transfer.error} />
+        </p>
+      )}
+    </>
+  );
+}
