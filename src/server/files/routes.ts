@@ -8,6 +8,7 @@ import type { Session } from "../../common/api.ts";
 import { grantedSession, signedInUser } from "../access/policy.ts";
 import type { AuditLog } from "../audit/audit-log.ts";
 import { AgentUnreachableError } from "../grading/agent-client.ts";
+import type { ErrorParams } from "../../common/error-reasons.ts";
 import { DomainError } from "../errors/domain-error.ts";
 import { HttpError } from "../http/errors.ts";
 import { FileTransferError, type AgentFiles } from "./agent-files.ts";
@@ -128,7 +129,7 @@ async function translated<T>(path: string, work: () => Promise<T>): Promise<T> {
     return await work();
   } catch (error) {
     if (error instanceof FileTransferError) {
-      const params =
+      const params: ErrorParams =
         error.code === "too_large" ? { path, maxMiB: fileLimits.maxBytes / 1024 / 1024 } : { path };
       const reason = error.code === "invalid" ? undefined : error.code;
       throw new HttpError(error.status, error.code, error.message, reason, params);
