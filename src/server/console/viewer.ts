@@ -53,6 +53,9 @@ export class ConsoleViewer {
   /** Output of this turn of the event loop, sent as one frame: fewer, larger frames cost less. */
   private outgoing: Uint8Array[] = [];
   private outgoingBytes = 0;
+  /** Output frames sent, and acks received: a browser acks at most once per frame it was sent. */
+  private framesSent = 0;
+  private acksReceived = 0;
   private flushScheduled = false;
   private answeredPing = true;
   /** Set as soon as either side starts closing: nothing more is sent. */
@@ -215,6 +218,7 @@ export class ConsoleViewer {
     this.outgoingBytes = 0;
     for (let offset = 0; offset < bytes.length; offset += this.limits.maxFrameBytes) {
       this.socket.send(bytes.subarray(offset, offset + this.limits.maxFrameBytes), { binary: true });
+      this.framesSent += 1;
     }
   }
 
@@ -225,18 +229,23 @@ export class ConsoleViewer {
       : Array.isArray(data)
         ? Buffer.concat(data)
         : Buffer.from(data);
-    // Every frame spends the typing budget, so no kind of frame is a way around it.
-    this.throttleInput(bytes.length);
     if (isBinary) {
+      this.throttleInput(bytes.length);
       this.events.input(this, bytes);
       return;
     }
     const message = parseClientMessage(bytes);
+    // Acks follow output, at most one a frame: those are free, or a console printing fast would
+    // spend its owner's typing budget on them and hold back the Ctrl-C behind them. Every other
+    // frame spends the budget, acks past one a frame too, so no kind of frame is a way around it.
     if (message?.type === "ack") {
+      this.acksReceived += 1;
+      if (this.acksReceived > this.framesSent) this.throttleInput(bytes.length);
       this.acked = Math.min(this.sent, this.acked + message.bytes);
       this.events.acked(this);
       return;
     }
+    this.throttleInput(bytes.length);
     // Acks follow output; anything else comes from the person (or a script), and each may cost
     // the shared event loop real work: a few per second, then they are dropped, then the socket.
     const waitMs = this.controls.take(1);
