@@ -106,14 +106,10 @@ export const sessionNoticeReasons = [
 ] as const;
 export type SessionNoticeReason = (typeof sessionNoticeReasons)[number];
 
-export function isSessionNoticeReason(reason: string): reason is SessionNoticeReason {
-  return (sessionNoticeReasons as readonly string[]).includes(reason);
-}
+/** The parameters of a reason's sentence (error-reasons.ts ErrorParams), as any reason carries them. */
+export const ReasonParams = z.record(z.string(), z.union([z.string(), z.number()]));
 
-export const SessionNotice = z.object({
-  reason: z.string(),
-  params: z.record(z.string(), z.union([z.string(), z.number()])),
-});
+export const SessionNotice = z.object({ reason: z.string(), params: ReasonParams });
 export type SessionNotice = z.output<typeof SessionNotice>;
 
 export const Session = z.object({
@@ -196,7 +192,7 @@ export const ApiErrorBody = z.object({
     code: z.string(),
     message: z.string(),
     reason: z.optional(z.string()),
-    params: z.optional(z.record(z.string(), z.union([z.string(), z.number()]))),
+    params: z.optional(ReasonParams),
   }),
 });
 export type ApiErrorBody = z.output<typeof ApiErrorBody>;

@@ -1,7 +1,7 @@
 // The console websocket between the SPA and the BFF (GET /api/sessions/:id/console). Binary frames
 // carry raw terminal bytes both ways; text frames carry the small JSON messages below.
 import * as z from "zod/mini";
-import { Role } from "./api.ts";
+import { ReasonParams, Role } from "./api.ts";
 
 /** `?mode=observe`: read-only. Staff must ask for it; the owner may, for a second read-only window. */
 export const ConsoleQuery = z.object({ mode: z.optional(z.enum(["observe"])) });
@@ -59,14 +59,7 @@ export const consoleNoticeReasons = [
 ] as const;
 export type ConsoleNoticeReason = (typeof consoleNoticeReasons)[number];
 
-export function isConsoleNoticeReason(reason: string): reason is ConsoleNoticeReason {
-  return (consoleNoticeReasons as readonly string[]).includes(reason);
-}
-
-export const ConsoleNotice = z.object({
-  reason: z.string(),
-  params: z.record(z.string(), z.union([z.string(), z.number()])),
-});
+export const ConsoleNotice = z.object({ reason: z.string(), params: ReasonParams });
 export type ConsoleNotice = z.output<typeof ConsoleNotice>;
 
 export const ConsoleServerMessage = z.discriminatedUnion("type", [

@@ -68,6 +68,7 @@ export type ErrorReason = (typeof errorReasons)[number];
  */
 export type ErrorParams = Record<string, string | number>;
 
-export function isErrorReason(value: string): value is ErrorReason {
-  return (errorReasons as readonly string[]).includes(value);
+/** Whether a string from the wire is one of `values` (a reason this side knows): narrows it. */
+export function isOneOf<T extends string>(values: readonly T[], value: string): value is T {
+  return (values as readonly string[]).includes(value);
 }

@@ -1,5 +1,5 @@
 import type { TFunction } from "i18next";
-import { isErrorReason, type ErrorParams, type ErrorReason } from "../../common/error-reasons.ts";
+import { errorReasons, isOneOf, type ErrorParams, type ErrorReason } from "../../common/error-reasons.ts";
 import { formatCoarse } from "./i18n/durations.ts";
 import { languageInfo, type Language } from "./i18n/languages.ts";
 import { english, type LocalText } from "./i18n/pick-translation.ts";
@@ -75,7 +75,8 @@ export function describeError(
   const override = isErrorCode(code) ? overrides[code] : undefined;
   if (override !== undefined) return local(override);
   if (isClientCode(code)) return local(t(`errors.${code}`, { status: error.status }));
-  if (reason !== null && isErrorReason(reason)) return local(sayReason(reason, error.params, t, language));
+  if (reason !== null && isOneOf(errorReasons, reason))
+    return local(sayReason(reason, error.params, t, language));
   if (language === "en" || !isServerCode(code)) return english(error.message);
   return local(t(`errors.${code}`));
 }
@@ -93,9 +94,9 @@ function isErrorCode(code: string): code is ErrorCode {
 }
 
 function isClientCode(code: string): code is ClientCode {
-  return (clientCodes as readonly string[]).includes(code);
+  return isOneOf(clientCodes, code);
 }
 
 function isServerCode(code: string): code is ServerCode {
-  return (serverCodes as readonly string[]).includes(code);
+  return isOneOf(serverCodes, code);
 }

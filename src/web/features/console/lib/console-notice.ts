@@ -1,6 +1,7 @@
 import type { TFunction } from "i18next";
-import { isSessionNoticeReason } from "../../../../common/api.ts";
-import { isConsoleNoticeReason, type ConsoleNotice } from "../../../../common/console-protocol.ts";
+import { sessionNoticeReasons } from "../../../../common/api.ts";
+import { consoleNoticeReasons, type ConsoleNotice } from "../../../../common/console-protocol.ts";
+import { isOneOf } from "../../../../common/error-reasons.ts";
 import type { Language } from "../../../lib/i18n/languages.ts";
 import { english, type LocalText } from "../../../lib/i18n/pick-translation.ts";
 
@@ -14,12 +15,12 @@ export function consoleNoticeText(
   t: TFunction,
   language: Language,
 ): LocalText {
-  if (!notice || !isConsoleNoticeReason(notice.reason)) return english(englishText);
+  if (!notice || !isOneOf(consoleNoticeReasons, notice.reason)) return english(englishText);
   const local = (text: string): LocalText => ({ text, lang: language });
   if (notice.reason !== "session_failed") return local(t(`console.notices.${notice.reason}`, notice.params));
   // A failed session ends its console with the session's own notice.
   const { sessionNotice, ...params } = notice.params;
-  if (typeof sessionNotice !== "string" || !isSessionNoticeReason(sessionNotice)) {
+  if (typeof sessionNotice !== "string" || !isOneOf(sessionNoticeReasons, sessionNotice)) {
     return local(t("console.notices.vm_failed"));
   }
   return local(

@@ -1,5 +1,6 @@
 import type { TFunction } from "i18next";
-import { isSessionNoticeReason, type Session } from "../../../../common/api.ts";
+import { sessionNoticeReasons, type Session } from "../../../../common/api.ts";
+import { isOneOf } from "../../../../common/error-reasons.ts";
 import type { Language } from "../../../lib/i18n/languages.ts";
 import { english, type LocalText } from "../../../lib/i18n/pick-translation.ts";
 
@@ -9,7 +10,7 @@ import { english, type LocalText } from "../../../lib/i18n/pick-translation.ts";
  */
 export function sessionNoticeText(session: Session, t: TFunction, language: Language): LocalText | null {
   const { notice, message } = session;
-  if (notice && isSessionNoticeReason(notice.reason)) {
+  if (notice && isOneOf(sessionNoticeReasons, notice.reason)) {
     return { text: t(`sessions.notices.${notice.reason}`, notice.params), lang: language };
   }
   return message ? english(message) : null;
