@@ -1,5 +1,5 @@
 import { expect, test } from "./fixtures.ts";
-import { ConsoleTerminal } from "./pages/console-terminal.ts";
+import { ConsoleView } from "./pages/console-view.ts";
 import { GradingPage } from "./pages/grading-page.ts";
 import { SessionsPage } from "./pages/sessions-page.ts";
 import { expectAccessible, expectNoUntranslatedText } from "./support/accessibility.ts";
@@ -52,7 +52,7 @@ test("the recordings list and a recording's player pass axe", async ({ apiAs, pa
   await alice.waitUntilRunning(session.id);
   const student = await pageAs("alice");
   await student.goto(`/sessions/${session.id}`);
-  await new ConsoleTerminal(student).run("echo on''-record");
+  await new ConsoleView(student).run("echo on''-record");
 
   const page = await pageAs("tara");
   await page.goto("/recordings");
@@ -115,9 +115,8 @@ test("the console offers xterm.js's screen reader mode, and remembers it", async
   const session = await alice.launch(lab.id);
   await alice.waitUntilRunning(session.id);
 
-  const page = await pageAs("alice");
-  await page.goto(`/sessions/${session.id}`);
-  const terminal = new ConsoleTerminal(page);
+  const terminal = new ConsoleView(await pageAs("alice"));
+  await terminal.goto(session.id);
   const toggle = terminal.region.getByRole("button", { name: "Screen reader mode" });
   await expect(toggle).toHaveAttribute("aria-pressed", "false");
   await expect(terminal.region.locator(".xterm-accessibility-tree")).toHaveCount(0);
@@ -126,9 +125,9 @@ test("the console offers xterm.js's screen reader mode, and remembers it", async
   await terminal.run("echo read''-aloud");
   // The accessible copy of the screen that screen readers read, beside the drawn one.
   await expect(terminal.region.locator(".xterm-accessibility-tree")).toContainText("read-aloud");
-  await expectAccessible(page, "console in screen reader mode");
+  await expectAccessible(terminal.page, "console in screen reader mode");
 
-  await page.reload();
+  await terminal.reload();
   await expect(terminal.region.getByRole("button", { name: "Screen reader mode" })).toHaveAttribute(
     "aria-pressed",
     "true",

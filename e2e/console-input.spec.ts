@@ -116,7 +116,7 @@ test("wide characters keep their two columns in the console, its replay, the cla
   await printUnderscoreAndSpace(view);
   await expectAligned(view.rows);
 
-  await view.page.reload();
+  await view.reload();
   await expect(view.rows).toContainText(narrowLine);
   await expectAligned(view.rows);
 

@@ -19,7 +19,7 @@ test("a student types in the console, a reload keeps the screen, a TA watches li
   await student.typeLine("echo he''llo-lab");
   await expect(student.rows).toContainText("hello-lab");
 
-  await student.page.reload();
+  await student.reload();
   await expect(student.region).toHaveAttribute("data-status", "connected");
   await expect(student.rows).toContainText("hello-lab");
 

@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import type { LabSummary } from "../src/common/api.ts";
 import { expect, test } from "./fixtures.ts";
 import { CheckMyWorkPanel } from "./pages/check-my-work.ts";
-import { ConsoleTerminal } from "./pages/console-terminal.ts";
+import { ConsoleView } from "./pages/console-view.ts";
 import { GradingPage } from "./pages/grading-page.ts";
 import type { LabApi } from "./support/lab-api.ts";
 
@@ -45,7 +45,7 @@ test("a student checks their work, fixes the task in the console, and passes", a
   await expect(panel.button).toBeDisabled();
 
   // The fix, typed into the console beside the panel.
-  await new ConsoleTerminal(page).run("echo hello > ~/hello.txt && mkdir -p ~/notes");
+  await new ConsoleView(page).run("echo hello > ~/hello.txt && mkdir -p ~/notes");
 
   await expect(panel.button).toBeEnabled({ timeout: 15_000 });
   await panel.button.click();
@@ -73,7 +73,7 @@ test("an instructor grades three students, follows the run, and downloads the CS
     // Bob did the first task; the others nothing yet.
     const bobPage = await pageAs("bob");
     await bobPage.goto(`/sessions/${sessions.get("bob")}`);
-    await new ConsoleTerminal(bobPage).run("echo hello > ~/hello.txt");
+    await new ConsoleView(bobPage).run("echo hello > ~/hello.txt");
 
     const page = await pageAs("ivan");
     const grading = new GradingPage(page);

@@ -1,7 +1,7 @@
 import type { LabSummary } from "../src/common/api.ts";
 import { expect, test } from "./fixtures.ts";
 import { CheckMyWorkPanel } from "./pages/check-my-work.ts";
-import { ConsoleTerminal } from "./pages/console-terminal.ts";
+import { ConsoleView } from "./pages/console-view.ts";
 import { HomePage } from "./pages/home-page.ts";
 import { SignInPage } from "./pages/sign-in-page.ts";
 import { expectAccessible, expectNoUntranslatedText } from "./support/accessibility.ts";
@@ -66,7 +66,7 @@ for (const language of ["en", "ja", "zh"] as const) {
       await card.getByRole("link", { name: t("sessions.card.details") }).click();
       const panel = new CheckMyWorkPanel(page, t);
       await expect(panel.region).toBeVisible();
-      await new ConsoleTerminal(page, t).run("echo hello > ~/hello.txt");
+      await new ConsoleView(page, t).run("echo hello > ~/hello.txt");
       await checkPage("console");
 
       await panel.button.click();

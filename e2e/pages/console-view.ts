@@ -1,4 +1,5 @@
-import type { Page } from "@playwright/test";
+import { expect, type Page } from "@playwright/test";
+import { translator, type Translate } from "../support/catalog.ts";
 
 /** The console on a session page: its status, controls and terminal rows. */
 export class ConsoleView {
@@ -12,17 +13,26 @@ export class ConsoleView {
   /** The live region that says when staff take or give back the keyboard. */
   readonly keyboardNews;
 
-  constructor(readonly page: Page) {
-    this.region = page.getByRole("region", { name: "Console" });
+  constructor(
+    readonly page: Page,
+    readonly t: Translate = translator("en"),
+  ) {
+    this.region = page.getByRole("region", { name: t("console.title") });
     this.rows = this.region.locator(".xterm-rows");
-    this.takeKeyboard = this.region.getByRole("button", { name: "Take the keyboard" });
-    this.giveBackKeyboard = this.region.getByRole("button", { name: "Give it back" });
-    this.viewers = this.region.getByRole("list", { name: "Here now:" });
+    this.takeKeyboard = this.region.getByRole("button", { name: t("console.keyboard.take") });
+    this.giveBackKeyboard = this.region.getByRole("button", { name: t("console.keyboard.giveBack") });
+    this.viewers = this.region.getByRole("list", { name: t("console.viewers.label") });
     this.keyboardNews = this.region.getByTestId("console-keyboard-news");
   }
 
   async goto(sessionId: string): Promise<void> {
     await this.page.goto(`/sessions/${encodeURIComponent(sessionId)}`);
+    await this.lookAt();
+  }
+
+  async reload(): Promise<void> {
+    await this.page.reload();
+    await this.lookAt();
   }
 
   /** Types a line into the terminal as a person would (clicking it first to focus it). */
@@ -30,5 +40,25 @@ export class ConsoleView {
     await this.region.getByTestId("console-screen").click();
     await this.page.keyboard.type(text);
     await this.page.keyboard.press("Enter");
+  }
+
+  /**
+   * Types a command line and waits until the shell has run it. The shell works out 6*7, so the
+   * marker "done-42" only shows once the command ran, never in the echo of the typed line.
+   */
+  async run(command: string): Promise<void> {
+    await expect(this.region).toHaveAttribute("data-status", "connected");
+    await expect(this.region).toContainText(this.t("console.keyboard.yours"));
+    const marker = `done-${Math.random().toString(36).slice(2, 8)}`;
+    await this.typeLine(`${command}; echo ${marker}-$((6*7))`);
+    await expect(this.rows).toContainText(`${marker}-42`);
+  }
+
+  /**
+   * Scrolls the terminal into view, as a person looks at it: xterm.js draws nothing while it is off
+   * screen, and on a page that opens at its top the console can start below the fold.
+   */
+  private async lookAt(): Promise<void> {
+    await this.region.getByTestId("console-screen").scrollIntoViewIfNeeded();
   }
 }
