@@ -1,7 +1,8 @@
 // The BFF in a process of its own for bench/console.ts, so that its memory is measured apart from
 // the bench's clients: started as `npm start` starts it (startServer), against the bench's emulator.
 // Parent -> child: "stats" (the console hub's counts), "memory" (process.memoryUsage() after a full
-// GC, with the counts), "delay" (the event loop's delay since the last "delay") or "stop".
+// GC, with the counts), "delay" (the event loop's delay since the last "delay"), "cpu" (the CPU time
+// the process used so far) or "stop".
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { loadConfig } from "../src/server/config.ts";
 import { startServer } from "../src/server/start.ts";
@@ -12,7 +13,8 @@ export type BffMessage =
   | { type: "ready"; url: string }
   | { type: "stats"; consoles: HubStats }
   | { type: "memory"; usage: NodeJS.MemoryUsage; consoles: HubStats }
-  | { type: "delay"; p50Ms: number; p99Ms: number; maxMs: number };
+  | { type: "delay"; p50Ms: number; p99Ms: number; maxMs: number }
+  | { type: "cpu"; ms: number };
 
 const send = (message: BffMessage) => process.send?.(message);
 
@@ -39,6 +41,9 @@ process.on("message", (message) => {
       maxMs: ms(delay.max),
     });
     delay.reset();
+  } else if (message === "cpu") {
+    const { user, system } = process.cpuUsage();
+    send({ type: "cpu", ms: (user + system) / 1000 });
   } else if (message === "stop") {
     void server.close().then(() => process.exit(0));
   }

@@ -1,6 +1,7 @@
 // What the console relay costs, side by side in one run:
 //  - throughput: guest output through emulator -> BFF -> websocket client, against the same client
-//    connected straight to the emulator's console subresource (as KubeVirt serves it);
+//    connected straight to the emulator's console subresource (as KubeVirt serves it), with the
+//    BFF's CPU time per MB relayed (on a small machine the cores, not the BFF, set the ratio);
 //  - keystroke echo latency p50/p99, both ways;
 //  - while another VM floods its console with `yes`: echo latency, and how long Ctrl-C takes to
 //    bring the prompt back;
@@ -260,7 +261,7 @@ interface ThroughputRow {
   label: string;
   /** Seconds from Enter to the end marker (median), and what arrived on the wire. */
   direct: { seconds: number; wireMb: number };
-  relay: { seconds: number; wireMb: number; catchUps: number };
+  relay: { seconds: number; wireMb: number; catchUps: number; bffCpuMsPerMb: number };
 }
 
 async function measureThroughput(
@@ -276,7 +277,7 @@ async function measureThroughput(
   const rows: ThroughputRow[] = [];
   for (const { label, command } of producers) {
     const direct: { seconds: number; bytes: number }[] = [];
-    const relay: { seconds: number; bytes: number; catchUps: number }[] = [];
+    const relay: { seconds: number; bytes: number; catchUps: number; bffCpuMsPerMb: number }[] = [];
     for (let run = 0; run < runs; run += 1) {
       // One at a time: a second console connection would kick the first, as KubeVirt's does.
       const straight = await openDirect(kubeConfig, sessionId);
@@ -284,7 +285,14 @@ async function measureThroughput(
       straight.close();
 
       const relayed = await openRelay(bff.url, cookie, sessionId);
-      relay.push({ ...(await throughput(relayed.line, command)), catchUps: relayed.catchUps() });
+      const cpuBefore = (await bff.ask("cpu", "cpu")).ms;
+      const relayedRun = await throughput(relayed.line, command);
+      const bffCpuMs = (await bff.ask("cpu", "cpu")).ms - cpuBefore;
+      relay.push({
+        ...relayedRun,
+        catchUps: relayed.catchUps(),
+        bffCpuMsPerMb: bffCpuMs / mb(relayedRun.bytes),
+      });
       relayed.line.close();
       await noViewers(bff);
       process.stdout.write(".");
@@ -296,7 +304,12 @@ async function measureThroughput(
     rows.push({
       label,
       direct: { seconds: d.seconds, wireMb: mb(d.bytes) },
-      relay: { seconds: r.seconds, wireMb: mb(r.bytes), catchUps: r.catchUps },
+      relay: {
+        seconds: r.seconds,
+        wireMb: mb(r.bytes),
+        catchUps: r.catchUps,
+        bffCpuMsPerMb: r.bffCpuMsPerMb,
+      },
     });
   }
   process.stdout.write("\n");
@@ -544,6 +557,9 @@ function reportRelay({ tp, echo, flood, fitFlood }: RelayResults): void {
     );
     console.log(
       `  ${"".padEnd(22)}${pad(`${fixed(row.direct.wireMb)} MB`, 10)}${pad(`${fixed(row.relay.wireMb)} MB`, 10)}   on the wire; the relay client caught up by replay ${row.relay.catchUps} times`,
+    );
+    console.log(
+      `  ${"".padEnd(32)}${pad(fixed(row.relay.bffCpuMsPerMb), 10)}   ms of the BFF's CPU per MB relayed`,
     );
   }
 

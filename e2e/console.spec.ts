@@ -42,3 +42,21 @@ test("a student types in the console, a reload keeps the screen, a TA watches li
   await expect(student.rows).not.toContainText("typed-by-ta");
   await expect(student.rows).not.toContainText("typed''-by-ta");
 });
+
+test("the console is on screen when a student opens their session, without scrolling", async ({
+  apiAs,
+  pageAs,
+  lab,
+}) => {
+  const alice = await apiAs("alice");
+  const session = await alice.launch(lab.id);
+  await alice.waitUntilRunning(session.id);
+  const page = await pageAs("alice");
+  await page.goto(`/sessions/${encodeURIComponent(session.id)}`);
+  const student = new ConsoleView(page);
+  await expect(student.region).toHaveAttribute("data-status", "connected");
+  // In the 1280x800 window of a small laptop: its upper rows at least (about two fifths of it shows).
+  await expect(student.region.getByTestId("console-screen")).toBeInViewport({ ratio: 0.25 });
+  // Drawn, since it is on screen: the boot the serial console printed before the page opened.
+  await expect(student.rows).toContainText("cloud-init: finished");
+});

@@ -25,6 +25,8 @@ export interface ConsoleLimits {
    * from growing its terminal to the whole scrollback.
    */
   scrollbackArchiveBusyShare: number;
+  /** While output flows, the screen copy parses it in batches at most this often (screen.ts). */
+  screenBatchIntervalMs: number;
   /**
    * A fresh console's screen starts from the tail of the VM's serial console log (its last
    * scrollback's worth of lines): at most this many bytes of it.
@@ -85,6 +87,7 @@ export const defaultConsoleLimits: ConsoleLimits = {
   scrollbackLines: 1_000,
   scrollbackArchiveAfterMs: 250,
   scrollbackArchiveBusyShare: 0.1,
+  screenBatchIntervalMs: 20,
   seedLogMaxBytes: 512 * 1024,
   seedLogSettleMs: 250,
   seedLogTimeoutMs: 5_000,

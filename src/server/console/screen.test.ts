@@ -10,8 +10,16 @@ afterEach(() => {
   for (const screen of screens.splice(0)) screen.dispose();
 });
 
-function aScreen(scrollback = 100, archiveAfterMs = 60_000, archiveBusyShare = 0): ConsoleScreen {
-  const screen = new ConsoleScreen({ ...options, scrollback, archiveAfterMs, archiveBusyShare }, () => {});
+function aScreen(
+  scrollback = 100,
+  archiveAfterMs = 60_000,
+  archiveBusyShare = 0,
+  batchIntervalMs = 0,
+): ConsoleScreen {
+  const screen = new ConsoleScreen(
+    { ...options, scrollback, archiveAfterMs, archiveBusyShare, batchIntervalMs },
+    () => {},
+  );
   screens.push(screen);
   return screen;
 }
@@ -128,6 +136,23 @@ describe("ConsoleScreen skipping scrolled-away output", () => {
       await Promise.all(snapshots);
       expect(await screen.snapshot(), `seed ${seed}`).toBe(await reference(output));
     }
+  });
+
+  it("parses a steady stream of lines in batches no more often than its interval, to the same screen", async () => {
+    const batchIntervalMs = 40;
+    const screen = aScreen(options.scrollback, 60_000, 0, batchIntervalMs);
+    const lines = Array.from({ length: 3000 }, (_, line) => `${"x".repeat(70)} ${line}\r\n`);
+    const startedAt = performance.now();
+    // 20 lines a chunk, a chunk every millisecond or so, as a VM printing text sends them.
+    for (let line = 0; line < lines.length; line += 20) {
+      screen.write(Buffer.from(lines.slice(line, line + 20).join(""), "utf8"));
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    const text = await screen.snapshot();
+    const elapsedMs = performance.now() - startedAt;
+    // One batch at once, then at most one per interval; the snapshot may take one more.
+    expect(screen.version).toBeLessThanOrEqual(Math.floor(elapsedMs / batchIntervalMs) + 2);
+    expect(text).toBe(await reference(Buffer.from(lines.join(""), "utf8")));
   });
 });
 

@@ -4,8 +4,9 @@
 // that was long since cleared.
 //
 // Output is parsed in batches, one at a time: whatever arrived while the previous batch was being
-// parsed goes in the next. Within a batch, text that would scroll out of the copy anyway is skipped
-// (plain-runs.ts), which keeps a flood cheap.
+// parsed, or in the batch interval since it started, goes in the next. Within a batch, text that
+// would scroll out of the copy anyway is skipped (plain-runs.ts), which keeps a flood cheap: one
+// batch of 78-character lines every few milliseconds would be parsed whole.
 //
 // Once output has been quiet for a moment, the rows that scrolled off the screen move out of the
 // terminal into a serialized archive (scrollback-archive.ts), which takes a twentieth of the memory;
@@ -33,6 +34,11 @@ export interface ScreenOptions {
   archiveAfterMs: number;
   /** The share of the time archiving between slices of a batch may take (0 never, 1 always). */
   archiveBusyShare: number;
+  /**
+   * While output keeps coming, the least time from one batch's start to the next one's: batches
+   * then hold more lines than the copy keeps, and plain text that scrolls away is skipped unparsed.
+   */
+  batchIntervalMs: number;
 }
 
 const carriageReturn = Buffer.from("\r");
@@ -66,6 +72,8 @@ export class ConsoleScreen {
   private received = 0;
   private parsed = 0;
   private parsing = false;
+  private lastBatchAt = -Infinity;
+  private batchTimer: NodeJS.Timeout | undefined;
   private disposed = false;
   private changes = 0;
 
@@ -158,6 +166,7 @@ export class ConsoleScreen {
     if (this.disposed) return;
     this.disposed = true;
     clearTimeout(this.archiveTimer);
+    clearTimeout(this.batchTimer);
     this.terminal.dispose();
     this.archive.clear();
     this.queue.length = 0;
@@ -165,7 +174,16 @@ export class ConsoleScreen {
   }
 
   private parseNextBatch(): void {
-    if (this.parsing || this.disposed || this.queue.length === 0) return;
+    if (this.parsing || this.disposed || this.queue.length === 0 || this.batchTimer) return;
+    const wait = this.lastBatchAt + this.options.batchIntervalMs - performance.now();
+    if (wait > 0) {
+      this.batchTimer = setTimeout(() => {
+        this.batchTimer = undefined;
+        this.parseNextBatch();
+      }, wait);
+      return;
+    }
+    this.lastBatchAt = performance.now();
     // A batch ends where the next snapshot was asked for, so that snapshot sees exactly what came before.
     const limit = this.snapshots[0]?.at ?? Infinity;
     const chunks: Uint8Array[] = [];

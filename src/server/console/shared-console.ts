@@ -91,6 +91,7 @@ export class SharedConsole implements ViewerEvents {
         scrollback: limits.scrollbackLines,
         archiveAfterMs: limits.scrollbackArchiveAfterMs,
         archiveBusyShare: limits.scrollbackArchiveBusyShare,
+        batchIntervalMs: limits.screenBatchIntervalMs,
       },
       () => this.resumeIfCaughtUp(),
     );

@@ -1,5 +1,5 @@
 // /sessions/:sessionId: one session with everything around it, each part from its own feature: the
-// card and boot log (sessions), the raised hand (help), the console, the self-checks (grading),
+// card and boot log (sessions), the console, the raised hand (help), the self-checks (grading),
 // files in and out of the home (files).
 import { useCallback, useState } from "react";
 import { useTranslation } from "react-i18next";
@@ -88,6 +88,12 @@ function SessionDetails({ session }: { session: Session }) {
         showDetailsLink={false}
         onEnded={() => navigate(paths.home.to())}
       />
+      {/* Right after the card (the boot log while it boots), so the console is on screen at once. */}
+      {bootLog.shown && !bootLog.folded && <BootLogPanel sessionId={session.id} />}
+      <SessionConsole key={session.id} session={session} onConnectionChange={bootLog.onConsoleConnection} />
+      {/* Below the console, so the connected console keeps its place on the screen. */}
+      {bootLog.shown && bootLog.folded && <EarlierBootLog sessionId={session.id} />}
+      <HelpPanel session={session} onChanged={sessionChanged} />
       <dl className="details">
         <dt>{t("sessions.detail.student")}</dt>
         <dd translate="no">{session.owner}</dd>
@@ -100,11 +106,6 @@ function SessionDetails({ session }: { session: Session }) {
         <dt>{t("sessions.detail.ends")}</dt>
         <dd>{format.dateTime(session.expiresAt)}</dd>
       </dl>
-      <HelpPanel session={session} onChanged={sessionChanged} />
-      {bootLog.shown && !bootLog.folded && <BootLogPanel sessionId={session.id} />}
-      <SessionConsole key={session.id} session={session} onConnectionChange={bootLog.onConsoleConnection} />
-      {/* Below the console, so the connected console keeps its place on the screen. */}
-      {bootLog.shown && bootLog.folded && <EarlierBootLog sessionId={session.id} />}
       <p>
         <Link to={paths.recording.to(session.id)}>{t("recordings.replay")}</Link>
       </p>
