@@ -17,8 +17,7 @@ test("the sessions list, grading, doctor, audit log and a missing page pass axe"
   lab,
 }) => {
   const alice = await apiAs("alice");
-  const session = await alice.launch(lab.id);
-  await alice.waitUntilRunning(session.id);
+  await alice.launchRunning(lab.id);
 
   const sessions = new SessionsPage(await pageAs("tara"));
   await sessions.goto();
@@ -48,8 +47,7 @@ test("the sessions list, grading, doctor, audit log and a missing page pass axe"
 
 test("the recordings list and a recording's player pass axe", async ({ apiAs, pageAs, lab }) => {
   const alice = await apiAs("alice");
-  const session = await alice.launch(lab.id);
-  await alice.waitUntilRunning(session.id);
+  const session = await alice.launchRunning(lab.id);
   const student = await pageAs("alice");
   await student.goto(`/sessions/${session.id}`);
   await new ConsoleView(student).run("echo on''-record");
@@ -69,8 +67,7 @@ test("the recordings list and a recording's player pass axe", async ({ apiAs, pa
 
 test("staff pages, the class wall too, read in Japanese and Chinese", async ({ browser, apiAs }) => {
   const alice = await apiAs("alice");
-  const session = await alice.launch("linux-basics");
-  await alice.waitUntilRunning(session.id);
+  await alice.launchRunning("linux-basics");
   const ivan = await apiAs("ivan");
   for (const [language, locale] of [
     ["ja", "ja-JP"],
@@ -112,8 +109,7 @@ test("staff pages, the class wall too, read in Japanese and Chinese", async ({ b
 
 test("the console offers xterm.js's screen reader mode, and remembers it", async ({ apiAs, pageAs, lab }) => {
   const alice = await apiAs("alice");
-  const session = await alice.launch(lab.id);
-  await alice.waitUntilRunning(session.id);
+  const session = await alice.launchRunning(lab.id);
 
   const terminal = new ConsoleView(await pageAs("alice"));
   await terminal.goto(session.id);

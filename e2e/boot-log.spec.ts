@@ -7,8 +7,7 @@ test("the boot log stays open until the live console connects, then folds away a
   lab,
 }) => {
   const alice = await apiAs("alice");
-  const session = await alice.launch(lab.id);
-  await alice.waitUntilRunning(session.id);
+  const session = await alice.launchRunning(lab.id);
 
   const page = await pageAs("alice");
   // Until released, the console's websocket opens but nothing answers it: the VM runs, the console

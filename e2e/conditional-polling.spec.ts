@@ -10,8 +10,7 @@ test("an unchanged session list is revalidated with its ETag and answered 304", 
   lab,
 }) => {
   const alice = await apiAs("alice");
-  const session = await alice.launch(lab.id);
-  await alice.waitUntilRunning(session.id);
+  await alice.launchRunning(lab.id);
 
   const page = await pageAs("alice");
   const devtools = await page.context().newCDPSession(page);

@@ -29,8 +29,7 @@ async function openAliceConsole(
   labId: string,
 ): Promise<Opened> {
   const alice = await apiAs("alice");
-  const session = await alice.launch(labId);
-  await alice.waitUntilRunning(session.id);
+  const session = await alice.launchRunning(labId);
   const view = new ConsoleView(await pageAs("alice"));
   await view.goto(session.id);
   await expect(view.region).toHaveAttribute("data-status", "connected");

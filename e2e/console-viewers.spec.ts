@@ -7,8 +7,7 @@ test("the student sees who watches their console, live, and is told when staff t
   lab,
 }) => {
   const alice = await apiAs("alice");
-  const session = await alice.launch(lab.id);
-  await alice.waitUntilRunning(session.id);
+  const session = await alice.launchRunning(lab.id);
 
   const student = new ConsoleView(await pageAs("alice"));
   await student.goto(session.id);
@@ -52,8 +51,7 @@ test("the guest follows the window of whoever has the keyboard, through the agen
   lab,
 }) => {
   const alice = await apiAs("alice");
-  const session = await alice.launch(lab.id);
-  await alice.waitUntilRunning(session.id);
+  const session = await alice.launchRunning(lab.id);
   const student = new ConsoleView(await pageAs("alice"));
   await student.goto(session.id);
   await expect(student.region).toHaveAttribute("data-status", "connected");

@@ -7,8 +7,7 @@ test("a student types in the console, a reload keeps the screen, a TA watches li
   lab,
 }) => {
   const alice = await apiAs("alice");
-  const session = await alice.launch(lab.id);
-  await alice.waitUntilRunning(session.id);
+  const session = await alice.launchRunning(lab.id);
 
   const student = new ConsoleView(await pageAs("alice"));
   await student.goto(session.id);
@@ -49,8 +48,7 @@ test("the console is on screen when a student opens their session, without scrol
   lab,
 }) => {
   const alice = await apiAs("alice");
-  const session = await alice.launch(lab.id);
-  await alice.waitUntilRunning(session.id);
+  const session = await alice.launchRunning(lab.id);
   const page = await pageAs("alice");
   await page.goto(`/sessions/${encodeURIComponent(session.id)}`);
   const student = new ConsoleView(page);

@@ -10,8 +10,7 @@ test("a student uploads a file from the session page, sees its progress, and dow
   lab,
 }) => {
   const alice = await apiAs("alice");
-  const session = await alice.launch(lab.id);
-  await alice.waitUntilRunning(session.id);
+  const session = await alice.launchRunning(lab.id);
   const page = await pageAs("alice");
   const files = new FilesPanel(page);
   await files.goto(session.id);

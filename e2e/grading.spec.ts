@@ -17,8 +17,7 @@ async function linuxBasics(api: LabApi): Promise<LabSummary> {
 test("a student checks their work, fixes the task in the console, and passes", async ({ apiAs, pageAs }) => {
   const alice = await apiAs("alice");
   const lab = await linuxBasics(alice);
-  const session = await alice.launch(lab.id);
-  await alice.waitUntilRunning(session.id);
+  const session = await alice.launchRunning(lab.id);
 
   const page = await pageAs("alice");
   const panel = new CheckMyWorkPanel(page);
@@ -66,8 +65,7 @@ test("an instructor grades three students, follows the run, and downloads the CS
   try {
     for (const owner of owners) {
       const api = await apiAs(owner);
-      const session = await api.launch(lab.id);
-      await api.waitUntilRunning(session.id);
+      const session = await api.launchRunning(lab.id);
       sessions.set(owner, session.id);
     }
     // Bob did the first task; the others nothing yet.

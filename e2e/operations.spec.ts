@@ -5,8 +5,7 @@ import { SessionsPage } from "./pages/sessions-page.ts";
 
 test("a student sees the time left on their session and extends it once", async ({ apiAs, pageAs, lab }) => {
   const alice = await apiAs("alice");
-  const session = await alice.launch(lab.id);
-  await alice.waitUntilRunning(session.id);
+  const session = await alice.launchRunning(lab.id);
 
   const page = await pageAs("alice");
   const home = new HomePage(page);
@@ -34,8 +33,7 @@ test("a student sees the time left on their session and extends it once", async 
 
 test("a TA ends a student's session from the sessions page", async ({ apiAs, pageAs, lab }) => {
   const alice = await apiAs("alice");
-  const session = await alice.launch(lab.id);
-  await alice.waitUntilRunning(session.id);
+  const session = await alice.launchRunning(lab.id);
 
   const sessions = new SessionsPage(await pageAs("tara"));
   await sessions.goto();

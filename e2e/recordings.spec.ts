@@ -8,8 +8,7 @@ test("a TA replays a student's console recording: play, seek, speed and download
   lab,
 }) => {
   const alice = await apiAs("alice");
-  const session = await alice.launch(lab.id);
-  await alice.waitUntilRunning(session.id);
+  const session = await alice.launchRunning(lab.id);
 
   const student = new ConsoleView(await pageAs("alice"));
   await student.goto(session.id);
@@ -42,8 +41,7 @@ test("a deleted session's recording is found on the recordings list; a student's
   const recorded: Record<"alice" | "bob", string> = { alice: "", bob: "" };
   for (const student of ["alice", "bob"] as const) {
     const api = await apiAs(student);
-    const session = await api.launch(lab.id);
-    await api.waitUntilRunning(session.id);
+    const session = await api.launchRunning(lab.id);
     const console = new ConsoleView(await pageAs(student));
     await console.goto(session.id);
     await expect(console.region).toHaveAttribute("data-status", "connected");

@@ -7,8 +7,7 @@ test("a student restarts the VM behind a warning; the open console follows the n
   lab,
 }) => {
   const alice = await apiAs("alice");
-  const session = await alice.launch(lab.id);
-  await alice.waitUntilRunning(session.id);
+  const session = await alice.launchRunning(lab.id);
 
   const console = new ConsoleView(await pageAs("alice"));
   await console.goto(session.id);

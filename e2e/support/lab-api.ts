@@ -32,6 +32,13 @@ export class LabApi {
     return Session.parse(await response.json());
   }
 
+  /** Launches `labId` and waits until its VM runs. */
+  async launchRunning(labId: string): Promise<Session> {
+    const session = await this.launch(labId);
+    await this.waitUntilRunning(session.id);
+    return session;
+  }
+
   async sessions(): Promise<Session[]> {
     const response = await this.request.get("/api/sessions?pageSize=1000");
     expect(response.status()).toBe(200);

@@ -7,7 +7,15 @@ const screens: ConsoleScreen[] = [];
 
 function aScreen(): ConsoleScreen {
   const screen = new ConsoleScreen(
-    { cols: 20, rows: 4, scrollback: 10, archiveAfterMs: 60_000, archiveBusyShare: 0, batchIntervalMs: 0 },
+    {
+      cols: 20,
+      rows: 4,
+      scrollback: 10,
+      archiveAfterMs: 60_000,
+      archiveBusyShare: 0,
+      batchIntervalMs: 0,
+      batchBytes: 0,
+    },
     () => undefined,
   );
   screens.push(screen);

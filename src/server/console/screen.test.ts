@@ -15,9 +15,10 @@ function aScreen(
   archiveAfterMs = 60_000,
   archiveBusyShare = 0,
   batchIntervalMs = 0,
+  batchBytes = 1024 * 1024,
 ): ConsoleScreen {
   const screen = new ConsoleScreen(
-    { ...options, scrollback, archiveAfterMs, archiveBusyShare, batchIntervalMs },
+    { ...options, scrollback, archiveAfterMs, archiveBusyShare, batchIntervalMs, batchBytes },
     () => {},
   );
   screens.push(screen);
@@ -153,6 +154,15 @@ describe("ConsoleScreen skipping scrolled-away output", () => {
     // One batch at once, then at most one per interval; the snapshot may take one more.
     expect(screen.version).toBeLessThanOrEqual(Math.floor(elapsedMs / batchIntervalMs) + 2);
     expect(text).toBe(await reference(Buffer.from(lines.join(""), "utf8")));
+  });
+
+  it("starts the next batch at once, interval or not, when a batch's worth of bytes waits", async () => {
+    // An interval far longer than the test may take: only the waiting bytes can start the batch.
+    const screen = aScreen(options.scrollback, 60_000, 0, 60_000, 4096);
+    screen.write(Buffer.from("first\r\n"));
+    await screen.snapshot();
+    screen.write(Buffer.from("x".repeat(5000) + "\r\nlast\r\n"));
+    expect(await screen.snapshot()).toContain("last");
   });
 });
 

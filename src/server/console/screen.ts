@@ -39,6 +39,12 @@ export interface ScreenOptions {
    * then hold more lines than the copy keeps, and plain text that scrolls away is skipped unparsed.
    */
   batchIntervalMs: number;
+  /**
+   * Once this many bytes wait, the next batch starts without waiting out the interval: the interval
+   * only gathers a batch, and must never be what holds the output back (the owner pauses the VM's
+   * line when the copy falls further behind).
+   */
+  batchBytes: number;
 }
 
 const carriageReturn = Buffer.from("\r");
@@ -174,15 +180,17 @@ export class ConsoleScreen {
   }
 
   private parseNextBatch(): void {
-    if (this.parsing || this.disposed || this.queue.length === 0 || this.batchTimer) return;
+    if (this.parsing || this.disposed || this.queue.length === 0) return;
     const wait = this.lastBatchAt + this.options.batchIntervalMs - performance.now();
-    if (wait > 0) {
-      this.batchTimer = setTimeout(() => {
+    if (wait > 0 && this.backlogBytes < this.options.batchBytes) {
+      this.batchTimer ??= setTimeout(() => {
         this.batchTimer = undefined;
         this.parseNextBatch();
       }, wait);
       return;
     }
+    clearTimeout(this.batchTimer);
+    this.batchTimer = undefined;
     this.lastBatchAt = performance.now();
     // A batch ends where the next snapshot was asked for, so that snapshot sees exactly what came before.
     const limit = this.snapshots[0]?.at ?? Infinity;

@@ -92,6 +92,7 @@ export class SharedConsole implements ViewerEvents {
         archiveAfterMs: limits.scrollbackArchiveAfterMs,
         archiveBusyShare: limits.scrollbackArchiveBusyShare,
         batchIntervalMs: limits.screenBatchIntervalMs,
+        batchBytes: limits.lowWatermarkBytes,
       },
       () => this.resumeIfCaughtUp(),
     );

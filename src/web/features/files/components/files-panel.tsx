@@ -9,14 +9,9 @@ import { useSignedInUser } from "../../../lib/signed-in-user.ts";
 import { downloadFile, saveBlob, uploadFile } from "../api/transfer-file.ts";
 import { formatSize } from "../lib/format-size.ts";
 import { ErrorText } from "../../../components/error-text.tsx";
-import { TransferProgress, type Progress } from "./transfer-progress.tsx";
+import { TransferProgress } from "./transfer-progress.tsx";
+import { useTransfer, type Transfer } from "./use-transfer.ts";
 import "./files.css";
-
-type Transfer =
-  | { state: "idle" }
-  | { state: "moving"; progress: Progress }
-  | { state: "done"; progress: Progress; path: string; bytes: number }
-  | { state: "failed"; progress: Progress | null; error: unknown };
 
 /**
  * Files in and out of the student's home while the VM runs (docs/files.md): the owner uploads and
@@ -50,31 +45,21 @@ function UploadForm({ sessionId }: { sessionId: string }) {
   const id = useId();
   const [file, setFile] = useState<File | null>(null);
   const [saveAs, setSaveAs] = useState("");
-  const [transfer, setTransfer] = useState<Transfer>({ state: "idle" });
-  const moving = transfer.state === "moving";
+  const { transfer, moving, run, fail, reset } = useTransfer();
 
   async function upload() {
     if (!file) return;
     const path = saveAs.trim() === "" ? file.name : saveAs.trim();
     // Refused here before a byte is sent; the BFF and the agent refuse it as well.
     if (file.size > fileLimits.maxBytes) {
-      const error = new ApiError(0, "too_large", "The file is too large.", {
-        reason: "too_large",
-        params: { maxMiB: fileLimits.maxBytes / 1024 / 1024 },
-      });
-      return setTransfer({ state: "failed", progress: null, error });
+      return fail(
+        new ApiError(0, "too_large", "The file is too large.", {
+          reason: "too_large",
+          params: { maxMiB: fileLimits.maxBytes / 1024 / 1024 },
+        }),
+      );
     }
-    let progress: Progress = { done: 0, total: file.size };
-    setTransfer({ state: "moving", progress });
-    try {
-      const done = await uploadFile(sessionId, path, file, (sent, total) => {
-        progress = { done: sent, total };
-        setTransfer({ state: "moving", progress });
-      });
-      setTransfer({ state: "done", progress: { done: file.size, total: file.size }, ...done });
-    } catch (error) {
-      setTransfer({ state: "failed", progress, error });
-    }
+    await run(file.size, (onProgress) => uploadFile(sessionId, path, file, onProgress));
   }
 
   return (
@@ -93,7 +78,7 @@ function UploadForm({ sessionId }: { sessionId: string }) {
           type="file"
           onChange={(event) => {
             setFile(event.target.files?.[0] ?? null);
-            setTransfer({ state: "idle" });
+            reset();
           }}
         />
       </label>
@@ -124,28 +109,15 @@ function DownloadForm({ sessionId }: { sessionId: string }) {
   const format = useFormat();
   const id = useId();
   const [path, setPath] = useState("");
-  const [transfer, setTransfer] = useState<Transfer>({ state: "idle" });
-  const moving = transfer.state === "moving";
+  const { transfer, moving, run } = useTransfer();
 
   async function download() {
     const wanted = path.trim();
-    let progress: Progress = { done: 0, total: 0 };
-    setTransfer({ state: "moving", progress });
-    try {
-      const blob = await downloadFile(sessionId, wanted, (done, total) => {
-        progress = { done, total };
-        setTransfer({ state: "moving", progress });
-      });
+    await run(0, async (onProgress) => {
+      const blob = await downloadFile(sessionId, wanted, onProgress);
       saveBlob(blob, wanted.split("/").at(-1) ?? wanted);
-      setTransfer({
-        state: "done",
-        progress: { done: blob.size, total: blob.size },
-        path: wanted,
-        bytes: blob.size,
-      });
-    } catch (error) {
-      setTransfer({ state: "failed", progress, error });
-    }
+      return { path: wanted, bytes: blob.size };
+    });
   }
 
   return (
