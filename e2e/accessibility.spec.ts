@@ -48,9 +48,9 @@ test("the sessions list, grading, doctor, audit log and a missing page pass axe"
 test("the recordings list and a recording's player pass axe", async ({ apiAs, pageAs, lab }) => {
   const alice = await apiAs("alice");
   const session = await alice.launchRunning(lab.id);
-  const student = await pageAs("alice");
-  await student.goto(`/sessions/${session.id}`);
-  await new ConsoleView(student).run("echo on''-record");
+  const student = new ConsoleView(await pageAs("alice"));
+  await student.goto(session.id);
+  await student.run("echo on''-record");
 
   const page = await pageAs("tara");
   await page.goto("/recordings");

@@ -50,6 +50,7 @@ test("the console is on screen when a student opens their session, without scrol
   const alice = await apiAs("alice");
   const session = await alice.launchRunning(lab.id);
   const page = await pageAs("alice");
+  // Not ConsoleView.goto, which scrolls the console into view.
   await page.goto(`/sessions/${encodeURIComponent(session.id)}`);
   const student = new ConsoleView(page);
   await expect(student.region).toHaveAttribute("data-status", "connected");

@@ -69,9 +69,9 @@ test("an instructor grades three students, follows the run, and downloads the CS
       sessions.set(owner, session.id);
     }
     // Bob did the first task; the others nothing yet.
-    const bobPage = await pageAs("bob");
-    await bobPage.goto(`/sessions/${sessions.get("bob")}`);
-    await new ConsoleView(bobPage).run("echo hello > ~/hello.txt");
+    const bob = new ConsoleView(await pageAs("bob"));
+    await bob.goto(sessions.get("bob")!);
+    await bob.run("echo hello > ~/hello.txt");
 
     const page = await pageAs("ivan");
     const grading = new GradingPage(page);

@@ -1,4 +1,5 @@
 import { useState } from "react";
+import type { UploadedFile } from "../../../../common/files-api.ts";
 import type { OnProgress } from "../api/transfer-file.ts";
 import type { Progress } from "./transfer-progress.tsx";
 
@@ -8,18 +9,13 @@ export type Transfer =
   | { state: "done"; progress: Progress; path: string; bytes: number }
   | { state: "failed"; progress: Progress | null; error: unknown };
 
-/** What a finished transfer moved. */
-export interface Moved {
-  path: string;
-  bytes: number;
-}
-
 /** One form's transfer: moving with its progress, then done with what it moved, or failed and why. */
 export function useTransfer() {
   const [transfer, setTransfer] = useState<Transfer>({ state: "idle" });
 
   /** `total`: the size, when it is known before the first byte moves (an upload's). */
-  async function run(total: number, move: (onProgress: OnProgress) => Promise<Moved>): Promise<void> {
+  // What a finished transfer moved is what an upload answers with, for a download as well.
+  async function run(total: number, move: (onProgress: OnProgress) => Promise<UploadedFile>): Promise<void> {
     let progress: Progress = { done: 0, total };
     setTransfer({ state: "moving", progress });
     try {
