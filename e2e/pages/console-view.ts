@@ -1,9 +1,11 @@
 import { expect, type Page } from "@playwright/test";
 import { translator, type Translate } from "../support/catalog.ts";
 
-/** The console on a session page: its status, controls and terminal rows. */
+/** The console on a session page (or one of its lab's terminals): its status, controls and rows. */
 export class ConsoleView {
   readonly region;
+  /** Its tab, where the lab offers terminals besides the serial console. */
+  readonly tab;
   /** The terminal's text as xterm.js renders it. */
   readonly rows;
   readonly takeKeyboard;
@@ -16,8 +18,15 @@ export class ConsoleView {
   constructor(
     readonly page: Page,
     readonly t: Translate = translator("en"),
+    readonly terminal?: number,
   ) {
-    this.region = page.getByRole("region", { name: t("console.title") });
+    const name =
+      terminal === undefined ? t("console.title") : t("console.tabs.terminal", { number: terminal });
+    this.region = page.getByRole("region", { name, exact: true });
+    this.tab = page.getByRole("tab", {
+      name: terminal === undefined ? t("console.tabs.serial") : name,
+      exact: true,
+    });
     this.rows = this.region.locator(".xterm-rows");
     this.takeKeyboard = this.region.getByRole("button", { name: t("console.keyboard.take") });
     this.giveBackKeyboard = this.region.getByRole("button", { name: t("console.keyboard.giveBack") });
@@ -27,6 +36,7 @@ export class ConsoleView {
 
   async goto(sessionId: string): Promise<void> {
     await this.page.goto(`/sessions/${encodeURIComponent(sessionId)}`);
+    if (this.terminal !== undefined) await this.tab.click();
     await this.lookAt();
   }
 

@@ -33,8 +33,9 @@ from collections import OrderedDict
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
-# 2.1.0 added /v1/files; the BFF reads this from /v1/health to tell an agent that lacks them.
-VERSION = "2.1.0"
+# 2.1.0 added /v1/files, 2.2.0 added /v1/terminal; the BFF reads this from /v1/health to tell an
+# agent that lacks them.
+VERSION = "2.2.0"
 
 # The limits of the wire protocol; src/common/agent-protocol.ts holds the same numbers.
 BODY_BYTES = 64 * 1024
@@ -53,6 +54,28 @@ FILE_PATH_LENGTH = 1024
 FRAME_MAC_BYTES = 32
 # A file's bytes may take as long as they need, but not pause for longer than this.
 FILE_IDLE_SECONDS = 10
+# Interactive terminals (/v1/terminal): how many may be open at once, and the most bytes one frame
+# carries either way. Each also holds one of the CONNECTIONS while it is open.
+TERMINALS = 8
+TERMINAL_FRAME_BYTES = 64 * 1024
+TERMINAL_PROTOCOL = "lab-agent-terminal"
+# A frame is mac (FRAME_MAC_BYTES) | type (1 byte) | payload length (4 bytes, big-endian) | payload.
+TERMINAL_HEAD = struct.Struct(">BI")
+TERMINAL_HEAD_BYTES = FRAME_MAC_BYTES + TERMINAL_HEAD.size
+# Frame types from the BFF ("in") ...
+TERMINAL_INPUT = 0x01
+TERMINAL_RESIZE = 0x02
+TERMINAL_PING = 0x04
+# ... and to it ("out").
+TERMINAL_OUTPUT = 0x01
+TERMINAL_EXIT = 0x03
+TERMINAL_PONG = 0x05
+# Once the BFF left and the PTY is closed (the kernel hangs the shell up), the shell's process group
+# has this long to end before it is killed.
+TERMINAL_HANGUP_SECONDS = 2.0
+# How often a running shell is looked at: it may exit while a background job still holds the PTY,
+# and then the PTY never reports its end.
+SHELL_POLL_SECONDS = 1.0
 
 # A key file larger than this is not a key: reading stops here, whatever the file is.
 KEY_FILE_BYTES = 256
@@ -60,7 +83,8 @@ MINIMUM_KEY_LENGTH = 16
 # Enough of stdout's end to hold its last line, where a score line is read.
 STDOUT_TAIL_BYTES = 4096
 # After a check's command exits, how long its pipes may stay open: a process that left the check's
-# process group (setsid, a daemon) could hold them for ever.
+# process group (setsid, a daemon) could hold them for ever. After a terminal's shell exits, how long
+# its PTY may stay silent before the terminal ends anyway (a background job holds it).
 DRAIN_SECONDS = 1.0
 # Nonces seen recently: a captured request cannot be played again while it is remembered.
 REMEMBERED_NONCES = 4096
@@ -387,12 +411,8 @@ def score_of(stdout):
     return score if score <= 1 else None
 
 
-def check_launch(run_as, command):
-    # A clean shell: no login shell and no rc file, so nothing the student wrote runs first.
-    if os.access("/bin/bash", os.X_OK):
-        argv, shell = ["/bin/bash", "--noprofile", "--norc", "-c", command], "/bin/bash"
-    else:
-        argv, shell = ["/bin/sh", "-c", command], "/bin/sh"
+def clean_environment(run_as, shell, **more):
+    """Only what a program of the student's needs: nothing of the agent's own environment."""
     env = {
         "HOME": run_as.home,
         "USER": run_as.user,
@@ -401,7 +421,17 @@ def check_launch(run_as, command):
         "PATH": CHECK_PATH,
         "LANG": "C.UTF-8",
     }
-    options = {"cwd": run_as.home, "env": env}
+    env.update(more)
+    return env
+
+
+def check_launch(run_as, command):
+    # A clean shell: no login shell and no rc file, so nothing the student wrote runs first.
+    if os.access("/bin/bash", os.X_OK):
+        argv, shell = ["/bin/bash", "--noprofile", "--norc", "-c", command], "/bin/bash"
+    else:
+        argv, shell = ["/bin/sh", "-c", command], "/bin/sh"
+    options = {"cwd": run_as.home, "env": clean_environment(run_as, shell)}
     if run_as.switch:
         options.update(user=run_as.uid, group=run_as.gid, extra_groups=run_as.groups)
     return argv, options
@@ -533,12 +563,16 @@ def invalid(problems):
     return HttpError(400, "invalid", " ".join(problems))
 
 
+def set_window_size(fd, rows, cols):
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+
+
 def set_tty_size(tty, size):
     """The kernel sends SIGWINCH to the terminal's foreground programs, as `stty rows cols` would."""
     try:
         fd = os.open(tty, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK | os.O_CLOEXEC)
         try:
-            fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", size["rows"], size["cols"], 0, 0))
+            set_window_size(fd, size["rows"], size["cols"])
         finally:
             os.close(fd)
     except OSError as error:
@@ -794,6 +828,284 @@ class Files:
 
 
 # ---------------------------------------------------------------------------------------------
+# Terminals (/v1/terminal): the student's login shell on a PTY of its own, carried over the upgraded
+# connection in signed frames both ways (docs/agent.md, "Terminals").
+
+
+class TerminalClosed(Exception):
+    """The connection is done with: the BFF left, or sent what no BFF sends."""
+
+
+def parse_terminal_size(rows, cols):
+    def size_of(text):
+        # [0-9], not \d: int() would also take other scripts' digits.
+        if text is None or not re.fullmatch(r"[0-9]{1,4}", text) or not 1 <= int(text) <= TTY_SIZE:
+            return None
+        return int(text)
+
+    size = {"rows": size_of(rows), "cols": size_of(cols)}
+    if size["rows"] is None or size["cols"] is None:
+        raise invalid(['"rows" and "cols" must be whole numbers from 1 to %d.' % TTY_SIZE])
+    return size
+
+
+def terminal_mac(key, direction, nonce, index, kind, payload):
+    """A frame's MAC covers its direction, its place on the connection, its type and its payload.
+    The length field is left out: it only says where the payload ends, and the payload is covered."""
+    prefix = ("lab-agent-terminal:v1\n%s\n%s\n%d\n" % (direction, nonce, index)).encode("utf-8")
+    signer = hmac.new(key, prefix, hashlib.sha256)
+    signer.update(bytes((kind,)))
+    signer.update(payload)
+    return signer.digest()
+
+
+def login_shell(run_as):
+    """The user's own shell, as a login would start it. nologin and false are no shell to type in:
+    the tests run as root with "nobody", whose shell is nologin, and a check runs bash as them anyway."""
+    try:
+        shell = pwd.getpwuid(run_as.uid).pw_shell
+    except KeyError:
+        shell = ""
+    if os.path.basename(shell) in ("nologin", "false") or not os.access(shell, os.X_OK):
+        shell = "/bin/bash" if os.access("/bin/bash", os.X_OK) else "/bin/sh"
+    return shell
+
+
+def take_controlling_terminal():
+    # Runs in the forked child, after setsid and the switch of user, just before exec. With other
+    # threads about, nothing here may take a lock: one ioctl on stdin, which is the PTY.
+    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+
+class Terminal:
+    """
+    A login shell in a session of its own with a new PTY as its controlling terminal, as the student
+    (uid, their own primary group and their groups: this is their shell, not a check). relay() then
+    carries it until the shell exits or the BFF leaves.
+    """
+
+    def __init__(self, run_as, size, running, key, nonce):
+        self.key = key
+        self.nonce = nonce
+        self.running = running
+        self.sent = 0
+        self.received = 0
+        # Input the PTY could not take yet (the program does not read it): the BFF's frames are read
+        # on only while this is under a frame's worth, so the program's pace reaches the BFF.
+        self.to_pty = bytearray()
+        self.reaped = False
+        shell = login_shell(run_as)
+        env = clean_environment(run_as, shell, TERM="xterm-256color")
+        options = {}
+        if run_as.switch:
+            options.update(user=run_as.uid, group=run_as.own_gid, extra_groups=run_as.groups)
+        master, slave = os.openpty()
+        try:
+            set_window_size(master, size["rows"], size["cols"])
+            if run_as.switch:
+                # As login and sshd do: `tty`, screen and mesg expect the student's terminal to be theirs.
+                os.fchown(slave, run_as.uid, -1)
+            self.child = subprocess.Popen(
+                # A leading "-" in argv[0] makes it a login shell: the student's profile runs, as at the
+                # console. That is what the student expects here; checks never get one.
+                ["-" + os.path.basename(shell)],
+                executable=shell,
+                stdin=slave,
+                stdout=slave,
+                stderr=slave,
+                start_new_session=True,
+                preexec_fn=take_controlling_terminal,
+                close_fds=True,
+                cwd=run_as.home,
+                env=env,
+                **options
+            )
+        except (OSError, subprocess.SubprocessError) as error:
+            os.close(master)
+            raise HttpError(500, "spawn_failed", "Cannot start the terminal's shell %s: %s" % (shell, error))
+        finally:
+            # From here only the shell and what it starts hold the PTY's other end: once all of them
+            # have closed it, reading the master gives EIO.
+            os.close(slave)
+        self.master = master
+        os.set_blocking(master, False)
+        # The shell leads its session and process group: an agent that stops kills the group, as it
+        # kills running checks.
+        running.add(self.child.pid)
+
+    def run(self, request):
+        """Answers 101 and relays; ends with the exit frame once the shell is done, or without one
+        once the BFF left or broke the protocol."""
+        self.connection = request.connection
+        try:
+            early = request.upgrade(TERMINAL_PROTOCOL)
+            self.relay(early)
+        except TerminalClosed:
+            # At once: a BFF that left reads nothing more, and a peer that broke the protocol is not
+            # the BFF. Then the shell is hung up, as when a terminal window closes.
+            try:
+                self.connection.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            self.close_master()
+            self.reap()
+            return
+        self.reap()
+        code = self.child.returncode
+        result = {"exitCode": code if code >= 0 else None, "signal": signal_name(-code) if code < 0 else None}
+        try:
+            self.send(TERMINAL_EXIT, json.dumps(result, separators=(",", ":")).encode("utf-8"))
+        except TerminalClosed:
+            pass  # the BFF left as the shell exited; there is nobody to tell
+
+    def relay(self, early):
+        """Returns once the shell's side of the PTY has ended (or stayed silent for DRAIN_SECONDS
+        after the shell exited); raises TerminalClosed when the BFF left or broke the protocol."""
+        connection = self.connection
+        incoming = bytearray(early)
+        self.take_frames(incoming)
+        selector = selectors.DefaultSelector()
+        watching = {}  # what the selector watches now, by file: socket and master
+
+        def watch(target, events):
+            if watching.get(target, 0) == events:
+                return
+            if not events:
+                selector.unregister(target)
+                del watching[target]
+            elif target in watching:
+                selector.modify(target, events)
+                watching[target] = events
+            else:
+                selector.register(target, events)
+                watching[target] = events
+
+        quiet_since = None  # once the shell has exited: since when the PTY said nothing
+        try:
+            while True:
+                # WARNING: a full socket blocks send() below, and with it all reading from the PTY:
+                # that is the flow control. A program that floods its terminal waits for the BFF (and
+                # the browser) to keep up; its output never piles up in the agent. Meanwhile the BFF's
+                # frames, pings included, wait in the socket too.
+                watch(connection, selectors.EVENT_READ if len(self.to_pty) < TERMINAL_FRAME_BYTES else 0)
+                watch(self.master, selectors.EVENT_READ | (selectors.EVENT_WRITE if self.to_pty else 0))
+                now = time.monotonic()
+                if quiet_since is None and self.child.poll() is not None:
+                    quiet_since = now
+                if quiet_since is None:
+                    timeout = SHELL_POLL_SECONDS
+                else:
+                    timeout = quiet_since + DRAIN_SECONDS - now
+                    if timeout <= 0:
+                        return  # the shell exited; whatever still holds the PTY has nothing to say
+                ready = {key.fileobj: mask for key, mask in selector.select(timeout)}
+                # The BFF's frames first: a Ctrl-C must get through while the program floods.
+                if connection in ready:
+                    try:
+                        data = connection.recv(TERMINAL_HEAD_BYTES + TERMINAL_FRAME_BYTES)
+                    except OSError:
+                        data = b""
+                    if not data:
+                        raise TerminalClosed()
+                    incoming += data
+                    self.take_frames(incoming)
+                if self.to_pty:
+                    self.write_pty()
+                if ready.get(self.master, 0) & selectors.EVENT_READ:
+                    try:
+                        output = os.read(self.master, TERMINAL_FRAME_BYTES)
+                    except BlockingIOError:
+                        continue
+                    except OSError as error:
+                        if error.errno != errno.EIO:
+                            raise
+                        output = b""  # EIO: no process holds the PTY's other end any more
+                    if not output:
+                        return
+                    self.send(TERMINAL_OUTPUT, output)
+                    if quiet_since is not None:
+                        quiet_since = time.monotonic()
+        finally:
+            selector.close()
+
+    def take_frames(self, incoming):
+        """Acts on each whole frame in `incoming` and removes it; a partial one waits for its rest."""
+        while len(incoming) >= TERMINAL_HEAD_BYTES:
+            kind, length = TERMINAL_HEAD.unpack_from(incoming, FRAME_MAC_BYTES)
+            if length > TERMINAL_FRAME_BYTES:
+                raise TerminalClosed()  # before its bytes are waited for, so none are held
+            end = TERMINAL_HEAD_BYTES + length
+            if len(incoming) < end:
+                return
+            payload = bytes(incoming[TERMINAL_HEAD_BYTES:end])
+            expected = terminal_mac(self.key, "in", self.nonce, self.received, kind, payload)
+            if not hmac.compare_digest(expected, bytes(incoming[:FRAME_MAC_BYTES])):
+                raise TerminalClosed()
+            del incoming[:end]
+            self.received += 1
+            if kind == TERMINAL_INPUT:
+                self.to_pty += payload
+            elif kind == TERMINAL_RESIZE and length == 4:
+                rows, cols = struct.unpack(">HH", payload)
+                if not (1 <= rows <= TTY_SIZE and 1 <= cols <= TTY_SIZE):
+                    raise TerminalClosed()
+                try:
+                    # On the master: the kernel sends SIGWINCH to the terminal's foreground process group.
+                    set_window_size(self.master, rows, cols)
+                except OSError:
+                    pass  # the shell's side is gone already; reading the master says so next
+            elif kind == TERMINAL_PING and length == 0:
+                self.send(TERMINAL_PONG, b"")
+            else:
+                raise TerminalClosed()
+
+    def write_pty(self):
+        try:
+            written = os.write(self.master, self.to_pty[:TERMINAL_FRAME_BYTES])
+        except BlockingIOError:
+            return  # the PTY is full: the rest waits for EVENT_WRITE
+        except OSError as error:
+            if error.errno != errno.EIO:
+                raise
+            self.to_pty.clear()  # the shell's side is gone; reading the master says so next
+            return
+        del self.to_pty[:written]
+
+    def send(self, kind, payload):
+        signature = terminal_mac(self.key, "out", self.nonce, self.sent, kind, payload)
+        self.sent += 1
+        try:
+            self.connection.sendall(signature + TERMINAL_HEAD.pack(kind, len(payload)) + payload)
+        except OSError:
+            raise TerminalClosed()
+
+    def close_master(self):
+        if self.master is not None:
+            os.close(self.master)
+            self.master = None
+
+    def reap(self):
+        """Waits for the shell (TERMINAL_HANGUP_SECONDS at most, then its group is killed), then kills
+        whatever is left of its process group, as after a check. Jobs the shell put in groups of their
+        own and that outlived a hang-up (nohup) keep running, as after an ssh session."""
+        if self.reaped:
+            return
+        try:
+            self.child.wait(TERMINAL_HANGUP_SECONDS)
+        except subprocess.TimeoutExpired:
+            kill_group(self.child.pid)
+            self.child.wait()
+        kill_group(self.child.pid)
+        self.running.remove(self.child.pid)
+        self.reaped = True
+
+    def close(self):
+        """Whatever way the terminal ended (an exception included): no fd and no zombie stay behind."""
+        self.close_master()
+        self.reap()
+
+
+# ---------------------------------------------------------------------------------------------
 # HTTP.
 
 
@@ -805,6 +1117,7 @@ class Agent:
         self.check_slots = threading.BoundedSemaphore(CONCURRENT_CHECKS)
         self.running = RunningGroups()
         self.files = Files(config)
+        self.terminal_slots = threading.BoundedSemaphore(TERMINALS)
 
     def health(self, request):
         run_as = resolve_run_as(self.config)
@@ -846,12 +1159,30 @@ class Agent:
         set_tty_size(self.config["tty"], size)
         return size
 
+    def terminal(self, request):
+        size = parse_terminal_size(request.query("rows"), request.query("cols"))
+        if request.headers.get("Upgrade", "").strip().lower() != TERMINAL_PROTOCOL:
+            raise invalid(["A terminal needs Upgrade: %s." % TERMINAL_PROTOCOL])
+        if not self.terminal_slots.acquire(blocking=False):
+            message = "This VM has %d terminals open already, the most it allows; close one first."
+            raise HttpError(503, "too_many_terminals", message % TERMINALS)
+        try:
+            terminal = Terminal(resolve_run_as(self.config), size, self.running, request.key, request.nonce)
+            try:
+                terminal.run(request)
+            finally:
+                terminal.close()
+        finally:
+            self.terminal_slots.release()
+        return None  # the 101 was the answer; handle_request logs the terminal once it has ended
+
     def routes(self):
         return {
             "/v1/health": {"GET": self.health},
             "/v1/checks": {"POST": self.checks},
             "/v1/tty": {"POST": self.tty},
             "/v1/files": {"PUT": self.files.upload, "GET": self.files.download},
+            "/v1/terminal": {"GET": self.terminal},
         }
 
 
@@ -898,16 +1229,20 @@ class Handler(BaseHTTPRequestHandler):
         self.close_connection = True
         self.nonce = None
         self.key = None
+        # Once a 101 went out the connection carries frames: an HTTP answer there would be garbage.
+        self.upgraded = False
         try:
             self.authenticate()
             answer = self.route()
             if answer is not None:
                 self.send_json(200, answer)
         except HttpError as error:
-            self.send_error_body(error)
+            if not self.upgraded:
+                self.send_error_body(error)
         except Exception:
             self.agent.log("lab-agent: %s %s failed: %s" % (self.command, self.path, traceback.format_exc()))
-            self.send_error_body(HttpError(500, "internal", "The agent failed; its log has the details."))
+            if not self.upgraded:
+                self.send_error_body(HttpError(500, "internal", "The agent failed; its log has the details."))
         self.agent.log(
             "%s %s %s %dms"
             % (self.command, self.path, getattr(self, "status", "-"), (time.monotonic() - started) * 1000)
@@ -983,6 +1318,33 @@ class Handler(BaseHTTPRequestHandler):
         self.stream_for(FILE_IDLE_SECONDS)
         self.send_response_only(100)
         self.end_headers()
+
+    def upgrade(self, protocol):
+        """
+        Answers 101: from here the connection carries `protocol` for as long as it lasts, with no
+        deadline and no timeout (a terminal may sit idle for hours). Returns the bytes the head's reader
+        already took from the socket past the head: frames the BFF sent without waiting for the 101.
+        """
+        self.read_deadline.cancel()
+        self.connection.settimeout(None)
+        self.upgraded = True
+        self.status = 101
+        self.send_response_only(101)
+        self.send_header("Upgrade", protocol)
+        self.send_header("Connection", "Upgrade")
+        self.send_header("Lab-Agent-MAC", answer_mac(self.key, self.nonce, 101, b""))
+        try:
+            self.end_headers()
+        except OSError:
+            raise TerminalClosed()
+        # Non-blocking for one read: the buffer's bytes if it has any, b"" rather than a wait if not.
+        self.connection.setblocking(False)
+        try:
+            return self.rfile.read1(TERMINAL_HEAD_BYTES + TERMINAL_FRAME_BYTES) or b""
+        except OSError:
+            return b""
+        finally:
+            self.connection.setblocking(True)
 
     def read_frames(self, size):
         """The upload's bytes, frame by frame, each checked against its MAC before it is used."""

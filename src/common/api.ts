@@ -42,7 +42,12 @@ export const LabSummary = z.object({
   title: z.string(),
   description: z.string(),
   vm: z.object({ cpu: z.number(), memory: z.string(), nested: z.boolean() }),
-  session: z.object({ minutes: z.number(), extendMinutes: z.number(), maxExtensions: z.number() }),
+  session: z.object({
+    minutes: z.number(),
+    extendMinutes: z.number(),
+    maxExtensions: z.number(),
+    terminals: z.number(),
+  }),
   checks: z.array(
     z.object({
       id: z.string(),
@@ -167,6 +172,8 @@ export type BootLog = z.output<typeof BootLog>;
 /** A console recording (asciicast v2); it outlives its session until the retention period ends. */
 export const RecordingSummary = z.object({
   sessionId: z.string(),
+  /** A lab's terminal (1, 2, …); absent for the serial console's recording. */
+  terminal: z.optional(z.number()),
   owner: z.string(),
   labId: z.string(),
   startedAt: z.string(),

@@ -56,6 +56,12 @@ export const consoleNoticeReasons = [
   "sign_in_expired",
   "too_many_windows",
   "reopened_too_often",
+  "terminal_unreachable",
+  "terminal_unproven",
+  "terminal_agent_too_old",
+  "too_many_terminals",
+  "terminal_refused",
+  "shell_exited",
 ] as const;
 export type ConsoleNoticeReason = (typeof consoleNoticeReasons)[number];
 

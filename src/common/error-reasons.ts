@@ -18,6 +18,7 @@ export const errorReasons = [
   // Labs and sessions
   "lab_not_found",
   "session_not_found",
+  "terminal_not_found",
   "session_already_running",
   "launch_too_often",
   "quota_per_student",

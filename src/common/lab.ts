@@ -139,10 +139,17 @@ const Vm = z
     ],
   });
 
+/** The most terminals a lab may give each session besides its serial console (the agent allows 8 in all). */
+export const maxTerminals = 4;
+
 const Session = z.strictObject({
   minutes: z.int().min(5).max(1440).default(60).meta({ description: "How long a session lasts." }),
   extendMinutes: z.int().min(1).max(1440).default(15).meta({ description: "Minutes one extension adds." }),
   maxExtensions: z.int().min(0).max(100).default(2).meta({ description: "How often a student may extend." }),
+  terminals: z.int().min(0).max(maxTerminals).default(0).meta({
+    description:
+      "Shells a student may open besides the serial console, each a real terminal through the VM's agent.",
+  }),
 });
 
 const LabCheckFile = z.strictObject({
@@ -288,7 +295,7 @@ export const LabFile = z
       .default("")
       .meta({ description: "Markdown shown to students." }),
     vm: Vm,
-    session: Session.default({ minutes: 60, extendMinutes: 15, maxExtensions: 2 }),
+    session: Session.default({ minutes: 60, extendMinutes: 15, maxExtensions: 2, terminals: 0 }),
     network: Network.optional().meta({
       description: "What the VM may reach on the network; without it, DNS and nothing else.",
     }),
@@ -334,7 +341,7 @@ export interface Lab {
   title: string;
   description: string;
   vm: { cpu: number; memory: string; image: string; nested: boolean; cloudInit: string | null };
-  session: { minutes: number; extendMinutes: number; maxExtensions: number };
+  session: { minutes: number; extendMinutes: number; maxExtensions: number; terminals: number };
   checks: LabCheck[];
   /** Only for a lab that declares egress: each session's VM may open these besides DNS. */
   network?: { egress: LabEgressRule[] };

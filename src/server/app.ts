@@ -28,6 +28,7 @@ import { createAgentClient, type ConnectToAgent } from "./grading/agent-client.t
 import { createAgentDelivery } from "./grading/agent-delivery.ts";
 import { createPortForwardTransport } from "./grading/portforward-transport.ts";
 import { createAgentFiles } from "./files/agent-files.ts";
+import { createTerminalOpener } from "./terminals/agent-terminal.ts";
 import { registerFileRoutes } from "./files/routes.ts";
 import type { GradingRepository } from "./grading/repository.ts";
 import { registerGradingRoutes } from "./grading/routes.ts";
@@ -242,6 +243,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const consoles: ConsoleHub = new ConsoleHub({
     connect: deps.cluster.openConsole,
     setGuestSize: guestSizeThroughAgent(agents),
+    openTerminal: createTerminalOpener({ connect: connectToAgent, keyFor: agentKeyFor }),
     findSession,
     log: app.log,
     limits: deps.consoleLimits,
@@ -277,6 +279,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     signIns,
     audit: operations.audit,
     onViewers: (change, as) => operations.metrics.consoleViewers.inc({ role: as }, change),
+    terminalsOf: (labId) => deps.labs.find((lab) => lab.id === labId)?.session.terminals ?? 0,
   });
   registerHelpRoutes(app, {
     help: new HelpRequests({ cluster: deps.cluster, sessions, source: reads.source, now: operations.now }),

@@ -12,6 +12,8 @@ const lifetimeMs = 30_000;
 const ForwardClaims = z.object({
   sessionId: z.string(),
   owner: z.string(),
+  /** Which of the session's consoles: 0 its serial console, else a lab terminal. */
+  terminal: z.number().int().min(0).default(0),
   identity: z.object({
     username: z.string(),
     role: Role,
@@ -34,7 +36,7 @@ function signature(secret: string, payload: string): Buffer {
 
 export function signForward(
   secret: string,
-  claims: Omit<ForwardClaims, "expiresAt">,
+  claims: Omit<ForwardClaims, "expiresAt" | "terminal"> & { terminal?: number },
   now = Date.now(),
 ): string {
   const payload = Buffer.from(JSON.stringify({ ...claims, expiresAt: now + lifetimeMs })).toString(

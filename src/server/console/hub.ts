@@ -1,5 +1,6 @@
 // Every open console in the BFF, one per VMI however many browsers watch it (KubeVirt allows one
-// connection per VMI: a second would kick the first). Owns the timers all consoles share.
+// connection per VMI: a second would kick the first), and one per terminal a lab allows besides it
+// (a shell through the VM's agent). Owns the timers all consoles share.
 import type { FastifyBaseLogger } from "fastify";
 import type WebSocket from "ws";
 import type { Session } from "../../common/api.ts";
@@ -11,10 +12,18 @@ import { defaultConsoleLimits, type ConsoleLimits } from "./limits.ts";
 import type { ConsoleLogReader } from "./log-seeding.ts";
 import { notices } from "./notices.ts";
 import { SharedConsole } from "./shared-console.ts";
+import { UpstreamLink } from "./upstream.ts";
+import type { OpenUpstream } from "./upstream-connector.ts";
 import { ConsoleViewer, type ViewerIdentity } from "./viewer.ts";
+import { terminalUpstream, type OpenTerminal } from "../terminals/agent-terminal.ts";
+
+/** The serial console's number; a lab's terminals are 1, 2, … */
+export const serialConsole = 0;
 
 export interface ConsoleHubDeps {
   connect: ConsoleConnector;
+  /** A lab's terminals, shells through the VM's agent (terminals/agent-terminal.ts); none without it. */
+  openTerminal?: OpenTerminal;
   /** Fits go through the VM's agent (guest-size.ts). */
   setGuestSize: SetGuestSize;
   findSession(id: string): Promise<Session | undefined>;
@@ -54,13 +63,21 @@ export class ConsoleHub {
     this.limits = { ...defaultConsoleLimits, ...deps.limits };
   }
 
-  /** Adds an accepted browser socket to its session's console (opening that console if needed). */
-  join(session: { id: string; owner: string }, socket: WebSocket, identity: ViewerIdentity): void {
+  /**
+   * Adds an accepted browser socket to one of its session's consoles, the serial one or a terminal
+   * (opening that console if needed).
+   */
+  join(
+    session: { id: string; owner: string },
+    socket: WebSocket,
+    identity: ViewerIdentity,
+    terminal: number = serialConsole,
+  ): void {
     if (this.closed) {
       socket.close(1001, "server shutting down");
       return;
     }
-    const shared = this.consoleFor(session);
+    const shared = this.consoleFor(session, terminal);
     shared.join(new ConsoleViewer(socket, identity, this.limits, shared));
   }
 
@@ -70,39 +87,54 @@ export class ConsoleHub {
    */
   keepOpen(session: { id: string; owner: string }): (() => void) | undefined {
     if (this.closed) return undefined;
-    return this.consoleFor(session).keepOpen();
+    return this.consoleFor(session, serialConsole).keepOpen();
   }
 
-  /** An open console's screen, for miniatures: its version and, when asked, its text. */
+  /** An open serial console's screen, for miniatures: its version and, when asked, its text. */
   screenOf(sessionId: string): Pick<SharedConsole, "screenVersion" | "screenText"> | undefined {
-    return this.consoles.get(sessionId);
+    return this.consoles.get(consoleKey(sessionId, serialConsole));
   }
 
-  private consoleFor(session: { id: string; owner: string }): SharedConsole {
-    let shared = this.consoles.get(session.id);
+  private consoleFor(session: { id: string; owner: string }, terminal: number): SharedConsole {
+    const key = consoleKey(session.id, terminal);
+    let shared = this.consoles.get(key);
     if (!shared) {
-      const recorder = this.deps.recordings?.recorderFor(session, {
-        cols: this.limits.initialCols,
-        rows: this.limits.initialRows,
-      });
+      const size = { cols: this.limits.initialCols, rows: this.limits.initialRows };
+      const recorder = this.deps.recordings?.recorderFor(session, size, terminal);
       shared = new SharedConsole({
         sessionId: session.id,
         owner: session.owner,
-        connect: this.deps.connect,
-        setGuestSize: this.deps.setGuestSize,
+        ...this.lineOf(terminal, size),
         findSession: this.deps.findSession,
         limits: this.limits,
         log: this.deps.log,
         recorder,
-        onFinished: (finished) => this.forget(finished, recorder),
+        onFinished: (finished) => this.forget(key, finished, recorder),
         onReconnected: this.deps.onUpstreamReconnected,
-        onKeyboardTaken: (by, from) => void this.recordKeyboardTaken(session, by, from),
-        readConsoleLog: this.deps.readConsoleLog,
+        onKeyboardTaken: (by, from) => void this.recordKeyboardTaken(session, terminal, by, from),
+        // A terminal's shell starts with it: there is no earlier output to show.
+        readConsoleLog: terminal === serialConsole ? this.deps.readConsoleLog : undefined,
       });
-      this.consoles.set(session.id, shared);
+      this.consoles.set(key, shared);
       this.startTimers();
     }
     return shared;
+  }
+
+  /** How a console reaches what it shows, and how its size is set there. */
+  private lineOf(
+    terminal: number,
+    size: { cols: number; rows: number },
+  ): { connect: OpenUpstream; setGuestSize: SetGuestSize } {
+    if (terminal === serialConsole) {
+      const { connect } = this.deps;
+      return {
+        connect: async (sessionId, signal) => new UpstreamLink(await connect(sessionId, signal)),
+        setGuestSize: this.deps.setGuestSize,
+      };
+    }
+    if (!this.deps.openTerminal) throw new Error("This console hub opens no terminals.");
+    return terminalUpstream(this.deps.openTerminal, size);
   }
 
   /** A sign-in ended (sign-out or expiry): its sockets close at once. */
@@ -112,8 +144,10 @@ export class ConsoleHub {
     }
   }
 
+  /** Any console of the session is open here, its serial console or a terminal. */
   has(sessionId: string): boolean {
-    return this.consoles.has(sessionId);
+    for (const shared of this.consoles.values()) if (shared.sessionId === sessionId) return true;
+    return false;
   }
 
   /**
@@ -151,6 +185,7 @@ export class ConsoleHub {
    */
   private async recordKeyboardTaken(
     session: { id: string; owner: string },
+    terminal: number,
     by: ViewerIdentity,
     from: string,
   ): Promise<void> {
@@ -163,12 +198,12 @@ export class ConsoleHub {
       action: "take-keyboard",
       actor: { username: by.username, role: by.role },
       session: { ...session, labId },
-      details: { from },
+      details: terminal === serialConsole ? { from } : { from, terminal },
     });
   }
 
-  private forget(finished: SharedConsole, recorder: ConsoleRecorder | undefined): void {
-    if (this.consoles.get(finished.sessionId) === finished) this.consoles.delete(finished.sessionId);
+  private forget(key: string, finished: SharedConsole, recorder: ConsoleRecorder | undefined): void {
+    if (this.consoles.get(key) === finished) this.consoles.delete(key);
     if (this.consoles.size === 0) this.stopTimers();
     // The console is closed already: only letting it go (its lease) waits for the recording, lest
     // the replica taking it over read where the recording stands before the last output is in.
@@ -197,4 +232,8 @@ export class ConsoleHub {
     this.heartbeatTimer = undefined;
     this.sessionCheckTimer = undefined;
   }
+}
+
+function consoleKey(sessionId: string, terminal: number): string {
+  return terminal === serialConsole ? sessionId : `${sessionId}/${terminal}`;
 }

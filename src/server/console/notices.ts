@@ -49,6 +49,28 @@ export const notices = {
     "too_many_windows",
     "This console is open in too many of your windows. Close one, then reload this page.",
   ),
+  terminalUnreachable: (why: string) =>
+    notice(
+      "terminal_unreachable",
+      `The VM's agent, which opens terminals, cannot be reached yet (${why}); retrying…`,
+    ),
+  terminalUnproven: notice(
+    "terminal_unproven",
+    "The terminal's answer was not signed with this session's key, so it was closed.",
+  ),
+  terminalAgentTooOld: notice(
+    "terminal_agent_too_old",
+    "This VM's agent is too old to open terminals. Only VMs launched from now on have it: end this session and start a new one.",
+  ),
+  tooManyTerminals: notice("too_many_terminals", "This VM has as many terminals open as its agent allows."),
+  terminalRefused: (why: string) => notice("terminal_refused", `The VM's agent refused the terminal: ${why}`),
+  /** `how`: the exit code, or the signal that ended it. */
+  shellExited: (how: string) =>
+    notice(
+      "shell_exited",
+      `The shell ended (${/^\d+$/.test(how) ? `exit code ${how}` : how}). Open the terminal again for a new one.`,
+      { how },
+    ),
   reopenedTooOften: (seconds: number) =>
     notice("reopened_too_often", `This console was reopened too often. Reload this page in ${seconds} s.`, {
       seconds,

@@ -34,6 +34,8 @@ export interface OpenConsole {
   /** The console routes' websocket server (frame limits as for any browser). */
   server: WebSocketServer;
   session: { id: string; owner: string };
+  /** Which of its consoles (hub.ts serialConsole, or a lab terminal). */
+  terminal: number;
   identity: ViewerIdentity;
   /** The browser's socket, once accepted, wherever its console lives (for audit and gauges). */
   onAccepted(socket: WebSocket): void;
@@ -67,7 +69,7 @@ export class ConsolePlacement {
           const socket = await acceptWebsocket(input.request, input.reply, input.server);
           if (socket) {
             input.onAccepted(socket);
-            hub.join(input.session, socket, input.identity);
+            hub.join(input.session, socket, input.identity, input.terminal);
           }
           return undefined;
         });
@@ -136,6 +138,7 @@ export class ConsolePlacement {
     const token = signForward(this.deps.secret, {
       sessionId: input.session.id,
       owner: input.session.owner,
+      terminal: input.terminal,
       identity: input.identity,
     });
     const url = new URL(
@@ -189,7 +192,7 @@ export function registerInternalConsoleRoute(
         if (home.kind !== "here")
           throw new HttpError(409, "conflict", "This replica does not hold the console.");
         const socket = await acceptWebsocket(request, reply, server);
-        if (socket) deps.hub.join({ id, owner: claims.owner }, socket, claims.identity);
+        if (socket) deps.hub.join({ id, owner: claims.owner }, socket, claims.identity, claims.terminal);
       });
     } catch (error) {
       throw unavailable(error);

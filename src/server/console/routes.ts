@@ -1,17 +1,20 @@
-// GET /api/sessions/:id/console, upgraded to a websocket. Everything is checked before the upgrade,
-// so a refused browser gets a plain HTTP answer: the access policy checks the Origin, the sign-in and
-// who may see the session (access/policy.ts), this route how often a person may attach.
+// GET /api/sessions/:id/console and /api/sessions/:id/terminals/:terminal, upgraded to websockets.
+// Everything is checked before the upgrade, so a refused browser gets a plain HTTP answer: the
+// access policy checks the Origin, the sign-in and who may see the session (access/policy.ts), these
+// routes which terminals the lab offers and how often a person may attach.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { WebSocketServer } from "ws";
+import * as z from "zod/mini";
 import type { Me } from "../../common/api.ts";
 import { ConsoleQuery } from "../../common/console-protocol.ts";
+import { maxTerminals } from "../../common/lab.ts";
 import { grantedSession, grantedSignIn } from "../access/policy.ts";
 import type { AuditLog } from "../audit/audit-log.ts";
 import type { SignIns } from "../auth/sign-ins.ts";
 import { DomainError } from "../errors/domain-error.ts";
 import { parseOrThrow } from "../http/errors.ts";
 import { RateLimiter } from "../http/rate-limit.ts";
-import type { ConsoleHub } from "./hub.ts";
+import { serialConsole, type ConsoleHub } from "./hub.ts";
 import type { ConsolePlacement } from "./placement.ts";
 import type { ViewerAccess } from "./viewer.ts";
 import { endedMessage, notices, type Notice } from "./notices.ts";
@@ -33,6 +36,8 @@ export interface ConsoleRouteDeps {
   audit?: AuditLog;
   /** A browser attached (+1) or detached (-1), for the viewers gauge. */
   onViewers?: (change: 1 | -1, as: "owner" | "observer") => void;
+  /** How many terminals a session of this lab may open besides its serial console. */
+  terminalsOf(labId: string): number;
 }
 
 export function registerConsoleRoutes(app: FastifyInstance, deps: ConsoleRouteDeps): void {
@@ -60,13 +65,14 @@ export function registerConsoleRoutes(app: FastifyInstance, deps: ConsoleRouteDe
   });
 
   const consoleSocket = { config: { access: "session", websocket: true } } as const;
-  app.get("/api/sessions/:id/console", consoleSocket, async (request, reply) => {
+
+  async function openConsole(request: FastifyRequest, reply: FastifyReply, terminal: number): Promise<void> {
     const login = grantedSignIn(request);
     const session = grantedSession(request);
     const { mode } = parseOrThrow(ConsoleQuery, request.query);
     const access = accessFor(login.user, session.owner, mode);
     const as = access === "owner" ? "owner" : "observer";
-    const person = `${session.id}/${login.user.username}`;
+    const person = `${session.id}/${terminal}/${login.user.username}`;
     // Said on the socket: a browser cannot read the status of a refused upgrade, and would only
     // show "reconnecting" and try again.
     const waitSeconds = attaches.waitSeconds(person);
@@ -83,6 +89,7 @@ export function registerConsoleRoutes(app: FastifyInstance, deps: ConsoleRouteDe
       if (left > 0) openSockets.set(person, left);
       else openSockets.delete(person);
     };
+    const details: Record<string, string | number> = terminal === serialConsole ? { as } : { as, terminal };
     let accepted = false;
     try {
       await deps.placement.open({
@@ -90,6 +97,7 @@ export function registerConsoleRoutes(app: FastifyInstance, deps: ConsoleRouteDe
         reply,
         server,
         session,
+        terminal,
         identity: {
           username: login.user.username,
           role: login.user.role,
@@ -107,21 +115,41 @@ export function registerConsoleRoutes(app: FastifyInstance, deps: ConsoleRouteDe
             release();
             deps.onViewers?.(-1, as);
             void deps.audit?.record(
-              { action: "console-detach", actor: login.user, session, details: { as } },
+              { action: "console-detach", actor: login.user, session, details },
               request,
             );
           });
-          void deps.audit?.record(
-            { action: "console-attach", actor: login.user, session, details: { as } },
-            request,
-          );
+          void deps.audit?.record({ action: "console-attach", actor: login.user, session, details }, request);
         },
       });
     } finally {
       if (!accepted) release();
     }
+  }
+
+  app.get("/api/sessions/:id/console", consoleSocket, (request, reply) =>
+    openConsole(request, reply, serialConsole),
+  );
+
+  // A lab's terminals: shells through the VM's agent, shown, shared and recorded as the console is.
+  app.get("/api/sessions/:id/terminals/:terminal", consoleSocket, (request, reply) => {
+    const { terminal } = parseOrThrow(TerminalParams, request.params);
+    const session = grantedSession(request);
+    if (terminal > deps.terminalsOf(session.labId)) {
+      throw new DomainError(
+        "not_found",
+        "terminal_not_found",
+        `This lab has no terminal ${terminal}: it offers only its serial console and the terminals it names.`,
+        { terminal },
+      );
+    }
+    return openConsole(request, reply, terminal);
   });
 }
+
+const TerminalParams = z.object({
+  terminal: z.coerce.number().check(z.int(), z.minimum(1), z.maximum(maxTerminals)),
+});
 
 /** Accepts the socket only to say why it cannot be a console ("ended": reconnecting will not help). */
 async function endAtOnce(

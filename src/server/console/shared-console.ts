@@ -15,7 +15,6 @@
 //   show after all of that has crawled through the slowest browser.
 // - Observers are dropped once too far behind; they reconnect and get the screen anew.
 import type { FastifyBaseLogger } from "fastify";
-import type WebSocket from "ws";
 import type { Session } from "../../common/api.ts";
 import type {
   ConsoleClientMessage,
@@ -23,7 +22,6 @@ import type {
   ScreenBlankReason,
   UpstreamState,
 } from "../../common/console-protocol.ts";
-import type { ConsoleConnector } from "../kube/console-stream.ts";
 import type { ConsoleRecorder } from "../recordings/recording-store.ts";
 import { GuestFits } from "./guest-fits.ts";
 import type { SetGuestSize } from "./guest-size.ts";
@@ -32,15 +30,15 @@ import type { ConsoleLimits } from "./limits.ts";
 import { LogSeeding, type ConsoleLogReader, type SeededScreen } from "./log-seeding.ts";
 import { viewersMessage } from "./presence.ts";
 import { ConsoleScreen, type ScreenText } from "./screen.ts";
-import { UpstreamConnector } from "./upstream-connector.ts";
-import { UpstreamLink } from "./upstream.ts";
+import { UpstreamConnector, type OpenUpstream } from "./upstream-connector.ts";
+import type { UpstreamLine } from "./upstream.ts";
 import type { ConsoleViewer, ViewerEvents, ViewerIdentity } from "./viewer.ts";
 import { notices, wireNotice, type Notice } from "./notices.ts";
 
 export interface SharedConsoleDeps {
   sessionId: string;
   owner: string;
-  connect: ConsoleConnector;
+  connect: OpenUpstream;
   /** Sets the guest's console terminal size (through its agent); nothing is ever typed for it. */
   setGuestSize: SetGuestSize;
   /** The session as the BFF's reads see it; undefined when it does not exist; throws when they cannot tell. */
@@ -67,7 +65,7 @@ export class SharedConsole implements ViewerEvents {
   private readonly screen: ConsoleScreen;
   private readonly connector: UpstreamConnector;
   private readonly keyboard: ConsoleKeyboard;
-  private upstream: UpstreamLink | undefined;
+  private upstream: UpstreamLine | undefined;
   private lingerTimer: NodeJS.Timeout | undefined;
   private status: { state: UpstreamState; notice: Notice | null } = { state: "connecting", notice: null };
   private readonly fits: GuestFits<ConsoleViewer>;
@@ -261,14 +259,16 @@ export class SharedConsole implements ViewerEvents {
 
   // The line to the VM
 
-  private attach(socket: WebSocket, reconnected: boolean): void {
+  private attach(line: UpstreamLine, reconnected: boolean): void {
     if (this.finished) {
-      socket.terminate();
+      line.close();
       return;
     }
-    this.upstream = new UpstreamLink(socket, {
+    this.upstream = line;
+    line.listen({
       output: (chunk) => (this.seeding ? this.holdWhileSeeding(chunk, this.seeding) : this.deliver(chunk)),
       lost: (code) => this.onLost(code),
+      ended: (notice) => this.end(notice),
     });
     if (this.paused) this.upstream.pause();
     this.seedFromLogOnce();

@@ -4,17 +4,22 @@
 // KubeVirt refuses with the same codes before, during and after a session, so a refusal is judged
 // by asking the session again.
 import type { FastifyBaseLogger } from "fastify";
-import type WebSocket from "ws";
 import type { Session } from "../../common/api.ts";
-import type { ConsoleConnector } from "../kube/console-stream.ts";
 import { KubeStatusError } from "../kube/errors.ts";
 import type { ConsoleLimits } from "./limits.ts";
 import { notices, type Notice } from "./notices.ts";
 import { verdictFor, type ConsoleVerdict } from "./session-verdict.ts";
+import { UpstreamRefusedError, type UpstreamLine } from "./upstream.ts";
+
+/**
+ * Opens the line a console shows: rejects like ConsoleConnector (kube/console-stream.ts), or with
+ * UpstreamRefusedError when the line itself says why.
+ */
+export type OpenUpstream = (sessionId: string, signal: AbortSignal) => Promise<UpstreamLine>;
 
 export interface UpstreamConnectorDeps {
   sessionId: string;
-  connect: ConsoleConnector;
+  connect: OpenUpstream;
   /** The session as the BFF's reads see it; undefined when it does not exist; throws when they cannot tell. */
   findSession(id: string): Promise<Session | undefined>;
   limits: Pick<
@@ -26,7 +31,7 @@ export interface UpstreamConnectorDeps {
 
 export interface UpstreamConnectorEvents {
   /** A line to the VM's console is open; `reconnected` for every one after the first. */
-  opened(socket: WebSocket, reconnected: boolean): void;
+  opened(line: UpstreamLine, reconnected: boolean): void;
   /** No line yet: what the viewers are told while the next attempt is scheduled. */
   waiting(state: "connecting" | "reconnecting", notice: Notice): void;
   /** The session is over, or its VM never started: the console ends, telling its viewers why. */
@@ -37,7 +42,7 @@ export interface UpstreamConnectorEvents {
 export type SessionVerdict = ConsoleVerdict | { kind: "unknown" };
 
 type Attempt =
-  | { kind: "open"; socket: WebSocket }
+  | { kind: "open"; line: UpstreamLine }
   | { kind: "ended"; notice: Notice }
   | { kind: "wait-for-start"; notice: Notice }
   | { kind: "retry"; notice: Notice }
@@ -101,13 +106,13 @@ export class UpstreamConnector {
     this.attempt = attempt;
     const outcome = await this.tryConnect(attempt.signal);
     if (this.attempt !== attempt) {
-      if (outcome.kind === "open") outcome.socket.terminate();
+      if (outcome.kind === "open") outcome.line.close();
       return;
     }
     this.attempt = undefined;
     switch (outcome.kind) {
       case "open":
-        return this.open(outcome.socket);
+        return this.open(outcome.line);
       case "ended":
         return this.events.ended(outcome.notice);
       case "wait-for-start":
@@ -125,7 +130,7 @@ export class UpstreamConnector {
     if (before.kind === "ended") return before;
     if (before.kind === "starting") return { kind: "wait-for-start", notice: before.notice };
     try {
-      return { kind: "open", socket: await this.deps.connect(this.deps.sessionId, signal) };
+      return { kind: "open", line: await this.deps.connect(this.deps.sessionId, signal) };
     } catch (error) {
       if (signal.aborted) return { kind: "aborted" };
       return this.explainFailure(error);
@@ -134,6 +139,7 @@ export class UpstreamConnector {
 
   private async explainFailure(error: unknown): Promise<Attempt> {
     const { log, sessionId } = this.deps;
+    if (error instanceof UpstreamRefusedError && error.final) return { kind: "ended", notice: error.notice };
     if (error instanceof KubeStatusError && (error.statusCode === 401 || error.statusCode === 403)) {
       log.error(
         { sessionId, statusCode: error.statusCode, message: error.message },
@@ -150,15 +156,18 @@ export class UpstreamConnector {
       return { kind: "wait-for-start", notice: notices.waitingForConsole };
     }
     log.warn({ sessionId, err: error }, "could not reach the VM's console");
-    return { kind: "retry", notice: notices.consoleNotAnswering };
+    return {
+      kind: "retry",
+      notice: error instanceof UpstreamRefusedError ? error.notice : notices.consoleNotAnswering,
+    };
   }
 
-  private open(socket: WebSocket): void {
+  private open(line: UpstreamLine): void {
     const reconnected = this.everConnected;
     this.everConnected = true;
     this.connectedAt = Date.now();
     this.waitingForStartSince = undefined;
-    this.events.opened(socket, reconnected);
+    this.events.opened(line, reconnected);
   }
 
   private waitForStart(notice: Notice): void {

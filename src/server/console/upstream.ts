@@ -1,24 +1,50 @@
-// The BFF's one open connection to a VM's console. KubeVirt sends nothing on an idle console, so
-// proxies on the way cut it: pings keep it busy and find a dead one. Reading pauses on request,
-// which pushes back through TCP to the guest rather than piling output up in the BFF.
+// The BFF's one open line to what a console shows: a VM's serial console (here) or a terminal of its
+// agent (terminals/agent-terminal.ts). KubeVirt sends nothing on an idle console, so proxies on the
+// way cut it: pings keep it busy and find a dead one. Reading pauses on request, which pushes back
+// through TCP to the guest rather than piling output up in the BFF.
 import type WebSocket from "ws";
 import type { RawData } from "ws";
+import type { Notice } from "./notices.ts";
 
 export interface UpstreamEvents {
   output(chunk: Buffer): void;
   /** It closed without our asking: kicked by another client, the VM went away, or the line died. */
   lost(code: number): void;
+  /** It ended for good (a terminal's shell exited): the console ends, saying this. */
+  ended(notice: Notice): void;
 }
 
-export class UpstreamLink {
+/** What a console needs of its line, whatever is at the other end. */
+export interface UpstreamLine {
+  /** Events flow from here on. */
+  listen(events: UpstreamEvents): void;
+  send(bytes: Uint8Array): void;
+  pause(): void;
+  resume(): void;
+  heartbeat(): void;
+  close(): void;
+}
+
+/** Opening a line failed in a way the line knows best: the console waits or ends with this notice. */
+export class UpstreamRefusedError extends Error {
+  constructor(
+    readonly notice: Notice,
+    readonly final: boolean,
+  ) {
+    super(notice.message);
+  }
+}
+
+/** A VMI's serial console, as KubeVirt's console subresource carries it. */
+export class UpstreamLink implements UpstreamLine {
   private closing = false;
   private answeredPing = true;
   private paused = false;
 
-  constructor(
-    private readonly socket: WebSocket,
-    events: UpstreamEvents,
-  ) {
+  constructor(private readonly socket: WebSocket) {}
+
+  listen(events: UpstreamEvents): void {
+    const { socket } = this;
     socket.on("message", (data: RawData, isBinary: boolean) => {
       // KubeVirt's console speaks binary only; anything else is not serial output.
       if (isBinary && !this.closing) events.output(toBuffer(data));

@@ -15,7 +15,7 @@ import {
 const lab = aLab({
   id: "linux-basics",
   title: "Linux basics",
-  session: { minutes: 30, extendMinutes: 10, maxExtensions: 1 },
+  session: { minutes: 30, extendMinutes: 10, maxExtensions: 1, terminals: 0 },
 });
 const minute = 60_000;
 

@@ -15,7 +15,8 @@ import {
   type AgentClient,
   type ConnectToAgent,
 } from "../grading/agent-client.ts";
-import { agentMacHeader, signAgentRequest, verifyAgentAnswer } from "../grading/agent-signature.ts";
+import { agentMacOf, parseJson, readSmallAnswer } from "../grading/agent-answer.ts";
+import { signAgentRequest, verifyAgentAnswer } from "../grading/agent-signature.ts";
 import {
   fileSizeHeader,
   framedLength,
@@ -61,9 +62,6 @@ export interface AgentFiles {
   ): Promise<UploadedFile>;
   download(sessionId: string, path: string, signal: AbortSignal): Promise<Download>;
 }
-
-/** Error answers are small JSON; anything longer is not the agent's. */
-const maxErrorBytes = 64 * 1024;
 
 export function createAgentFiles(options: AgentFilesOptions): AgentFiles {
   const answerWithinMs = options.answerWithinMs ?? 15_000;
@@ -117,8 +115,8 @@ export function createAgentFiles(options: AgentFilesOptions): AgentFiles {
         pipeline(body, new SignFrames(key, signed.nonce), request, () => undefined);
       });
       const answer = await answerOf(request, signal, answerWithinMs);
-      const text = await readSmall(answer);
-      if (!verifyAgentAnswer(key, signed.nonce, answer.statusCode ?? 0, text, headerText(answer))) {
+      const text = await readSmallAnswer(answer);
+      if (!verifyAgentAnswer(key, signed.nonce, answer.statusCode ?? 0, text, agentMacOf(answer))) {
         throw unverified(answer, text);
       }
       const json = parseJson(text);
@@ -144,7 +142,7 @@ export function createAgentFiles(options: AgentFilesOptions): AgentFiles {
       const sizeText = answer.headers[fileSizeHeader];
       if (answer.statusCode === 200 && typeof sizeText === "string" && /^\d{1,12}$/.test(sizeText)) {
         const size = Number(sizeText);
-        if (!verifyStreamAnswer(key, signed.nonce, 200, size, headerText(answer))) {
+        if (!verifyStreamAnswer(key, signed.nonce, 200, size, agentMacOf(answer))) {
           answer.destroy();
           throw new AgentUnverifiedError(unverifiedReasons.unproven, 200);
         }
@@ -152,8 +150,8 @@ export function createAgentFiles(options: AgentFilesOptions): AgentFiles {
         pipeline(answer, body, () => undefined);
         return { size, body };
       }
-      const text = await readSmall(answer);
-      if (!verifyAgentAnswer(key, signed.nonce, answer.statusCode ?? 0, text, headerText(answer))) {
+      const text = await readSmallAnswer(answer);
+      if (!verifyAgentAnswer(key, signed.nonce, answer.statusCode ?? 0, text, agentMacOf(answer))) {
         throw unverified(answer, text);
       }
       throw refusal(answer.statusCode ?? 0, parseJson(text));
@@ -188,28 +186,9 @@ function answerOf(request: ClientRequest, signal: AbortSignal, withinMs: number)
   });
 }
 
-async function readSmall(answer: IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of answer) {
-    size += (chunk as Buffer).length;
-    if (size > maxErrorBytes) {
-      answer.destroy();
-      throw new AgentUnreachableError("The VM's agent sent an answer the console cannot read.");
-    }
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
-}
-
-function headerText(answer: IncomingMessage): string | undefined {
-  const mac = answer.headers[agentMacHeader];
-  return typeof mac === "string" ? mac : undefined;
-}
-
 function unverified(answer: IncomingMessage, text: Buffer): AgentUnverifiedError {
   const status = answer.statusCode ?? 0;
-  const signed = headerText(answer) !== undefined;
+  const signed = agentMacOf(answer) !== undefined;
   if (!signed && status === 401) return new AgentUnverifiedError(unverifiedReasons.signatureRefused, status);
   const parsed = AgentErrorBody.safeParse(parseJson(text));
   if (!signed && status === 503 && parsed.success && parsed.data.error.code === "no_key") {
@@ -239,14 +218,6 @@ const agentFileCodes = new Set<string>([
   "disk_full",
   "invalid",
 ]);
-
-function parseJson(body: Buffer): unknown {
-  try {
-    return JSON.parse(body.toString("utf8"));
-  } catch {
-    return undefined;
-  }
-}
 
 /** Dotted version numbers, part by part; a missing part counts as 0. */
 export function compareVersions(a: string, b: string): number {

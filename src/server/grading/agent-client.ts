@@ -13,6 +13,7 @@ import {
   AgentHealth,
   type AgentCheckResult,
 } from "../../common/grading.ts";
+import { parseJson } from "./agent-answer.ts";
 import { agentMacHeader, signAgentRequest, verifyAgentAnswer } from "./agent-signature.ts";
 import {
   ConnectionLostError,
@@ -248,14 +249,6 @@ function explainRefusal(status: number, json: unknown): AgentUnreachableError {
   if (!parsed.success) return new AgentUnreachableError(`The grading agent answered with HTTP ${status}.`);
   const { code, message } = parsed.data.error;
   return new AgentRefusedError(`The grading agent refused (${code}): ${message}`, code);
-}
-
-function parseJson(body: Buffer): unknown {
-  try {
-    return JSON.parse(body.toString("utf8"));
-  } catch {
-    return undefined;
-  }
 }
 
 function unreadableAnswer(): AgentUnreachableError {

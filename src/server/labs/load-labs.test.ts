@@ -91,7 +91,7 @@ describe("loadLabs", () => {
           nested: false,
           cloudInit: null,
         },
-        session: { minutes: 60, extendMinutes: 15, maxExtensions: 2 },
+        session: { minutes: 60, extendMinutes: 15, maxExtensions: 2, terminals: 0 },
         checks: [{ id: "one", title: "One", points: 1, run: "true", timeoutSeconds: 10, selfCheck: false }],
       },
     ]);
@@ -361,7 +361,7 @@ describe("toLabSummary", () => {
       id: "git-workflow",
       title: "Git workflow",
       vm: { cpu: 1, memory: "2Gi", nested: false },
-      session: { minutes: 45, extendMinutes: 15, maxExtensions: 2 },
+      session: { minutes: 45, extendMinutes: 15, maxExtensions: 2, terminals: 0 },
     });
     expect(summary.checks[0]).toEqual({
       id: "identity",

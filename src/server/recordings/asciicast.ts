@@ -11,7 +11,13 @@ export const RecordingHeader = z.object({
   /** Unix seconds when recording began. */
   timestamp: z.number(),
   title: z.string().optional(),
-  lab_console: z.object({ sessionId: z.string(), owner: z.string(), labId: z.string() }),
+  lab_console: z.object({
+    sessionId: z.string(),
+    owner: z.string(),
+    labId: z.string(),
+    /** A lab's terminal (1, 2, …); absent for the serial console. */
+    terminal: z.optional(z.number()),
+  }),
 });
 export type RecordingHeader = z.infer<typeof RecordingHeader>;
 

@@ -84,7 +84,12 @@ export class RecordingStore {
    * here from another replica, or reconnected, continues the recording it had: the previous holder
    * closes its recorder before it lets the console go.
    */
-  recorderFor(session: { id: string; owner: string }, size: { cols: number; rows: number }): ConsoleRecorder {
+  recorderFor(
+    session: { id: string; owner: string },
+    size: { cols: number; rows: number },
+    terminal = 0,
+  ): ConsoleRecorder {
+    const recording = { ...session, recordingId: recordingIdOf(session.id, terminal), terminal };
     let writer: Promise<RecordingWriter | undefined> | undefined;
     let failedAt = -Infinity;
     let closed: Promise<void> | undefined;
@@ -94,7 +99,7 @@ export class RecordingStore {
         const at = Date.now();
         // Storage that could not be reached is tried again a while later, not on every chunk.
         if (!writer && at - failedAt < reopenDelayMs) return;
-        writer ??= this.openWriter(session, size).then((opened) => {
+        writer ??= this.openWriter(recording, size).then((opened) => {
           if (!opened) {
             failedAt = Date.now();
             writer = undefined;
@@ -104,14 +109,14 @@ export class RecordingStore {
         void writer.then((opened) => opened?.output(chunk, at));
       },
       close: () => {
-        closed ??= this.closeRecorder(session.id, writer);
+        closed ??= this.closeRecorder(recording.recordingId, writer);
         return closed;
       },
     };
   }
 
-  find(sessionId: string): Promise<StoredRecording | undefined> {
-    return this.options.storage.find(sessionId);
+  find(sessionId: string, terminal = 0): Promise<StoredRecording | undefined> {
+    return this.options.storage.find(recordingIdOf(sessionId, terminal));
   }
 
   /** The recording as `find` measured it, `bytes` long; undefined when it is gone or changed since. */
@@ -126,14 +131,16 @@ export class RecordingStore {
    */
   async download(
     sessionId: string,
+    terminal: number,
     mayRead: (recording: StoredRecording) => boolean,
   ): Promise<{ recording: StoredRecording; body: Readable } | undefined> {
     const { storage } = this.options;
+    const id = recordingIdOf(sessionId, terminal);
     for (let attempt = 0; attempt < downloadAttempts; attempt += 1) {
-      const recording = await storage.find(sessionId);
+      const recording = await storage.find(id);
       if (!recording || !mayRead(recording)) return undefined;
       // Undefined: swept (the next find says so) or its tail replaced since it was found.
-      const body = await storage.read(sessionId, recording.bytes);
+      const body = await storage.read(id, recording.bytes);
       if (body) return { recording, body };
     }
     throw new RecordingBusyError(sessionId);
@@ -190,30 +197,35 @@ export class RecordingStore {
   }
 
   private async openWriter(
-    session: { id: string; owner: string },
+    session: { id: string; owner: string; recordingId: string; terminal: number },
     size: { cols: number; rows: number },
   ): Promise<RecordingWriter | undefined> {
     const { storage, log } = this.options;
-    await this.closing.get(session.id);
+    const id = session.recordingId;
+    await this.closing.get(id);
     try {
-      const existing = await storage.find(session.id);
+      const existing = await storage.find(id);
       // A tail means a full head: the recorder goes on rolling the tail it left.
-      const tail = existing && existing.tailBytes > 0 ? ((await storage.tail(session.id)) ?? "") : undefined;
+      const tail = existing && existing.tailBytes > 0 ? ((await storage.tail(id)) ?? "") : undefined;
       const header: RecordingHeader = existing?.header ?? {
         version: 2,
         width: size.cols,
         height: size.rows,
         timestamp: Math.floor(Date.now() / 1000),
-        title: `Lab Console session ${session.id}`,
+        title:
+          session.terminal === 0
+            ? `Lab Console session ${session.id}`
+            : `Lab Console session ${session.id}, terminal ${session.terminal}`,
         lab_console: {
           sessionId: session.id,
           owner: session.owner,
           labId: (await this.options.labOf(session.id)) ?? "unknown",
+          ...(session.terminal !== 0 && { terminal: session.terminal }),
         },
       };
       return new RecordingWriter({
-        append: (batch) => storage.append(session.id, batch),
-        replaceTail: (batch) => storage.replaceTail(session.id, batch),
+        append: (batch) => storage.append(id, batch),
+        replaceTail: (batch) => storage.replaceTail(id, batch),
         header,
         headBytes: existing ? existing.bytes - existing.tailBytes : 0,
         tail,
@@ -229,10 +241,19 @@ export class RecordingStore {
   }
 }
 
+/**
+ * Where a console's recording is stored: the session's id for its serial console, and for a
+ * terminal an id no session can have (a session's ends in eight letters and digits).
+ */
+export function recordingIdOf(sessionId: string, terminal: number): string {
+  return terminal === 0 ? sessionId : `${sessionId}--terminal-${terminal}`;
+}
+
 function summarize(recording: StoredRecording): RecordingSummary {
-  const { sessionId, owner, labId } = recording.header.lab_console;
+  const { sessionId, owner, labId, terminal } = recording.header.lab_console;
   return {
     sessionId,
+    ...(terminal !== undefined && { terminal }),
     owner,
     labId,
     startedAt: new Date(recording.header.timestamp * 1000).toISOString(),

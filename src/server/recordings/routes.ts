@@ -4,12 +4,17 @@
 import type { FastifyInstance } from "fastify";
 import * as z from "zod/mini";
 import { RecordingListQuery, type Me, type RecordingList } from "../../common/api.ts";
-import { labIdPattern } from "../../common/lab.ts";
+import { labIdPattern, maxTerminals } from "../../common/lab.ts";
 import { signedInUser } from "../access/policy.ts";
 import { DomainError } from "../errors/domain-error.ts";
 import { parseOrThrow } from "../http/errors.ts";
 import { SessionIdParams } from "../http/params.ts";
-import { RecordingBusyError, type RecordingStore } from "./recording-store.ts";
+import { RecordingBusyError, recordingIdOf, type RecordingStore } from "./recording-store.ts";
+
+/** `?terminal=N` for a lab terminal's recording; the serial console's without it. */
+const RecordingQuery = z.object({
+  terminal: z._default(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(maxTerminals)), 0),
+});
 
 const ListQuery = z.extend(RecordingListQuery, {
   lab: RecordingListQuery.shape.lab.check(
@@ -26,10 +31,11 @@ export function registerRecordingRoutes(
   app.get("/api/sessions/:id/recording", signedIn, async (request, reply) => {
     const user = signedInUser(request);
     const { id } = parseOrThrow(SessionIdParams, request.params);
+    const { terminal } = parseOrThrow(RecordingQuery, request.query);
     // 404 alike for "none" and "not yours", as the sessions API answers. The length is the
     // recording's as it was read: it may grow while it is sent, and only whole lines are promised.
     const found = await recordings
-      .download(id, (recording) => maySee(user, recording.header.lab_console.owner))
+      .download(id, terminal, (recording) => maySee(user, recording.header.lab_console.owner))
       .catch((error: unknown) => {
         throw busyAsUnavailable(error);
       });
@@ -40,7 +46,7 @@ export function registerRecordingRoutes(
     }
     return reply
       .header("content-type", "application/x-asciicast")
-      .header("content-disposition", `attachment; filename="${id}.cast"`)
+      .header("content-disposition", `attachment; filename="${recordingIdOf(id, terminal)}.cast"`)
       .header("content-length", found.recording.bytes)
       .header("cache-control", "no-store")
       .send(found.body);

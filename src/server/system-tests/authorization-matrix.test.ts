@@ -38,7 +38,9 @@ interface Call {
   ownSessionPerRole?: boolean;
 }
 
-const lab = aGradingLab([aCheck({ id: "hello", run: "true", selfCheck: true })]);
+const lab = aGradingLab([aCheck({ id: "hello", run: "true", selfCheck: true })], {
+  session: { minutes: 60, extendMinutes: 15, maxExtensions: 2, terminals: 1 },
+});
 const metricsToken = "a-metrics-token-long-enough-for-tests";
 
 const calls: Record<string, Call> = {
@@ -50,6 +52,7 @@ const calls: Record<string, Call> = {
   "DELETE /api/sessions/:id": { allowed: [202], ownSessionPerRole: true },
   "POST /api/sessions/:id/extend": { allowed: [200, 409] },
   "GET /api/sessions/:id/console": { allowed: [101] },
+  "GET /api/sessions/:id/terminals/:terminal": { allowed: [101] },
   "POST /api/sessions/:id/checks": { allowed: [201] },
   // The session is halted: a restart or a raised hand is refused as a conflict, once let in.
   "POST /api/sessions/:id/restart": { allowed: [202, 409] },
@@ -200,6 +203,7 @@ function pathFor(route: Route, declared: DeclaredAccess, role: Role): string {
     .replace(":id", session)
     .replace(":labId", lab.id)
     .replace(":runId", runId)
+    .replace(":terminal", "1")
     .replace("*", "sessions/some-page");
   const observe = declared.websocket && (role === "ta" || role === "instructor");
   return observe ? `${filled}?mode=observe` : filled;

@@ -31,7 +31,7 @@ id: ${labId}
 title: Replicas
 description: Grading across replicas.
 vm: { size: small, image: quay.io/containerdisks/fedora:41 }
-session: { minutes: 60, extendMinutes: 15, maxExtensions: 2 }
+session: { minutes: 60, extendMinutes: 15, maxExtensions: 2, terminals: 0 }
 checks:
   - { id: slow, title: A slow check, points: 2, run: "if test -f ~/slow; then sleep 3; fi; test -d /tmp", timeoutSeconds: 20 }
 `;

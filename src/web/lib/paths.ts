@@ -24,7 +24,9 @@ export const paths = {
   },
   recording: {
     pattern: "/recordings/:sessionId",
-    to: (sessionId: string) => `/recordings/${encodeURIComponent(sessionId)}`,
+    /** `terminal`: one of the session's terminals' recordings instead of its serial console's. */
+    to: (sessionId: string, terminal?: number) =>
+      `/recordings/${encodeURIComponent(sessionId)}${terminal === undefined ? "" : `?terminal=${terminal}`}`,
   },
   labWall: {
     pattern: "/labs/:labId/wall",

@@ -20,6 +20,8 @@ const emptyWrite = new Uint8Array(0);
 
 export interface ConsoleClientOptions extends BrowserSocketOptions {
   mode?: "observe";
+  /** One of the lab's terminals instead of the serial console. */
+  terminal?: number;
   /** Acknowledge output once written, as the SPA does; false plays a browser that stopped reading. */
   ack?: boolean;
 }
@@ -42,9 +44,10 @@ export async function signInCookie(baseUrl: string, username: string, password =
 
 function socketFor(baseUrl: string, sessionId: string, options: ConsoleClientOptions): WebSocket {
   const query = options.mode ? `?mode=${options.mode}` : "";
+  const which = options.terminal === undefined ? "console" : `terminals/${options.terminal}`;
   return openBrowserSocket(
     baseUrl,
-    `/api/sessions/${encodeURIComponent(sessionId)}/console${query}`,
+    `/api/sessions/${encodeURIComponent(sessionId)}/${which}${query}`,
     options,
   );
 }

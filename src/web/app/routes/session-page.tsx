@@ -90,7 +90,12 @@ function SessionDetails({ session }: { session: Session }) {
       />
       {/* Right after the card (the boot log while it boots), so the console is on screen at once. */}
       {bootLog.shown && !bootLog.folded && <BootLogPanel sessionId={session.id} />}
-      <SessionConsole key={session.id} session={session} onConnectionChange={bootLog.onConsoleConnection} />
+      <SessionConsole
+        key={session.id}
+        session={session}
+        terminals={labs.data?.find((lab) => lab.id === session.labId)?.session.terminals ?? 0}
+        onConnectionChange={bootLog.onConsoleConnection}
+      />
       {/* Below the console, so the connected console keeps its place on the screen. */}
       {bootLog.shown && bootLog.folded && <EarlierBootLog sessionId={session.id} />}
       <HelpPanel session={session} onChanged={sessionChanged} />

@@ -12,15 +12,22 @@ import { useConsoleState, useConsoleTerminal } from "./use-console-terminal.ts";
 export interface ConsoleViewProps {
   sessionId: string;
   observe: boolean;
+  /** One of the lab's terminals; the serial console without it. */
+  terminal?: number;
   /** Told whenever the live console becomes connected or stops being so (the page's boot log follows it). */
   onConnectionChange?: (connected: boolean) => void;
 }
 
 /** The terminal with its controls. Loaded lazily (see console-panel.tsx). */
-export default function ConsoleView({ sessionId, observe, onConnectionChange }: ConsoleViewProps) {
+export default function ConsoleView({
+  sessionId,
+  observe,
+  terminal: terminalNumber,
+  onConnectionChange,
+}: ConsoleViewProps) {
   const { t } = useTranslation();
   const hostRef = useRef<HTMLDivElement>(null);
-  const terminal = useConsoleTerminal(hostRef, consoleUrl(sessionId, observe));
+  const terminal = useConsoleTerminal(hostRef, consoleUrl(sessionId, observe, terminalNumber));
   const state = useConsoleState(terminal);
   const connected = state?.status.kind === "connected";
   useEffect(() => onConnectionChange?.(connected), [connected, onConnectionChange]);
@@ -28,7 +35,11 @@ export default function ConsoleView({ sessionId, observe, onConnectionChange }: 
   return (
     <section
       className="console"
-      aria-label={t("console.title")}
+      aria-label={
+        terminalNumber === undefined
+          ? t("console.title")
+          : t("console.tabs.terminal", { number: terminalNumber })
+      }
       data-status={state?.status.kind ?? "connecting"}
       data-mode={observe ? "observe" : "interactive"}
     >

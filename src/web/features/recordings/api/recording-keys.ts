@@ -5,5 +5,6 @@ import type { RecordingFilters } from "./get-recordings.ts";
 export const recordingKeys = {
   all: ["recordings"] as const,
   list: (filters: RecordingFilters) => [...recordingKeys.all, "list", filters] as const,
-  file: (sessionId: string) => [...recordingKeys.all, "file", sessionId] as const,
+  file: (sessionId: string, terminal?: number) =>
+    [...recordingKeys.all, "file", sessionId, terminal ?? 0] as const,
 };

@@ -1,9 +1,18 @@
-/** Where the BFF serves a session's recording file (asciicast v2, as an attachment), under /api. */
-export function recordingPath(sessionId: string): string {
-  return `/sessions/${encodeURIComponent(sessionId)}/recording`;
+/**
+ * Where the BFF serves a session's recording file (asciicast v2, as an attachment), under /api: its
+ * serial console's, or one of its terminals'.
+ */
+export function recordingPath(sessionId: string, terminal?: number): string {
+  const query = terminal === undefined ? "" : `?terminal=${terminal}`;
+  return `/sessions/${encodeURIComponent(sessionId)}/recording${query}`;
 }
 
 /** The same file for a download link, which the browser follows itself with the session cookie. */
-export function recordingFileUrl(sessionId: string): string {
-  return `/api${recordingPath(sessionId)}`;
+export function recordingFileUrl(sessionId: string, terminal?: number): string {
+  return `/api${recordingPath(sessionId, terminal)}`;
+}
+
+/** The file name a download is saved as (the BFF's Content-Disposition says the same). */
+export function recordingFileName(sessionId: string, terminal?: number): string {
+  return terminal === undefined ? `${sessionId}.cast` : `${sessionId}--terminal-${terminal}.cast`;
 }

@@ -1,22 +1,24 @@
 // /recordings/:sessionId: replays a session's console recording (staff any, students their own),
-// also after the session itself is gone.
+// also after the session itself is gone; ?terminal=N one of its terminals' instead.
 import { lazy, Suspense } from "react";
 import { useTranslation } from "react-i18next";
-import { Link, useParams } from "react-router";
+import { Link, useParams, useSearchParams } from "react-router";
 import { ErrorPanel, Loading } from "../../../components/page-state.tsx";
 import { paths } from "../../../lib/paths.ts";
 import { isStaff } from "../../../lib/roles.ts";
 import { useSignedInUser } from "../../../lib/signed-in-user.ts";
 import { useRecording } from "../api/get-recording.ts";
-import { recordingFileUrl } from "../api/recording-url.ts";
+import { recordingFileName, recordingFileUrl } from "../api/recording-url.ts";
 
 const RecordingPlayer = lazy(() => import("./recording-player.tsx"));
 
 export function RecordingPage() {
   const { t } = useTranslation();
   const { sessionId = "" } = useParams();
+  const [searchParams] = useSearchParams();
+  const terminal = Number(searchParams.get("terminal")) || undefined;
   const me = useSignedInUser();
-  const query = useRecording(sessionId);
+  const query = useRecording(sessionId, terminal);
 
   return (
     <main className="page">
@@ -28,8 +30,9 @@ export function RecordingPage() {
       </p>
       <h1 className="page-title">{t("recordings.title")}</h1>
       <p>
-        <code>{sessionId}</code>{" "}
-        <a href={recordingFileUrl(sessionId)} download={`${sessionId}.cast`}>
+        <code>{sessionId}</code>
+        {terminal !== undefined && <> · {t("console.tabs.terminal", { number: terminal })}</>}{" "}
+        <a href={recordingFileUrl(sessionId, terminal)} download={recordingFileName(sessionId, terminal)}>
           {t("recordings.download")}
         </a>
       </p>

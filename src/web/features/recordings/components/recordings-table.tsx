@@ -5,7 +5,7 @@ import { LangText } from "../../../components/lang-text.tsx";
 import type { LocalText } from "../../../lib/i18n/pick-translation.ts";
 import { useFormat } from "../../../lib/i18n/use-format.ts";
 import { paths } from "../../../lib/paths.ts";
-import { recordingFileUrl } from "../api/recording-url.ts";
+import { recordingFileName, recordingFileUrl } from "../api/recording-url.ts";
 import { formatSize } from "../lib/format-size.ts";
 
 /**
@@ -44,7 +44,11 @@ export function RecordingsTable({
         </thead>
         <tbody>
           {recordings.map((recording) => (
-            <tr key={recording.sessionId} data-session={recording.sessionId}>
+            <tr
+              key={`${recording.sessionId}/${recording.terminal ?? 0}`}
+              data-session={recording.sessionId}
+              data-terminal={recording.terminal}
+            >
               {showStudent && (
                 <th scope="row" translate="no">
                   {recording.owner}
@@ -55,6 +59,9 @@ export function RecordingsTable({
               </LabCell>
               <td>
                 <code translate="no">{recording.sessionId}</code>
+                {recording.terminal !== undefined && (
+                  <> · {t("console.tabs.terminal", { number: recording.terminal })}</>
+                )}
               </td>
               <td>
                 <time dateTime={recording.startedAt}>{format.dateTime(recording.startedAt)}</time>
@@ -65,8 +72,13 @@ export function RecordingsTable({
               <td>{formatSize(recording.bytes, format.locale)}</td>
               <td>
                 <span className="recording-links">
-                  <Link to={paths.recording.to(recording.sessionId)}>{t("recordings.list.replay")}</Link>
-                  <a href={recordingFileUrl(recording.sessionId)} download={`${recording.sessionId}.cast`}>
+                  <Link to={paths.recording.to(recording.sessionId, recording.terminal)}>
+                    {t("recordings.list.replay")}
+                  </Link>
+                  <a
+                    href={recordingFileUrl(recording.sessionId, recording.terminal)}
+                    download={recordingFileName(recording.sessionId, recording.terminal)}
+                  >
                     {t("recordings.list.download")}
                   </a>
                 </span>
