@@ -41,6 +41,12 @@ test("a student opens a terminal beside the console: its own shell, sized to the
   await expect(page).not.toHaveURL(/terminal=/);
   await expect(serial.region).toHaveAttribute("data-status", "connected");
   await expect(serial.rows).not.toContainText("/dev/pts/");
+
+  // Back to the terminal: it stayed connected while hidden, the same shell, at the same size.
+  await terminal.tab.click();
+  await terminal.run("echo back-$$ >> ~/terminal-pid; cat ~/terminal-pid; stty size");
+  await expect(terminal.rows).toContainText(`back-${pids[0]?.split("-")[1]}`);
+  await expect(terminal.rows).toContainText(`${rows} ${cols}`);
 });
 
 test("a TA watches a student's terminal read-only, and sees the tabs the lab offers", async ({

@@ -73,6 +73,20 @@ TERMINAL_PONG = 0x05
 # Once the BFF left and the PTY is closed (the kernel hangs the shell up), the shell's process group
 # has this long to end before it is killed.
 TERMINAL_HANGUP_SECONDS = 2.0
+# After a terminal's shell exited, how long its PTY may stay silent before the terminal ends anyway:
+# a background job may hold the PTY open for ever.
+TERMINAL_DRAIN_SECONDS = 1.0
+# The BFF sends a ping every 25 s, also while it does not read: a terminal that has heard no frame at
+# all for this long (over three pings missed) has lost its BFF, and ends as if the BFF had left. Without
+# it a BFF gone without a FIN would hold its terminal, its connection and its shell for ever.
+TERMINAL_IDLE_SECONDS = 90
+# Input the program on the PTY has not read yet waits in the agent up to this much. The BFF's frames
+# are read on meanwhile, so its pings are answered; a BFF that types on past this into a program that
+# never reads is cut.
+TERMINAL_INPUT_BYTES = 1024 * 1024
+# TCP keepalive on a terminal's connection, where the platform has the options: the first probe after
+# 60 s of silence, then one every 10 s, 3 unanswered ones end it.
+TERMINAL_KEEPALIVE = (("TCP_KEEPIDLE", 60), ("TCP_KEEPINTVL", 10), ("TCP_KEEPCNT", 3))
 # How often a running shell is looked at: it may exit while a background job still holds the PTY,
 # and then the PTY never reports its end.
 SHELL_POLL_SECONDS = 1.0
@@ -83,8 +97,7 @@ MINIMUM_KEY_LENGTH = 16
 # Enough of stdout's end to hold its last line, where a score line is read.
 STDOUT_TAIL_BYTES = 4096
 # After a check's command exits, how long its pipes may stay open: a process that left the check's
-# process group (setsid, a daemon) could hold them for ever. After a terminal's shell exits, how long
-# its PTY may stay silent before the terminal ends anyway (a background job holds it).
+# process group (setsid, a daemon) could hold them for ever.
 DRAIN_SECONDS = 1.0
 # Nonces seen recently: a captured request cannot be played again while it is remembered.
 REMEMBERED_NONCES = 4096
@@ -425,15 +438,51 @@ def clean_environment(run_as, shell, **more):
     return env
 
 
+def child_setup(run_as, gid, controlling_terminal=False):
+    """
+    What a check's or a terminal's forked child does before exec. The agent's unit has
+    OOMScoreAdjust=-900 (agent-delivery.ts) and children inherit it: a memory hog in a student's
+    terminal or check would be the last thing the kernel kills. So the child sets 0 first, while it is
+    still root, and only then becomes the user. Not with Popen's user=, group= and extra_groups: those
+    switch before any preexec_fn runs, and a process that changed its uid may not write its own /proc
+    files until it execs (they are root's then). Root's write (CAP_SYS_RESOURCE) also makes 0 the
+    lowest score the student may set again, so -900 cannot be put back.
+    """
+    switch, uid, groups = run_as.switch, run_as.uid, list(run_as.groups)
+
+    def setup():
+        # Runs in the forked child, after setsid, just before exec. With other threads about, nothing
+        # here may take a lock: system calls on what was computed before the fork.
+        try:
+            fd = os.open("/proc/self/oom_score_adj", os.O_WRONLY)
+            try:
+                os.write(fd, b"0")
+            finally:
+                os.close(fd)
+        except OSError:
+            pass  # a kernel without it, or an agent not root that may not lower a score set above 0
+        if switch:
+            os.setgroups(groups)
+            os.setregid(gid, gid)
+            os.setreuid(uid, uid)
+        if controlling_terminal:
+            fcntl.ioctl(0, termios.TIOCSCTTY, 0)  # stdin is the PTY
+
+    return setup
+
+
 def check_launch(run_as, command):
     # A clean shell: no login shell and no rc file, so nothing the student wrote runs first.
     if os.access("/bin/bash", os.X_OK):
         argv, shell = ["/bin/bash", "--noprofile", "--norc", "-c", command], "/bin/bash"
     else:
         argv, shell = ["/bin/sh", "-c", command], "/bin/sh"
-    options = {"cwd": run_as.home, "env": clean_environment(run_as, shell)}
-    if run_as.switch:
-        options.update(user=run_as.uid, group=run_as.gid, extra_groups=run_as.groups)
+    # The same preparation as a terminal's shell: the score, then the user (checks with CHECK_GID).
+    options = {
+        "cwd": run_as.home,
+        "env": clean_environment(run_as, shell),
+        "preexec_fn": child_setup(run_as, run_as.gid),
+    }
     return argv, options
 
 
@@ -871,10 +920,14 @@ def login_shell(run_as):
     return shell
 
 
-def take_controlling_terminal():
-    # Runs in the forked child, after setsid and the switch of user, just before exec. With other
-    # threads about, nothing here may take a lock: one ioctl on stdin, which is the PTY.
-    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+def keep_alive(connection):
+    """TCP keepalive: a peer that vanished without a FIN is found even while nothing is sent. The
+    peer is whatever dialled the guest (KubeVirt's port-forward), not the BFF itself: a BFF gone
+    behind a forward that lives on is what TERMINAL_IDLE_SECONDS is for."""
+    connection.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
+    for name, value in TERMINAL_KEEPALIVE:
+        if hasattr(socket, name):
+            connection.setsockopt(socket.IPPROTO_TCP, getattr(socket, name), value)
 
 
 class Terminal:
@@ -882,6 +935,15 @@ class Terminal:
     A login shell in a session of its own with a new PTY as its controlling terminal, as the student
     (uid, their own primary group and their groups: this is their shell, not a check). relay() then
     carries it until the shell exits or the BFF leaves.
+
+    WARNING: the connection is non-blocking while it carries frames, and one loop serves it and the
+    PTY. A blocking sendall would stop the loop whenever the BFF does not read: no frame would be
+    read, no ping answered, no idle deadline seen, and a BFF gone without a FIN would hold the
+    terminal for ever; a send timeout would only shorten that blindness, and cut a BFF that merely
+    reads slowly. So frames to the BFF wait in to_bff, in the order their indexes were signed,
+    until the socket takes them, and the socket is read whatever else waits. Flow control stays: the
+    PTY is read only once to_bff is empty, so a program that floods its terminal waits for the BFF
+    (and the browser) to keep up, and its output never piles up in the agent.
     """
 
     def __init__(self, run_as, size, running, key, nonce):
@@ -890,15 +952,20 @@ class Terminal:
         self.running = running
         self.sent = 0
         self.received = 0
-        # Input the PTY could not take yet (the program does not read it): the BFF's frames are read
-        # on only while this is under a frame's worth, so the program's pace reaches the BFF.
+        self.incoming = bytearray()  # the BFF's bytes, up to the end of its last whole frame
+        self.heard = time.monotonic()  # when the BFF's last frame came
+        # Input the PTY could not take yet (the program does not read it), TERMINAL_INPUT_BYTES at most.
         self.to_pty = bytearray()
+        # Signed frames the socket has not taken yet; last_queued is the type of the last one.
+        self.to_bff = bytearray()
+        self.last_queued = None
+        self.exit_queued = False  # then the exit frame is the last: no pong and no output after it
+        self.connection = None
+        self.selector = None
+        self.watching = {}  # what the selector watches now, by file: socket and master
         self.reaped = False
         shell = login_shell(run_as)
         env = clean_environment(run_as, shell, TERM="xterm-256color")
-        options = {}
-        if run_as.switch:
-            options.update(user=run_as.uid, group=run_as.own_gid, extra_groups=run_as.groups)
         master, slave = os.openpty()
         try:
             set_window_size(master, size["rows"], size["cols"])
@@ -914,11 +981,10 @@ class Terminal:
                 stdout=slave,
                 stderr=slave,
                 start_new_session=True,
-                preexec_fn=take_controlling_terminal,
+                preexec_fn=child_setup(run_as, run_as.own_gid, controlling_terminal=True),
                 close_fds=True,
                 cwd=run_as.home,
                 env=env,
-                **options
             )
         except (OSError, subprocess.SubprocessError) as error:
             os.close(master)
@@ -935,11 +1001,24 @@ class Terminal:
 
     def run(self, request):
         """Answers 101 and relays; ends with the exit frame once the shell is done, or without one
-        once the BFF left or broke the protocol."""
+        once the BFF left, broke the protocol or fell silent."""
         self.connection = request.connection
+        self.selector = selectors.DefaultSelector()
         try:
-            early = request.upgrade(TERMINAL_PROTOCOL)
-            self.relay(early)
+            self.incoming += request.upgrade(TERMINAL_PROTOCOL)
+            keep_alive(self.connection)
+            self.connection.setblocking(False)  # see the class's WARNING
+            self.heard = time.monotonic()
+            self.take_frames()
+            self.relay()
+            self.reap()
+            code = self.child.returncode
+            result = {"exitCode": code if code >= 0 else None}
+            result["signal"] = signal_name(-code) if code < 0 else None
+            self.queue(TERMINAL_EXIT, json.dumps(result, separators=(",", ":")).encode("utf-8"))
+            self.exit_queued = True
+            while self.to_bff:
+                self.wait(0, None)  # the exit frame too waits for a BFF that does not read, not for ever
         except TerminalClosed:
             # At once: a BFF that left reads nothing more, and a peer that broke the protocol is not
             # the BFF. Then the shell is hung up, as when a terminal window closes.
@@ -949,87 +1028,95 @@ class Terminal:
                 pass
             self.close_master()
             self.reap()
-            return
-        self.reap()
-        code = self.child.returncode
-        result = {"exitCode": code if code >= 0 else None, "signal": signal_name(-code) if code < 0 else None}
-        try:
-            self.send(TERMINAL_EXIT, json.dumps(result, separators=(",", ":")).encode("utf-8"))
-        except TerminalClosed:
-            pass  # the BFF left as the shell exited; there is nobody to tell
-
-    def relay(self, early):
-        """Returns once the shell's side of the PTY has ended (or stayed silent for DRAIN_SECONDS
-        after the shell exited); raises TerminalClosed when the BFF left or broke the protocol."""
-        connection = self.connection
-        incoming = bytearray(early)
-        self.take_frames(incoming)
-        selector = selectors.DefaultSelector()
-        watching = {}  # what the selector watches now, by file: socket and master
-
-        def watch(target, events):
-            if watching.get(target, 0) == events:
-                return
-            if not events:
-                selector.unregister(target)
-                del watching[target]
-            elif target in watching:
-                selector.modify(target, events)
-                watching[target] = events
-            else:
-                selector.register(target, events)
-                watching[target] = events
-
-        quiet_since = None  # once the shell has exited: since when the PTY said nothing
-        try:
-            while True:
-                # WARNING: a full socket blocks send() below, and with it all reading from the PTY:
-                # that is the flow control. A program that floods its terminal waits for the BFF (and
-                # the browser) to keep up; its output never piles up in the agent. Meanwhile the BFF's
-                # frames, pings included, wait in the socket too.
-                watch(connection, selectors.EVENT_READ if len(self.to_pty) < TERMINAL_FRAME_BYTES else 0)
-                watch(self.master, selectors.EVENT_READ | (selectors.EVENT_WRITE if self.to_pty else 0))
-                now = time.monotonic()
-                if quiet_since is None and self.child.poll() is not None:
-                    quiet_since = now
-                if quiet_since is None:
-                    timeout = SHELL_POLL_SECONDS
-                else:
-                    timeout = quiet_since + DRAIN_SECONDS - now
-                    if timeout <= 0:
-                        return  # the shell exited; whatever still holds the PTY has nothing to say
-                ready = {key.fileobj: mask for key, mask in selector.select(timeout)}
-                # The BFF's frames first: a Ctrl-C must get through while the program floods.
-                if connection in ready:
-                    try:
-                        data = connection.recv(TERMINAL_HEAD_BYTES + TERMINAL_FRAME_BYTES)
-                    except OSError:
-                        data = b""
-                    if not data:
-                        raise TerminalClosed()
-                    incoming += data
-                    self.take_frames(incoming)
-                if self.to_pty:
-                    self.write_pty()
-                if ready.get(self.master, 0) & selectors.EVENT_READ:
-                    try:
-                        output = os.read(self.master, TERMINAL_FRAME_BYTES)
-                    except BlockingIOError:
-                        continue
-                    except OSError as error:
-                        if error.errno != errno.EIO:
-                            raise
-                        output = b""  # EIO: no process holds the PTY's other end any more
-                    if not output:
-                        return
-                    self.send(TERMINAL_OUTPUT, output)
-                    if quiet_since is not None:
-                        quiet_since = time.monotonic()
         finally:
-            selector.close()
+            self.selector.close()
 
-    def take_frames(self, incoming):
+    def relay(self):
+        """Returns once the shell's side of the PTY has ended (or stayed silent for TERMINAL_DRAIN_SECONDS
+        after the shell exited); raises TerminalClosed when the BFF left, broke the protocol or fell
+        silent."""
+        quiet_since = None  # once the shell has exited: since when the PTY said nothing
+        while True:
+            now = time.monotonic()
+            if quiet_since is None and self.child.poll() is not None:
+                quiet_since = now
+            if quiet_since is not None and self.to_bff:
+                quiet_since = now  # output still on its way to the BFF is not silence
+            if quiet_since is None:
+                timeout = SHELL_POLL_SECONDS
+            else:
+                timeout = quiet_since + TERMINAL_DRAIN_SECONDS - now
+                if timeout <= 0:
+                    return  # the shell exited; whatever still holds the PTY has nothing to say
+            reading = 0 if self.to_bff else selectors.EVENT_READ  # the flow control
+            ready = self.wait(reading | (selectors.EVENT_WRITE if self.to_pty else 0), timeout)
+            if self.to_pty:
+                self.write_pty()
+            # `reading` again: epoll reports a hung-up PTY as readable even when only writing was asked.
+            if ready & reading:
+                try:
+                    output = os.read(self.master, TERMINAL_FRAME_BYTES)
+                except BlockingIOError:
+                    continue
+                except OSError as error:
+                    if error.errno != errno.EIO:
+                        raise
+                    output = b""  # EIO: no process holds the PTY's other end any more
+                if not output:
+                    return
+                self.queue(TERMINAL_OUTPUT, output)
+                if quiet_since is not None:
+                    quiet_since = time.monotonic()
+
+    def wait(self, pty_events, timeout):
+        """One select over the socket and the PTY's master (for `pty_events`), `timeout` seconds at
+        most (None: only the idle deadline). The socket is served here: the BFF's frames are read and
+        acted on as they come, before the next read of the PTY (a Ctrl-C gets through while the
+        program floods), and queued frames go out as far as it takes them. Returns the master's
+        events; raises TerminalClosed once the BFF has sent nothing for TERMINAL_IDLE_SECONDS."""
+        connection = self.connection
+        self.watch(connection, selectors.EVENT_READ | (selectors.EVENT_WRITE if self.to_bff else 0))
+        if self.master is not None:
+            self.watch(self.master, pty_events)
+        left = self.heard + TERMINAL_IDLE_SECONDS - time.monotonic()
+        if left <= 0:
+            raise TerminalClosed()
+        if timeout is not None:
+            left = min(left, timeout)
+        ready = {key.fileobj: mask for key, mask in self.selector.select(left)}
+        events = ready.get(connection, 0)
+        if events & selectors.EVENT_READ:
+            try:
+                data = connection.recv(TERMINAL_HEAD_BYTES + TERMINAL_FRAME_BYTES)
+            except BlockingIOError:
+                data = None
+            except OSError:
+                data = b""  # a reset, or keepalive gave up on the peer
+            if data == b"":
+                raise TerminalClosed()
+            if data:
+                self.incoming += data
+                self.take_frames()
+        if events & selectors.EVENT_WRITE:
+            self.flush()
+        return ready.get(self.master, 0)
+
+    def watch(self, target, events):
+        if self.watching.get(target, 0) == events:
+            return
+        if not events:
+            self.selector.unregister(target)
+            del self.watching[target]
+        elif target in self.watching:
+            self.selector.modify(target, events)
+            self.watching[target] = events
+        else:
+            self.selector.register(target, events)
+            self.watching[target] = events
+
+    def take_frames(self):
         """Acts on each whole frame in `incoming` and removes it; a partial one waits for its rest."""
+        incoming = self.incoming
         while len(incoming) >= TERMINAL_HEAD_BYTES:
             kind, length = TERMINAL_HEAD.unpack_from(incoming, FRAME_MAC_BYTES)
             if length > TERMINAL_FRAME_BYTES:
@@ -1043,8 +1130,16 @@ class Terminal:
                 raise TerminalClosed()
             del incoming[:end]
             self.received += 1
+            # A verified frame, not any byte: a frame that trickles in forever does not keep a line.
+            self.heard = time.monotonic()
             if kind == TERMINAL_INPUT:
+                if self.exit_queued:
+                    continue  # the shell is gone; nobody reads it
                 self.to_pty += payload
+                if len(self.to_pty) > TERMINAL_INPUT_BYTES:
+                    self.write_pty()
+                    if len(self.to_pty) > TERMINAL_INPUT_BYTES:
+                        raise TerminalClosed()  # typing on into a program that does not read
             elif kind == TERMINAL_RESIZE and length == 4:
                 rows, cols = struct.unpack(">HH", payload)
                 if not (1 <= rows <= TTY_SIZE and 1 <= cols <= TTY_SIZE):
@@ -1055,29 +1150,43 @@ class Terminal:
                 except OSError:
                     pass  # the shell's side is gone already; reading the master says so next
             elif kind == TERMINAL_PING and length == 0:
-                self.send(TERMINAL_PONG, b"")
+                # A pong that still waits behind output answers this ping too: the BFF asks only
+                # whether the line answers, and one that pings without reading piles nothing up here.
+                if not self.exit_queued and not (self.to_bff and self.last_queued == TERMINAL_PONG):
+                    self.queue(TERMINAL_PONG, b"")
             else:
                 raise TerminalClosed()
 
     def write_pty(self):
-        try:
-            written = os.write(self.master, self.to_pty[:TERMINAL_FRAME_BYTES])
-        except BlockingIOError:
-            return  # the PTY is full: the rest waits for EVENT_WRITE
-        except OSError as error:
-            if error.errno != errno.EIO:
-                raise
-            self.to_pty.clear()  # the shell's side is gone; reading the master says so next
-            return
-        del self.to_pty[:written]
+        while self.to_pty:
+            try:
+                written = os.write(self.master, self.to_pty[:TERMINAL_FRAME_BYTES])
+            except BlockingIOError:
+                return  # the PTY is full: the rest waits for EVENT_WRITE
+            except OSError as error:
+                if error.errno != errno.EIO:
+                    raise
+                self.to_pty.clear()  # the shell's side is gone; reading the master says so next
+                return
+            del self.to_pty[:written]
 
-    def send(self, kind, payload):
+    def queue(self, kind, payload):
+        """Signs the next frame to the BFF, puts it behind those still waiting and sends what it can."""
         signature = terminal_mac(self.key, "out", self.nonce, self.sent, kind, payload)
         self.sent += 1
-        try:
-            self.connection.sendall(signature + TERMINAL_HEAD.pack(kind, len(payload)) + payload)
-        except OSError:
-            raise TerminalClosed()
+        self.to_bff += signature + TERMINAL_HEAD.pack(kind, len(payload)) + payload
+        self.last_queued = kind
+        self.flush()
+
+    def flush(self):
+        while self.to_bff:
+            try:
+                sent = self.connection.send(self.to_bff)
+            except BlockingIOError:
+                return  # the socket is full: the rest waits for EVENT_WRITE
+            except OSError:
+                raise TerminalClosed()
+            del self.to_bff[:sent]
 
     def close_master(self):
         if self.master is not None:
@@ -1321,9 +1430,10 @@ class Handler(BaseHTTPRequestHandler):
 
     def upgrade(self, protocol):
         """
-        Answers 101: from here the connection carries `protocol` for as long as it lasts, with no
-        deadline and no timeout (a terminal may sit idle for hours). Returns the bytes the head's reader
-        already took from the socket past the head: frames the BFF sent without waiting for the 101.
+        Answers 101: from here the connection carries `protocol` for as long as it lasts, without the
+        request's deadline or timeout (a terminal may sit idle for hours; its own idle limit counts the
+        BFF's frames, pings included). Returns the bytes the head's reader already took from the socket
+        past the head: frames the BFF sent without waiting for the 101.
         """
         self.read_deadline.cancel()
         self.connection.settimeout(None)

@@ -9,12 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Notice } from "../server/console/notices.ts";
 import { UpstreamRefusedError } from "../server/console/upstream.ts";
 import { signAgentRequest } from "../server/grading/agent-signature.ts";
-import {
-  createTerminalOpener,
-  terminalUpgrade,
-  type OpenTerminal,
-  type TerminalLine,
-} from "../server/terminals/agent-terminal.ts";
+import type { OpenTerminal, TerminalLine } from "../server/console/terminal-line.ts";
+import { createTerminalOpener, terminalUpgrade } from "../server/terminals/agent-terminal.ts";
 import { TerminalFrameSigner, terminalFrameTypes } from "../server/terminals/terminal-frames.ts";
 import { createAgentFixture, isProcessAlive, waitFor, type AgentFixture } from "./testing/agent-fixture.ts";
 import { startAgent, type AgentProcess } from "./testing/python-agent.ts";
@@ -22,7 +18,6 @@ import { startAgent, type AgentProcess } from "./testing/python-agent.ts";
 let fixture: AgentFixture;
 let agent: AgentProcess;
 let openTerminal: OpenTerminal;
-const signal = new AbortController().signal;
 const lines: TerminalLine[] = [];
 
 function tcp(): Promise<Socket> {
@@ -59,7 +54,7 @@ class Shell {
   }
 
   static async open(size = { cols: 80, rows: 24 }): Promise<Shell> {
-    const line = await openTerminal("session", size, signal);
+    const line = await openTerminal("session", size, new AbortController().signal);
     lines.push(line);
     return new Shell(line);
   }
@@ -165,7 +160,7 @@ describe("an agent terminal", () => {
   });
 
   it("refuses a size out of range, signed, before any shell starts", async () => {
-    const refused = await openTerminal("session", { cols: 0, rows: 24 }, signal).then(
+    const refused = await openTerminal("session", { cols: 0, rows: 24 }, new AbortController().signal).then(
       () => undefined,
       (error: unknown) => error,
     );

@@ -170,6 +170,15 @@ export const BootLog = z.object({ lines: z.array(z.string()), logging: z.enum(["
 export type BootLog = z.output<typeof BootLog>;
 
 /** A console recording (asciicast v2); it outlives its session until the retention period ends. */
+/**
+ * Where a console's recording is kept, and the name its file downloads as: the session's id for its
+ * serial console, and for a terminal an id no session can have (a session's ends in eight letters
+ * and digits).
+ */
+export function recordingIdOf(sessionId: string, terminal: number): string {
+  return terminal === 0 ? sessionId : `${sessionId}--terminal-${terminal}`;
+}
+
 export const RecordingSummary = z.object({
   sessionId: z.string(),
   /** A lab's terminal (1, 2, …); absent for the serial console's recording. */

@@ -40,6 +40,9 @@ export type ScreenBlankReason = z.output<typeof ScreenBlankReason>;
  * English sentence other clients read. `session_failed` names its session's notice in
  * `params.sessionNotice` (api.ts sessionNoticeReasons), beside that notice's own parameters.
  */
+/** The serial console's number among a session's consoles; a lab's terminals are 1, 2, … */
+export const serialConsole = 0;
+
 export const consoleNoticeReasons = [
   "waiting_for_start",
   "vm_shut_down",
@@ -62,6 +65,7 @@ export const consoleNoticeReasons = [
   "too_many_terminals",
   "terminal_refused",
   "shell_exited",
+  "terminal_dropped",
 ] as const;
 export type ConsoleNoticeReason = (typeof consoleNoticeReasons)[number];
 

@@ -17,7 +17,13 @@ const claims = {
 describe("forward tokens", () => {
   it("carry the viewer to another replica sharing the secret", () => {
     const token = signForward(secret, claims, 1_000);
-    expect(verifyForward(secret, token, claims.sessionId, 2_000)).toEqual({ ...claims, expiresAt: 31_000 });
+    expect(verifyForward(secret, token, claims.sessionId, 2_000)).toEqual({
+      ...claims,
+      terminal: 0,
+      expiresAt: 31_000,
+    });
+    const toTerminal = signForward(secret, { ...claims, terminal: 2 }, 1_000);
+    expect(verifyForward(secret, toTerminal, claims.sessionId, 2_000)?.terminal).toBe(2);
   });
 
   it("are refused when forged, altered, expired, for another session or signed with another secret", () => {

@@ -106,6 +106,7 @@ describe.each(storages)("a console closing, recorded on %s", (_name, create) => 
     const released: string[] = [];
     const hub = new ConsoleHub({
       setGuestSize: async () => ({ ok: true }),
+      openTerminal: () => Promise.reject(new Error("this test opens no terminals")),
       connect: async () => {
         const socket = new WebSocket(vmUrl);
         await once(socket, "open");

@@ -4,6 +4,7 @@
 import type { FastifyBaseLogger } from "fastify";
 import type WebSocket from "ws";
 import type { Session } from "../../common/api.ts";
+import { serialConsole } from "../../common/console-protocol.ts";
 import type { AuditLog } from "../audit/audit-log.ts";
 import type { ConsoleConnector } from "../kube/console-stream.ts";
 import type { ConsoleRecorder, RecordingStore } from "../recordings/recording-store.ts";
@@ -15,15 +16,12 @@ import { SharedConsole } from "./shared-console.ts";
 import { UpstreamLink } from "./upstream.ts";
 import type { OpenUpstream } from "./upstream-connector.ts";
 import { ConsoleViewer, type ViewerIdentity } from "./viewer.ts";
-import { terminalUpstream, type OpenTerminal } from "../terminals/agent-terminal.ts";
-
-/** The serial console's number; a lab's terminals are 1, 2, … */
-export const serialConsole = 0;
+import { terminalUpstream, type OpenTerminal } from "./terminal-line.ts";
 
 export interface ConsoleHubDeps {
   connect: ConsoleConnector;
-  /** A lab's terminals, shells through the VM's agent (terminals/agent-terminal.ts); none without it. */
-  openTerminal?: OpenTerminal;
+  /** A lab's terminals, shells through the VM's agent (terminals/agent-terminal.ts). */
+  openTerminal: OpenTerminal;
   /** Fits go through the VM's agent (guest-size.ts). */
   setGuestSize: SetGuestSize;
   findSession(id: string): Promise<Session | undefined>;
@@ -133,7 +131,6 @@ export class ConsoleHub {
         setGuestSize: this.deps.setGuestSize,
       };
     }
-    if (!this.deps.openTerminal) throw new Error("This console hub opens no terminals.");
     return terminalUpstream(this.deps.openTerminal, size);
   }
 

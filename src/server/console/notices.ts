@@ -62,7 +62,14 @@ export const notices = {
     "terminal_agent_too_old",
     "This VM's agent is too old to open terminals. Only VMs launched from now on have it: end this session and start a new one.",
   ),
-  tooManyTerminals: notice("too_many_terminals", "This VM has as many terminals open as its agent allows."),
+  tooManyTerminals: notice(
+    "too_many_terminals",
+    "This VM has as many terminals open as its agent allows; trying again when one closes…",
+  ),
+  terminalDropped: notice(
+    "terminal_dropped",
+    "The connection to this terminal dropped, and its shell ended with it. Open the terminal again for a new one.",
+  ),
   terminalRefused: (why: string) => notice("terminal_refused", `The VM's agent refused the terminal: ${why}`),
   /** `how`: the exit code, or the signal that ended it. */
   shellExited: (how: string) =>

@@ -4,7 +4,8 @@
 // RecordingStorage.
 import type { Readable } from "node:stream";
 import type { FastifyBaseLogger } from "fastify";
-import type { RecordingSummary } from "../../common/api.ts";
+import { recordingIdOf, type RecordingSummary } from "../../common/api.ts";
+import { serialConsole } from "../../common/console-protocol.ts";
 import type { RecordingHeader } from "./asciicast.ts";
 import type { RecordingStorage, StoredRecording } from "./recording-storage.ts";
 import { RecordingWriter } from "./recording-writer.ts";
@@ -87,7 +88,7 @@ export class RecordingStore {
   recorderFor(
     session: { id: string; owner: string },
     size: { cols: number; rows: number },
-    terminal = 0,
+    terminal = serialConsole,
   ): ConsoleRecorder {
     const recording = { ...session, recordingId: recordingIdOf(session.id, terminal), terminal };
     let writer: Promise<RecordingWriter | undefined> | undefined;
@@ -115,8 +116,8 @@ export class RecordingStore {
     };
   }
 
-  find(sessionId: string, terminal = 0): Promise<StoredRecording | undefined> {
-    return this.options.storage.find(recordingIdOf(sessionId, terminal));
+  find(sessionId: string): Promise<StoredRecording | undefined> {
+    return this.options.storage.find(sessionId);
   }
 
   /** The recording as `find` measured it, `bytes` long; undefined when it is gone or changed since. */
@@ -213,14 +214,14 @@ export class RecordingStore {
         height: size.rows,
         timestamp: Math.floor(Date.now() / 1000),
         title:
-          session.terminal === 0
+          session.terminal === serialConsole
             ? `Lab Console session ${session.id}`
             : `Lab Console session ${session.id}, terminal ${session.terminal}`,
         lab_console: {
           sessionId: session.id,
           owner: session.owner,
           labId: (await this.options.labOf(session.id)) ?? "unknown",
-          ...(session.terminal !== 0 && { terminal: session.terminal }),
+          ...(session.terminal !== serialConsole && { terminal: session.terminal }),
         },
       };
       return new RecordingWriter({
@@ -239,14 +240,6 @@ export class RecordingStore {
       return undefined;
     }
   }
-}
-
-/**
- * Where a console's recording is stored: the session's id for its serial console, and for a
- * terminal an id no session can have (a session's ends in eight letters and digits).
- */
-export function recordingIdOf(sessionId: string, terminal: number): string {
-  return terminal === 0 ? sessionId : `${sessionId}--terminal-${terminal}`;
 }
 
 function summarize(recording: StoredRecording): RecordingSummary {

@@ -3,13 +3,13 @@
 // person sees comes from each recording's own header, as a list shows each person their own rows.
 import type { FastifyInstance } from "fastify";
 import * as z from "zod/mini";
-import { RecordingListQuery, type Me, type RecordingList } from "../../common/api.ts";
+import { recordingIdOf, RecordingListQuery, type Me, type RecordingList } from "../../common/api.ts";
 import { labIdPattern, maxTerminals } from "../../common/lab.ts";
 import { signedInUser } from "../access/policy.ts";
 import { DomainError } from "../errors/domain-error.ts";
 import { parseOrThrow } from "../http/errors.ts";
 import { SessionIdParams } from "../http/params.ts";
-import { RecordingBusyError, recordingIdOf, type RecordingStore } from "./recording-store.ts";
+import { RecordingBusyError, type RecordingStore } from "./recording-store.ts";
 
 /** `?terminal=N` for a lab terminal's recording; the serial console's without it. */
 const RecordingQuery = z.object({

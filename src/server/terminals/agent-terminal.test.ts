@@ -67,13 +67,13 @@ describe("opening an agent terminal", () => {
     expect(refused.final).toBe(true);
   });
 
-  it("ends when the agent has as many terminals open as it allows", async () => {
+  it("waits and tries again while the agent has as many terminals open as it allows", async () => {
     const open = await agentAnswering((request, response) =>
       signedJson(request, response, 503, { error: { code: "too_many_terminals", message: "8 are open." } }),
     );
     const refused = await refusalOf(open("session", size, AbortSignal.timeout(5_000)));
     expect(refused.notice.reason).toBe("too_many_terminals");
-    expect(refused.final).toBe(true);
+    expect(refused.final).toBe(false);
   });
 
   it("waits and tries again when the answer is not signed (an agent still without its key)", async () => {
@@ -97,6 +97,27 @@ describe("opening an agent terminal", () => {
     const refused = await refusalOf(open("session", size, AbortSignal.timeout(5_000)));
     expect(refused.notice.reason).toBe("terminal_unproven");
     expect(refused.final).toBe(true);
+  });
+
+  it("ends the terminal, saying so, when its line drops: the agent hung its shell up", async () => {
+    const open = await agentAnswering(() => undefined);
+    server!.on("upgrade", (request: IncomingMessage, socket: Socket) => {
+      const mac = agentAnswerMac(key, nonceOf(request), 101, Buffer.alloc(0));
+      socket.end(
+        "HTTP/1.1 101 Switching Protocols\r\nUpgrade: lab-agent-terminal\r\nConnection: Upgrade\r\n" +
+          `Lab-Agent-MAC: ${mac}\r\n\r\n`,
+      );
+    });
+    const line = await open("session", size, AbortSignal.timeout(5_000));
+    const ended = await new Promise<string>((resolve, reject) =>
+      // Listened to only now, maybe after the drop: it is told all the same.
+      line.listen({
+        output: () => undefined,
+        lost: () => reject(new Error("lost")),
+        ended: (notice) => resolve(notice.reason),
+      }),
+    );
+    expect(ended).toBe("terminal_dropped");
   });
 
   it("waits and tries again when the VM's port cannot be reached", async () => {

@@ -5,11 +5,12 @@
 import { request as httpRequest, type IncomingMessage } from "node:http";
 import type { Socket } from "node:net";
 import type { Duplex } from "node:stream";
+import * as z from "zod/mini";
 import { AgentErrorBody } from "../../common/grading.ts";
-import type { SetGuestSize, GuestSize } from "../console/guest-size.ts";
-import { notices } from "../console/notices.ts";
-import type { OpenUpstream } from "../console/upstream-connector.ts";
-import { UpstreamRefusedError, type UpstreamEvents, type UpstreamLine } from "../console/upstream.ts";
+import type { GuestSize } from "../console/guest-size.ts";
+import { notices, type Notice } from "../console/notices.ts";
+import type { OpenTerminal, TerminalLine } from "../console/terminal-line.ts";
+import { UpstreamRefusedError, type UpstreamEvents } from "../console/upstream.ts";
 import { AgentUnreachableError, type ConnectToAgent } from "../grading/agent-client.ts";
 import { agentMacOf, parseJson, readSmallAnswer } from "../grading/agent-answer.ts";
 import { signAgentRequest, verifyAgentAnswer } from "../grading/agent-signature.ts";
@@ -24,14 +25,6 @@ import {
 } from "./terminal-frames.ts";
 
 export const terminalUpgrade = "lab-agent-terminal";
-
-/** A terminal's line, with the window size its PTY has. */
-export interface TerminalLine extends UpstreamLine {
-  resize(size: GuestSize): void;
-}
-
-/** Opens a new shell in the session's VM, its PTY `size` big. Rejects with UpstreamRefusedError. */
-export type OpenTerminal = (sessionId: string, size: GuestSize, signal: AbortSignal) => Promise<TerminalLine>;
 
 export interface AgentTerminalOptions {
   connect: ConnectToAgent;
@@ -77,48 +70,33 @@ export function createTerminalOpener(options: AgentTerminalOptions): OpenTermina
       if (head.length > 0) line.received(head);
       return line;
     }
-    throw await refusalOf(answer.response, key, signed.nonce);
+    throw await refusalOf(answer.response, key, signed.nonce, deadline);
   };
 }
+
+/** The shell's exit as the agent reports it; a signal only by its name. */
+const ShellExit = z.object({
+  exitCode: z.nullable(z.int()),
+  signal: z.nullable(z.string().check(z.regex(/^SIG[A-Z0-9]{1,12}$/))),
+});
 
 /**
- * A terminal's connection and the size its next one opens with: a fit sets the open PTY's size
- * and is remembered for the shell a reconnection starts.
+ * Input the agent has not taken yet, beyond which it is stuck or gone: it reads on while its PTY is
+ * full (up to 1 MiB, docs/agent.md), so only an agent that stopped reading gets here.
  */
-export function terminalUpstream(
-  open: OpenTerminal,
-  initial: GuestSize,
-): { connect: OpenUpstream; setGuestSize: SetGuestSize } {
-  let size = initial;
-  let current: TerminalLine | undefined;
-  return {
-    connect: async (sessionId, signal) => {
-      current = await open(sessionId, size, signal);
-      return current;
-    },
-    setGuestSize: async (_sessionId, next) => {
-      size = next;
-      current?.resize(next);
-      return { ok: true };
-    },
-  };
-}
-
-/** The shell's exit as the agent reports it. */
-interface ShellExit {
-  exitCode: number | null;
-  signal: string | null;
-}
+const maxUnsentBytes = 2 * 1024 * 1024;
 
 class AgentTerminalLine implements TerminalLine {
   private readonly reader: TerminalFrameReader;
   private readonly signer: TerminalFrameSigner;
   private events: UpstreamEvents | undefined;
-  /** What arrived before anyone listened. */
+  /** What arrived, and how the line ended, before anyone listened. */
   private early: TerminalFrame[] = [];
+  private endedEarly: Notice | undefined;
   private closing = false;
   private done = false;
-  private answeredPing = true;
+  /** Any frame since the last ping: the agent is there. */
+  private heard = true;
   private paused = false;
 
   constructor(
@@ -130,7 +108,9 @@ class AgentTerminalLine implements TerminalLine {
     this.signer = new TerminalFrameSigner(key, nonce, "in");
     socket.on("data", (chunk: Buffer) => this.received(chunk));
     socket.on("error", () => {});
-    socket.on("close", () => this.finish(() => this.events?.lost(1006)));
+    // The agent hangs the shell up when its connection goes: a dropped line is a shell gone, and a
+    // new one would be another shell behind the same screen. The terminal ends, saying so.
+    socket.on("close", () => this.finish(notices.terminalDropped));
   }
 
   listen(events: UpstreamEvents): void {
@@ -138,6 +118,7 @@ class AgentTerminalLine implements TerminalLine {
     const early = this.early;
     this.early = [];
     for (const frame of early) this.handle(frame);
+    if (this.endedEarly) events.ended(this.endedEarly);
   }
 
   received(chunk: Buffer): void {
@@ -151,6 +132,7 @@ class AgentTerminalLine implements TerminalLine {
       this.socket.destroy();
       return;
     }
+    if (frames.length > 0) this.heard = true;
     for (const frame of frames) {
       if (this.events) this.handle(frame);
       else this.early.push(frame);
@@ -177,13 +159,19 @@ class AgentTerminalLine implements TerminalLine {
     this.socket.resume();
   }
 
+  /**
+   * Pings, also while paused (the agent ends a terminal it has not heard from for 90 s); a line the
+   * agent sent nothing on since the last ping is cut, but only while it is read.
+   */
   heartbeat(): void {
-    if (this.paused || this.done) return;
-    if (!this.answeredPing) {
-      this.socket.destroy();
-      return;
+    if (this.done) return;
+    if (!this.paused) {
+      if (!this.heard) {
+        this.socket.destroy();
+        return;
+      }
+      this.heard = false;
     }
-    this.answeredPing = false;
     this.write(terminalFrameTypes.ping);
   }
 
@@ -199,38 +187,43 @@ class AgentTerminalLine implements TerminalLine {
       case terminalFrameTypes.data:
         return this.events?.output(frame.payload);
       case terminalFrameTypes.pong:
-        this.answeredPing = true;
         return;
       case terminalFrameTypes.exit:
-        return this.finish(() => this.events?.ended(notices.shellExited(exitText(frame.payload))));
+        return this.finish(notices.shellExited(exitText(frame.payload)));
       default:
         this.socket.destroy();
     }
   }
 
   private write(type: number, payload?: Uint8Array): void {
-    if (!this.done && !this.socket.destroyed) this.socket.write(this.signer.frame(type, payload));
+    if (this.done || this.socket.destroyed) return;
+    if (this.socket.writableLength > maxUnsentBytes) {
+      this.socket.destroy();
+      return;
+    }
+    this.socket.write(this.signer.frame(type, payload));
   }
 
   /** The first of exit and close decides; after our own close() nobody is told. */
-  private finish(tell: () => void): void {
+  private finish(notice: Notice): void {
     if (this.done) return;
     this.done = true;
-    if (!this.closing) tell();
+    if (!this.closing) {
+      if (this.events) this.events.ended(notice);
+      else this.endedEarly = notice;
+    }
     this.socket.destroy();
   }
 }
 
 function exitText(payload: Buffer): string {
-  try {
-    const exit = JSON.parse(payload.toString("utf8")) as ShellExit;
-    if (typeof exit.signal === "string") return exit.signal;
-    if (typeof exit.exitCode === "number") return String(exit.exitCode);
-  } catch {
-    // An exit it could not describe is still an exit.
-  }
+  const exit = ShellExit.safeParse(parseJson(payload));
+  if (exit.success && exit.data.signal !== null) return exit.data.signal;
+  if (exit.success && exit.data.exitCode !== null) return String(exit.data.exitCode);
   return "unknown";
 }
+
+const maxRefusalLength = 200;
 
 type UpgradeAnswer =
   | { kind: "upgraded"; response: IncomingMessage; socket: Duplex; head: Buffer }
@@ -270,10 +263,15 @@ async function refusalOf(
   response: IncomingMessage,
   key: string,
   nonce: string,
+  deadline: AbortSignal,
 ): Promise<UpstreamRefusedError> {
   const status = response.statusCode ?? 0;
-  const body = await readSmallAnswer(response).catch(() => undefined);
-  if (!body) return new UpstreamRefusedError(notices.terminalUnproven, true);
+  const onAbort = () => response.destroy();
+  deadline.addEventListener("abort", onAbort, { once: true });
+  const body = await readSmallAnswer(response)
+    .catch(() => undefined)
+    .finally(() => deadline.removeEventListener("abort", onAbort));
+  if (!body) return new UpstreamRefusedError(notices.terminalUnreachable("its answer did not arrive"), false);
   if (!verifyAgentAnswer(key, nonce, status, body, agentMacOf(response))) {
     // An agent without the key yet (still starting) or another program: wait and ask again.
     return new UpstreamRefusedError(notices.terminalUnreachable(`HTTP ${status}, not signed`), false);
@@ -282,8 +280,10 @@ async function refusalOf(
   const code = parsed.success ? parsed.data.error.code : "";
   // An agent from before terminals knows no such path.
   if (status === 404) return new UpstreamRefusedError(notices.terminalAgentTooOld, true);
-  if (code === "too_many_terminals") return new UpstreamRefusedError(notices.tooManyTerminals, true);
-  const message = parsed.success ? parsed.data.error.message : `HTTP ${status}`;
+  // Slots come free as other terminals close: try again, backing off.
+  if (code === "too_many_terminals") return new UpstreamRefusedError(notices.tooManyTerminals, false);
+  // Said to staff too: the agent's words, but no more of them than a sentence.
+  const message = parsed.success ? parsed.data.error.message.slice(0, maxRefusalLength) : `HTTP ${status}`;
   return new UpstreamRefusedError(notices.terminalRefused(message), true);
 }
 

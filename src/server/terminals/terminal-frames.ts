@@ -61,7 +61,10 @@ export class TerminalFrameSigner {
 /** Cuts one direction's byte stream into verified frames; throws BadTerminalFrameError on the first bad one. */
 export class TerminalFrameReader {
   private index = 0;
-  private pending: Buffer = Buffer.alloc(0);
+  // Pieces of the frame under way, joined only once it is whole: a frame dribbled in a byte at a
+  // time must not cost a copy of everything before it per byte.
+  private pieces: Buffer[] = [];
+  private pendingBytes = 0;
 
   constructor(
     private readonly key: string,
@@ -70,25 +73,40 @@ export class TerminalFrameReader {
   ) {}
 
   push(chunk: Buffer): TerminalFrame[] {
-    this.pending = this.pending.length === 0 ? chunk : Buffer.concat([this.pending, chunk]);
+    this.pieces.push(chunk);
+    this.pendingBytes += chunk.length;
     const frames: TerminalFrame[] = [];
-    while (this.pending.length >= headBytes) {
-      const length = this.pending.readUInt32BE(macBytes + 1);
-      if (length > terminalFrameBytes) throw new BadTerminalFrameError(`a frame of ${length} bytes`);
-      if (this.pending.length < headBytes + length) break;
-      const type = this.pending[macBytes] as number;
-      const payload = this.pending.subarray(headBytes, headBytes + length);
-      const expected = frameMac(this.key, this.direction, this.nonce, this.index++)
-        .update(Buffer.of(type))
-        .update(payload)
-        .digest();
-      if (!timingSafeEqual(expected, this.pending.subarray(0, macBytes))) {
-        throw new BadTerminalFrameError(`frame ${this.index - 1} is not signed with this VM's key`);
-      }
-      frames.push({ type, payload });
-      this.pending = this.pending.subarray(headBytes + length);
+    for (;;) {
+      const needed = this.frameBytes();
+      if (needed === undefined || this.pendingBytes < needed) return frames;
+      const pending = this.pieces.length === 1 ? this.pieces[0]! : Buffer.concat(this.pieces);
+      frames.push(this.verify(pending.subarray(0, needed)));
+      const rest = pending.subarray(needed);
+      this.pieces = rest.length > 0 ? [rest] : [];
+      this.pendingBytes = rest.length;
     }
-    return frames;
+  }
+
+  /** How long the frame under way is, once its head is in. */
+  private frameBytes(): number | undefined {
+    if (this.pendingBytes < headBytes) return undefined;
+    if (this.pieces[0]!.length < headBytes) this.pieces = [Buffer.concat(this.pieces)];
+    const length = this.pieces[0]!.readUInt32BE(macBytes + 1);
+    if (length > terminalFrameBytes) throw new BadTerminalFrameError(`a frame of ${length} bytes`);
+    return headBytes + length;
+  }
+
+  private verify(frame: Buffer): TerminalFrame {
+    const type = frame[macBytes] as number;
+    const payload = frame.subarray(headBytes);
+    const expected = frameMac(this.key, this.direction, this.nonce, this.index++)
+      .update(Buffer.of(type))
+      .update(payload)
+      .digest();
+    if (!timingSafeEqual(expected, frame.subarray(0, macBytes))) {
+      throw new BadTerminalFrameError(`frame ${this.index - 1} is not signed with this VM's key`);
+    }
+    return { type, payload };
   }
 }
 

@@ -93,7 +93,11 @@ function SessionDetails({ session }: { session: Session }) {
       <SessionConsole
         key={session.id}
         session={session}
-        terminals={labs.data?.find((lab) => lab.id === session.labId)?.session.terminals ?? 0}
+        terminals={
+          labs.isPending
+            ? undefined
+            : (labs.data?.find((lab) => lab.id === session.labId)?.session.terminals ?? 0)
+        }
         onConnectionChange={bootLog.onConsoleConnection}
       />
       {/* Below the console, so the connected console keeps its place on the screen. */}

@@ -1,3 +1,6 @@
+import { recordingIdOf } from "../../../../common/api.ts";
+import { serialConsole } from "../../../../common/console-protocol.ts";
+
 /**
  * Where the BFF serves a session's recording file (asciicast v2, as an attachment), under /api: its
  * serial console's, or one of its terminals'.
@@ -14,5 +17,5 @@ export function recordingFileUrl(sessionId: string, terminal?: number): string {
 
 /** The file name a download is saved as (the BFF's Content-Disposition says the same). */
 export function recordingFileName(sessionId: string, terminal?: number): string {
-  return terminal === undefined ? `${sessionId}.cast` : `${sessionId}--terminal-${terminal}.cast`;
+  return `${recordingIdOf(sessionId, terminal ?? serialConsole)}.cast`;
 }
