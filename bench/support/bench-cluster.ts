@@ -6,6 +6,9 @@ import path from "node:path";
 import type { KubeConfig } from "@kubernetes/client-node";
 import type { Lab } from "../../src/common/lab.ts";
 import { startEmbeddedEmulator, type EmbeddedEmulator } from "../../src/server/embedded-emulator.ts";
+import { createAgentDelivery } from "../../src/server/grading/agent-delivery.ts";
+import { loadAgentFile } from "../../src/server/grading/agent-file.ts";
+import { agentKey } from "../../src/server/grading/agent-key.ts";
 import { createClusterClient, loadKubeConfig, type ClusterClient } from "../../src/server/kube/client.ts";
 import { KubeRequestCounter } from "../../src/server/kube/request-counter.ts";
 import { sessionsSelector } from "../../src/server/sessions/labels.ts";
@@ -85,11 +88,16 @@ export async function createHaltedSession(cluster: ClusterClient, lab: Lab, owne
 export async function launchRunningSessions(
   cluster: ClusterClient,
   owners: readonly string[],
+  /** The BFF's AGENT_TOKEN_SECRET, to give each VM the grading agent as the BFF's launch does. */
+  agentSecret?: string,
 ): Promise<string[]> {
+  const delivery = agentSecret
+    ? createAgentDelivery(await loadAgentFile(), (id) => agentKey(agentSecret, id))
+    : undefined;
   const ids: string[] = [];
   for (const owner of owners) {
     const sessionId = newSessionId(benchLab.id);
-    await launchSession(cluster, { sessionId, lab: benchLab, owner });
+    await launchSession(cluster, { sessionId, lab: benchLab, owner, agentUserData: delivery?.(sessionId) });
     ids.push(sessionId);
   }
   await waitUntilRunning(cluster, ids);
