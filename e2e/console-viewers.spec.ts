@@ -58,11 +58,7 @@ test("the guest follows the window of whoever has the keyboard, through the agen
 
   // Narrower than the guest's 80 columns at boot, and than any earlier fit to the 1280-pixel page.
   await student.page.setViewportSize({ width: 640, height: 600 });
-  const guestSize = student.region.getByLabel("Guest size");
-  await expect
-    .poll(async () => Number((await guestSize.textContent())?.split("×")[0]), { timeout: 15_000 })
-    .toBeLessThan(80);
-  const [cols, rows] = (await guestSize.textContent())!.split("×");
+  const { cols, rows } = await student.fittedNarrowerThan(80);
   await student.typeLine("stty size; echo size-''shown");
   await expect(student.rows).toContainText("size-shown");
   await expect(student.rows).toContainText(`${rows} ${cols}`);

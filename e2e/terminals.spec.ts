@@ -19,11 +19,7 @@ test("a student opens a terminal beside the console: its own shell, sized to the
   await expect(terminal.rows).toContainText("/dev/pts/");
   // The owner's window fits the PTY by itself: narrower than the 80 columns it opened with.
   await page.setViewportSize({ width: 640, height: 600 });
-  const guestSize = terminal.region.getByLabel("Guest size");
-  await expect
-    .poll(async () => Number((await guestSize.textContent())?.split("×")[0]), { timeout: 15_000 })
-    .toBeLessThan(80);
-  const [cols, rows] = (await guestSize.textContent())!.split("×");
+  const { cols, rows } = await terminal.fittedNarrowerThan(80);
   await terminal.run("stty size");
   await expect(terminal.rows).toContainText(`${rows} ${cols}`);
   await expect(terminal.rows).not.toContainText("stty rows");

@@ -14,6 +14,8 @@ export class ConsoleView {
   readonly viewers;
   /** The live region that says when staff take or give back the keyboard. */
   readonly keyboardNews;
+  /** The size the guest was last fitted to, "COLS×ROWS". */
+  readonly guestSize;
 
   constructor(
     readonly page: Page,
@@ -32,6 +34,7 @@ export class ConsoleView {
     this.giveBackKeyboard = this.region.getByRole("button", { name: t("console.keyboard.giveBack") });
     this.viewers = this.region.getByRole("list", { name: t("console.viewers.label") });
     this.keyboardNews = this.region.getByTestId("console-keyboard-news");
+    this.guestSize = this.region.getByLabel(t("console.guestSize"));
   }
 
   async goto(sessionId: string): Promise<void> {
@@ -43,6 +46,15 @@ export class ConsoleView {
   async reload(): Promise<void> {
     await this.page.reload();
     await this.lookAt();
+  }
+
+  /** Waits until the guest has been fitted to fewer than `columns` columns; its size then. */
+  async fittedNarrowerThan(columns: number): Promise<{ cols: string; rows: string }> {
+    await expect
+      .poll(async () => Number((await this.guestSize.textContent())?.split("×")[0]), { timeout: 15_000 })
+      .toBeLessThan(columns);
+    const [cols = "", rows = ""] = ((await this.guestSize.textContent()) ?? "").split("×");
+    return { cols, rows };
   }
 
   /** Types a line into the terminal as a person would (clicking it first to focus it). */

@@ -901,11 +901,7 @@ def parse_terminal_size(rows, cols):
 def terminal_mac(key, direction, nonce, index, kind, payload):
     """A frame's MAC covers its direction, its place on the connection, its type and its payload.
     The length field is left out: it only says where the payload ends, and the payload is covered."""
-    prefix = ("lab-agent-terminal:v1\n%s\n%s\n%d\n" % (direction, nonce, index)).encode("utf-8")
-    signer = hmac.new(key, prefix, hashlib.sha256)
-    signer.update(bytes((kind,)))
-    signer.update(payload)
-    return signer.digest()
+    return frame_mac(key, "lab-agent-terminal:v1\n" + direction, nonce, index, bytes((kind,)) + payload)
 
 
 def login_shell(run_as):

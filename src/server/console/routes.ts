@@ -7,12 +7,12 @@ import { WebSocketServer } from "ws";
 import * as z from "zod/mini";
 import type { Me } from "../../common/api.ts";
 import { ConsoleQuery, serialConsole } from "../../common/console-protocol.ts";
-import { maxTerminals } from "../../common/lab.ts";
 import { grantedSession, grantedSignIn } from "../access/policy.ts";
 import type { AuditLog } from "../audit/audit-log.ts";
 import type { SignIns } from "../auth/sign-ins.ts";
 import { DomainError } from "../errors/domain-error.ts";
 import { parseOrThrow } from "../http/errors.ts";
+import { TerminalNumber } from "../http/params.ts";
 import { RateLimiter } from "../http/rate-limit.ts";
 import type { ConsoleHub } from "./hub.ts";
 import type { ConsolePlacement } from "./placement.ts";
@@ -147,9 +147,7 @@ export function registerConsoleRoutes(app: FastifyInstance, deps: ConsoleRouteDe
   });
 }
 
-const TerminalParams = z.object({
-  terminal: z.coerce.number().check(z.int(), z.minimum(1), z.maximum(maxTerminals)),
-});
+const TerminalParams = z.object({ terminal: TerminalNumber });
 
 /** Accepts the socket only to say why it cannot be a console ("ended": reconnecting will not help). */
 async function endAtOnce(

@@ -4,16 +4,17 @@
 import type { FastifyInstance } from "fastify";
 import * as z from "zod/mini";
 import { recordingIdOf, RecordingListQuery, type Me, type RecordingList } from "../../common/api.ts";
-import { labIdPattern, maxTerminals } from "../../common/lab.ts";
+import { serialConsole } from "../../common/console-protocol.ts";
+import { labIdPattern } from "../../common/lab.ts";
 import { signedInUser } from "../access/policy.ts";
 import { DomainError } from "../errors/domain-error.ts";
 import { parseOrThrow } from "../http/errors.ts";
-import { SessionIdParams } from "../http/params.ts";
+import { SessionIdParams, TerminalNumber } from "../http/params.ts";
 import { RecordingBusyError, type RecordingStore } from "./recording-store.ts";
 
 /** `?terminal=N` for a lab terminal's recording; the serial console's without it. */
 const RecordingQuery = z.object({
-  terminal: z._default(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(maxTerminals)), 0),
+  terminal: z._default(TerminalNumber, serialConsole),
 });
 
 const ListQuery = z.extend(RecordingListQuery, {

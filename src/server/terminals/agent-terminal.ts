@@ -11,7 +11,7 @@ import type { GuestSize } from "../console/guest-size.ts";
 import { notices, type Notice } from "../console/notices.ts";
 import type { OpenTerminal, TerminalLine } from "../console/terminal-line.ts";
 import { UpstreamRefusedError, type UpstreamEvents } from "../console/upstream.ts";
-import { AgentUnreachableError, type ConnectToAgent } from "../grading/agent-client.ts";
+import type { ConnectToAgent } from "../grading/agent-client.ts";
 import { agentMacOf, parseJson, readSmallAnswer } from "../grading/agent-answer.ts";
 import { signAgentRequest, verifyAgentAnswer } from "../grading/agent-signature.ts";
 import {
@@ -288,6 +288,5 @@ async function refusalOf(
 }
 
 function reasonOf(error: unknown): string {
-  if (error instanceof AgentUnreachableError) return error.message;
   return error instanceof Error ? error.message : String(error);
 }
