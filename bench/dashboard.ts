@@ -22,6 +22,7 @@ import { SignIns } from "../src/server/auth/sign-ins.ts";
 import { hashPassword } from "../src/server/auth/passwords.ts";
 import { SqliteAuditRepository } from "../src/server/audit/sqlite-repository.ts";
 import { SqliteGradingRepository } from "../src/server/grading/sqlite-repository.ts";
+import { SqliteClassRepository } from "../src/server/classes/sqlite-repository.ts";
 import { createClusterClient, type ClusterClient } from "../src/server/kube/client.ts";
 import { createClusterFacts } from "../src/server/kube/cluster-facts.ts";
 import { KubeRequestCounter } from "../src/server/kube/request-counter.ts";
@@ -96,6 +97,7 @@ async function main(): Promise<void> {
     ]);
     // Nothing is graded here: the BFFs share an empty grading database and reach no agent.
     const gradingRepository = SqliteGradingRepository.open(stateDir);
+    const classRepository = SqliteClassRepository.open(stateDir);
     const auditRepository = SqliteAuditRepository.open(stateDir);
     const bffs: Bff[] = [];
     for (const mode of modes) {
@@ -113,6 +115,7 @@ async function main(): Promise<void> {
         cookieSecret: "bench-secret-bench-secret-bench-secret",
         labs,
         gradingRepository,
+        classRepository,
         connectToAgent: () => Promise.reject(new Error("the dashboard bench grades nothing")),
         agentKeySecret: "bench-agent-secret-bench-agent-secret",
         agentFile: Buffer.alloc(0),
@@ -161,6 +164,7 @@ async function main(): Promise<void> {
     for (const bff of bffs) await bff.app.close();
     await signIns.close();
     await gradingRepository.close();
+    await classRepository.close();
     await auditRepository.close();
     await endedSignIns.close();
   } finally {

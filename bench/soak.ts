@@ -15,12 +15,13 @@ import { availableParallelism, loadavg } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { Worker } from "node:worker_threads";
-import { csrfHeader } from "../src/common/api.ts";
 import { hashPassword } from "../src/server/auth/passwords.ts";
 import type { ClusterClient } from "../src/server/kube/client.ts";
 import { defaultVmSizes, loadLabs } from "../src/server/labs/load-labs.ts";
 import type { SoakBffMessage, SoakBffReport } from "./soak-bff.ts";
 import { createHaltedSession, startBenchCluster } from "./support/bench-cluster.ts";
+import { api, signIn, type Person } from "./support/browser-api.ts";
+import { kubeRequestsByVerb } from "./support/kube-requests.ts";
 import { forkBff, type BffProcess } from "./support/bff-process.ts";
 import { SoakConsole, type ConsoleFigures } from "./soak-console.ts";
 import type { StudentsInput, StudentsResult } from "./soak-students.ts";
@@ -62,11 +63,6 @@ checks:
 `;
 const studentName = (index: number) => `student-${String(index).padStart(3, "0")}`;
 
-interface Person {
-  username: string;
-  cookie: string;
-}
-
 async function main(): Promise<number> {
   const { stateDir, emulator, cluster } = await startBenchCluster("soak");
   const log = (message: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${message}`);
@@ -95,7 +91,7 @@ async function main(): Promise<number> {
     const people = await inBatches(
       users.map((user) => user.username),
       8,
-      (username) => signIn(bff!.url, username),
+      (username) => signIn(bff!.url, username, "soak"),
     );
     const byName = new Map(people.map((person) => [person.username, person]));
     const ivan = byName.get("ivan")!;
@@ -139,7 +135,7 @@ async function main(): Promise<number> {
     });
 
     log(`Measuring for ${seconds} s...`);
-    const kubeBefore = await kubeRequests(bff.url);
+    const kubeBefore = await kubeRequestsByVerb(bff.url, metricsToken);
     const startedAt = performance.now();
     const endAt = startedAt + seconds * 1000;
     bff.send("measure");
@@ -152,7 +148,7 @@ async function main(): Promise<number> {
     const [studentsResult, , graded] = await Promise.all([studentsDone, typing, grading]);
     const elapsed = (performance.now() - startedAt) / 1000;
     const report = await bff.ask("report", "report");
-    const kubeAfter = await kubeRequests(bff.url);
+    const kubeAfter = await kubeRequestsByVerb(bff.url, metricsToken);
     // Output that was on its way when the window closed is still counted, not taken for lost.
     for (const each of consoles) each.close();
 
@@ -218,44 +214,6 @@ async function startBff(kubeconfigPath: string, stateDir: string): Promise<BffPr
 
 // HTTP as a browser
 
-async function signIn(baseUrl: string, username: string): Promise<Person> {
-  for (;;) {
-    const response = await fetch(`${baseUrl}/api/auth/login`, {
-      method: "POST",
-      headers: { "content-type": "application/json", [csrfHeader.name]: csrfHeader.value },
-      body: JSON.stringify({ username, password: "soak" }),
-    });
-    await response.arrayBuffer();
-    if (response.status === 429) {
-      await new Promise((resolve) => setTimeout(resolve, Number(response.headers.get("retry-after")) * 1000));
-      continue;
-    }
-    const cookie = response.headers.getSetCookie()[0]?.split(";")[0];
-    if (response.status !== 200 || !cookie) throw new Error(`sign-in as ${username}: ${response.status}`);
-    return { username, cookie };
-  }
-}
-
-async function api(
-  baseUrl: string,
-  person: Person,
-  method: string,
-  requestPath: string,
-  body?: unknown,
-): Promise<{ status: number; text: string }> {
-  const response = await fetch(baseUrl + requestPath, {
-    method,
-    headers: {
-      cookie: person.cookie,
-      ...(body === undefined
-        ? {}
-        : { "content-type": "application/json", [csrfHeader.name]: csrfHeader.value }),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: response.status, text: await response.text() };
-}
-
 interface Graded {
   runMs: number;
   sessions: number;
@@ -300,20 +258,6 @@ function runStudents(input: StudentsInput): Promise<StudentsResult> {
       void worker.terminate();
     });
   });
-}
-
-async function kubeRequests(baseUrl: string): Promise<Record<string, number>> {
-  const response = await fetch(`${baseUrl}/metrics`, {
-    headers: { authorization: `Bearer ${metricsToken}` },
-  });
-  const byVerb: Record<string, number> = {};
-  for (const line of (await response.text()).split("\n")) {
-    const match = /^lab_console_kube_requests_total\{(.*)\} (\d+(?:\.\d+)?)$/.exec(line);
-    if (!match) continue;
-    const verb = /verb="([^"]+)"/.exec(match[1]!)?.[1] ?? "?";
-    byVerb[verb] = (byVerb[verb] ?? 0) + Number(match[2]);
-  }
-  return byVerb;
 }
 
 // Figures

@@ -1,11 +1,15 @@
 // What the benches share on the cluster side: an embedded emulator (a process of its own, as with
 // `npm start`) with a client for it, a lab to launch, and sessions launched as the BFF launches them.
-import { mkdtemp } from "node:fs/promises";
+import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { KubeConfig } from "@kubernetes/client-node";
 import type { Lab } from "../../src/common/lab.ts";
-import { startEmbeddedEmulator, type EmbeddedEmulator } from "../../src/server/embedded-emulator.ts";
+import {
+  startEmbeddedEmulator,
+  type EmbeddedEmulator,
+  type EmbeddedEmulatorOptions,
+} from "../../src/server/embedded-emulator.ts";
 import { createAgentDelivery } from "../../src/server/grading/agent-delivery.ts";
 import { loadAgentFile } from "../../src/server/grading/agent-file.ts";
 import { agentKey } from "../../src/server/grading/agent-key.ts";
@@ -37,13 +41,24 @@ export interface BenchCluster {
   cluster: ClusterClient;
 }
 
-/** The emulator in fast timing, in a fresh state directory named after the bench. */
-export async function startBenchCluster(name: string): Promise<BenchCluster> {
+/** The emulator (fast timing unless asked), in a fresh state directory named after the bench. */
+export async function startBenchCluster(
+  name: string,
+  options: Pick<EmbeddedEmulatorOptions, "guests"> & {
+    timing?: EmbeddedEmulatorOptions["timing"];
+    clusterYaml?: string;
+  } = {},
+): Promise<BenchCluster> {
   const stateDir = await mkdtemp(path.join(tmpdir(), `lab-bench-${name}-`));
+  const clusterConfigFile =
+    options.clusterYaml === undefined ? undefined : path.join(stateDir, "cluster.yaml");
+  if (clusterConfigFile) await writeFile(clusterConfigFile, options.clusterYaml ?? "");
   const emulator = await startEmbeddedEmulator({
     projectRoot,
     kubeconfigPath: path.join(stateDir, "kubeconfig"),
-    timing: "fast",
+    timing: options.timing ?? "fast",
+    guests: options.guests,
+    clusterConfigFile,
     log: { info() {} },
   });
   const kubeConfig = loadKubeConfig({ kind: "kubeconfig", path: emulator.kubeconfigPath });

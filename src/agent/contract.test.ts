@@ -203,7 +203,7 @@ describe("authentication", () => {
     expect(health.verified).toBe(true);
     expect(AgentHealth.parse(health.json())).toEqual({
       status: "ok",
-      version: "2.2.0",
+      version: "2.3.0",
       runAs: { user: fixture.expectedUser, home: fixture.home },
     });
     const missing = await call("/v2/health");

@@ -33,9 +33,9 @@ from collections import OrderedDict
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
-# 2.1.0 added /v1/files, 2.2.0 added /v1/terminal; the BFF reads this from /v1/health to tell an
-# agent that lacks them.
-VERSION = "2.2.0"
+# 2.1.0 added /v1/files, 2.2.0 added /v1/terminal, 2.3.0 added /v1/activity; the BFF reads this from
+# /v1/health to tell an agent that lacks them.
+VERSION = "2.3.0"
 
 # The limits of the wire protocol; src/common/agent-protocol.ts holds the same numbers.
 BODY_BYTES = 64 * 1024
@@ -259,6 +259,34 @@ def read_key(path):
     return key.encode("utf-8")
 
 
+def claim_pad(key, nonce):
+    """The one-time pad a claim's new key is sealed with: only the holder of the current key has it."""
+    return hmac.new(key, ("lab-agent-claim:v1\n" + nonce).encode("utf-8"), hashlib.sha256).digest()
+
+
+def unseal_key(key, nonce, sealed):
+    try:
+        raw = bytes.fromhex(sealed) if isinstance(sealed, str) else b""
+    except ValueError:
+        raw = b""
+    if len(raw) != 32:
+        raise invalid(['"key" must be 64 hexadecimal digits: a sealed 32-byte key.'])
+    return bytes(a ^ b for a, b in zip(raw, claim_pad(key, nonce))).hex().encode("utf-8")
+
+
+def replace_key(path, key):
+    """Writes the new key beside the old one and renames it over: a crash leaves one whole key file."""
+    folder = os.path.dirname(path) or "."
+    temporary = os.path.join(folder, ".key.%d" % os.getpid())
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    try:
+        os.write(fd, key + b"\n")
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.rename(temporary, path)
+
+
 def mac(key, lines):
     return hmac.new(key, "\n".join(lines).encode("utf-8"), hashlib.sha256).hexdigest()
 
@@ -365,17 +393,27 @@ def run_as_mismatch(config):
 class RunningGroups:
     """The process groups of running checks, so that a stopping agent leaves none behind."""
 
-    def __init__(self):
+    def __init__(self, parent=None):
         self.pids = set()
         self.lock = threading.Lock()
+        # Checks are counted here and in the agent's set of every group (terminals too).
+        self.parent = parent
 
     def add(self, pid):
         with self.lock:
             self.pids.add(pid)
+        if self.parent is not None:
+            self.parent.add(pid)
 
     def remove(self, pid):
         with self.lock:
             self.pids.discard(pid)
+        if self.parent is not None:
+            self.parent.remove(pid)
+
+    def contains(self, pid):
+        with self.lock:
+            return pid in self.pids
 
     def kill_all(self):
         with self.lock:
@@ -1211,6 +1249,82 @@ class Terminal:
 
 
 # ---------------------------------------------------------------------------------------------
+# Activity (/v1/activity): what the BFF's idle handling asks about besides console input.
+
+# struct utmp as glibc writes it on Linux (64-bit and 32-bit alike): type, pid, line, id, user, host,
+# exit status, session, time, address, padding.
+UTMP = struct.Struct("<hxxi32s4s32s256shhiii4i20x")
+UTMP_FILES = ("/run/utmp", "/var/run/utmp")
+USER_PROCESS = 7
+
+
+def cpu_ticks(pid):
+    """utime + stime + cutime + cstime of /proc/PID/stat: its CPU time and that of children it waited for."""
+    with open("/proc/%d/stat" % pid, "rb") as stat:
+        text = stat.read().decode("ascii", "replace")
+    fields = text[text.rindex(")") + 2 :].split()
+    # After the command: state is field 3, so utime (14) .. cstime (17) are fields[11:15], pgrp (5) fields[2].
+    return sum(int(value) for value in fields[11:15]), int(fields[2])
+
+
+def student_cpu(uid, skip_groups):
+    """CPU seconds used by the student's processes (and their waited-for children), and how many there are."""
+    ticks = 0
+    count = 0
+    me = os.getpid()
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == me:
+            continue
+        pid = int(entry)
+        try:
+            if os.stat("/proc/%d" % pid).st_uid != uid:
+                continue
+            used, group = cpu_ticks(pid)
+        except (OSError, ValueError, IndexError):
+            continue  # gone meanwhile
+        # The agent's own checks run as the student too; a grading run is not the student at work.
+        if skip_groups.contains(group):
+            continue
+        ticks += used
+        count += 1
+    return ticks / os.sysconf("SC_CLK_TCK"), count
+
+
+def logins(serial_tty, now):
+    """Who is logged in on a terminal other than the serial console's autologin, and how long each has
+    been idle (the terminal's access time, as w(1) reads it)."""
+    serial = os.path.basename(serial_tty)
+    for path in UTMP_FILES:
+        try:
+            with open(path, "rb") as utmp:
+                data = utmp.read(UTMP.size * 1024)
+            break
+        except OSError:
+            continue
+    else:
+        return []
+    found = []
+    for offset in range(0, len(data) - UTMP.size + 1, UTMP.size):
+        record = UTMP.unpack_from(data, offset)
+        kind, pid, line, user = record[0], record[1], record[2], record[4]
+        line = line.split(b"\0", 1)[0].decode("utf-8", "replace")
+        if kind != USER_PROCESS or line in ("", serial, "console") or "/" in line.replace("pts/", ""):
+            continue
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            continue  # a stale record: its session ended without logging out
+        except PermissionError:
+            pass
+        try:
+            idle = max(0, int(now - os.stat("/dev/" + line).st_atime))
+        except OSError:
+            continue
+        found.append({"user": user.split(b"\0", 1)[0].decode("utf-8", "replace"), "tty": line, "idleSeconds": idle})
+    return found
+
+
+# ---------------------------------------------------------------------------------------------
 # HTTP.
 
 
@@ -1221,8 +1335,10 @@ class Agent:
         self.nonces = NonceMemory(REMEMBERED_NONCES)
         self.check_slots = threading.BoundedSemaphore(CONCURRENT_CHECKS)
         self.running = RunningGroups()
+        self.check_groups = RunningGroups(parent=self.running)
         self.files = Files(config)
         self.terminal_slots = threading.BoundedSemaphore(TERMINALS)
+        self.claiming = threading.Lock()
 
     def health(self, request):
         run_as = resolve_run_as(self.config)
@@ -1240,7 +1356,7 @@ class Agent:
                 if cancelled.is_set():
                     return
                 try:
-                    results[index] = run_check(spec, run_as, cancelled, self.running)
+                    results[index] = run_check(spec, run_as, cancelled, self.check_groups)
                 except HttpError as error:
                     failures.append(error)
                     cancelled.set()
@@ -1258,6 +1374,15 @@ class Agent:
         if request.client_gone():
             return None  # Killed because the client left: nobody is there to read these results.
         return {"results": results}
+
+    def activity(self, request):
+        run_as = resolve_run_as(self.config)
+        cpu_seconds, processes = student_cpu(run_as.uid, self.check_groups)
+        return {
+            "cpuSeconds": round(cpu_seconds, 2),
+            "processes": processes,
+            "logins": logins(self.config["tty"], time.time()),
+        }
 
     def tty(self, request):
         size = parse_tty_size(request.json_body())
@@ -1281,9 +1406,27 @@ class Agent:
             self.terminal_slots.release()
         return None  # the 101 was the answer; handle_request logs the terminal once it has ended
 
+    def claim(self, request):
+        """A warm VM becomes someone's session: its key is replaced by the session's, sealed under the old
+        one. Answered (signed) with the new key, which proves the change; the old key opens nothing after."""
+        body = request.json_body()
+        sealed = body.get("key") if isinstance(body, dict) else None
+        new_key = unseal_key(request.key, request.nonce, sealed)
+        with self.claiming:
+            if read_key(self.config["keyFile"]) != request.key:
+                raise HttpError(409, "claimed_already", "This VM was claimed already.")
+            try:
+                replace_key(self.config["keyFile"], new_key)
+            except OSError as error:
+                raise HttpError(500, "key_not_written", "The new key could not be written: %s." % error.strerror)
+        request.key = new_key
+        return {"claimed": True}
+
     def routes(self):
         return {
             "/v1/health": {"GET": self.health},
+            "/v1/activity": {"GET": self.activity},
+            "/v1/claim": {"POST": self.claim},
             "/v1/checks": {"POST": self.checks},
             "/v1/tty": {"POST": self.tty},
             "/v1/files": {"PUT": self.files.upload, "GET": self.files.download},

@@ -60,6 +60,16 @@ export interface AgentHealth {
   runAs: { user: string; home: string };
 }
 
+/** GET /v1/activity (agent 2.3.0): what the agent sees of the student at work, for idle handling. */
+export interface AgentActivity {
+  /** CPU seconds used by the student's processes alive now and the children they waited for; checks not counted. */
+  cpuSeconds: number;
+  /** The student's processes alive now. */
+  processes: number;
+  /** Logins on terminals other than the serial console's autologin (ssh, say), from utmp. */
+  logins: { user: string; tty: string; idleSeconds: number }[];
+}
+
 export interface AgentTtySize {
   rows: number;
   cols: number;

@@ -47,6 +47,10 @@ export const LabSummary = z.object({
     extendMinutes: z.number(),
     maxExtensions: z.number(),
     terminals: z.number(),
+    /** The lab's idle limit; absent when it has none. */
+    idle: z.optional(
+      z.object({ minutes: z.number(), warnMinutes: z.number(), action: z.enum(["end", "pause"]) }),
+    ),
   }),
   checks: z.array(
     z.object({
@@ -117,6 +121,14 @@ export const ReasonParams = z.record(z.string(), z.union([z.string(), z.number()
 export const SessionNotice = z.object({ reason: z.string(), params: ReasonParams });
 export type SessionNotice = z.output<typeof SessionNotice>;
 
+export const SessionIdle = z.object({
+  state: z.enum(["warning", "paused"]),
+  action: z.enum(["end", "pause"]),
+  /** When the action comes (warning), or when the VM was paused (paused). */
+  endsAt: z.string(),
+});
+export type SessionIdle = z.output<typeof SessionIdle>;
+
 export const Session = z.object({
   id: z.string(),
   labId: z.string(),
@@ -134,6 +146,14 @@ export const Session = z.object({
   notice: z.nullable(SessionNotice),
   /** The raised hand, absent when there is none. */
   help: z.optional(HelpRequest),
+  /** "warm": a VM of a scheduled class's pool, booted before the launch and claimed by it. */
+  start: z.enum(["warm", "cold"]),
+  /**
+   * Idle handling, absent while the session is not idle-warned or paused: `warning` until `endsAt`,
+   * when the session ends or its VM pauses (`action`); `paused` once the idle limit paused it
+   * (POST /api/sessions/:id/resume resumes it).
+   */
+  idle: z.optional(SessionIdle),
 });
 export type Session = z.output<typeof Session>;
 

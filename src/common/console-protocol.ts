@@ -66,6 +66,8 @@ export const consoleNoticeReasons = [
   "terminal_refused",
   "shell_exited",
   "terminal_dropped",
+  "idle_warning",
+  "idle_paused",
 ] as const;
 export type ConsoleNoticeReason = (typeof consoleNoticeReasons)[number];
 

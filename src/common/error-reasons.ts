@@ -30,6 +30,13 @@ export const errorReasons = [
   "restart_not_running",
   "restart_in_progress",
   "restart_too_often",
+  "resume_not_paused",
+  "launch_busy",
+  // Classes
+  "class_not_found",
+  "class_ends_before_start",
+  "class_too_long",
+  "class_in_past",
   // Time
   "lab_no_longer_offered",
   "extend_not_active",

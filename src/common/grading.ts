@@ -89,6 +89,13 @@ export const AgentHealth = z.object({
 }) satisfies z.ZodMiniType<Wire.AgentHealth>;
 export type AgentHealth = z.output<typeof AgentHealth>;
 
+export const AgentActivity = z.object({
+  cpuSeconds: z.number(),
+  processes: z.number(),
+  logins: z.array(z.object({ user: z.string(), tty: z.string(), idleSeconds: z.number() })),
+}) satisfies z.ZodMiniType<Wire.AgentActivity>;
+export type AgentActivity = z.output<typeof AgentActivity>;
+
 /** Codes are those of Wire.AgentErrorCode; kept open so a newer agent's codes still parse. */
 export const AgentErrorBody = z.object({ error: z.object({ code: z.string(), message: z.string() }) });
 export type AgentErrorBody = z.output<typeof AgentErrorBody>;

@@ -142,7 +142,33 @@ const Vm = z
 /** The most terminals a lab may give each session besides its serial console (the agent allows 8 in all). */
 export const maxTerminals = 4;
 
+export const idleActions = ["end", "pause"] as const;
+
+/**
+ * Idle handling (docs/operations.md, "Idle sessions"): no console input and nothing the agent sees
+ * for `minutes` ends the session, or pauses its VM; a warning comes `warnMinutes` before.
+ */
+const Idle = z
+  .strictObject({
+    minutes: z.int().min(5).max(1440).meta({
+      description: "Minutes without console input or activity the agent sees before the action.",
+    }),
+    warnMinutes: z.int().min(1).max(60).default(5).meta({
+      description: "How long before the action the student is warned; less than minutes.",
+    }),
+    action: z.enum(idleActions).default("end").meta({
+      description:
+        "end: delete the VM, as at expiry; pause: pause the VM (KubeVirt's pause) until the student resumes it.",
+    }),
+  })
+  .refine((idle) => idle.warnMinutes < idle.minutes, {
+    error: "warnMinutes must be less than minutes",
+    path: ["warnMinutes"],
+  });
+export type LabIdle = z.output<typeof Idle>;
+
 const Session = z.strictObject({
+  idle: Idle.optional().meta({ description: "Idle handling; none when absent." }),
   minutes: z.int().min(5).max(1440).default(60).meta({ description: "How long a session lasts." }),
   extendMinutes: z.int().min(1).max(1440).default(15).meta({ description: "Minutes one extension adds." }),
   maxExtensions: z.int().min(0).max(100).default(2).meta({ description: "How often a student may extend." }),
@@ -341,7 +367,14 @@ export interface Lab {
   title: string;
   description: string;
   vm: { cpu: number; memory: string; image: string; nested: boolean; cloudInit: string | null };
-  session: { minutes: number; extendMinutes: number; maxExtensions: number; terminals: number };
+  session: {
+    minutes: number;
+    extendMinutes: number;
+    maxExtensions: number;
+    terminals: number;
+    /** Absent: the lab has no idle limit. */
+    idle?: LabIdle;
+  };
   checks: LabCheck[];
   /** Only for a lab that declares egress: each session's VM may open these besides DNS. */
   network?: { egress: LabEgressRule[] };

@@ -73,6 +73,10 @@ export const auditActions = [
   "sign-out-user",
   "file-upload",
   "file-download",
+  "class-schedule",
+  "class-cancel",
+  "idle-pause",
+  "idle-resume",
 ] as const;
 export const AuditAction = z.enum(auditActions);
 export type AuditAction = z.output<typeof AuditAction>;

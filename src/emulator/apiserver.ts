@@ -9,6 +9,8 @@ import type { TokenAuthenticator } from "./apiserver/authentication.ts";
 import { kubernetesFeatureGates, type ClusterConfig } from "./cluster/cluster-config.ts";
 import type { GuestRuntime } from "./guests/guest-runtime.ts";
 import { changeVmState, type LifecycleAction } from "./subresources/state-change.ts";
+import { changePause, type PauseAction } from "./subresources/pause.ts";
+import type { EventRecorder } from "./controller/events.ts";
 import {
   apiGroupDocument,
   apiGroupList,
@@ -52,9 +54,12 @@ export interface ApiServerParts {
   guests: GuestRuntime;
   /** host:port as clients reach the server, for /api's serverAddressByClientCIDRs. */
   serverAddress: () => string;
+  /** virt-handler's events for pause and unpause. */
+  recorder?: EventRecorder;
 }
 
 const lifecycleActions = new Set(["start", "stop", "restart"]);
+const pauseActions = new Set(["pause", "unpause"]);
 const streamingSubresources = new Set(["console", "portforward", "vnc", "usbredir", "vsock"]);
 
 function metricsText(config: ClusterConfig): string {
@@ -156,6 +161,19 @@ export function createApiServer(parts: ApiServerParts): {
       const options = await readOptionalBody(request);
       changeVmState(parts.registry, info.subresource as LifecycleAction, info.namespace, info.name, options);
       response.writeHead(202);
+      response.end();
+      return;
+    }
+    if (
+      info.resource === "virtualmachineinstances" &&
+      pauseActions.has(info.subresource) &&
+      info.name !== ""
+    ) {
+      if (request.method !== "PUT") throw methodNotAllowed();
+      const options = await readOptionalBody(request);
+      const deps = { registry: parts.registry, guests: parts.guests, recorder: parts.recorder };
+      await changePause(deps, info.subresource as PauseAction, info.namespace, info.name, options);
+      response.writeHead(200);
       response.end();
       return;
     }

@@ -243,6 +243,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
     upgrades,
     guests,
     serverAddress: () => `${urlHost(host)}:${port}`,
+    recorder,
   });
   const server = createServer({ key: tls.keyPem, cert: tls.certPem });
   const connections = new Connections(server);

@@ -7,7 +7,7 @@ import Fastify, {
   type FastifyInstance,
   type FastifyServerOptions,
 } from "fastify";
-import { agentKey } from "./grading/agent-key.ts";
+import { agentKey, warmAgentKey } from "./grading/agent-key.ts";
 import type { Lab } from "../common/lab.ts";
 import { enforceAccess } from "./access/policy.ts";
 import type { Authenticator } from "./auth/authenticator.ts";
@@ -48,6 +48,7 @@ import {
   type ServerLimits,
 } from "./http/server-limits.ts";
 import type { ClusterClient } from "./kube/client.ts";
+import { createIdleHandling, type IdleTiming } from "./idle/idle-handling.ts";
 import { registerLabRoutes } from "./labs/routes.ts";
 import { recordGrading } from "./metrics/app-metrics.ts";
 import { createOperations, type OperationsDeps } from "./operations.ts";
@@ -59,8 +60,13 @@ import { registerBootLogRoute } from "./sessions/boot-log-routes.ts";
 import { registerRestartRoute } from "./sessions/restart-routes.ts";
 import { registerSessionRoutes } from "./sessions/routes.ts";
 import { LabNetworkPolicies } from "./sessions/lab-network-policy.ts";
+import { LaunchGate } from "./sessions/launch-gate.ts";
 import { SessionService } from "./sessions/service.ts";
 import { registerWeb } from "./spa/static.ts";
+import type { ClassRepository } from "./classes/repository.ts";
+import { createScheduledClasses } from "./classes/scheduled-classes.ts";
+import type { WarmPoolSettings } from "./classes/warm-pool.ts";
+import type { WriteRate } from "./kube/write-rate.ts";
 import { registerWallRoutes, type WallTiming } from "./wall/routes.ts";
 
 export interface AppDeps {
@@ -73,6 +79,12 @@ export interface AppDeps {
   labs: Lab[];
   /** Grading results; the caller opens and closes it. */
   gradingRepository: GradingRepository;
+  /** Scheduled classes; the caller opens and closes it. */
+  classRepository: ClassRepository;
+  /** The warm pool's timing and pace (classes/warm-pool.ts); tests shorten them. */
+  warmPool?: Partial<WarmPoolSettings>;
+  /** The bound the cluster client puts on API writes; launches that would wait too long are refused. */
+  writeRate?: WriteRate;
   /**
    * Reaches a session's grading agent. Default: the cluster's port-forward (portforward-transport.ts),
    * with the session's boot log to explain an agent that does not listen.
@@ -103,6 +115,8 @@ export interface AppDeps {
   consoleLimits?: Partial<ConsoleLimits>;
   /** The class wall's intervals (wall/routes.ts); tests shorten them. */
   wallTiming?: Partial<WallTiming>;
+  /** Idle handling's intervals (idle/idle-handling.ts); tests shorten them. */
+  idleTiming?: IdleTiming;
   /** Limits, capacity, expiry, audit, doctor and metrics. */
   operations: OperationsDeps;
   /**
@@ -122,6 +136,8 @@ declare module "fastify" {
   }
 }
 
+/** The warm pool's duty: one replica boots, readies and deletes scheduled classes' warm VMs. */
+const warmPoolLeaseName = "lab-console-warm-pool";
 /** How soon the grading worker notices a run started on another replica. */
 const gradingPollMs = 2_000;
 /** How often recordings past their retention are removed. */
@@ -170,15 +186,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     log: app.log,
   });
   const agentKeyFor = (sessionId: string) => agentKey(deps.agentKeySecret, sessionId);
-  const sessions = new SessionService({
-    cluster: deps.cluster,
-    source: reads.source,
-    labs: deps.labs,
-    agentUserData: createAgentDelivery(deps.agentFile, agentKeyFor),
-    admission: operations.admission,
-    networkPolicies: new LabNetworkPolicies({ cluster: deps.cluster, labs: deps.labs, log: app.log }),
-    now: operations.now,
-  });
+  const warmKeyFor = (vmName: string) => warmAgentKey(deps.agentKeySecret, vmName);
   // Grading runs checks through each VM's agent; the console sets the guest's size through it.
   // Files in and out of the home go through the agent too, over connections of their own.
   const connectToAgent =
@@ -190,7 +198,34 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         return vmiUid ? (await deps.cluster.readBootLog(vmiUid)).lines : [];
       },
     });
-  const agents = createAgentClient({ connect: connectToAgent, keyFor: agentKeyFor });
+  const agents = createAgentClient({ connect: connectToAgent, keyFor: agentKeyFor, warmKeyFor });
+  const networkPolicies = new LabNetworkPolicies({ cluster: deps.cluster, labs: deps.labs, log: app.log });
+  const classes = createScheduledClasses({
+    repository: deps.classRepository,
+    cluster: deps.cluster,
+    source: reads.source,
+    labs: deps.labs,
+    capacity: operations.capacity,
+    agents,
+    agentFile: deps.agentFile,
+    warmKeyFor,
+    networkPolicies,
+    audit: operations.audit,
+    now: operations.now,
+    log: app.log,
+    settings: deps.warmPool,
+  });
+  const sessions = new SessionService({
+    cluster: deps.cluster,
+    source: reads.source,
+    labs: deps.labs,
+    agentUserData: createAgentDelivery(deps.agentFile, agentKeyFor),
+    admission: operations.admission,
+    networkPolicies,
+    warm: classes.launches,
+    gate: deps.writeRate && new LaunchGate(deps.writeRate.limits),
+    now: operations.now,
+  });
   const gradingDuty = coordination.duty(gradingLeaseName);
   const grading = new GradingService({
     gradesHere: () => gradingDuty.held,
@@ -222,6 +257,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     });
   }
   registerLabRoutes(app, { labs: deps.labs });
+  classes.register(app);
   registerSessionRoutes(app, { sessions, audit: operations.audit });
   registerRestartRoute(app, { cluster: deps.cluster, audit: operations.audit });
   registerBootLogRoute(app, { source: reads.source, cluster: deps.cluster });
@@ -240,6 +276,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     const stopSweeping = recordings.sweepEvery(recordingSweepMs);
     app.addHook("onClose", async () => stopSweeping());
   }
+  // Idle sessions: console input is written on the VM, one replica decides (idle/idle-handling.ts).
+  const idle = createIdleHandling(app, {
+    cluster: deps.cluster,
+    source: reads.source,
+    labs: deps.labs,
+    agents,
+    audit: operations.audit,
+    coordination,
+    now: operations.now,
+    timing: deps.idleTiming,
+  });
   const consoles: ConsoleHub = new ConsoleHub({
     connect: deps.cluster.openConsole,
     setGuestSize: guestSizeThroughAgent(agents),
@@ -250,6 +297,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     recordings,
     onClosed: (id) => void coordination.consoles.release(id, () => consoles.has(id)),
     onUpstreamReconnected: () => operations.metrics.consoleUpstreamReconnects.inc(),
+    onInput: (sessionId) => idle.consoleInput(sessionId),
     audit: operations.audit,
     readConsoleLog: async (sessionId, bounds, signal) => {
       // As the boot log route finds it: before KubeVirt created the VMI nothing was printed.
@@ -322,6 +370,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   gradingDuty.perform(
     gradingWork(grading, { pollMs: coordination.replicated ? gradingPollMs : undefined, log: app.log }),
   );
+  coordination.duty(warmPoolLeaseName).perform(classes.pool);
   // Before the server stops: duties end here and their leases go to another replica at once, after
   // the consoles' recordings took their last output (the stores close after the app).
   app.addHook("preClose", async () => {

@@ -44,6 +44,9 @@ export interface EmbeddedEmulatorOptions {
   /** Where the emulator's own output goes, line by line. */
   log: { info(message: string): void };
   readyWithinMs?: number;
+  /** Benches only: guests "none" (no process behind a VM), and a cluster file (nodes, versions). */
+  guests?: "sandbox" | "none";
+  clusterConfigFile?: string;
 }
 
 /** The emulator a configuration without a cluster asks for, its output at the configured level. */
@@ -90,6 +93,8 @@ export async function startEmbeddedEmulator(options: EmbeddedEmulatorOptions): P
       `${consoleServiceAccount}=${consoleKubeconfigPath}`,
       // Our end of its stdin closes however we die, SIGKILL included: it then shuts down by itself.
       "--exit-with-stdin",
+      ...(options.guests ? ["--guests", options.guests] : []),
+      ...(options.clusterConfigFile ? ["--config", options.clusterConfigFile] : []),
     ],
     // Its own process group: Ctrl-C in the terminal reaches only us, and we stop it after the app,
     // so the app never sees its cluster vanish mid-shutdown.

@@ -1,6 +1,6 @@
-// Where grading results, the audit log, sign-outs and console recordings live: PostgreSQL when
+// Where grading results, the audit log, sign-outs, console recordings and scheduled classes live: PostgreSQL when
 // DATABASE_URL is set (several replicas can share it), else the SQLite files grading.db, audit.db and
-// ended-sign-ins.db and the folder recordings/ in the data folder.
+// ended-sign-ins.db, classes.db and the folder recordings/ in the data folder.
 import path from "node:path";
 import { PostgresAuditRepository } from "./audit/postgres-repository.ts";
 import type { AuditRepository } from "./audit/repository.ts";
@@ -8,6 +8,9 @@ import { SqliteAuditRepository } from "./audit/sqlite-repository.ts";
 import { PostgresEndedSignInRepository } from "./auth/ended-sign-ins/postgres-repository.ts";
 import type { EndedSignInRepository } from "./auth/ended-sign-ins/repository.ts";
 import { SqliteEndedSignInRepository } from "./auth/ended-sign-ins/sqlite-repository.ts";
+import { PostgresClassRepository } from "./classes/postgres-repository.ts";
+import type { ClassRepository } from "./classes/repository.ts";
+import { SqliteClassRepository } from "./classes/sqlite-repository.ts";
 import { describeDatabaseUrl, type PostgresOptions } from "./db/postgres/database.ts";
 import { PostgresGradingRepository } from "./grading/postgres-repository.ts";
 import type { GradingRepository } from "./grading/repository.ts";
@@ -21,6 +24,7 @@ export interface Stores {
   audit: AuditRepository;
   endedSignIns: EndedSignInRepository;
   recordings: RecordingStorage;
+  classes: ClassRepository;
   /** For the start-up banner: which database, never its password. */
   description: string;
   close(): Promise<void>;
@@ -47,6 +51,7 @@ export async function openStores(options: {
         audit: keep(SqliteAuditRepository.open(dataDir)),
         endedSignIns: keep(SqliteEndedSignInRepository.open(dataDir)),
         recordings: keep(new FileRecordingStorage(path.join(dataDir, "recordings"))),
+        classes: keep(SqliteClassRepository.open(dataDir)),
         description: `SQLite files in ${dataDir}`,
         close: closeAll,
       };
@@ -58,6 +63,7 @@ export async function openStores(options: {
       audit: keep(await PostgresAuditRepository.open(databaseUrl, { poolSize: 2, log })),
       endedSignIns: keep(await PostgresEndedSignInRepository.open(databaseUrl, { poolSize: 2, log })),
       recordings: keep(await PostgresRecordingStorage.open(databaseUrl, { poolSize: 4, log })),
+      classes: keep(await PostgresClassRepository.open(databaseUrl, { poolSize: 2, log })),
       description: `PostgreSQL at ${describeDatabaseUrl(databaseUrl)}`,
       close: closeAll,
     };

@@ -41,6 +41,7 @@ export interface Operations {
   audit: AuditLog;
   metrics: AppMetrics;
   admission: LaunchAdmission;
+  capacity: CapacityService;
   now: () => Date;
   /** Registers the routes and starts the reaper (stopped when the app closes). */
   register(context: { sessions: SessionService }): void;
@@ -91,6 +92,7 @@ export function createOperations(
     audit,
     metrics,
     admission,
+    capacity,
     now,
     register({ sessions }) {
       const extensions = new SessionExtensions({ cluster, source: reads.source, sessions, labs, now });

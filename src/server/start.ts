@@ -24,6 +24,7 @@ import { loadAgentFile } from "./grading/agent-file.ts";
 import { createClusterClient, loadKubeConfig } from "./kube/client.ts";
 import { createClusterFacts } from "./kube/cluster-facts.ts";
 import { KubeRequestCounter } from "./kube/request-counter.ts";
+import { WriteRate } from "./kube/write-rate.ts";
 import { formatLabProblem, loadLabs } from "./labs/load-labs.ts";
 import { projectRoot } from "./project-root.ts";
 import { sessionsSelector } from "./sessions/labels.ts";
@@ -96,10 +97,12 @@ export async function startServer(config: Config, options: StartOptions): Promis
         : config.cluster,
     );
     const kubeRequests = new KubeRequestCounter();
+    const writeRate = new WriteRate();
     const cluster = createClusterClient(kubeConfig, {
       namespace: config.namespace,
       labelSelector: sessionsSelector,
       counter: kubeRequests,
+      writeRate,
     });
     const app = await buildApp({
       cluster,
@@ -111,6 +114,8 @@ export async function startServer(config: Config, options: StartOptions): Promis
       cookieSecret: await loadOrCreateSessionSecret(config.dataDir, config.sessionSecret),
       labs,
       gradingRepository: stores.grading,
+      classRepository: stores.classes,
+      writeRate,
       agentKeySecret: await loadOrCreateAgentKeySecret(config.dataDir, config.agentKeySecret),
       agentFile,
       operations: {

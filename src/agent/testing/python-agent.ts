@@ -13,6 +13,8 @@ export interface AgentSettings {
   tty?: string;
   host?: string;
   port?: number;
+  /** Another agent program than the shipped one, e.g. an older version. */
+  script?: string;
 }
 
 export interface AgentProcess {
@@ -41,8 +43,12 @@ export function agentArgs(settings: AgentSettings): string[] {
 }
 
 /** Spawns the agent as a guest would (python3 lab_agent.py) and waits for its "listening" line. */
-export function runAgent(args: string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
-  return spawn("python3", [agentScript, ...args], {
+export function runAgent(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  script: string = agentScript,
+): ChildProcess {
+  return spawn("python3", [script, ...args], {
     stdio: ["ignore", "pipe", "pipe"],
     env: { PATH: process.env.PATH, ...env },
   });
@@ -52,7 +58,7 @@ export async function startAgent(
   settings: AgentSettings,
   env: NodeJS.ProcessEnv = {},
 ): Promise<AgentProcess> {
-  const child = runAgent(agentArgs(settings), env);
+  const child = runAgent(agentArgs(settings), env, settings.script);
   const output = { stdout: "", stderr: "" };
   child.stdout?.on("data", (chunk: Buffer) => (output.stdout += chunk.toString()));
   child.stderr?.on("data", (chunk: Buffer) => (output.stderr += chunk.toString()));

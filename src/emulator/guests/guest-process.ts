@@ -8,6 +8,7 @@ import type { Readable } from "node:stream";
 import { STATUS_FD } from "./boot-files.ts";
 import { signalIfRunning } from "./host-signals.ts";
 import {
+  continueProcesses,
   isRunning,
   killInNamespace,
   namespaceInitOf,
@@ -43,6 +44,8 @@ export class GuestProcess {
   private startState: StartState = { kind: "starting", waiters: [] };
   private namespaceInit: Promise<ProcessIdentity | undefined> = Promise.resolve(undefined);
   private init: ProcessIdentity | undefined;
+  /** What stopAll stopped, for continueAll. */
+  private readonly stoppedByUs: ProcessIdentity[] = [];
 
   constructor(
     private readonly name: string,
@@ -104,8 +107,14 @@ export class GuestProcess {
   async stopAll(): Promise<boolean> {
     const init = this.init;
     if (!init || !(await isRunning(init))) return false;
-    await stopNamespace(init);
+    this.stoppedByUs.push(...(await stopNamespace(init)));
     return true;
+  }
+
+  /** Lets the processes stopAll stopped run again (SIGCONT); a job the student suspended stays so. */
+  async continueAll(): Promise<void> {
+    const stopped = this.stoppedByUs.splice(0);
+    if (this.launcherRunning) await continueProcesses(stopped);
   }
 
   /**

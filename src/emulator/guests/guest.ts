@@ -107,6 +107,13 @@ export interface Guest {
   kill(options?: { keepHome?: boolean }): Promise<void>;
   /** Kills the guest's processes whose command line contains `text`, as an OOM kill would; returns how many. */
   killProcesses(text: string): Promise<number>;
+  /**
+   * Stops every process of the guest (SIGSTOP), as a paused domain's vCPUs stop: nothing in it runs,
+   * uses CPU or answers until resume(). The serial line stays attached; input waits in its pipe.
+   */
+  pause(): Promise<void>;
+  /** Lets every process run again (SIGCONT). */
+  resume(): Promise<void>;
 }
 
 const defaultUsername = "student";
@@ -286,6 +293,14 @@ class SandboxedGuest implements Guest {
 
   killProcesses(text: string): Promise<number> {
     return this.sandbox.killProcesses(text);
+  }
+
+  async pause(): Promise<void> {
+    await this.sandbox.stopAll();
+  }
+
+  resume(): Promise<void> {
+    return this.sandbox.continueAll();
   }
 
   async kill(options: { keepHome?: boolean } = {}): Promise<void> {

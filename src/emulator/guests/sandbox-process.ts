@@ -69,31 +69,59 @@ export async function killInNamespace(init: ProcessIdentity, text: string): Prom
 
 /**
  * Sends SIGSTOP to every process in the pid namespace of `init`, itself included, until none runs:
- * a process forked meanwhile is caught by the next pass. Only SIGKILL ends them afterwards.
+ * a process forked meanwhile is caught by the next pass. Only SIGKILL ends them afterwards. Returns
+ * the processes it stopped (not those stopped already, such as a student's suspended job).
  */
-export async function stopNamespace(init: ProcessIdentity): Promise<void> {
+export async function stopNamespace(init: ProcessIdentity): Promise<ProcessIdentity[]> {
   const namespace = await readlink(`/proc/${init.pid}/ns/pid`).catch(() => undefined);
-  if (namespace === undefined) return;
+  if (namespace === undefined) return [];
+  const stoppedHere: ProcessIdentity[] = [];
   for (let pass = 0; pass < 100; pass++) {
     let stopped = 0;
     for (const entry of await readdir("/proc")) {
       const pid = Number(entry);
       if (!Number.isInteger(pid)) continue;
       const ns = await readlink(`/proc/${pid}/ns/pid`).catch(() => undefined);
+      if (ns !== namespace) continue;
+      const stat = await readStat(pid);
       // Stopped already, or a zombie that no signal changes.
-      if (ns !== namespace || ["T", "t", "Z", "X"].includes((await readStat(pid))?.state ?? "X")) continue;
+      if (!stat || ["T", "t", "Z", "X"].includes(stat.state)) continue;
       try {
         process.kill(pid, "SIGSTOP");
         stopped++;
+        stoppedHere.push({ pid, startTime: stat.startTime });
       } catch {
         // gone meanwhile
       }
     }
-    if (stopped === 0) return;
+    if (stopped === 0) return stoppedHere;
     // A stop takes effect when the kernel next schedules the process: look again after that.
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
   throw new Error(`the guest's processes (pid namespace of ${init.pid}) do not stop`);
+}
+
+/**
+ * Sends SIGCONT to the processes stopNamespace stopped, again until none of them stays stopped: a
+ * program that follows its child's stops (util-linux script, which holds the guest's console PTY,
+ * stops itself when it hears its shell stopped) may stop once more after its first SIGCONT.
+ */
+export async function continueProcesses(processes: readonly ProcessIdentity[]): Promise<void> {
+  for (let pass = 0; pass < 100; pass++) {
+    let continued = 0;
+    for (const identity of processes) {
+      const stat = await readStat(identity.pid);
+      if (!stat || stat.startTime !== identity.startTime || stat.state !== "T") continue;
+      try {
+        process.kill(identity.pid, "SIGCONT");
+        continued++;
+      } catch {
+        // gone meanwhile
+      }
+    }
+    if (continued === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
 }
 
 async function readStat(pid: number): Promise<{ state: string; startTime: string } | undefined> {

@@ -46,6 +46,8 @@ const expected: Record<string, string[]> = {
     "get subresources.kubevirt.io/virtualmachineinstances/console",
     "get subresources.kubevirt.io/virtualmachineinstances/portforward",
     "update subresources.kubevirt.io/virtualmachines/restart",
+    "update subresources.kubevirt.io/virtualmachineinstances/pause",
+    "update subresources.kubevirt.io/virtualmachineinstances/unpause",
     "create secrets",
     // Not called: OwnerReferencesPermissionEnforcement asks for it before a Secret may name its VM.
     "delete secrets",

@@ -117,15 +117,20 @@ export class CapacityService {
 }
 
 /**
- * The launcher pods of the snapshot's sessions: on their node once the VMI is scheduled; waiting for
+ * The launcher pods of the snapshot's sessions and warm VMs: on their node once the VMI is scheduled; waiting for
  * one while it is not (they will take room as soon as it frees); none once the VMI has ended.
  */
 export function sessionPods(snapshot: SessionSnapshot, settings: OverheadSettings): SessionPod[] {
   const pods: SessionPod[] = [];
-  // Oldest first: waiting pods get room in the order they asked for it.
-  for (const session of [...snapshot.sessions].reverse()) {
-    const objects = snapshot.objects.get(session.id);
-    if (!objects) continue;
+  // Warm VMs of scheduled classes hold room as sessions do. Oldest first: waiting pods get room in the
+  // order they asked for it.
+  const all = [
+    ...snapshot.sessions.flatMap((session) => snapshot.objects.get(session.id) ?? []),
+    ...snapshot.warm,
+  ].sort((a, b) =>
+    (a.vm.metadata.creationTimestamp ?? "").localeCompare(b.vm.metadata.creationTimestamp ?? ""),
+  );
+  for (const objects of all) {
     const placement = placementOf(objects);
     if (placement === "none") continue;
     const shape = vmShapeOfVirtualMachine(objects.vm);

@@ -64,8 +64,16 @@ export class LaunchAdmission {
     this.labTitles = new Map(deps.labs.map((lab) => [lab.id, lab.title]));
   }
 
-  /** Throws a DomainError (over_quota, no_capacity), or holds a place for `sessionId` until released. */
-  async admit(user: Me, lab: Lab, sessionId: string): Promise<Admission> {
+  /**
+   * Throws a DomainError (over_quota, no_capacity), or holds a place for `sessionId` until released.
+   * `roomHeld`: the VM exists already (a warm one being claimed), so only the quotas are checked.
+   */
+  async admit(
+    user: Me,
+    lab: Lab,
+    sessionId: string,
+    options: { roomHeld?: boolean } = {},
+  ): Promise<Admission> {
     const { capacity, source, log } = this.deps;
     let shape: Awaited<ReturnType<CapacityService["clusterShape"]>> | undefined;
     try {
@@ -88,7 +96,7 @@ export class LaunchAdmission {
     this.checkQuotas(user, lab, holders, now);
 
     let request: PodRequest | undefined;
-    if (shape) {
+    if (shape && !options.roomHeld) {
       request = capacity.podRequestFor(lab, shape, snapshot);
       const pending = this.reservations.flatMap((reservation) =>
         reservation.request ? [reservation.request] : [],

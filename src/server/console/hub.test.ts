@@ -72,6 +72,7 @@ function aRunningSession(id: string): Session {
     timeline: [],
     message: null,
     notice: null,
+    start: "cold",
   };
 }
 

@@ -11,7 +11,7 @@ import type { ConsoleRecorder, RecordingStore } from "../recordings/recording-st
 import type { SetGuestSize } from "./guest-size.ts";
 import { defaultConsoleLimits, type ConsoleLimits } from "./limits.ts";
 import type { ConsoleLogReader } from "./log-seeding.ts";
-import { notices } from "./notices.ts";
+import { notices, type Notice } from "./notices.ts";
 import { SharedConsole } from "./shared-console.ts";
 import { UpstreamLink } from "./upstream.ts";
 import type { OpenUpstream } from "./upstream-connector.ts";
@@ -40,6 +40,8 @@ export interface ConsoleHubDeps {
   audit?: Pick<AuditLog, "record">;
   /** The VMs' serial console logs: a fresh console's screen starts from its VM's (log-seeding.ts). */
   readConsoleLog?: ConsoleLogReader;
+  /** Input reached a session's VM from any of its consoles (idle/console-activity.ts). */
+  onInput?(sessionId: string): void;
 }
 
 export interface ConsoleHubStats {
@@ -112,6 +114,8 @@ export class ConsoleHub {
         onKeyboardTaken: (by, from) => void this.recordKeyboardTaken(session, terminal, by, from),
         // A terminal's shell starts with it: there is no earlier output to show.
         readConsoleLog: terminal === serialConsole ? this.deps.readConsoleLog : undefined,
+        onInput: () => this.deps.onInput?.(session.id),
+        idleNotice: async () => idleNoticeOf(await this.deps.findSession(session.id)),
       });
       this.consoles.set(key, shared);
       this.startTimers();
@@ -229,6 +233,12 @@ export class ConsoleHub {
     this.heartbeatTimer = undefined;
     this.sessionCheckTimer = undefined;
   }
+}
+
+function idleNoticeOf(session: Session | undefined): Notice | null {
+  const idle = session?.idle;
+  if (!idle) return null;
+  return idle.state === "paused" ? notices.idlePaused : notices.idleWarning(idle.endsAt, idle.action);
 }
 
 function consoleKey(sessionId: string, terminal: number): string {

@@ -78,6 +78,16 @@ export const notices = {
       `The shell ended (${/^\d+$/.test(how) ? `exit code ${how}` : how}). Open the terminal again for a new one.`,
       { how },
     ),
+  /** The session is idle: at `endsAt` (ISO 8601) it ends, or its VM pauses; a key resets it. */
+  idleWarning: (endsAt: string, action: "end" | "pause") =>
+    notice(
+      "idle_warning",
+      action === "pause"
+        ? `No activity for a while: this VM will be paused at ${endsAt} unless you type something.`
+        : `No activity for a while: this session will end at ${endsAt} unless you type something.`,
+      { endsAt, action },
+    ),
+  idlePaused: notice("idle_paused", "This VM was paused after a time without activity. Resume it to go on."),
   reopenedTooOften: (seconds: number) =>
     notice("reopened_too_often", `This console was reopened too often. Reload this page in ${seconds} s.`, {
       seconds,

@@ -14,6 +14,7 @@ const session = (overrides: Partial<Session>): Session => ({
   timeline: [],
   message: null,
   notice: null,
+  start: "cold",
   ...overrides,
 });
 

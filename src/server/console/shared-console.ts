@@ -58,6 +58,13 @@ export interface SharedConsoleDeps {
    * it a console starts blank, as KubeVirt's does.
    */
   readConsoleLog?: ConsoleLogReader;
+  /** Someone who may type sent input to the VM (idle handling counts it as activity). */
+  onInput?(): void;
+  /**
+   * The idle warning or pause to show in the console's status while it is connected, null when
+   * there is none; asked on every session check.
+   */
+  idleNotice?(): Promise<Notice | null>;
 }
 
 export class SharedConsole implements ViewerEvents {
@@ -200,7 +207,17 @@ export class SharedConsole implements ViewerEvents {
   async checkSession(): Promise<void> {
     if (this.finished || this.connector.attempting) return;
     const verdict = await this.connector.judgeSession();
-    if (verdict.kind === "ended") this.end(verdict.notice);
+    if (verdict.kind === "ended") return this.end(verdict.notice);
+    if (verdict.kind === "running") await this.showIdle();
+  }
+
+  /** The idle notice rides on the "connected" status; it is replaced by any waiting notice. */
+  private async showIdle(): Promise<void> {
+    const idle = await this.deps.idleNotice?.().catch(() => null);
+    if (idle === undefined || this.finished || this.status.state !== "connected") return;
+    const shown = this.status.notice;
+    const same = shown?.reason === idle?.reason && shown?.message === idle?.message;
+    if (!same) this.setStatus("connected", idle);
   }
 
   /** Closes the sockets of one sign-in (it signed out). */
@@ -221,7 +238,9 @@ export class SharedConsole implements ViewerEvents {
   // ViewerEvents
 
   input(viewer: ConsoleViewer, bytes: Buffer): void {
-    if (this.keyboard.canType(viewer.identity)) this.upstream?.send(bytes);
+    if (!this.keyboard.canType(viewer.identity)) return;
+    this.upstream?.send(bytes);
+    this.deps.onInput?.();
   }
 
   control(viewer: ConsoleViewer, message: Exclude<ConsoleClientMessage, { type: "ack" }>): void {

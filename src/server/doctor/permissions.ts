@@ -79,6 +79,14 @@ export const requiredPermissions: readonly Permission[] = [
     scope: "vm-namespace",
     why: "restarting a session's VM",
   },
+  ...(["pause", "unpause"] as const).map((subresource) => ({
+    verb: "update",
+    group: subresources,
+    resource: "virtualmachineinstances",
+    subresource,
+    scope: "vm-namespace" as const,
+    why: subresource === "pause" ? "pausing an idle session's VM" : "resuming a paused session",
+  })),
   { verb: "create", group: "", resource: "secrets", scope: "vm-namespace", why: "each session's cloud-init" },
   {
     // The BFF itself never deletes a Secret; admission asks for the verb (deploy/base/rbac-sessions.yaml).

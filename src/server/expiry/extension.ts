@@ -7,7 +7,7 @@ import type { ErrorParams, ErrorReason } from "../../common/error-reasons.ts";
 import { DomainError } from "../errors/domain-error.ts";
 import type { ClusterClient } from "../kube/client.ts";
 import { KubeStatusError } from "../kube/errors.ts";
-import { annotationKeys } from "../sessions/labels.ts";
+import { annotationKeys, metadataPath } from "../sessions/labels.ts";
 import type { SessionSource } from "../sessions/source.ts";
 
 const waitForReadsMs = 2000;
@@ -97,13 +97,12 @@ export class SessionExtensions {
   }
 
   private async patch(id: string, seen: Session, expiresAt: string, extensions: string): Promise<void> {
-    const path = (key: string) => `/metadata/annotations/${key.replace(/~/g, "~0").replace(/\//g, "~1")}`;
     try {
       await this.deps.cluster.patchVirtualMachine(id, [
         // Only if nobody changed the expiry since we read it (another replica, another click).
-        { op: "test", path: path(annotationKeys.expiresAt), value: seen.expiresAt },
-        { op: "replace", path: path(annotationKeys.expiresAt), value: expiresAt },
-        { op: "add", path: path(annotationKeys.extensions), value: extensions },
+        { op: "test", path: metadataPath("annotations", annotationKeys.expiresAt), value: seen.expiresAt },
+        { op: "replace", path: metadataPath("annotations", annotationKeys.expiresAt), value: expiresAt },
+        { op: "add", path: metadataPath("annotations", annotationKeys.extensions), value: extensions },
       ]);
     } catch (error) {
       if (error instanceof KubeStatusError && error.statusCode === 422) {

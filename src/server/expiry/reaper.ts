@@ -5,6 +5,7 @@ import type { Session } from "../../common/api.ts";
 import type { ClusterClient } from "../kube/client.ts";
 import { KubeStatusError } from "../kube/errors.ts";
 import type { SessionSource } from "../sessions/source.ts";
+import { RepeatingWork } from "../replicas/repeating-work.ts";
 import { placeHoldingStatuses } from "../sessions/status.ts";
 
 export const defaultReapIntervalMs = 15_000;
@@ -22,23 +23,24 @@ export interface ReaperDeps {
 }
 
 export class SessionReaper {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private stopped = true;
-  private succeededOnce = false;
+  private readonly work: RepeatingWork;
 
-  constructor(private readonly deps: ReaperDeps) {}
-
-  start(): void {
-    if (!this.stopped) return;
-    this.stopped = false;
-    this.schedule(0);
+  constructor(private readonly deps: ReaperDeps) {
+    this.work = new RepeatingWork({
+      pass: () => this.reapOnce(),
+      intervalMs: deps.intervalMs ?? defaultReapIntervalMs,
+      untilFirstSuccessMs: firstPassRetryMs,
+      log: deps.log,
+      failed: "reaping expired sessions failed; retrying",
+    });
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
+  start(): void {
+    this.work.start();
+  }
+
+  stop(): Promise<void> {
+    return this.work.stop();
   }
 
   /** One pass: deletes every expired session that is not already going away. Returns the ids deleted. */
@@ -65,26 +67,5 @@ export class SessionReaper {
       this.deps.onReaped?.(session);
     }
     return reaped;
-  }
-
-  private schedule(delayMs: number): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.running = this.pass().finally(() => {
-        this.running = undefined;
-        const intervalMs = this.deps.intervalMs ?? defaultReapIntervalMs;
-        this.schedule(this.succeededOnce ? intervalMs : Math.min(intervalMs, firstPassRetryMs));
-      });
-    }, delayMs);
-  }
-
-  private async pass(): Promise<void> {
-    try {
-      await this.reapOnce();
-      this.succeededOnce = true;
-    } catch (error) {
-      // Caches not loaded yet or the cluster away: the next pass tries again.
-      if (this.succeededOnce) this.deps.log.warn({ err: error }, "reaping expired sessions failed; retrying");
-    }
   }
 }

@@ -8,13 +8,15 @@
 import type { Duplex } from "node:stream";
 import { agentLimits, type AgentCheckSpec, type AgentTtySize } from "../../common/agent-protocol.ts";
 import {
+  AgentActivity,
   AgentCheckResponse,
   AgentErrorBody,
   AgentHealth,
   type AgentCheckResult,
 } from "../../common/grading.ts";
 import { parseJson } from "./agent-answer.ts";
-import { agentMacHeader, signAgentRequest, verifyAgentAnswer } from "./agent-signature.ts";
+import { sealKey } from "./agent-key.ts";
+import { agentMacHeader, newAgentNonce, signAgentRequest, verifyAgentAnswer } from "./agent-signature.ts";
 import {
   ConnectionLostError,
   MalformedAnswerError,
@@ -69,6 +71,8 @@ export interface AgentClientOptions {
   connect: ConnectToAgent;
   /** The session's key: agentKey(secret, sessionId). It signs and verifies; it is never sent. */
   keyFor: (sessionId: string) => string;
+  /** A warm VM's key until a launch claims it: warmAgentKey(secret, name). */
+  warmKeyFor?: (vmName: string) => string;
   /** For opening the connection, the cluster's port-forward handshake included. Default 10 s. */
   connectTimeoutMs?: number;
   /** Allowed on top of the checks' own timeouts before the answer counts as lost. Default 15 s. */
@@ -85,6 +89,19 @@ export interface AgentClient {
   health(sessionId: string, signal?: AbortSignal): Promise<AgentHealth>;
   /** Sets the size of the guest's console terminal (POST /v1/tty); its programs get SIGWINCH. */
   setTtySize(sessionId: string, size: AgentTtySize, signal?: AbortSignal): Promise<void>;
+  /**
+   * What the agent sees of the student at work (GET /v1/activity, agent 2.3.0); undefined from an
+   * older agent, which answers that it has no such request: its activity is unknown, not none.
+   */
+  activity(sessionId: string, signal?: AbortSignal): Promise<AgentActivity | undefined>;
+  /** A warm VM's agent, asked with the warm key: it answers once the VM has booted. */
+  warmHealth(vmName: string, signal?: AbortSignal): Promise<AgentHealth>;
+  /**
+   * Makes a warm VM's agent take the session's key (POST /v1/claim): sent sealed under the warm key,
+   * answered under the new one. Resolves once the agent proved the change; after it, the warm key
+   * opens nothing.
+   */
+  claim(vmName: string, signal?: AbortSignal): Promise<void>;
 }
 
 /**
@@ -97,17 +114,33 @@ export function createAgentClient(options: AgentClientOptions): AgentClient {
   const connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
   const answerSlackMs = options.answerSlackMs ?? 15_000;
 
+  const warmKeyFor = (vmName: string) => {
+    if (!options.warmKeyFor) throw new Error("This agent client has no warm keys.");
+    return options.warmKeyFor(vmName);
+  };
+
   async function exchange(
     sessionId: string,
-    request: { method: "GET" | "POST"; path: string; body?: unknown; answerWithinMs: number },
+    request: {
+      method: "GET" | "POST";
+      path: string;
+      /** A function is called with the request's nonce: a claim seals its key under it. */
+      body?: unknown;
+      answerWithinMs: number;
+      /** Default: the session's key signs the request and proves the answer. */
+      keys?: { sign: string; verify: string };
+    },
     signal: AbortSignal | undefined,
   ): Promise<unknown> {
     const callerSignal = signal ?? new AbortController().signal;
-    const key = options.keyFor(sessionId);
-    const body = request.body === undefined ? Buffer.alloc(0) : Buffer.from(JSON.stringify(request.body));
+    const keys = request.keys ?? { sign: options.keyFor(sessionId), verify: options.keyFor(sessionId) };
+    const nonce = newAgentNonce();
+    const value: unknown =
+      typeof request.body === "function" ? (request.body as (nonce: string) => unknown)(nonce) : request.body;
+    const body = value === undefined ? Buffer.alloc(0) : Buffer.from(JSON.stringify(value));
     // A fresh nonce per request: the agent refuses one it has seen, and only an answer signed over
     // this nonce counts, so no answer to an earlier request passes for this one.
-    const signed = signAgentRequest(key, request.method, request.path, body);
+    const signed = signAgentRequest(keys.sign, request.method, request.path, body, nonce);
     const stream = await openConnection(sessionId, callerSignal);
     const deadline = AbortSignal.any([callerSignal, AbortSignal.timeout(request.answerWithinMs)]);
     let answer;
@@ -118,9 +151,9 @@ export function createAgentClient(options: AgentClientOptions): AgentClient {
         headers: {
           authorization: signed.authorization,
           accept: "application/json",
-          ...(request.body === undefined ? {} : { "content-type": "application/json" }),
+          ...(value === undefined ? {} : { "content-type": "application/json" }),
         },
-        body: request.body === undefined ? undefined : body,
+        body: value === undefined ? undefined : body,
         maxResponseBytes: maxAnswerBytes,
         signal: deadline,
       });
@@ -130,7 +163,7 @@ export function createAgentClient(options: AgentClientOptions): AgentClient {
     }
     const mac = answer.headers[agentMacHeader];
     const macText = typeof mac === "string" ? mac : undefined;
-    if (!verifyAgentAnswer(key, signed.nonce, answer.status, answer.body, macText)) {
+    if (!verifyAgentAnswer(keys.verify, signed.nonce, answer.status, answer.body, macText)) {
       throw explainUnverified(answer, macText !== undefined);
     }
     const json = parseJson(answer.body);
@@ -189,6 +222,57 @@ export function createAgentClient(options: AgentClientOptions): AgentClient {
         signal,
       );
       const parsed = AgentHealth.safeParse(json);
+      if (!parsed.success) throw unreadableAnswer();
+      return parsed.data;
+    },
+
+    async warmHealth(vmName, signal) {
+      const key = warmKeyFor(vmName);
+      const json = await exchange(
+        vmName,
+        {
+          method: "GET",
+          path: "/v1/health",
+          answerWithinMs: answerSlackMs,
+          keys: { sign: key, verify: key },
+        },
+        signal,
+      );
+      const parsed = AgentHealth.safeParse(json);
+      if (!parsed.success) throw unreadableAnswer();
+      return parsed.data;
+    },
+
+    async claim(vmName, signal) {
+      const warmKey = warmKeyFor(vmName);
+      const sessionKey = options.keyFor(vmName);
+      const json = await exchange(
+        vmName,
+        {
+          method: "POST",
+          path: "/v1/claim",
+          body: (nonce: string) => ({ key: sealKey(warmKey, nonce, sessionKey) }),
+          answerWithinMs: answerSlackMs,
+          keys: { sign: warmKey, verify: sessionKey },
+        },
+        signal,
+      );
+      if ((json as { claimed?: unknown } | null)?.claimed !== true) throw unreadableAnswer();
+    },
+
+    async activity(sessionId, signal) {
+      let json: unknown;
+      try {
+        json = await exchange(
+          sessionId,
+          { method: "GET", path: "/v1/activity", answerWithinMs: answerSlackMs },
+          signal,
+        );
+      } catch (error) {
+        if (error instanceof AgentRefusedError && error.agentCode === "not_found") return undefined;
+        throw error;
+      }
+      const parsed = AgentActivity.safeParse(json);
       if (!parsed.success) throw unreadableAnswer();
       return parsed.data;
     },

@@ -12,8 +12,17 @@ export interface SignedRequest {
   nonce: string;
 }
 
-export function signAgentRequest(key: string, method: string, target: string, body: Buffer): SignedRequest {
-  const nonce = randomBytes(16).toString("hex");
+export function newAgentNonce(): string {
+  return randomBytes(16).toString("hex");
+}
+
+export function signAgentRequest(
+  key: string,
+  method: string,
+  target: string,
+  body: Buffer,
+  nonce = newAgentNonce(),
+): SignedRequest {
   const mac = hmac(key, ["lab-agent-request:v2", method, target, nonce, sha256(body)]);
   return { authorization: `${agentAuthScheme} nonce=${nonce}, mac=${mac}`, nonce };
 }

@@ -3,12 +3,12 @@
 import type { HelpRequest, Me, Session } from "../../common/api.ts";
 import { DomainError } from "../errors/domain-error.ts";
 import type { ClusterClient } from "../kube/client.ts";
-import { annotationKeys } from "../sessions/labels.ts";
+import { annotationKeys, metadataPath } from "../sessions/labels.ts";
 import type { SessionService } from "../sessions/service.ts";
 import type { SessionSource } from "../sessions/source.ts";
 
 const waitForReadsMs = 2000;
-const annotationPath = `/metadata/annotations/${annotationKeys.help.replace(/~/g, "~0").replace(/\//g, "~1")}`;
+const annotationPath = metadataPath("annotations", annotationKeys.help);
 
 export interface HelpRequestsDeps {
   cluster: Pick<ClusterClient, "patchVirtualMachine">;

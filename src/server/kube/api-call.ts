@@ -5,12 +5,19 @@ import { ApiException } from "@kubernetes/client-node";
 import { ClusterUnavailableError, KubeStatusError } from "./errors.ts";
 import type { KubeOutcome, KubeRequestCounter, KubeVerb } from "./request-counter.ts";
 import { WatchRefusedError } from "./watch-request.ts";
+import type { WriteRate } from "./write-rate.ts";
 
 export type KubeCall<T> = () => Promise<{ httpStatusCode: number; data: T }>;
 
-/** Runs client-node calls, each counted under its verb; a failure is thrown translated. */
-export function countedCalls(counter: KubeRequestCounter | undefined) {
+const writeVerbs: ReadonlySet<KubeVerb> = new Set(["create", "update", "patch", "delete"]);
+
+/**
+ * Runs client-node calls, each counted under its verb; a failure is thrown translated. Writes wait
+ * their turn on `writes` when given.
+ */
+export function countedCalls(counter: KubeRequestCounter | undefined, writes?: WriteRate) {
   return async function send<T>(verb: KubeVerb, call: KubeCall<T>): Promise<T> {
+    if (writes && writeVerbs.has(verb)) await writes.take();
     try {
       const answer = await call();
       counter?.record(verb, answer.httpStatusCode);

@@ -22,6 +22,7 @@ import { sendRaw } from "./raw-request.ts";
 import type { KubeRequestCounter } from "./request-counter.ts";
 import type { NetworkPolicy, Secret, VirtualMachine, VirtualMachineInstance } from "./types.ts";
 import { openWatch } from "./watch-request.ts";
+import type { WriteRate } from "./write-rate.ts";
 
 export type ConfiguredCluster = { kind: "kubeconfig"; path: string } | { kind: "in-cluster" };
 
@@ -75,7 +76,8 @@ export interface ClusterClient {
   readonly virtualMachineInstances: WatchableResource<VirtualMachineInstance>;
   createVirtualMachine(vm: VirtualMachine): Promise<VirtualMachine>;
   /** Foreground deletion: the VM stays, marked for deletion, until its VMI is gone. Returns the API's answer. */
-  deleteVirtualMachine(name: string): Promise<unknown>;
+  /** With `resourceVersion`, only that version of it: a 409 when it changed since it was read. */
+  deleteVirtualMachine(name: string, preconditions?: { resourceVersion: string }): Promise<unknown>;
   createSecret(secret: Secret): Promise<void>;
   /**
    * Applies a JSON patch (RFC 6902) to a session VM. Include `test` operations for what the change
@@ -91,6 +93,11 @@ export interface ClusterClient {
   deleteNetworkPolicy(name: string): Promise<void>;
   /** KubeVirt's restart: a new VMI (new UID, same name) replaces the running one. 409 when not running. */
   restartVirtualMachine(name: string): Promise<void>;
+  /**
+   * KubeVirt's pause / unpause of a VMI: its vCPUs stop (or run again), its memory stays. 409 when
+   * it is not running, already paused (pause) or not paused (unpause).
+   */
+  setVmiPaused(name: string, paused: boolean): Promise<void>;
   /** The API server's version string: proves it answers and accepts our credentials. */
   serverVersion(): Promise<string>;
   /**
@@ -145,7 +152,7 @@ interface KubeList<T> {
 
 export function createClusterClient(
   kubeConfig: KubeConfig,
-  options: { namespace: string; labelSelector: string; counter: KubeRequestCounter },
+  options: { namespace: string; labelSelector: string; counter: KubeRequestCounter; writeRate?: WriteRate },
 ): ClusterClient {
   const { namespace, labelSelector, counter } = options;
   const customObjects = kubeConfig.makeApiClient(CustomObjectsApi);
@@ -153,7 +160,7 @@ export function createClusterClient(
   const versions = kubeConfig.makeApiClient(VersionApi);
   const networking = kubeConfig.makeApiClient(NetworkingV1Api);
 
-  const send = countedCalls(counter);
+  const send = countedCalls(counter, options.writeRate);
 
   function kubevirtResource<T>(plural: string): WatchableResource<T> {
     return {
@@ -209,7 +216,7 @@ export function createClusterClient(
       );
       return created as VirtualMachine;
     },
-    async deleteVirtualMachine(name) {
+    async deleteVirtualMachine(name, preconditions) {
       return send("delete", () =>
         customObjects.deleteNamespacedCustomObjectWithHttpInfo({
           ...kubevirt,
@@ -217,6 +224,7 @@ export function createClusterClient(
           plural: "virtualmachines",
           name,
           propagationPolicy: "Foreground",
+          ...(preconditions ? { body: { preconditions } } : {}),
         }),
       );
     },
@@ -270,6 +278,13 @@ export function createClusterClient(
     },
     async restartVirtualMachine(name) {
       const path = `/apis/subresources.kubevirt.io/v1/namespaces/${encodeURIComponent(namespace)}/virtualmachines/${encodeURIComponent(name)}/restart`;
+      await send("update", async () => {
+        const answer = await sendRaw(kubeConfig, "PUT", path, {});
+        return { httpStatusCode: answer.status, data: answer.text };
+      });
+    },
+    async setVmiPaused(name, paused) {
+      const path = `/apis/subresources.kubevirt.io/v1/namespaces/${encodeURIComponent(namespace)}/virtualmachineinstances/${encodeURIComponent(name)}/${paused ? "pause" : "unpause"}`;
       await send("update", async () => {
         const answer = await sendRaw(kubeConfig, "PUT", path, {});
         return { httpStatusCode: answer.status, data: answer.text };

@@ -8,6 +8,10 @@ export const labelKeys = {
   session: "labconsole.dev/session",
   lab: "labconsole.dev/lab",
   ownerId: "labconsole.dev/owner-id",
+  /** A warm VM, booted for this scheduled class and not yet anyone's: not a session until claimed. */
+  warmFor: "labconsole.dev/warm-for",
+  /** The scheduled class whose warm pool a session came from. */
+  fromClass: "labconsole.dev/class",
 } as const;
 
 export const annotationKeys = {
@@ -19,6 +23,17 @@ export const annotationKeys = {
   extensions: "labconsole.dev/extensions",
   /** The raised hand as JSON (HelpRequest): on the VM, so it survives restarts and every replica sees it. */
   help: "labconsole.dev/help",
+  /** ISO 8601: when the warm pool found this warm VM's agent answering, so a launch may claim it. */
+  warmReady: "labconsole.dev/warm-ready",
+  /** ISO 8601: when a launch claimed this warm VM, the session's start (its VM is older). */
+  claimedAt: "labconsole.dev/claimed-at",
+  /**
+   * ISO 8601: the last console input or agent-seen activity (idle/), written at most about once a
+   * minute, so that every replica's idle pass reads the same time.
+   */
+  lastActive: "labconsole.dev/last-active",
+  /** The idle warning or pause as JSON (SessionIdle), written by the idle pass; absent otherwise. */
+  idle: "labconsole.dev/idle",
 } as const;
 
 export const managedByValue = "lab-console";
@@ -31,18 +46,28 @@ export function ownerIdFor(username: string): string {
   return createHash("sha256").update(username, "utf8").digest("hex").slice(0, 16);
 }
 
-/** The labels every session object carries (VM, VM template, cloud-init Secret). */
+/**
+ * The labels every session object carries (VM, VM template, cloud-init Secret). A warm VM has no owner
+ * yet: it carries its class instead, until a launch claims it (classes/warm-claims.ts).
+ */
 export function sessionLabels(input: {
   sessionId: string;
   labId: string;
-  owner: string;
+  owner: string | { warmFor: string };
 }): Record<string, string> {
   return {
     [labelKeys.managedBy]: managedByValue,
     [labelKeys.session]: input.sessionId,
     [labelKeys.lab]: input.labId,
-    [labelKeys.ownerId]: ownerIdFor(input.owner),
+    ...(typeof input.owner === "string"
+      ? { [labelKeys.ownerId]: ownerIdFor(input.owner) }
+      : { [labelKeys.warmFor]: input.owner.warmFor }),
   };
+}
+
+/** Escapes a label or annotation key for a JSON Patch path (RFC 6901). */
+export function metadataPath(kind: "labels" | "annotations", key: string): string {
+  return `/metadata/${kind}/${key.replace(/~/g, "~0").replace(/\//g, "~1")}`;
 }
 
 /** A label selector for sessions, optionally narrowed to one owner and/or one lab. */

@@ -50,7 +50,10 @@ export function registerSessionRoutes(
       launches.giveBack(user.username);
       throw error;
     }
-    await audit?.record({ action: "launch", actor: user, session }, request);
+    await audit?.record(
+      { action: "launch", actor: user, session, details: { start: session.start } },
+      request,
+    );
     return reply.status(201).send(session);
   });
 

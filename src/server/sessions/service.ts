@@ -14,9 +14,11 @@ import { DomainError, labNotFound, sessionNotFound } from "../errors/domain-erro
 import type { ClusterClient } from "../kube/client.ts";
 import type { VirtualMachine } from "../kube/types.ts";
 import type { LabNetworkPolicies } from "./lab-network-policy.ts";
+import type { LaunchGate } from "./launch-gate.ts";
 import type { SessionSource } from "./source.ts";
 import { placeHoldingStatuses, toSession } from "./status.ts";
-import { buildSessionObjects, newSessionId, ownedByVm } from "./vm-manifest.ts";
+import { createSessionVm } from "./vm-creation.ts";
+import { buildSessionObjects, newSessionId } from "./vm-manifest.ts";
 
 const waitForReadsMs = 2000;
 
@@ -26,10 +28,25 @@ export interface SessionServiceDeps {
   labs: Lab[];
   /** The grading agent's #cloud-config part for the new session's VM (vm-manifest.ts agentUserData). */
   agentUserData?: (sessionId: string) => string;
-  /** Asked before every launch: may refuse it (limits, capacity) or hold a place until it is done. */
+  /**
+   * Asked before every launch: may refuse it (limits, capacity) or hold a place until it is done.
+   * `roomHeld`: a warm VM already holds the room, so only the limits on sessions apply.
+   */
   admission?: {
-    admit(user: Me, lab: Lab, sessionId: string): Promise<{ release(launched: boolean): void }>;
+    admit(
+      user: Me,
+      lab: Lab,
+      sessionId: string,
+      options?: { roomHeld?: boolean },
+    ): Promise<{ release(launched: boolean): void }>;
   };
+  /** Scheduled classes' warm VMs: a launch takes one when its lab has one ready (classes/warm-claims.ts). */
+  warm?: {
+    hasReady(labId: string): Promise<boolean>;
+    claim(user: Me, lab: Lab, expiresAt: Date): Promise<Session | undefined>;
+  };
+  /** Launches under way at once, bounded by the API write rate (launch-gate.ts). */
+  gate?: LaunchGate;
   /** Opens the egress a lab declares before its VM exists (lab-network-policy.ts). */
   networkPolicies?: Pick<LabNetworkPolicies, "prepare">;
   now?: () => Date;
@@ -104,15 +121,22 @@ export class SessionService {
           placeHoldingStatuses.has(session.status),
       );
       if (existing) throw alreadyRunning(lab, existing);
-      const sessionId = newSessionId(lab.id);
-      const admission = await this.deps.admission?.admit(user, lab, sessionId);
-      let launched = false;
+      const warm = await this.claimWarm(user, lab);
+      if (warm) return warm;
+      const leave = this.deps.gate?.enter(coldLaunchWrites);
       try {
-        const session = await this.launch(user, lab, sessionId);
-        launched = true;
-        return session;
+        const sessionId = newSessionId(lab.id);
+        const admission = await this.deps.admission?.admit(user, lab, sessionId);
+        let launched = false;
+        try {
+          const session = await this.launch(user, lab, sessionId);
+          launched = true;
+          return session;
+        } finally {
+          admission?.release(launched);
+        }
       } finally {
-        admission?.release(launched);
+        leave?.();
       }
     } finally {
       this.launching.delete(key);
@@ -136,11 +160,34 @@ export class SessionService {
     return toSession({ ...deleted, metadata: { ...deleted.metadata, deletionTimestamp } }, undefined);
   }
 
+  /** A scheduled class's booted VM for this launch, or undefined: then it starts a VM of its own. */
+  private async claimWarm(user: Me, lab: Lab): Promise<Session | undefined> {
+    const { warm, admission, gate } = this.deps;
+    if (!warm || !(await warm.hasReady(lab.id))) return undefined;
+    const leave = gate?.enter(claimWrites);
+    try {
+      // The limits on sessions apply as to any launch; the room is the warm VM's already.
+      const held = await admission?.admit(user, lab, `${lab.id}-warm`, { roomHeld: true });
+      try {
+        return await warm.claim(user, lab, this.expiryOf(lab));
+      } finally {
+        // The claim returns once reads show the session, which holds its place from then on.
+        held?.release(false);
+      }
+    } finally {
+      leave?.();
+    }
+  }
+
+  private expiryOf(lab: Lab): Date {
+    return new Date(this.now().getTime() + lab.session.minutes * 60_000);
+  }
+
   private async launch(user: Me, lab: Lab, sessionId: string): Promise<Session> {
     const { cluster, source } = this.deps;
     // First, so the guest's first boot (cloud-init installing packages) already has its egress.
     await this.deps.networkPolicies?.prepare(lab);
-    const expiresAt = new Date(this.now().getTime() + lab.session.minutes * 60_000);
+    const expiresAt = this.expiryOf(lab);
     const { virtualMachine, userDataSecret } = buildSessionObjects({
       sessionId,
       lab,
@@ -149,14 +196,7 @@ export class SessionService {
       expiresAt,
       agentUserData: this.deps.agentUserData?.(sessionId),
     });
-    const created = await cluster.createVirtualMachine(virtualMachine);
-    try {
-      await cluster.createSecret(ownedByVm(userDataSecret, created));
-    } catch (error) {
-      // Without its user data the VM could never boot: remove it rather than leave a broken session.
-      await cluster.deleteVirtualMachine(sessionId).catch(() => undefined);
-      throw error;
-    }
+    const created = await createSessionVm(cluster, { virtualMachine, userDataSecret });
     await source.waitForVm(sessionId, (vm) => vm !== undefined, waitForReadsMs);
     return (await this.find(sessionId)) ?? toSession(created, undefined);
   }
@@ -185,6 +225,10 @@ function alreadyRunning(lab: Lab, existing?: Session): DomainError {
     { lab: lab.title },
   );
 }
+
+/** A cold launch writes its VM and then its Secret; a claim patches the warm VM. */
+const coldLaunchWrites = 2;
+const claimWrites = 1;
 
 function isVirtualMachine(value: unknown): value is VirtualMachine {
   return (value as { kind?: unknown } | null)?.kind === "VirtualMachine";

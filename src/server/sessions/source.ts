@@ -7,6 +7,7 @@ import type { ClusterClient } from "../kube/client.ts";
 import { ClusterUnavailableError } from "../kube/errors.ts";
 import type { ObjectCache } from "../kube/object-cache.ts";
 import type { VirtualMachine, VirtualMachineInstance } from "../kube/types.ts";
+import { labelKeys } from "./labels.ts";
 import { toSession } from "./status.ts";
 
 export interface SessionSnapshot {
@@ -16,6 +17,14 @@ export interface SessionSnapshot {
   stale: boolean;
   /** The cluster objects behind each session, by session id: its size, its node, its phase. */
   objects: ReadonlyMap<string, SessionObjects>;
+  /** VMs booted for a scheduled class and not claimed yet: nobody's sessions, but they take room. */
+  warm: WarmVm[];
+}
+
+export interface WarmVm extends SessionObjects {
+  name: string;
+  labId: string;
+  classId: string;
 }
 
 export interface SessionObjects {
@@ -49,8 +58,8 @@ export function createCachedSessionSource(
     async snapshot() {
       if (!vms.synced || !vmis.synced) throw new ClusterUnavailableError(new Error("caches not synced yet"));
       if (built?.version !== version()) {
-        const { sessions, objects } = buildSessions(vms.list(), (name) => vmis.get(name));
-        built = { version: version(), snapshot: { sessions, objects, stale: vms.stale || vmis.stale } };
+        const fresh = buildSessions(vms.list(), (name) => vmis.get(name));
+        built = { version: version(), snapshot: { ...fresh, stale: vms.stale || vmis.stale } };
       }
       return built.snapshot;
     },
@@ -82,17 +91,24 @@ export function createDirectSessionSource(cluster: ClusterClient): SessionSource
 function buildSessions(
   vms: VirtualMachine[],
   vmiOf: (name: string) => VirtualMachineInstance | undefined,
-): { sessions: Session[]; objects: Map<string, SessionObjects> } {
+): Omit<SessionSnapshot, "stale"> {
   const objects = new Map<string, SessionObjects>();
+  const warm: WarmVm[] = [];
   const sessions = vms
-    .map((vm) => {
-      const vmi = vmiOf(vm.metadata.name ?? "");
+    .flatMap((vm) => {
+      const name = vm.metadata.name ?? "";
+      const vmi = vmiOf(name);
+      const classId = vm.metadata.labels?.[labelKeys.warmFor];
+      if (classId !== undefined) {
+        warm.push({ name, labId: vm.metadata.labels?.[labelKeys.lab] ?? "", classId, vm, vmi });
+        return [];
+      }
       const session = toSession(vm, vmi);
       objects.set(session.id, { vm, vmi });
-      return session;
+      return [session];
     })
     .sort((a, b) =>
       a.createdAt === b.createdAt ? a.id.localeCompare(b.id) : a.createdAt < b.createdAt ? 1 : -1,
     );
-  return { sessions, objects };
+  return { sessions, objects, warm };
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { Session, type SessionStatus } from "../../common/api.ts";
 import type { VirtualMachineInstancePhase, VirtualMachinePrintableStatus } from "../kube/types.ts";
+import { annotationKeys } from "./labels.ts";
 import { toSession } from "./status.ts";
 import {
   aSessionVm,
@@ -40,6 +41,19 @@ describe("toSession", () => {
       ],
       message: null,
       notice: null,
+      start: "cold",
+    });
+  });
+
+  it("starts at the claim for a warm VM a launch claimed", () => {
+    const vm = aSessionVm({ printableStatus: "Running" });
+    vm.metadata.annotations = {
+      ...vm.metadata.annotations,
+      [annotationKeys.claimedAt]: "2026-08-22T10:30:00.000Z",
+    };
+    expect(toSession(vm, aSessionVmi("Running"))).toMatchObject({
+      createdAt: "2026-08-22T10:30:00.000Z",
+      start: "warm",
     });
   });
 

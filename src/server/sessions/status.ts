@@ -26,7 +26,13 @@
 // |   Scheduled, WaitingForSync; printableStatus Stopped (runStrategy     |          |                  |
 // |   Always starts it), Provisioning, Starting, WaitingForVolumeBinding, |          |                  |
 // |   WaitingForReceiver, Unknown                                         |          |                  |
-import { HelpRequest, type Session, type SessionNoticeReason, type SessionStatus } from "../../common/api.ts";
+import {
+  HelpRequest,
+  SessionIdle,
+  type Session,
+  type SessionNoticeReason,
+  type SessionStatus,
+} from "../../common/api.ts";
 import type { ErrorParams } from "../../common/error-reasons.ts";
 import type { Condition, VirtualMachine, VirtualMachineInstance } from "../kube/types.ts";
 import { annotationKeys, labelKeys } from "./labels.ts";
@@ -40,7 +46,8 @@ export function toSession(vm: VirtualMachine, vmi: VirtualMachineInstance | unde
     owner: vm.metadata.annotations?.[annotationKeys.owner] ?? "",
     status,
     phase: vmi?.status?.phase ?? "",
-    createdAt: vm.metadata.creationTimestamp ?? "",
+    // A claimed warm VM is older than its session: the session starts at the claim.
+    createdAt: vm.metadata.annotations?.[annotationKeys.claimedAt] ?? vm.metadata.creationTimestamp ?? "",
     expiresAt: vm.metadata.annotations?.[annotationKeys.expiresAt] ?? "",
     extensions: Number.isSafeInteger(extensions) && extensions >= 0 ? extensions : 0,
     timeline: (vmi?.status?.phaseTransitionTimestamps ?? []).map((entry) => ({
@@ -50,18 +57,36 @@ export function toSession(vm: VirtualMachine, vmi: VirtualMachineInstance | unde
     message: notice?.message ?? null,
     notice: notice ? { reason: notice.reason, params: notice.params } : null,
     ...helpOf(vm),
+    ...idleOf(vm),
+    start: vm.metadata.annotations?.[annotationKeys.claimedAt] === undefined ? "cold" : "warm",
   };
 }
 
 /** The raised hand, or nothing when the annotation is absent or not one (edited by hand). */
 function helpOf(vm: VirtualMachine): { help?: HelpRequest } {
-  const raw = vm.metadata.annotations?.[annotationKeys.help];
-  if (raw === undefined) return {};
+  const help = annotationJson(vm, annotationKeys.help, HelpRequest);
+  return help ? { help } : {};
+}
+
+/** The idle warning or pause (idle/idle-pass.ts writes it); nothing when absent or not one. */
+function idleOf(vm: VirtualMachine): { idle?: SessionIdle } {
+  const idle = annotationJson(vm, annotationKeys.idle, SessionIdle);
+  return idle ? { idle } : {};
+}
+
+/** An annotation that holds JSON of a known shape, or undefined when it is absent or holds something else. */
+function annotationJson<T>(
+  vm: VirtualMachine,
+  key: string,
+  schema: { safeParse(value: unknown): { success: true; data: T } | { success: false } },
+): T | undefined {
+  const raw = vm.metadata.annotations?.[key];
+  if (raw === undefined) return undefined;
   try {
-    const parsed = HelpRequest.safeParse(JSON.parse(raw));
-    return parsed.success ? { help: parsed.data } : {};
+    const parsed = schema.safeParse(JSON.parse(raw));
+    return parsed.success ? parsed.data : undefined;
   } catch {
-    return {};
+    return undefined;
   }
 }
 

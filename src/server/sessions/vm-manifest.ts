@@ -34,10 +34,13 @@ export function cloudInitSecretName(sessionId: string): string {
 export interface SessionObjectsInput {
   sessionId: string;
   lab: Lab;
-  /** The raw username; it only ever lands in annotations. */
-  owner: string;
+  /**
+   * The raw username (it only ever lands in annotations), or the scheduled class a warm VM waits for:
+   * that one has no owner and no expiry until a launch claims it.
+   */
+  owner: string | { warmFor: string };
   namespace: string;
-  expiresAt: Date;
+  expiresAt: Date | undefined;
   /**
    * The grading agent's #cloud-config (grading/agent-delivery.ts). Its files are merged after the
    * lab's; its runcmd runs first of all, the getty restart that starts the student's shell last.
@@ -54,7 +57,11 @@ export function buildSessionObjects(input: SessionObjectsInput): {
     throw new Error(`session id ${JSON.stringify(sessionId)} is not an RFC 1123 label`);
   }
   const labels = sessionLabels({ sessionId, labId: lab.id, owner });
-  const ownerAnnotation = { [annotationKeys.owner]: owner };
+  const ownerAnnotation: Record<string, string> =
+    typeof owner === "string" ? { [annotationKeys.owner]: owner } : {};
+  const expiry: Record<string, string> = input.expiresAt
+    ? { [annotationKeys.expiresAt]: input.expiresAt.toISOString(), [annotationKeys.extensions]: "0" }
+    : {};
 
   const virtualMachine: VirtualMachine = {
     apiVersion: "kubevirt.io/v1",
@@ -63,11 +70,7 @@ export function buildSessionObjects(input: SessionObjectsInput): {
       name: sessionId,
       namespace,
       labels,
-      annotations: {
-        ...ownerAnnotation,
-        [annotationKeys.expiresAt]: input.expiresAt.toISOString(),
-        [annotationKeys.extensions]: "0",
-      },
+      annotations: { ...ownerAnnotation, ...expiry },
     },
     spec: {
       // Always, not the deprecated `running: true`: the API rejects both together.

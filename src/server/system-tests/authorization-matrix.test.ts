@@ -56,6 +56,8 @@ const calls: Record<string, Call> = {
   "POST /api/sessions/:id/checks": { allowed: [201] },
   // The session is halted: a restart or a raised hand is refused as a conflict, once let in.
   "POST /api/sessions/:id/restart": { allowed: [202, 409] },
+  // Not paused by the idle limit: a resume is refused as a conflict, once let in.
+  "POST /api/sessions/:id/resume": { allowed: [409] },
   "POST /api/sessions/:id/help": { allowed: [200, 409] },
   "POST /api/sessions/:id/help/acknowledge": { allowed: [200, 409] },
   // Files move only while the VM runs: let in, a halted session's are refused as a conflict.
@@ -66,6 +68,13 @@ const calls: Record<string, Call> = {
   "GET /api/labs/:labId/wall": { allowed: [101] },
   "POST /api/labs/:labId/grading-runs": { allowed: [201, 409] },
   "POST /api/grading-runs/:runId/rerun": { allowed: [201, 409] },
+  // A class far ahead: the warm pool boots nothing for it while the matrix runs.
+  "POST /api/classes": {
+    allowed: [201],
+    body: { labId: lab.id, startsAt: "2099-01-01T09:00:00Z", endsAt: "2099-01-01T10:00:00Z", expected: 1 },
+  },
+  // No class has the session's id: let in, then not found.
+  "DELETE /api/classes/:id": { allowed: [404] },
   // Someone no request here signs in as: cutting them off disturbs no other row.
   "POST /api/admin/sign-outs": { body: { username: "nobody-in-particular" } },
 };

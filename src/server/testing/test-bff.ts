@@ -19,7 +19,9 @@ import type { TrustedProxies } from "../http/client-address.ts";
 import type { ServerLimits } from "../http/server-limits.ts";
 import { loadAgentFile } from "../grading/agent-file.ts";
 import { SqliteGradingRepository } from "../grading/sqlite-repository.ts";
+import { SqliteClassRepository } from "../classes/sqlite-repository.ts";
 import { createClusterClient } from "../kube/client.ts";
+import type { WriteRate } from "../kube/write-rate.ts";
 import { FileRecordingStorage } from "../recordings/file-recording-storage.ts";
 import { createClusterFacts } from "../kube/cluster-facts.ts";
 import { KubeRequestCounter } from "../kube/request-counter.ts";
@@ -69,6 +71,7 @@ export async function startTestBff(options: {
   gradingLimits?: AppDeps["gradingLimits"];
   consoleLimits?: AppDeps["consoleLimits"];
   wallTiming?: AppDeps["wallTiming"];
+  idleTiming?: AppDeps["idleTiming"];
   /** Default: 16 MiB per recording, kept 30 days. */
   recordingLimits?: { maxBytes?: number; retentionMs?: number };
   /** Default: one active session per student, no other limit. */
@@ -79,6 +82,10 @@ export async function startTestBff(options: {
   metricsToken?: string;
   /** Default: the demo users (password "demo"). */
   authenticator?: AppDeps["authenticator"];
+  /** The warm pool's timing and pace; default production's. */
+  warmPool?: AppDeps["warmPool"];
+  /** A bound on API writes, shared with the cluster client; default none. */
+  writeRate?: WriteRate;
   /** Default 0: any free port. */
   port?: number;
   /** A built SPA to serve (dist/web's layout); default none, the API alone. */
@@ -92,12 +99,14 @@ export async function startTestBff(options: {
   // Beside grading.db, as both live in DATA_DIR in production.
   const auditRepository = SqliteAuditRepository.open(gradingDataDir);
   const endedSignIns = SqliteEndedSignInRepository.open(gradingDataDir);
+  const classRepository = SqliteClassRepository.open(gradingDataDir);
   const kubeRequests = new KubeRequestCounter();
   const kubeConfig = emulator.bffKubeConfig();
   const cluster = createClusterClient(kubeConfig, {
     namespace: testNamespace,
     labelSelector: sessionsSelector,
     counter: kubeRequests,
+    writeRate: options.writeRate,
   });
   const passwordHash = await hashPassword(demoPassword);
   const signIns = await SignIns.open({
@@ -114,11 +123,15 @@ export async function startTestBff(options: {
     cookieSecret: options.cookieSecret ?? "a-test-secret-that-is-long-enough-to-sign",
     labs: options.labs,
     gradingRepository,
+    classRepository,
+    warmPool: options.warmPool,
+    writeRate: options.writeRate,
     agentKeySecret: testAgentKeySecret,
     agentFile: await loadAgentFile(),
     gradingLimits: options.gradingLimits,
     consoleLimits: options.consoleLimits,
     wallTiming: options.wallTiming,
+    idleTiming: options.idleTiming,
     recordings: {
       storage: new FileRecordingStorage(path.join(gradingDataDir, "recordings")),
       maxBytes: options.recordingLimits?.maxBytes ?? 16 * 1024 * 1024,
@@ -164,6 +177,7 @@ export async function startTestBff(options: {
       await gradingRepository.close();
       await auditRepository.close();
       await endedSignIns.close();
+      await classRepository.close();
       if (ownsDataDir) await rm(gradingDataDir, { recursive: true, force: true });
       if (ownsEmulator) await emulator.close().catch(() => undefined);
     },

@@ -26,6 +26,7 @@ export function AppLayout() {
           </NavLink>
           {isStaff(me.role) && <NavLink to={paths.sessions.to()}>{t("app.nav.sessions")}</NavLink>}
           {isStaff(me.role) && <NavLink to={paths.grading.to()}>{t("app.nav.grading")}</NavLink>}
+          {isStaff(me.role) && <NavLink to={paths.classes.to()}>{t("app.nav.classes")}</NavLink>}
           <NavLink to={paths.recordings.to()}>{t("app.nav.recordings")}</NavLink>
           {me.role === "instructor" && <NavLink to={paths.doctor.to()}>{t("app.nav.doctor")}</NavLink>}
           {me.role === "instructor" && <NavLink to={paths.audit.to()}>{t("app.nav.audit")}</NavLink>}

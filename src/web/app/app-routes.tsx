@@ -25,6 +25,7 @@ const SessionsPage = lazyPage(() => import("./routes/sessions-page.tsx"), "Sessi
 const WallPage = lazyPage(() => import("./routes/wall-page.tsx"), "WallPage");
 const GradingIndexPage = lazyPage(() => import("./routes/grading-index-page.tsx"), "GradingIndexPage");
 const GradingPage = lazyPage(() => import("./routes/grading-page.tsx"), "GradingPage");
+const ClassesPage = lazyPage(() => import("./routes/classes-page.tsx"), "ClassesPage");
 const DoctorPage = lazyPage(() => import("./routes/doctor-page.tsx"), "DoctorPage");
 const AuditPage = lazyPage(() => import("./routes/audit-page.tsx"), "AuditPage");
 
@@ -46,6 +47,7 @@ export function AppRoutes() {
             <Route path={paths.labWall.pattern} element={<WallPage />} />
             <Route path={paths.grading.pattern} element={<GradingIndexPage />} />
             <Route path={paths.labGrading.pattern} element={<GradingPage />} />
+            <Route path={paths.classes.pattern} element={<ClassesPage />} />
           </Route>
           <Route element={<RequireRole roles={instructors} />}>
             <Route path={paths.doctor.pattern} element={<DoctorPage />} />

@@ -40,6 +40,10 @@ export const paths = {
     pattern: "/grading/:labId",
     to: (labId: string) => `/grading/${encodeURIComponent(labId)}`,
   },
+  classes: {
+    pattern: "/classes",
+    to: () => "/classes",
+  },
   doctor: {
     pattern: "/admin/doctor",
     to: () => "/admin/doctor",

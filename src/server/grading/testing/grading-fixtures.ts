@@ -31,6 +31,7 @@ export function aSession(overrides: Partial<Session> & Pick<Session, "id" | "own
     timeline: [],
     message: null,
     notice: null,
+    start: "cold",
     ...overrides,
   };
 }
@@ -44,7 +45,7 @@ export class FixedSessions implements SessionSource {
 
   async snapshot(): Promise<SessionSnapshot> {
     if (this.unavailable) throw this.unavailable;
-    return { sessions: [...this.sessions], objects: new Map(), stale: false };
+    return { sessions: [...this.sessions], objects: new Map(), warm: [], stale: false };
   }
 
   version(): undefined {

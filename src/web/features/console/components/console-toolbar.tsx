@@ -28,6 +28,9 @@ export function ConsoleToolbar({
       t("console.lostConnection")
     ) : status.kind !== "connected" && status.message !== null ? (
       <LangText text={consoleNoticeText(status.notice, status.message, t, language)} />
+    ) : status.kind === "connected" && status.notice ? (
+      // The idle warning: typing here resets it, which the next status clears.
+      <LangText text={consoleNoticeText(status.notice, status.message ?? "", t, language)} />
     ) : null;
   const canFit = status.kind === "connected" && keyboard?.canType === true;
 

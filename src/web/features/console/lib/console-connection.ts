@@ -17,7 +17,8 @@ import { keyboardNews, type ConsoleViewers, type KeyboardNews } from "./keyboard
 export type ConsoleStatus =
   /** Opening the socket, or the BFF is waiting for the VM (`message` says what for). */
   | { kind: "connecting"; message: string | null; notice?: ConsoleNotice }
-  | { kind: "connected" }
+  /** `notice`: something to know while connected, such as the idle warning. */
+  | { kind: "connected"; notice?: ConsoleNotice; message?: string | null }
   /**
    * `retryAt`: when the browser reconnects its own socket (its connection to Lab Console was lost);
    * null while the BFF reconnects to the VM, with the BFF's `message`.
@@ -249,7 +250,7 @@ function statusFromUpstream(
   notice: ConsoleNotice | undefined,
 ): ConsoleStatus {
   const said = notice ? { notice } : {};
-  if (state === "connected") return { kind: "connected" };
+  if (state === "connected") return notice ? { kind: "connected", message, notice } : { kind: "connected" };
   if (state === "connecting") return { kind: "connecting", message, ...said };
   return { kind: "reconnecting", message, retryAt: null, ...said };
 }

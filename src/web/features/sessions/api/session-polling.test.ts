@@ -15,6 +15,7 @@ function buildSession(overrides: Partial<Session> = {}): Session {
     timeline: [],
     message: null,
     notice: null,
+    start: "cold",
     ...overrides,
   };
 }

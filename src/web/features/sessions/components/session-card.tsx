@@ -12,6 +12,7 @@ import { useSignedInUser } from "../../../lib/signed-in-user.ts";
 import { EndSessionButton } from "./end-session-button.tsx";
 import { RestartSessionButton } from "./restart-session-button.tsx";
 import { ExpiryWarning } from "./expiry-warning.tsx";
+import { IdleNotice } from "./idle-notice.tsx";
 import { ExtendSessionButton } from "./extend-session-button.tsx";
 import { currentStep, SessionTimeline } from "./session-timeline.tsx";
 import { StatusBadge } from "./status-badge.tsx";
@@ -58,9 +59,17 @@ export function SessionCard({
       </p>
 
       {live && <SessionTimeline session={session} />}
-      {session.status === "starting" && <p className="muted small">{t("sessions.card.startHint")}</p>}
+      {session.status === "starting" && session.start === "cold" && (
+        <p className="muted small">{t("sessions.card.startHint")}</p>
+      )}
+      {live && session.start === "warm" && (
+        <p className="muted small" data-start="warm">
+          {t("sessions.card.startedWarm")}
+        </p>
+      )}
 
       {live && <ExpiryWarning session={session} own={session.owner === me.username} />}
+      {live && <IdleNotice session={session} />}
 
       {notice && (
         <p className={`notice ${session.status === "failed" ? "notice-error" : "notice-warning"}`}>
