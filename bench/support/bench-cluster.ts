@@ -16,7 +16,8 @@ import { agentKey } from "../../src/server/grading/agent-key.ts";
 import { createClusterClient, loadKubeConfig, type ClusterClient } from "../../src/server/kube/client.ts";
 import { KubeRequestCounter } from "../../src/server/kube/request-counter.ts";
 import { sessionsSelector } from "../../src/server/sessions/labels.ts";
-import { buildSessionObjects, newSessionId, ownedByVm } from "../../src/server/sessions/vm-manifest.ts";
+import { createSessionVm } from "../../src/server/sessions/vm-creation.ts";
+import { buildSessionObjects, newSessionId } from "../../src/server/sessions/vm-manifest.ts";
 
 export const projectRoot = path.resolve(import.meta.dirname, "../..");
 export const benchNamespace = "lab-sessions";
@@ -75,13 +76,14 @@ export async function launchSession(
   cluster: ClusterClient,
   session: { sessionId: string; lab: Lab; owner: string; agentUserData?: string },
 ): Promise<void> {
-  const { virtualMachine, userDataSecret } = buildSessionObjects({
-    ...session,
-    namespace: benchNamespace,
-    expiresAt: new Date(Date.now() + 3600_000),
-  });
-  const created = await cluster.createVirtualMachine(virtualMachine);
-  await cluster.createSecret(ownedByVm(userDataSecret, created));
+  await createSessionVm(
+    cluster,
+    buildSessionObjects({
+      ...session,
+      namespace: benchNamespace,
+      expiresAt: new Date(Date.now() + 3600_000),
+    }),
+  );
 }
 
 /** A session VM that never boots (Halted): a session to list and poll, not a guest to run. */

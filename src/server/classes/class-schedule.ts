@@ -30,7 +30,8 @@ export class ClassSchedule {
   async list(): Promise<ScheduledClass[]> {
     const records = await this.deps.classes.endingAfter(this.deps.now().getTime());
     const snapshot = await this.deps.source.snapshot();
-    return records.map((record) => this.describe(record, snapshot));
+    const claimed = claimedByClass(snapshot);
+    return records.map((record) => this.describe(record, snapshot, claimed));
   }
 
   async add(input: NewClass, by: string): Promise<ScheduledClass> {
@@ -56,7 +57,8 @@ export class ClassSchedule {
       createdAt: now,
     };
     await this.deps.classes.add(record);
-    return this.describe(record, await this.deps.source.snapshot());
+    const snapshot = await this.deps.source.snapshot();
+    return this.describe(record, snapshot, claimedByClass(snapshot));
   }
 
   /** The pool deletes the class's unclaimed VMs on its next pass; sessions already claimed go on. */
@@ -68,10 +70,14 @@ export class ClassSchedule {
     return record;
   }
 
-  private describe(record: ClassRecord, snapshot: SessionSnapshot): ScheduledClass {
+  private describe(
+    record: ClassRecord,
+    snapshot: SessionSnapshot,
+    claimedBy: ReadonlyMap<string, number>,
+  ): ScheduledClass {
     const warm = snapshot.warm.filter((vm) => vm.classId === record.id && !vm.vm.metadata.deletionTimestamp);
     const ready = claimable({ ...snapshot, warm }, record.labId).length;
-    const claimed = claimedByClass(snapshot).get(record.id) ?? 0;
+    const claimed = claimedBy.get(record.id) ?? 0;
     const now = this.deps.now().getTime();
     return {
       id: record.id,

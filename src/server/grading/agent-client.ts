@@ -125,7 +125,7 @@ export function createAgentClient(options: AgentClientOptions): AgentClient {
       method: "GET" | "POST";
       path: string;
       /** A function is called with the request's nonce: a claim seals its key under it. */
-      body?: unknown;
+      body?: unknown | ((nonce: string) => unknown);
       answerWithinMs: number;
       /** Default: the session's key signs the request and proves the answer. */
       keys?: { sign: string; verify: string };
@@ -135,8 +135,7 @@ export function createAgentClient(options: AgentClientOptions): AgentClient {
     const callerSignal = signal ?? new AbortController().signal;
     const keys = request.keys ?? { sign: options.keyFor(sessionId), verify: options.keyFor(sessionId) };
     const nonce = newAgentNonce();
-    const value: unknown =
-      typeof request.body === "function" ? (request.body as (nonce: string) => unknown)(nonce) : request.body;
+    const value: unknown = typeof request.body === "function" ? request.body(nonce) : request.body;
     const body = value === undefined ? Buffer.alloc(0) : Buffer.from(JSON.stringify(value));
     // A fresh nonce per request: the agent refuses one it has seen, and only an answer signed over
     // this nonce counts, so no answer to an earlier request passes for this one.

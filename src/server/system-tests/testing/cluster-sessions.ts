@@ -5,7 +5,8 @@ import type { TestEmulator } from "../../../emulator/testing/start.ts";
 import { createClusterClient, type ClusterClient } from "../../kube/client.ts";
 import { KubeRequestCounter } from "../../kube/request-counter.ts";
 import { sessionsSelector } from "../../sessions/labels.ts";
-import { buildSessionObjects, newSessionId, ownedByVm } from "../../sessions/vm-manifest.ts";
+import { createSessionVm as createVmAndUserData } from "../../sessions/vm-creation.ts";
+import { buildSessionObjects, newSessionId } from "../../sessions/vm-manifest.ts";
 import type { VirtualMachine } from "../../kube/types.ts";
 import { testNamespace, type TestBrowser } from "../../testing/test-bff.ts";
 
@@ -26,7 +27,7 @@ export async function createSessionVm(
   options: { runStrategy?: VirtualMachine["spec"]["runStrategy"]; agentUserData?: string } = {},
 ): Promise<string> {
   const sessionId = newSessionId(lab.id);
-  const { virtualMachine, userDataSecret } = buildSessionObjects({
+  const objects = buildSessionObjects({
     sessionId,
     lab,
     owner,
@@ -34,9 +35,8 @@ export async function createSessionVm(
     expiresAt: new Date(Date.now() + 3600_000),
     agentUserData: options.agentUserData,
   });
-  if (options.runStrategy) virtualMachine.spec.runStrategy = options.runStrategy;
-  const created = await cluster.createVirtualMachine(virtualMachine);
-  await cluster.createSecret(ownedByVm(userDataSecret, created));
+  if (options.runStrategy) objects.virtualMachine.spec.runStrategy = options.runStrategy;
+  await createVmAndUserData(cluster, objects);
   return sessionId;
 }
 
