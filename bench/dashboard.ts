@@ -22,6 +22,7 @@ import { SignIns } from "../src/server/auth/sign-ins.ts";
 import { hashPassword } from "../src/server/auth/passwords.ts";
 import { SqliteAuditRepository } from "../src/server/audit/sqlite-repository.ts";
 import { SqliteGradingRepository } from "../src/server/grading/sqlite-repository.ts";
+import { SqliteAnnouncementRepository } from "../src/server/announcements/sqlite-repository.ts";
 import { SqliteClassRepository } from "../src/server/classes/sqlite-repository.ts";
 import { createClusterClient, type ClusterClient } from "../src/server/kube/client.ts";
 import { createClusterFacts } from "../src/server/kube/cluster-facts.ts";
@@ -92,12 +93,13 @@ async function main(): Promise<void> {
       studentName(index),
     );
     const authenticator = await createDemoAuthenticator([
-      { username: "tara", role: "ta", passwordHash },
-      ...students.map((username) => ({ username, role: "student" as const, passwordHash })),
+      { username: "tara", role: "ta", sections: [], passwordHash },
+      ...students.map((username) => ({ username, role: "student" as const, sections: [], passwordHash })),
     ]);
     // Nothing is graded here: the BFFs share an empty grading database and reach no agent.
     const gradingRepository = SqliteGradingRepository.open(stateDir);
     const classRepository = SqliteClassRepository.open(stateDir);
+    const announcementRepository = SqliteAnnouncementRepository.open(stateDir);
     const auditRepository = SqliteAuditRepository.open(stateDir);
     const bffs: Bff[] = [];
     for (const mode of modes) {
@@ -116,6 +118,7 @@ async function main(): Promise<void> {
         labs,
         gradingRepository,
         classRepository,
+        announcementRepository,
         connectToAgent: () => Promise.reject(new Error("the dashboard bench grades nothing")),
         agentKeySecret: "bench-agent-secret-bench-agent-secret",
         agentFile: Buffer.alloc(0),
@@ -148,8 +151,8 @@ async function main(): Promise<void> {
       // One browser in ten is staff looking at every session; the rest are students seeing their own.
       const people: Me[] = Array.from({ length: browsers }, (_, index) =>
         index % 10 === 0
-          ? { username: "tara", role: "ta" }
-          : { username: students[index % students.length]!, role: "student" },
+          ? { username: "tara", role: "ta", sections: [] }
+          : { username: students[index % students.length]!, role: "student", sections: [] },
       );
       for (const bff of bffs) {
         const cookies = people.map(
@@ -165,6 +168,7 @@ async function main(): Promise<void> {
     await signIns.close();
     await gradingRepository.close();
     await classRepository.close();
+    await announcementRepository.close();
     await auditRepository.close();
     await endedSignIns.close();
   } finally {
@@ -252,7 +256,7 @@ function runScenario(bff: Bff, cookies: string[]): Promise<Row> {
 /** A few polls each first, so the first scenario does not measure the JIT compiler. */
 async function warmUp(bffs: Bff[], signIns: SignIns): Promise<void> {
   for (const bff of bffs) {
-    const cookie = `lab_sign_in=${bff.app.signCookie(encodeSignIn(signIns.create({ username: "tara", role: "ta" })))}`;
+    const cookie = `lab_sign_in=${bff.app.signCookie(encodeSignIn(signIns.create({ username: "tara", role: "ta", sections: [] })))}`;
     for (let poll = 0; poll < 20; poll += 1) {
       await fetch(`${bff.url}/api/sessions`, { headers: { cookie } }).then((response) =>
         response.arrayBuffer(),

@@ -1,9 +1,17 @@
-// What the class wall costs the BFF: 100 consoles that print all the time (each guest runs a loop
-// printing a line every 0.1 s), shown on one wall. Prints the BFF's CPU and the wall's bytes per
-// second with the wall open, against the same busy consoles with no wall (the BFF still parses their
-// output: that is the console hub's cost, not the wall's), and after the wall closed (a hidden tab).
+// What the class wall costs the BFF, in two parts.
 //
-//   npm run bench:wall [-- --consoles 100 --seconds 10]
+// Real: consoles that print all the time (each guest runs a loop printing a line every 0.1 s), shown
+// on one wall. Prints the BFF's CPU and the wall's bytes per second with the wall open, against the
+// same busy consoles with no wall (the BFF still parses their output: that is the console hub's cost,
+// not the wall's), with a search running (plain text, then a regular expression), and after the wall
+// closed (a hidden tab). The search's own cost comes from inside the BFF: its
+// lab_console_wall_search_seconds histogram, one observation per pass over the screens that changed.
+//
+// In-process: 300 screen copies as the hub keeps them (screen.ts), fed realistic busy output, 10
+// lines each between passes, searched as one wall searches them (wall-matches.ts). Exact p50/p99 of
+// a pass over all 300, and of a new search over all 300.
+//
+//   npm run bench:wall [-- --consoles 300 --seconds 10 --part both|real|in-process]
 //
 // The emulator and the BFF run as processes of their own (the BFF as bench:console starts it); CPU
 // is read from /proc for the BFF's process alone.
@@ -11,21 +19,39 @@ import { readFile, rm } from "node:fs/promises";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { ConsoleServerMessage } from "../src/common/console-protocol.ts";
+import type { WallSearch } from "../src/common/wall-protocol.ts";
+import { defaultConsoleLimits } from "../src/server/console/limits.ts";
+import { ConsoleScreen } from "../src/server/console/screen.ts";
 import { signInCookie } from "../src/server/console/testing/console-client.ts";
 import { openBrowserSocket } from "../src/server/testing/browser-socket.ts";
 import { WallTestClient } from "../src/server/wall/testing/wall-client.ts";
+import { WallMatches } from "../src/server/wall/wall-matches.ts";
 import type { BffMessage } from "./console-bff.ts";
 import { benchLab, launchRunningSessions, startBenchCluster } from "./support/bench-cluster.ts";
 import { forkBff } from "./support/bff-process.ts";
 
 const { values: args } = parseArgs({
   options: {
-    consoles: { type: "string", default: "100" },
+    consoles: { type: "string", default: "300" },
     seconds: { type: "string", default: "10" },
+    part: { type: "string", default: "both" },
   },
 });
 const consoleCount = Number(args.consoles);
 const sampleSeconds = Number(args.seconds);
+const metricsToken = "bench-wall-metrics-token";
+/** Room and pods for 300 VMs: the scheduler is not what is measured. */
+const bigCluster = `nodes:
+${["node01", "node02", "node03", "node04"].map((name) => `  - { name: ${name}, cpu: "64", memory: 512Gi, pods: 250 }`).join("\n")}
+`;
+/** What staff look for: a string no busy loop prints (every row is searched, none matches), and a pattern. */
+const searches: { label: string; search: WallSearch }[] = [
+  { label: "plain text", search: { query: "permission denied", regex: false, matchCase: false } },
+  {
+    label: "regular expression",
+    search: { query: "error: .*undeclared|command not found|tick 1\\d{3} ", regex: true, matchCase: false },
+  },
+];
 // A builtin loop (no fork per line): `read -t` waits 0.1 s on the serial line nobody types into.
 const busyLoop = "while :; do printf 'tick %s %s\\n' $RANDOM $SECONDS; read -t 0.1 _; done\r";
 
@@ -77,9 +103,47 @@ async function measure(
   };
 }
 
-async function main(): Promise<void> {
+/** The wall search histogram's cumulative buckets (by upper bound, in s), its sum and count. */
+interface SearchHistogram {
+  buckets: Map<number, number>;
+  sum: number;
+  count: number;
+}
+
+async function searchHistogram(bffUrl: string): Promise<SearchHistogram> {
+  const response = await fetch(`${bffUrl}/metrics`, { headers: { authorization: `Bearer ${metricsToken}` } });
+  const text = await response.text();
+  const histogram: SearchHistogram = { buckets: new Map(), sum: 0, count: 0 };
+  for (const line of text.split("\n")) {
+    const bucket = /^lab_console_wall_search_seconds_bucket\{le="([^"]+)"\} (\S+)$/.exec(line);
+    if (bucket) histogram.buckets.set(bucket[1] === "+Inf" ? Infinity : Number(bucket[1]), Number(bucket[2]));
+    const total = /^lab_console_wall_search_seconds_(sum|count)(?:\{\})? (\S+)$/.exec(line);
+    if (total) histogram[total[1] as "sum" | "count"] = Number(total[2]);
+  }
+  return histogram;
+}
+
+/** Between two scrapes: passes, mean, and the bucket bound each percentile falls under (ms). */
+function searchCost(before: SearchHistogram, after: SearchHistogram) {
+  const count = after.count - before.count;
+  const bounds = [...after.buckets.keys()].sort((a, b) => a - b);
+  const under = (quantile: number) => {
+    const bound = bounds.find(
+      (le) => (after.buckets.get(le) ?? 0) - (before.buckets.get(le) ?? 0) >= quantile * count,
+    );
+    return bound === undefined ? NaN : bound * 1000;
+  };
+  return {
+    passes: count,
+    meanMs: count > 0 ? ((after.sum - before.sum) / count) * 1000 : NaN,
+    p50Ms: under(0.5),
+    p99Ms: under(0.99),
+  };
+}
+
+async function real(): Promise<void> {
   console.log(`Starting the emulator, ${consoleCount} VMs and the BFF...`);
-  const { stateDir, emulator, cluster } = await startBenchCluster("wall");
+  const { stateDir, emulator, cluster } = await startBenchCluster("wall", { clusterYaml: bigCluster });
   try {
     const sessions = await launchRunningSessions(
       cluster,
@@ -87,7 +151,7 @@ async function main(): Promise<void> {
     );
     const bff = await forkBff<BffMessage>("console-bff.ts", {
       kubeconfigPath: emulator.kubeconfigPath,
-      env: { DATA_DIR: path.join(stateDir, "bff") },
+      env: { DATA_DIR: path.join(stateDir, "bff"), METRICS_TOKEN: metricsToken },
     });
     try {
       const tara = await signInCookie(bff.url, "tara");
@@ -99,26 +163,48 @@ async function main(): Promise<void> {
       const noWall = await measure(bff.pid, undefined);
 
       const wall = await WallTestClient.connect(bff.url, benchLab.id, { cookie: tara });
-      await wall.until(() => wall.screens.size >= consoleCount, `${consoleCount} screens`, 60_000);
+      await wall.until(() => wall.screens.size >= consoleCount, `${consoleCount} screens`, 300_000);
       const withWall = await measure(bff.pid, wall);
       const screensPerFrame = wall.frames > 0 ? wall.screens.size : 0;
+      const searching: {
+        label: string;
+        sample: Awaited<ReturnType<typeof measure>>;
+        cost: ReturnType<typeof searchCost>;
+      }[] = [];
+      for (const { label, search } of searches) {
+        wall.search(search);
+        await wall.until(() => wall.matchesFor(search) !== undefined, `an answer to the ${label}`, 60_000);
+        const before = await searchHistogram(bff.url);
+        const sample = await measure(bff.pid, wall);
+        searching.push({ label, sample, cost: searchCost(before, await searchHistogram(bff.url)) });
+      }
       wall.close();
       // A hidden tab closes its wall: the BFF stops sending at once.
       const hidden = await measure(bff.pid, wall);
 
       const row = (label: string, sample: Awaited<ReturnType<typeof measure>>) =>
         console.log(
-          `  ${label.padEnd(34)}${sample.cpuPercent.toFixed(1).padStart(8)} %${sample.kbPerSecond.toFixed(1).padStart(10)} KiB/s${sample.framesPerSecond.toFixed(1).padStart(8)} frames/s`,
+          `  ${label.padEnd(42)}${sample.cpuPercent.toFixed(1).padStart(8)} %${sample.kbPerSecond.toFixed(1).padStart(10)} KiB/s${sample.framesPerSecond.toFixed(1).padStart(8)} frames/s`,
         );
       console.log(`\nThe BFF with ${consoleCount} busy consoles (10 lines/s each), over ${sampleSeconds} s`);
-      console.log(`  ${"".padEnd(34)}${"BFF CPU".padStart(10)}${"wall".padStart(16)}`);
+      console.log(`  ${"".padEnd(42)}${"BFF CPU".padStart(10)}${"wall".padStart(16)}`);
       row("no wall (consoles parsing only)", noWall);
       row("one wall open", withWall);
+      for (const { label, sample } of searching) row(`one wall searching (${label})`, sample);
       row("wall closed (tab hidden)", hidden);
       console.log(
         `  the wall's cost: ${(withWall.cpuPercent - noWall.cpuPercent).toFixed(1)} % CPU of one core, ` +
           `${(withWall.kbPerSecond / consoleCount).toFixed(2)} KiB/s per console (${screensPerFrame} screens shown)`,
       );
+      console.log(
+        `\nThe search's cost inside the BFF, one pass over the screens that changed (goal: p99 under 50 ms)`,
+      );
+      for (const { label, cost } of searching) {
+        console.log(
+          `  ${label.padEnd(20)} ${String(cost.passes).padStart(4)} passes  mean ${cost.meanMs.toFixed(1).padStart(6)} ms` +
+            `  p50 <= ${cost.p50Ms} ms  p99 <= ${cost.p99Ms} ms`,
+        );
+      }
     } finally {
       await bff.stop();
     }
@@ -128,4 +214,103 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+/** Lines a class prints: prompts, listings, compiler errors, and now and then what staff look for. */
+function busyLine(screen: number, line: number): string {
+  const kinds = [
+    () => `student@lab-${screen}:~/project$ make`,
+    () => `gcc -Wall -O2 -o main main.c util.c`,
+    () => `main.c:${line % 200}:5: error: 'count${line % 7}' undeclared (first use in this function)`,
+    () =>
+      `-rw-r--r-- 1 student student ${(line * 37) % 9000} Dec  2 13:${String(line % 60).padStart(2, "0")} file-${line}.txt`,
+    () => `tick ${(line * 7919) % 32768} ${line}`,
+    () => `drwxr-xr-x 2 student student 4096 Dec  2 12:00 notes-${line}`,
+    () =>
+      line % 97 === 0
+        ? `bash: ./run.sh: Permission denied`
+        : `  ${line} packets transmitted, ${line} received`,
+    () => (line % 89 === 0 ? `bash: pyhton3: command not found` : `[${line}] Running: pytest -q tests/`),
+  ];
+  return kinds[(screen + line) % kinds.length]!();
+}
+
+function percentile(sorted: number[], quantile: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil(quantile * sorted.length) - 1)]!;
+}
+
+async function inProcess(): Promise<void> {
+  const screenCount = 300;
+  const rounds = 40;
+  console.log(
+    `\nIn this process: ${screenCount} screen copies, a full scrollback each, ${rounds} passes of 10 lines a screen`,
+  );
+  const parsed = new Map<number, () => void>();
+  const screens = Array.from(
+    { length: screenCount },
+    (_, index) =>
+      new ConsoleScreen(
+        {
+          cols: defaultConsoleLimits.initialCols,
+          rows: defaultConsoleLimits.initialRows,
+          scrollback: defaultConsoleLimits.scrollbackLines,
+          archiveAfterMs: defaultConsoleLimits.scrollbackArchiveAfterMs,
+          archiveBusyShare: defaultConsoleLimits.scrollbackArchiveBusyShare,
+          batchIntervalMs: 0,
+          batchBytes: 0,
+        },
+        () => parsed.get(index)?.(),
+      ),
+  );
+  let line = 0;
+  const print = async (lines: number) => {
+    await Promise.all(
+      screens.map((screen, index) => {
+        const done = new Promise<void>((resolve) => parsed.set(index, resolve));
+        const text = Array.from({ length: lines }, (_, offset) => busyLine(index, line + offset)).join(
+          "\r\n",
+        );
+        screen.write(Buffer.from(`${text}\r\n`));
+        return done;
+      }),
+    );
+    line += lines;
+  };
+  await print(1000);
+  const ids = screens.map((_, index) => `s${index}`);
+  const text = (index: number) => screens[index]!.text().rows;
+  console.log(
+    `  ${"".padEnd(20)}${"new search".padStart(14)}${"pass p50".padStart(12)}${"pass p99".padStart(12)}${"max".padStart(10)}` +
+      `${"CPU a pass".padStart(12)}`,
+  );
+  for (const { label, search } of searches) {
+    const matches = new WallMatches({
+      scrollbackOf: (id) => screens[Number(id.slice(1))]!.searchableScrollback(),
+    });
+    ids.forEach((id, index) => matches.screenSent(id, text(index)));
+    matches.setSearch(search);
+    let started = performance.now();
+    matches.searchUntil(Infinity);
+    const fresh = performance.now() - started;
+    const passes: number[] = [];
+    let cpuMs = 0;
+    for (let round = 0; round < rounds; round += 1) {
+      await print(10);
+      ids.forEach((id, index) => matches.screenSent(id, text(index)));
+      const cpuBefore = process.cpuUsage();
+      started = performance.now();
+      matches.searchUntil(Infinity);
+      passes.push(performance.now() - started);
+      const cpu = process.cpuUsage(cpuBefore);
+      cpuMs += (cpu.user + cpu.system) / 1000;
+    }
+    passes.sort((a, b) => a - b);
+    const ms = (value: number) => `${value.toFixed(1)} ms`.padStart(12);
+    console.log(
+      `  ${label.padEnd(20)}${ms(fresh).padStart(14)}${ms(percentile(passes, 0.5))}${ms(percentile(passes, 0.99))}` +
+        `${ms(passes.at(-1)!).padStart(10)}${ms(cpuMs / rounds)}`,
+    );
+  }
+  for (const screen of screens) screen.dispose();
+}
+
+if (args.part !== "in-process") await real();
+if (args.part !== "real") await inProcess();

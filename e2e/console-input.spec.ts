@@ -124,6 +124,10 @@ test("wide characters keep their two columns in the console, its replay, the cla
   await expect(wall.screenOf(session.id)).toContainText(narrowLine);
   await expect(wall.screenOf(session.id)).toContainText(wideLine);
   await expectAligned(wall.screenOf(session.id));
+  // A search's mark around wide characters keeps them in their columns too.
+  await wall.search("語中");
+  await expect(wall.screenOf(session.id).locator("mark")).toHaveText("語中");
+  await expectAligned(wall.screenOf(session.id));
 
   const ta = await pageAs("tara");
   await ta.goto(`/recordings/${session.id}`);

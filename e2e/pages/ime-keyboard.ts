@@ -7,12 +7,20 @@ import type { CDPSession, Page } from "@playwright/test";
  * (compositionend), or, with no composition open, inserts text as the IME's commit of one character.
  * Every key the IME takes for itself arrives as keydown 229 ("Process"), as on Linux with IBus or
  * Fcitx, on Windows and on macOS.
+ *
+ * After each commit the next key waits until the page has run a task: xterm.js sends a finished
+ * composition a task after compositionend, and a key that overtakes that send loses the composition
+ * (xterm.js cancels it). A person's next key comes that late anyway; the DevTools protocol's can
+ * come sooner when the renderer is short of CPU, since the renderer runs queued input before timers.
  */
 export class ImeKeyboard {
-  private constructor(private readonly cdp: CDPSession) {}
+  private constructor(
+    private readonly page: Page,
+    private readonly cdp: CDPSession,
+  ) {}
 
   static async of(page: Page): Promise<ImeKeyboard> {
-    return new ImeKeyboard(await page.context().newCDPSession(page));
+    return new ImeKeyboard(page, await page.context().newCDPSession(page));
   }
 
   /**
@@ -30,6 +38,7 @@ export class ImeKeyboard {
       );
     }
     await this.processKey("Enter", () => this.cdp.send("Input.insertText", { text }));
+    await this.pageTaskRan();
   }
 
   /**
@@ -39,11 +48,18 @@ export class ImeKeyboard {
   async punctuation(code: string, text: string): Promise<void> {
     await this.processKey(code, async () => {});
     await this.cdp.send("Input.insertText", { text });
+    await this.pageTaskRan();
   }
 
   /** Text that arrives with no key at all: the emoji picker, dictation, a handwriting pad. */
   async insert(text: string): Promise<void> {
     await this.cdp.send("Input.insertText", { text });
+    await this.pageTaskRan();
+  }
+
+  /** Timers of the same delay run in order, so this one runs after those the commit scheduled. */
+  private async pageTaskRan(): Promise<void> {
+    await this.page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 0)));
   }
 
   private async processKey(code: string, whileDown: () => Promise<unknown>): Promise<void> {

@@ -58,6 +58,15 @@ export class LabApi {
       .toBe("running");
   }
 
+  /** Raises a hand on the student's own session ("Ask for help"). */
+  async raiseHand(sessionId: string, note = ""): Promise<void> {
+    const response = await this.request.post(`/api/sessions/${sessionId}/help`, {
+      data: { note },
+      headers: mutationHeaders,
+    });
+    expect(response.status(), `raise a hand on ${sessionId}: ${await response.text()}`).toBe(200);
+  }
+
   /** Ends every session this person has and waits until they are gone, so the next test starts clean. */
   async endAllSessions(): Promise<void> {
     for (const session of await this.sessions()) {

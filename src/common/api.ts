@@ -6,7 +6,23 @@ export const roles = ["student", "ta", "instructor"] as const;
 export const Role = z.enum(roles);
 export type Role = z.output<typeof Role>;
 
-export const Me = z.object({ username: z.string(), role: Role });
+/**
+ * A section's name: what a Kubernetes label value may hold (sessions carry it as one), lower case.
+ * A course without sections has none at all.
+ */
+export const sectionPattern = /^[a-z0-9]([a-z0-9._-]{0,61}[a-z0-9])?$/;
+export const SectionName = z.string().check(z.regex(sectionPattern));
+
+/**
+ * `sections`: a student's section (the first, should they be in several); the sections a TA works
+ * in, or none for a TA of the whole course. Instructors see every section whatever they list.
+ * A sign-in from before sections existed carries none (a TA's no longer stands: server/auth/current-user.ts).
+ */
+export const Me = z.object({
+  username: z.string(),
+  role: Role,
+  sections: z._default(z.array(z.string()), []),
+});
 export type Me = z.output<typeof Me>;
 
 export const LoginRequest = z.object({
@@ -133,6 +149,8 @@ export const Session = z.object({
   id: z.string(),
   labId: z.string(),
   owner: z.string(),
+  /** The owner's section when the session started, or null in a course without sections. */
+  section: z.nullable(z.string()),
   status: SessionStatus,
   /** The VMI phase, or "" while there is no VMI yet. */
   phase: z.string(),

@@ -37,6 +37,10 @@ export const errorReasons = [
   "class_ends_before_start",
   "class_too_long",
   "class_in_past",
+  // Announcements
+  "announcement_not_found",
+  "announce_own_sections",
+  "announce_too_often",
   // Time
   "lab_no_longer_offered",
   "extend_not_active",

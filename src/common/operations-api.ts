@@ -75,6 +75,7 @@ export const auditActions = [
   "file-download",
   "class-schedule",
   "class-cancel",
+  "announcement-send",
   "idle-pause",
   "idle-resume",
 ] as const;
@@ -93,6 +94,8 @@ export const AuditEntry = z.object({
   labId: z.nullable(z.string()),
   /** The student whose session it was. */
   owner: z.nullable(z.string()),
+  /** The session's section; null without one (and in entries from before sections). */
+  section: z.nullable(z.string()),
   /** Action-specific facts, e.g. { minutes: 15 } for an extension or { reason: "expired" }. */
   details: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])),
   /** Where the request came from (the client address as the BFF sees it); null for the system. */

@@ -8,6 +8,9 @@ import Fastify, {
   type FastifyServerOptions,
 } from "fastify";
 import { agentKey, warmAgentKey } from "./grading/agent-key.ts";
+import { Announcements } from "./announcements/announcements.ts";
+import type { AnnouncementRepository } from "./announcements/repository.ts";
+import { registerAnnouncementRoutes } from "./announcements/routes.ts";
 import type { Lab } from "../common/lab.ts";
 import { enforceAccess } from "./access/policy.ts";
 import type { Authenticator } from "./auth/authenticator.ts";
@@ -67,6 +70,7 @@ import type { ClassRepository } from "./classes/repository.ts";
 import { createScheduledClasses } from "./classes/scheduled-classes.ts";
 import type { WarmPoolSettings } from "./classes/warm-pool.ts";
 import type { WriteRate } from "./kube/write-rate.ts";
+import { ConsoleInputTimes } from "./wall/last-input.ts";
 import { registerWallRoutes, type WallTiming } from "./wall/routes.ts";
 
 export interface AppDeps {
@@ -81,6 +85,8 @@ export interface AppDeps {
   gradingRepository: GradingRepository;
   /** Scheduled classes; the caller opens and closes it. */
   classRepository: ClassRepository;
+  /** Announcements and their dismissals; the caller opens and closes it. */
+  announcementRepository: AnnouncementRepository;
   /** The warm pool's timing and pace (classes/warm-pool.ts); tests shorten them. */
   warmPool?: Partial<WarmPoolSettings>;
   /** The bound the cluster client puts on API writes; launches that would wait too long are refused. */
@@ -268,7 +274,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     deps.recordings &&
     new RecordingStore({
       ...deps.recordings,
-      labOf: async (id) => (await findSession(id))?.labId,
+      sessionOf: findSession,
       log: app.log,
     });
   if (recordings) {
@@ -287,6 +293,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     now: operations.now,
     timing: deps.idleTiming,
   });
+  const inputTimes = new ConsoleInputTimes(operations.now);
   const consoles: ConsoleHub = new ConsoleHub({
     connect: deps.cluster.openConsole,
     setGuestSize: guestSizeThroughAgent(agents),
@@ -297,7 +304,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     recordings,
     onClosed: (id) => void coordination.consoles.release(id, () => consoles.has(id)),
     onUpstreamReconnected: () => operations.metrics.consoleUpstreamReconnects.inc(),
-    onInput: (sessionId) => idle.consoleInput(sessionId),
+    onInput: (sessionId) => {
+      inputTimes.heard(sessionId);
+      idle.consoleInput(sessionId);
+    },
     audit: operations.audit,
     readConsoleLog: async (sessionId, bounds, signal) => {
       // As the boot log route finds it: before KubeVirt created the VMI nothing was printed.
@@ -349,8 +359,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       const [latest] = await deps.gradingRepository.listSelfChecks(id, 1);
       return latest?.result.gradable ? latest.result.score : null;
     },
+    lastInputs: async (ids) => inputTimes.lastInputs(ids, await reads.source.snapshot()),
+    onSearched: (durationMs) => operations.metrics.wallSearchDuration.observe({}, durationMs / 1000),
     audit: operations.audit,
     timing: deps.wallTiming,
+  });
+  registerAnnouncementRoutes(app, {
+    announcements: new Announcements({
+      repository: deps.announcementRepository,
+      classes: deps.classRepository,
+      labIds: new Set(deps.labs.map((lab) => lab.id)),
+      now: operations.now,
+    }),
+    audit: operations.audit,
   });
   registerFileRoutes(app, {
     files: createAgentFiles({ connect: connectToAgent, keyFor: agentKeyFor, health: agents.health }),

@@ -1,7 +1,11 @@
-// Where grading results, the audit log, sign-outs, console recordings and scheduled classes live: PostgreSQL when
-// DATABASE_URL is set (several replicas can share it), else the SQLite files grading.db, audit.db and
-// ended-sign-ins.db, classes.db and the folder recordings/ in the data folder.
+// Where grading results, the audit log, sign-outs, console recordings, scheduled classes and
+// announcements live: PostgreSQL when DATABASE_URL is set (several replicas can share it), else the
+// SQLite files grading.db, audit.db, ended-sign-ins.db, classes.db, announcements.db and the folder
+// recordings/ in the data folder.
 import path from "node:path";
+import { PostgresAnnouncementRepository } from "./announcements/postgres-repository.ts";
+import type { AnnouncementRepository } from "./announcements/repository.ts";
+import { SqliteAnnouncementRepository } from "./announcements/sqlite-repository.ts";
 import { PostgresAuditRepository } from "./audit/postgres-repository.ts";
 import type { AuditRepository } from "./audit/repository.ts";
 import { SqliteAuditRepository } from "./audit/sqlite-repository.ts";
@@ -25,6 +29,7 @@ export interface Stores {
   endedSignIns: EndedSignInRepository;
   recordings: RecordingStorage;
   classes: ClassRepository;
+  announcements: AnnouncementRepository;
   /** For the start-up banner: which database, never its password. */
   description: string;
   close(): Promise<void>;
@@ -52,18 +57,21 @@ export async function openStores(options: {
         endedSignIns: keep(SqliteEndedSignInRepository.open(dataDir)),
         recordings: keep(new FileRecordingStorage(path.join(dataDir, "recordings"))),
         classes: keep(SqliteClassRepository.open(dataDir)),
+        announcements: keep(SqliteAnnouncementRepository.open(dataDir)),
         description: `SQLite files in ${dataDir}`,
         close: closeAll,
       };
     }
     // Grading runs up to 8 sessions at once; audit entries are one short insert each; sign-outs are
-    // one insert each and a poll every 2 s; recordings one insert per batch of each open console's output.
+    // one insert each and a poll every 2 s; recordings one insert per batch of each open console's output;
+    // announcements one short read per student's poll every few seconds.
     return {
       grading: keep(await PostgresGradingRepository.open(databaseUrl, { poolSize: 8, log })),
       audit: keep(await PostgresAuditRepository.open(databaseUrl, { poolSize: 2, log })),
       endedSignIns: keep(await PostgresEndedSignInRepository.open(databaseUrl, { poolSize: 2, log })),
       recordings: keep(await PostgresRecordingStorage.open(databaseUrl, { poolSize: 4, log })),
       classes: keep(await PostgresClassRepository.open(databaseUrl, { poolSize: 2, log })),
+      announcements: keep(await PostgresAnnouncementRepository.open(databaseUrl, { poolSize: 2, log })),
       description: `PostgreSQL at ${describeDatabaseUrl(databaseUrl)}`,
       close: closeAll,
     };

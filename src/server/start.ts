@@ -115,6 +115,7 @@ export async function startServer(config: Config, options: StartOptions): Promis
       labs,
       gradingRepository: stores.grading,
       classRepository: stores.classes,
+      announcementRepository: stores.announcements,
       writeRate,
       agentKeySecret: await loadOrCreateAgentKeySecret(config.dataDir, config.agentKeySecret),
       agentFile,

@@ -16,9 +16,10 @@ import { forwardHeader, verifyForward, type ForwardClaims } from "./forward-toke
  * - public: anyone.
  * - signed-in: anyone signed in.
  * - staff: TAs and instructors. instructor: instructors only.
- * - session: the owner of the session in `:id`, and staff; to another student it does not exist.
- * - session-owner: only its owner; staff are refused, another student is told it does not exist.
- * - session-staff: staff only; its owner is refused, another student is told it does not exist.
+ * - session: the owner of the session in `:id`, and staff who may see it (a TA of another section may
+ *   not, access/sections.ts); to anyone else (another student) it does not exist.
+ * - session-owner: only its owner; staff are refused, anyone who may not see it is told it does not exist.
+ * - session-staff: staff only; its owner is refused, anyone who may not see it is told it does not exist.
  * - metrics-token: the bearer token METRICS_TOKEN, never a cookie.
  * - replica-forward: another replica's signed forward of a console (forward-token.ts).
  */

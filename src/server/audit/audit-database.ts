@@ -33,6 +33,10 @@ export const auditMigrations: readonly Migration[] = [
         CREATE INDEX audit_by_at ON audit_log (at);
       `),
   },
+  {
+    name: "audit entries name the session's section",
+    up: (db) => db.exec("ALTER TABLE audit_log ADD COLUMN section TEXT"),
+  },
 ];
 
 export function openAuditDatabase(dataDir: string, options: { busyTimeoutMs?: number } = {}): Database {

@@ -13,8 +13,8 @@ export type AuditActor = { username: string; role: Role | null } | "system";
 export interface AuditEvent {
   action: AuditAction;
   actor: AuditActor;
-  /** The session acted on; its lab (when known) and owner are recorded with it. */
-  session?: Pick<Session, "id" | "owner"> & Partial<Pick<Session, "labId">>;
+  /** The session acted on; its lab (when known), owner and section are recorded with it. */
+  session?: Pick<Session, "id" | "owner" | "section"> & Partial<Pick<Session, "labId">>;
   /** For actions on a lab rather than one session (a grading run, an export). */
   labId?: string;
   details?: AuditEntry["details"];
@@ -49,6 +49,7 @@ export class AuditLog {
         sessionId: event.session?.id ?? null,
         labId: event.session?.labId ?? event.labId ?? null,
         owner: event.session?.owner ?? null,
+        section: event.session?.section ?? null,
         details: event.details ?? {},
         // With a hop count, a client that bypassed the proxies chose this text itself.
         ip: from?.ip !== undefined && isIP(from.ip) !== 0 ? from.ip : null,

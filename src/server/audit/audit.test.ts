@@ -7,9 +7,11 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import WebSocket from "ws";
 import type { AuditEntry } from "../../common/operations-api.ts";
 import { signInCookie } from "../console/testing/console-client.ts";
+import { openDatabase } from "../db/open-database.ts";
 import { runOnFaultyDisk, type DiskFault } from "../db/testing/disk-faults.ts";
 import { aLab } from "../sessions/testing/fixtures.ts";
 import { eventually, startTestBff, type TestBff } from "../testing/test-bff.ts";
+import { auditDatabaseName, auditMigrations } from "./audit-database.ts";
 import { AuditLog } from "./audit-log.ts";
 import { SqliteAuditRepository } from "./sqlite-repository.ts";
 
@@ -28,6 +30,7 @@ function anEntry(overrides: Partial<Omit<AuditEntry, "id">> = {}): Omit<AuditEnt
     sessionId: "linux-basics-aaaaaaaa",
     labId: "linux-basics",
     owner: "alice",
+    section: "a",
     details: {},
     ip: "127.0.0.1",
     userAgent: "test",
@@ -66,6 +69,32 @@ describe("the SQLite audit repository", () => {
       // Bounds in any offset are compared as instants.
       expect(await ids({ since: "2030-01-01T10:05:00+01:00", until: "2030-01-01T10:00:00Z" })).toEqual([
         "tara end",
+      ]);
+    } finally {
+      await repository.close();
+    }
+  });
+
+  it("keeps the entries of an audit.db from before sections, with no section", async () => {
+    const before = openDatabase({
+      file: path.join(dir, auditDatabaseName),
+      migrations: auditMigrations.slice(0, 1),
+    });
+    before
+      .prepare(
+        `INSERT INTO audit_log (at, actor, actor_role, action, session_id, lab_id, owner, details, ip, user_agent)
+         VALUES ('2030-01-01T09:00:00.000Z', 'alice', 'student', 'launch', 'linux-basics-aaaaaaaa',
+                 'linux-basics', 'alice', '{}', NULL, NULL)`,
+      )
+      .run();
+    before.close();
+    const repository = SqliteAuditRepository.open(dir);
+    try {
+      await repository.append(anEntry({ section: "a" }));
+      const entries = await repository.list({}, { limit: 10 });
+      expect(entries.map((entry) => [entry.actor, entry.section])).toEqual([
+        ["alice", "a"],
+        ["alice", null],
       ]);
     } finally {
       await repository.close();
@@ -168,8 +197,11 @@ describe("the audit API", () => {
       actorRole: "student",
       labId: "linux-basics",
       owner: "alice",
+      // The demo users put alice in section "a": entries about her session say so.
+      section: "a",
       ip: "127.0.0.1",
     });
+    expect(trail.body.items[1]).toMatchObject({ action: "sign-in", section: null });
     expect(trail.body.items[0].userAgent).toEqual(expect.any(String));
     const failed = await ivan.get("/api/audit?action=sign-in-failed");
     expect(failed.body.items).toEqual([expect.objectContaining({ actor: "mallory", actorRole: null })]);

@@ -14,6 +14,7 @@ interface Row {
   session_id: string | null;
   lab_id: string | null;
   owner: string | null;
+  section: string | null;
   details: unknown;
   ip: string | null;
   user_agent: string | null;
@@ -29,8 +30,8 @@ export class PostgresAuditRepository implements AuditRepository {
 
   async append(entry: NewAuditEntry): Promise<AuditEntry> {
     const [row] = await this.db.query<{ id: string }>(
-      `INSERT INTO audit_log (at, actor, actor_role, action, session_id, lab_id, owner, details, ip, user_agent)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id`,
+      `INSERT INTO audit_log (at, actor, actor_role, action, session_id, lab_id, owner, section, details, ip, user_agent)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id`,
       [
         entry.at,
         entry.actor,
@@ -39,6 +40,7 @@ export class PostgresAuditRepository implements AuditRepository {
         entry.sessionId,
         entry.labId,
         entry.owner,
+        entry.section,
         JSON.stringify(entry.details),
         entry.ip,
         entry.userAgent,
@@ -86,6 +88,7 @@ function toEntry(row: Row): AuditEntry {
     sessionId: row.session_id,
     labId: row.lab_id,
     owner: row.owner,
+    section: row.section,
     details: row.details,
     ip: row.ip,
     userAgent: row.user_agent,

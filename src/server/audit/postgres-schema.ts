@@ -28,5 +28,9 @@ export const postgresAuditSchema: PostgresSchema = {
         CREATE INDEX audit_by_at ON audit_log (at);
       `,
     },
+    {
+      name: "audit entries name the session's section",
+      sql: "ALTER TABLE audit_log ADD COLUMN section text;",
+    },
   ],
 };

@@ -18,6 +18,7 @@ interface Row {
   session_id: string | null;
   lab_id: string | null;
   owner: string | null;
+  section: string | null;
   details: string;
   ip: string | null;
   user_agent: string | null;
@@ -31,8 +32,8 @@ export class SqliteAuditRepository implements AuditRepository {
     this.file = db.name;
     this.insert = withDatabaseErrors(this.file, () =>
       db.prepare(`
-        INSERT INTO audit_log (at, actor, actor_role, action, session_id, lab_id, owner, details, ip, user_agent)
-        VALUES (@at, @actor, @actor_role, @action, @session_id, @lab_id, @owner, @details, @ip, @user_agent)`),
+        INSERT INTO audit_log (at, actor, actor_role, action, session_id, lab_id, owner, section, details, ip, user_agent)
+        VALUES (@at, @actor, @actor_role, @action, @session_id, @lab_id, @owner, @section, @details, @ip, @user_agent)`),
     );
   }
 
@@ -50,6 +51,7 @@ export class SqliteAuditRepository implements AuditRepository {
         session_id: entry.sessionId,
         lab_id: entry.labId,
         owner: entry.owner,
+        section: entry.section,
         details: JSON.stringify(entry.details),
         ip: entry.ip,
         user_agent: entry.userAgent,
@@ -115,6 +117,7 @@ function toEntry(row: Row): AuditEntry {
     sessionId: row.session_id,
     labId: row.lab_id,
     owner: row.owner,
+    section: row.section,
     details: JSON.parse(row.details) as unknown,
     ip: row.ip,
     userAgent: row.user_agent,

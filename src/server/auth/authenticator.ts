@@ -68,7 +68,7 @@ export async function createDemoAuthenticator(
     async login(username, password) {
       const user = directory.find(username);
       const matches = await verifyPassword(password, user?.passwordHash ?? decoy);
-      return user && matches ? { username: user.username, role: user.role } : null;
+      return user && matches ? { username: user.username, role: user.role, sections: user.sections } : null;
     },
   };
 }

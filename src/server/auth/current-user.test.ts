@@ -26,7 +26,7 @@ beforeAll(async () => {
   await app.register(fastifyCookie, { secret });
   const signOutCookie = new SignOutCookie(secret);
   app.post<{ Body: { providerSignOutUrl?: string } }>("/sign-in", async (request, reply) => {
-    const session = signIns.create({ username: "sam", role: "student" }, request.body);
+    const session = signIns.create({ username: "sam", role: "student", sections: [] }, request.body);
     setSignInCookie(request, reply, session);
     signOutCookie.set(request, reply, session);
     return { id: session.id };
@@ -103,7 +103,7 @@ describe("the sign-in cookies", () => {
     const me = await app.inject({ url: "/api/me", headers: { cookie: session.pair } });
     expect(me.json()).toEqual({
       id,
-      user: { username: "sam", role: "student" },
+      user: { username: "sam", role: "student", sections: [] },
       issuedAt: expect.any(Number),
       expiresAt: expect.any(Number),
     });

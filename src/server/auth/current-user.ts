@@ -41,14 +41,25 @@ export function findSignIn(request: FastifyRequest, signIns: SignIns): SignIn | 
   if (!cookie) return undefined;
   const unsigned = request.unsignCookie(cookie);
   if (!unsigned.valid || !unsigned.value) return undefined;
-  let claimed;
+  let json: unknown;
   try {
-    claimed = CookieSignIn.safeParse(JSON.parse(Buffer.from(unsigned.value, "base64url").toString("utf8")));
+    json = JSON.parse(Buffer.from(unsigned.value, "base64url").toString("utf8"));
   } catch {
     // Not JSON at all.
     return undefined;
   }
-  return claimed.success ? signIns.accept(claimed.data) : undefined;
+  const claimed = CookieSignIn.safeParse(json);
+  if (!claimed.success || isTaFromBeforeSections(claimed.data.user, json)) return undefined;
+  return signIns.accept(claimed.data);
+}
+
+/**
+ * A TA's cookie from before sections existed names none, which would read as "a TA of the whole
+ * course": that TA signs in again, and gets their sections from the provider or the users file.
+ */
+function isTaFromBeforeSections(user: Me, cookieJson: unknown): boolean {
+  const raw = (cookieJson as { user?: { sections?: unknown } }).user;
+  return user.role === "ta" && raw?.sections === undefined;
 }
 
 /** The sign-in cookie; the provider's sign-out URL, when there is one, goes in SignOutCookie. */

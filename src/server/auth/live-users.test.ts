@@ -1,5 +1,5 @@
 // The users file edited while the console runs, on a real fastify with the sign-in routes: a person
-// removed or given another role is refused on their next request, without a restart.
+// removed or given another role or other sections is refused on their next request, without a restart.
 import { mkdtemp, rename, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -28,8 +28,13 @@ let app: FastifyInstance;
 const ended: SignIn[] = [];
 const warnings: string[] = [];
 
-async function writeUsers(people: Record<string, Role>): Promise<void> {
-  const list = Object.entries(people).map(([username, role]) => ({ username, role, passwordHash }));
+/** Each person's role, or role and sections. */
+async function writeUsers(people: Record<string, Role | { role: Role; sections: string[] }>): Promise<void> {
+  const list = Object.entries(people).map(([username, entry]) => ({
+    username,
+    ...(typeof entry === "string" ? { role: entry } : entry),
+    passwordHash,
+  }));
   // Written aside and renamed over, as editors and ConfigMaps do.
   await writeFile(`${file}.new`, JSON.stringify({ users: list }));
   await rename(`${file}.new`, file);
@@ -106,6 +111,32 @@ describe("the users file while the console runs", () => {
     expect((await app.inject({ url: "/api/me", headers: { cookie: taraAgain.cookie } })).json()).toEqual({
       username: "tara",
       role: "student",
+      sections: [],
+    });
+  });
+
+  it("refuses a TA whose sections changed, who signs in again with the new ones", async () => {
+    await writeUsers({ tara: { role: "ta", sections: ["a"] }, ivan: "instructor" });
+    await eventually(
+      async () => users.find("tara")?.sections,
+      (sections) => sections?.[0] === "a",
+      { what: "the file with sections read" },
+    );
+    const tara = await signIn("tara");
+    expect(await me(tara.cookie)).toBe(200);
+
+    // Moved to another section: the old sign-in must not go on showing section "a".
+    await writeUsers({ tara: { role: "ta", sections: ["b"] }, ivan: "instructor" });
+    await eventually(
+      () => me(tara.cookie),
+      (status) => status === 401,
+      { what: "the moved TA's sign-in to be refused" },
+    );
+    const again = await signIn("tara");
+    expect((await app.inject({ url: "/api/me", headers: { cookie: again.cookie } })).json()).toEqual({
+      username: "tara",
+      role: "ta",
+      sections: ["b"],
     });
   });
 

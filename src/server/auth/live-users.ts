@@ -1,5 +1,6 @@
 // The demo users as the users file says now, not as it said at start-up: a person taken out of the
-// file, or given another role in it, is refused on their next request (SignIns asks `holds`),
+// file, or given another role or other sections in it, is refused on their next request (SignIns
+// asks `holds`; a TA moved out of a section must not keep seeing it until the cookie expires),
 // and signing in uses the file's current passwords. The file is kept in memory and read again when
 // its modification time, size or inode changes, looked at every 2 s in the background: a request
 // never touches the disk. An edit that leaves the file unreadable or removes it keeps the users last
@@ -51,7 +52,13 @@ export class LiveUsers implements UserStanding {
   }
 
   holds(user: Me): boolean {
-    return this.byName.get(user.username)?.role === user.role;
+    const current = this.byName.get(user.username);
+    return (
+      current !== undefined &&
+      current.role === user.role &&
+      current.sections.length === user.sections.length &&
+      current.sections.every((section, index) => user.sections[index] === section)
+    );
   }
 
   onChange(listener: () => void): () => void {

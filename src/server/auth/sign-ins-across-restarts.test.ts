@@ -63,7 +63,11 @@ describe("sign-ins", () => {
     let a = await startBff();
     const b = await startBff();
     const alice = await a.signIn("alice");
-    expect((await alice.copy(b.url).get("/api/me")).body).toEqual({ username: "alice", role: "student" });
+    expect((await alice.copy(b.url).get("/api/me")).body).toEqual({
+      username: "alice",
+      role: "student",
+      sections: ["a"],
+    });
 
     await stop(a);
     a = await startBff();
@@ -100,7 +104,7 @@ describe("sign-ins", () => {
     const claims = JSON.parse(Buffer.from(payload, "base64url").toString("utf8"));
     expect(claims).toEqual({
       id: expect.stringMatching(/^[\w-]{43}$/),
-      user: { username: "bob", role: "student" },
+      user: { username: "bob", role: "student", sections: ["a"] },
       issuedAt: expect.any(Number),
       expiresAt: expect.any(Number),
     });
@@ -117,9 +121,22 @@ describe("sign-ins", () => {
       401,
     );
     expect(await me(bff.url, signed(encoded({ ...claims, id: "short" })))).toBe(401);
+    // Signed before sections existed: a student in it is in none; a TA would read as a TA of the
+    // whole course, so theirs no longer stands.
+    expect(
+      await me(bff.url, signed(encoded({ ...claims, user: { username: "bob", role: "student" } }))),
+    ).toBe(200);
+    // (The users file cannot tell: tara is in no section there either.)
+    const tara = await signInCookie(bff.url, "tara");
+    const taClaims = JSON.parse(
+      Buffer.from(tara.slice("lab_sign_in=".length).split(".")[0]!, "base64url").toString("utf8"),
+    );
+    expect(await me(bff.url, signed(encoded(taClaims)))).toBe(200);
+    const taBefore = { ...taClaims, user: { username: "tara", role: "ta" } };
+    expect(await me(bff.url, signed(encoded(taBefore)))).toBe(401);
     const expired = {
       id: randomBytes(32).toString("base64url"),
-      user: { username: "bob", role: "student" as const },
+      user: { username: "bob", role: "student" as const, sections: [] },
       issuedAt: Date.now() - signInLifetimeMs - 1,
       expiresAt: Date.now() - 1,
     };
@@ -161,7 +178,7 @@ describe("signing one person out everywhere", () => {
     const olderCookie = (username: string, role: string) =>
       signed({
         id: randomBytes(32).toString("base64url"),
-        user: { username, role },
+        user: { username, role, sections: [] },
         expiresAt: Date.now() + 60_000,
       });
     const olderTara = olderCookie("tara", "ta");

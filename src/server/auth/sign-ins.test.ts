@@ -11,7 +11,7 @@ import { endedSignInsDatabaseName } from "./ended-sign-ins/ended-sign-ins-databa
 import { SqliteEndedSignInRepository } from "./ended-sign-ins/sqlite-repository.ts";
 import { SignIns, type SignIn, type SignInsOptions } from "./sign-ins.ts";
 
-const alice: Me = { username: "alice", role: "student" };
+const alice: Me = { username: "alice", role: "student", sections: [] };
 const hour = 60 * 60 * 1000;
 
 let dir: string;
@@ -61,7 +61,7 @@ describe("SignIns across replicas", () => {
     const a = await replica();
     const b = await replica();
     const signIn = a.sessions.create(alice);
-    const untouched = a.sessions.create({ username: "bob", role: "student" });
+    const untouched = a.sessions.create({ username: "bob", role: "student", sections: [] });
     expect(b.sessions.accept(signIn)).toBeDefined();
     expect(a.sessions.accept(signIn)).toBeDefined();
 
@@ -86,7 +86,7 @@ describe("SignIns across replicas", () => {
     const a = await replica({ now: () => now });
     const b = await replica({ now: () => now });
     const signedOut = a.sessions.create(alice);
-    const expiring = a.sessions.create({ username: "bob", role: "student" });
+    const expiring = a.sessions.create({ username: "bob", role: "student", sections: [] });
     expect(b.sessions.accept(expiring)).toBeDefined();
     await a.sessions.end(signedOut);
     const store = openStore();
@@ -144,11 +144,11 @@ describe("cutting a person's sign-ins off", () => {
     const clock = { now: () => now };
     const a = await replica(clock);
     const b = await replica(clock);
-    const tara: Me = { username: "tara", role: "ta" };
+    const tara: Me = { username: "tara", role: "ta", sections: [] };
     const onA = a.sessions.create(tara);
     now += 1000;
     const onB = b.sessions.create(tara);
-    const bob = b.sessions.create({ username: "bob", role: "student" });
+    const bob = b.sessions.create({ username: "bob", role: "student", sections: [] });
     for (const signIn of [onA, onB, bob]) expect(b.sessions.accept(signIn)).toBeDefined();
     expect(a.sessions.accept(onA)).toBeDefined();
 

@@ -7,7 +7,7 @@
 // happened and within one poll everywhere else.
 // Two more things end sign-ins before their cookies expire: a cut-off ("every sign-in of this person
 // issued up to now is over"), shared through the same store and polled the same way; and, with demo
-// users, the users file (a person no longer in it, or with another role there, is refused).
+// users, the users file (a person no longer in it, or with another role or sections there, is refused).
 import { randomBytes } from "node:crypto";
 import type { Me } from "../../common/api.ts";
 import type { EndedSignIn, EndedSignInRepository, SignInCutOff } from "./ended-sign-ins/repository.ts";
@@ -30,7 +30,7 @@ export type SignInListener = (ended: SignIn) => void;
  * `holds` is asked on every request, so it answers from memory.
  */
 export interface UserStanding {
-  /** Whether this person still exists with this role. */
+  /** Whether this person still exists with this role (and, in the users file, these sections). */
   holds(user: Me): boolean;
   /** Called after the authority changed, so sign-ins it no longer allows end at once. */
   onChange(listener: () => void): () => void;
@@ -121,7 +121,8 @@ export class SignIns {
 
   /**
    * The sign-in a genuine cookie claims, unless it has expired, been signed out or cut off on any
-   * replica, or (demo mode) its person is gone from the users file or has another role there now.
+   * replica, or (demo mode) its person is gone from the users file or has another role or other
+   * sections there now.
    */
   accept(claimed: SignIn): SignIn | undefined {
     if (claimed.expiresAt <= this.now() || this.ended.has(claimed.id)) return undefined;

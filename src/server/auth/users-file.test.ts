@@ -6,6 +6,8 @@ import { createDemoAuthenticator } from "./authenticator.ts";
 import { loadOrCreateSessionSecret } from "./secret.ts";
 import { loadUsers, UsersFileError } from "./users-file.ts";
 
+// Well-formed; no password is checked here.
+const hash = "scrypt$16384$8$1$c2FsdA==$a2V5";
 let dir: string;
 beforeEach(async () => {
   dir = await mkdtemp(path.join(tmpdir(), "lab-users-"));
@@ -18,19 +20,22 @@ describe("users file", () => {
   it("creates the demo users once, readable only by the owner, with hashes instead of passwords", async () => {
     const file = path.join(dir, "nested", "users.json");
     const users = await loadUsers(file);
-    expect(users.map(({ username, role }) => `${username}:${role}`)).toEqual([
-      "alice:student",
-      "bob:student",
-      "carol:student",
-      "tara:ta",
-      "ivan:instructor",
+    expect(users.map(({ username, role, sections }) => `${username}:${role}:${sections.join(",")}`)).toEqual([
+      "alice:student:a",
+      "bob:student:a",
+      "carol:student:b",
+      // A TA of no section is a TA of the whole course.
+      "tara:ta:",
+      "tom:ta:b",
+      "ivan:instructor:",
     ]);
     expect((await stat(file)).mode & 0o777).toBe(0o600);
     expect(await readFile(file, "utf8")).not.toMatch(/"demo"/);
     expect(await loadUsers(file)).toEqual(users);
 
     const auth = await createDemoAuthenticator(users);
-    expect(await auth.login("tara", "demo")).toEqual({ username: "tara", role: "ta" });
+    expect(await auth.login("tara", "demo")).toEqual({ username: "tara", role: "ta", sections: [] });
+    expect(await auth.login("tom", "demo")).toEqual({ username: "tom", role: "ta", sections: ["b"] });
     expect(await auth.login("tara", "wrong")).toBeNull();
   });
 
@@ -42,6 +47,8 @@ describe("users file", () => {
         users: [
           { username: "Alice Smith", role: "student", passwordHash: "scrypt$1$1$1$c2FsdA==$a2V5" },
           { username: "bob", role: "admin", passwordHash: "demo" },
+          { username: "carol", role: "student", sections: ["A"], passwordHash: hash },
+          { username: "dan", role: "ta", sections: ["a", "a"], passwordHash: hash },
         ],
       }),
     );
@@ -50,6 +57,25 @@ describe("users file", () => {
     expect((error as Error).message).toMatch(/users\.0\.username/);
     expect((error as Error).message).toMatch(/users\.1\.role/);
     expect((error as Error).message).toMatch(/users\.1\.passwordHash/);
+    expect((error as Error).message).toMatch(/users\.2\.sections\.0: must be a section name/);
+    expect((error as Error).message).toMatch(/users\.3\.sections: lists a section twice/);
+  });
+
+  it("reads a user without sections as in none, and keeps the order of a person's sections", async () => {
+    const file = path.join(dir, "users.json");
+    await writeFile(
+      file,
+      JSON.stringify({
+        users: [
+          { username: "ana", role: "student", passwordHash: hash },
+          { username: "ted", role: "ta", sections: ["lab-2", "lab-1"], passwordHash: hash },
+        ],
+      }),
+    );
+    expect((await loadUsers(file)).map(({ username, sections }) => ({ username, sections }))).toEqual([
+      { username: "ana", sections: [] },
+      { username: "ted", sections: ["lab-2", "lab-1"] },
+    ]);
   });
 });
 

@@ -1,25 +1,35 @@
-// The demo users: a JSON file of names, roles and password hashes. When the file is missing it is
-// created with the documented demo accounts, so a fresh checkout can sign in at once.
+// The demo users: a JSON file of names, roles, sections and password hashes. When the file is missing
+// it is created with the documented demo accounts, so a fresh checkout can sign in at once and shows
+// sections at work (tara, a TA of no section, is one of the whole course).
 import { readFile, writeFile, mkdir } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
-import { Role } from "../../common/api.ts";
+import { Role, sectionPattern, type Me } from "../../common/api.ts";
 import { hashPassword, isPasswordHash } from "./passwords.ts";
 
 export const demoPassword = "demo";
-export const demoUsers: { username: string; role: Role }[] = [
-  { username: "alice", role: "student" },
-  { username: "bob", role: "student" },
-  { username: "carol", role: "student" },
-  { username: "tara", role: "ta" },
-  { username: "ivan", role: "instructor" },
+export const demoUsers: Me[] = [
+  { username: "alice", role: "student", sections: ["a"] },
+  { username: "bob", role: "student", sections: ["a"] },
+  { username: "carol", role: "student", sections: ["b"] },
+  { username: "tara", role: "ta", sections: [] },
+  { username: "tom", role: "ta", sections: ["b"] },
+  { username: "ivan", role: "instructor", sections: [] },
 ];
+
+const sectionRules =
+  "must be a section name: lower-case letters, digits, '.', '_' or '-', starting and ending with a letter or digit, at most 63";
 
 const UserRecord = z.object({
   username: z
     .string()
     .regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, "must be lower-case letters, digits, '.', '_' or '-'"),
   role: Role,
+  /** A student's section (the first counts), a TA's sections; none: a TA of the whole course. */
+  sections: z
+    .array(z.string().regex(sectionPattern, sectionRules))
+    .default([])
+    .refine((names) => new Set(names).size === names.length, "lists a section twice"),
   passwordHash: z.string().refine(isPasswordHash, "must be a scrypt hash (scrypt$N$r$p$salt$key)"),
 });
 export type UserRecord = z.infer<typeof UserRecord>;

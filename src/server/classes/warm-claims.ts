@@ -1,5 +1,5 @@
-// A launch takes a warm VM of its lab: one patch makes it the student's session (owner, expiry, the
-// claim time as its start), then the agent trades the warm key for the session's. The patch tests
+// A launch takes a warm VM of its lab: one patch makes it the student's session (owner, section,
+// expiry, the claim time as its start), then the agent trades the warm key for the session's. The patch tests
 // that the VM is still warm, so of two launches (or a launch and the pool's clean-up) on any replicas
 // exactly one gets it; the other moves on to the next VM.
 import { randomInt } from "node:crypto";
@@ -7,8 +7,15 @@ import type { Me, Session } from "../../common/api.ts";
 import type { Lab } from "../../common/lab.ts";
 import type { AgentClient } from "../grading/agent-client.ts";
 import type { ClusterClient, JsonPatchOperation } from "../kube/client.ts";
+import { launchSectionOf } from "../access/sections.ts";
 import { KubeStatusError } from "../kube/errors.ts";
-import { annotationKeys, labelKeys, metadataPath, ownerIdFor } from "../sessions/labels.ts";
+import {
+  annotationKeys,
+  labelKeys,
+  metadataPath,
+  ownerIdFor,
+  sectionLabelValue,
+} from "../sessions/labels.ts";
 import type { SessionSnapshot, SessionSource, WarmVm } from "../sessions/source.ts";
 
 /** A launch tries this many warm VMs before it starts a cold one. */
@@ -92,11 +99,18 @@ export class WarmClaims {
 
   /** True when this launch, and nobody else, turned the warm VM into the student's session. */
   private async take(warm: WarmVm, user: Me, expiresAt: Date, claimedAt: string): Promise<boolean> {
+    const section = launchSectionOf(user);
+    // A warm VM was booted for a class, not a section: it takes its student's now.
+    const sectionLabel: JsonPatchOperation[] =
+      section === null
+        ? []
+        : [{ op: "add", path: metadataPath("labels", labelKeys.section), value: sectionLabelValue(section) }];
     const operations: JsonPatchOperation[] = [
       { op: "test", path: metadataPath("labels", labelKeys.warmFor), value: warm.classId },
       { op: "remove", path: metadataPath("labels", labelKeys.warmFor) },
       { op: "add", path: metadataPath("labels", labelKeys.ownerId), value: ownerIdFor(user.username) },
       { op: "add", path: metadataPath("labels", labelKeys.fromClass), value: warm.classId },
+      ...sectionLabel,
       // The whole map: nothing of the warm period's annotations carries over into the session.
       {
         op: "add",

@@ -106,7 +106,8 @@ describe("a scheduled class's warm pool", () => {
     const launched = await alice.post("/api/sessions", { labId: lab.id });
     expect(launched.status).toBe(201);
     const session = launched.body;
-    expect(session).toMatchObject({ owner: "alice", start: "warm", status: "running" });
+    // A warm VM is in no section until the claim puts it in alice's.
+    expect(session).toMatchObject({ owner: "alice", section: "a", start: "warm", status: "running" });
     // The session starts at the claim, not when the VM was booted.
     expect(Date.parse(session.createdAt)).toBe(clicked);
     expect(Date.parse(session.expiresAt)).toBe(clicked + lab.session.minutes * 60_000);

@@ -64,6 +64,7 @@ function aRunningSession(id: string): Session {
     id,
     labId: "lab-one",
     owner: "alice",
+    section: null,
     status: "running",
     phase: "Running",
     createdAt: new Date().toISOString(),
@@ -119,9 +120,9 @@ describe.each(storages)("a console closing, recorded on %s", (_name, create) => 
         storage,
         maxBytes: 100_000,
         retentionMs: 86_400_000,
-        labOf: async () => {
+        sessionOf: async () => {
           await recordingMayOpen;
-          return "lab-one";
+          return { labId: "lab-one", section: null };
         },
         log: keepingLog(problems),
       }),

@@ -90,8 +90,10 @@ export class ConsoleHub {
     return this.consoleFor(session, serialConsole).keepOpen();
   }
 
-  /** An open serial console's screen, for miniatures: its version and, when asked, its text. */
-  screenOf(sessionId: string): Pick<SharedConsole, "screenVersion" | "screenText"> | undefined {
+  /** An open serial console's screen, for miniatures and their search: its version and, when asked, its text. */
+  screenOf(
+    sessionId: string,
+  ): Pick<SharedConsole, "screenVersion" | "screenText" | "searchableScrollback"> | undefined {
     return this.consoles.get(consoleKey(sessionId, serialConsole));
   }
 
@@ -191,14 +193,11 @@ export class ConsoleHub {
     from: string,
   ): Promise<void> {
     if (!this.deps.audit) return;
-    const labId = await this.deps.findSession(session.id).then(
-      (found) => found?.labId,
-      () => undefined,
-    );
+    const found = await this.deps.findSession(session.id).catch(() => undefined);
     await this.deps.audit.record({
       action: "take-keyboard",
       actor: { username: by.username, role: by.role },
-      session: { ...session, labId },
+      session: { ...session, labId: found?.labId, section: found?.section ?? null },
       details: terminal === serialConsole ? { from } : { from, terminal },
     });
   }

@@ -10,7 +10,9 @@
 //
 // Once output has been quiet for a moment, the rows that scrolled off the screen move out of the
 // terminal into a serialized archive (scrollback-archive.ts), which takes a twentieth of the memory;
-// a snapshot is the archive followed by the terminal's own serialization.
+// a snapshot is the archive followed by the terminal's own serialization. The newest archived rows
+// are also kept as plain text, for the class wall's search (searchableScrollback), which reads only
+// the rows that scrolled up since it last read.
 import serializePackage from "@xterm/addon-serialize";
 import headlessPackage, { type ITerminalAddon } from "@xterm/headless";
 import { PlainRunFinder } from "./plain-runs.ts";
@@ -19,6 +21,13 @@ import { archiveChunkRows, ScrollbackArchive } from "./scrollback-archive.ts";
 // Both packages are CommonJS whose exports Node cannot name statically.
 const { Terminal } = headlessPackage;
 const { SerializeAddon } = serializePackage;
+
+/**
+ * The most rows above the screen the class wall searches. A new search reads them on every screen
+ * (docs/benchmarks.md): the whole scrollback (1,000 rows) would cost ten times as much, and a text
+ * copy of the whole archive would double the archive's memory.
+ */
+export const searchableScrollbackRows = 100;
 
 /** The visible screen as text, for miniatures (the class wall). */
 export interface ScreenText {
@@ -69,6 +78,12 @@ export class ConsoleScreen {
   private readonly queue: Uint8Array[] = [];
   private readonly snapshots: PendingSnapshot[] = [];
   private readonly archive = new ScrollbackArchive();
+  /** The newest archived rows as plain text, oldest first: the archive holds them serialized. */
+  private archivedText: string[] = [];
+  /** Rows that scrolled up off the normal screen since the start (or more: see searchableScrollback). */
+  private scrolledRows = 0;
+  /** What searchableScrollback last gave, once asked: it reads only the rows that scrolled up since. */
+  private lastSearchable: { rows: string[]; scrolledRows: number } | undefined;
   private archiveTimer: NodeJS.Timeout | undefined;
   private archiveBudgetMs = busyArchiveBudgetMaxMs;
   private archiveBudgetAt = performance.now();
@@ -97,6 +112,10 @@ export class ConsoleScreen {
     this.serializer = new SerializeAddon();
     // The addon is typed against @xterm/xterm's Terminal; the headless one has the same buffer API.
     this.terminal.loadAddon(this.serializer as unknown as ITerminalAddon);
+    // Counted for searchableScrollback, which checks what it reads: no need to tell scrolls apart.
+    this.terminal.onScroll(() => {
+      if (this.terminal.buffer.active.type === "normal") this.scrolledRows += 1;
+    });
     // Watched, not handled: returning false lets xterm.js set the region as usual.
     this.terminal.parser.registerCsiHandler({ final: "r" }, (params) => {
       this.noteScrollRegion(params);
@@ -136,6 +155,8 @@ export class ConsoleScreen {
   resize(cols: number, rows: number): void {
     if (this.disposed) return;
     this.terminal.resize(cols, rows);
+    // Reflowed: the rows above the screen are not the ones read before.
+    this.lastSearchable = undefined;
     // A resize sets both buffers' scroll regions back to the whole screen.
     this.scrollRegionSet.normal = false;
     this.scrollRegionSet.alternate = false;
@@ -168,6 +189,27 @@ export class ConsoleScreen {
     return { rows, cursor: { x: buffer.cursorX, y: buffer.cursorY } };
   }
 
+  /**
+   * Up to `searchableScrollbackRows` rows just above the normal buffer's screen as plain text
+   * (trailing blanks trimmed), oldest first: the newest archived rows, then the terminal's own.
+   * Rows above the screen no longer change, so only those that scrolled up since the last call are
+   * read (a busy screen's ten a second, not a hundred). Scrolling inside a region, a reset or a
+   * cleared scrollback also count as scrolls, or as none; the row just above the new ones tells:
+   * when it is not the newest of the last answer, everything is read again.
+   */
+  searchableScrollback(): string[] {
+    const last = this.lastSearchable;
+    const scrolled = this.scrolledRows - (last?.scrolledRows ?? 0);
+    let rows: string[] | undefined;
+    if (last && last.rows.length > 0 && scrolled < searchableScrollbackRows) {
+      const [joint, ...fresh] = this.newestScrollback(scrolled + 1);
+      if (joint === last.rows.at(-1)) rows = last.rows.concat(fresh).slice(-searchableScrollbackRows);
+    }
+    rows ??= this.newestScrollback(searchableScrollbackRows);
+    this.lastSearchable = { rows, scrolledRows: this.scrolledRows };
+    return rows;
+  }
+
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
@@ -175,6 +217,8 @@ export class ConsoleScreen {
     clearTimeout(this.batchTimer);
     this.terminal.dispose();
     this.archive.clear();
+    this.archivedText = [];
+    this.lastSearchable = undefined;
     this.queue.length = 0;
     for (const snapshot of this.snapshots.splice(0)) snapshot.resolve("");
   }
@@ -253,7 +297,7 @@ export class ConsoleScreen {
 
   /** The archived rows, then the terminal's: the screen as a fresh terminal would print it. */
   private serialize(): string {
-    this.archive.keepRows(this.options.scrollback - this.terminal.buffer.normal.baseY);
+    this.keepArchivedRows(this.options.scrollback - this.terminal.buffer.normal.baseY);
     return this.archive.serialize(this.terminal.rows) + this.serializer.serialize();
   }
 
@@ -279,6 +323,11 @@ export class ConsoleScreen {
     let end = buffer.baseY;
     while (end > 0 && buffer.getLine(end)?.isWrapped) end -= 1;
     if (end === 0) return;
+    const newest: string[] = [];
+    for (let y = Math.max(0, end - searchableScrollbackRows); y < end; y += 1) {
+      newest.push(buffer.getLine(y)?.translateToString(true) ?? "");
+    }
+    this.archivedText = this.archivedText.concat(newest).slice(-searchableScrollbackRows);
     for (let start = 0; start < end;) {
       let stop = Math.min(start + archiveChunkRows, end);
       while (stop < end && buffer.getLine(stop)?.isWrapped) stop += 1;
@@ -294,7 +343,26 @@ export class ConsoleScreen {
     const kept = buffer.baseY - end;
     this.terminal.options.scrollback = kept;
     this.terminal.options.scrollback = this.options.scrollback;
-    this.archive.keepRows(this.options.scrollback - kept);
+    this.keepArchivedRows(this.options.scrollback - kept);
+  }
+
+  /** The newest `count` rows above the normal screen (fewer when there are fewer), oldest first. */
+  private newestScrollback(count: number): string[] {
+    const buffer = this.terminal.buffer.normal;
+    const fromTerminal = Math.min(buffer.baseY, count);
+    const rows = this.archivedText.slice(Math.max(0, this.archivedText.length - (count - fromTerminal)));
+    for (let y = buffer.baseY - fromTerminal; y < buffer.baseY; y += 1) {
+      rows.push(buffer.getLine(y)?.translateToString(true) ?? "");
+    }
+    return rows;
+  }
+
+  /** Drops the oldest archived rows not needed to keep `rows`, and their text. */
+  private keepArchivedRows(rows: number): void {
+    this.archive.keepRows(rows);
+    if (this.archivedText.length > this.archive.rows) {
+      this.archivedText = this.archivedText.slice(this.archivedText.length - this.archive.rows);
+    }
   }
 
   /**

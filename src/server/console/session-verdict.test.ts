@@ -6,6 +6,7 @@ const session = (overrides: Partial<Session>): Session => ({
   id: "linux-basics-abcd1234",
   labId: "linux-basics",
   owner: "alice",
+  section: null,
   status: "running",
   phase: "Running",
   createdAt: "2026-01-01T10:00:00Z",

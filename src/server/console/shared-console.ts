@@ -155,6 +155,11 @@ export class SharedConsole implements ViewerEvents {
     return this.screen.text();
   }
 
+  /** The newest rows above the screen as text, for the class wall's search. */
+  searchableScrollback(): string[] {
+    return this.screen.searchableScrollback();
+  }
+
   /**
    * Keeps the line to the VM (and so the screen copy) open with no viewer, for a class wall's
    * miniature; the returned function lets go. Still one connection per VMI: viewers share it.

@@ -14,10 +14,10 @@ import { eventually, launchRunning, startTestBff, testNamespace, type TestBff } 
 
 const lab = aGradingLab([aCheck({ id: "hello", run: "true", selfCheck: true })]);
 const people = {
-  alice: { username: "alice", role: "student" },
-  bob: { username: "bob", role: "student" },
-  tara: { username: "tara", role: "ta" },
-  ivan: { username: "ivan", role: "instructor" },
+  alice: { username: "alice", role: "student", sections: [] },
+  bob: { username: "bob", role: "student", sections: [] },
+  tara: { username: "tara", role: "ta", sections: [] },
+  ivan: { username: "ivan", role: "instructor", sections: [] },
 } satisfies Record<string, Me>;
 type Person = keyof typeof people;
 

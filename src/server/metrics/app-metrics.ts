@@ -25,6 +25,8 @@ export interface AppMetrics {
   auditWriteFailures: Counter;
   /** Connections closed as they came; labels: reason = "per-address" | "total" (http/server-limits.ts). */
   connectionsRefused: Counter;
+  /** One class wall searching the screens due (wall/wall-stream.ts), in seconds of its own time; labels: none. */
+  wallSearchDuration: Histogram;
 }
 
 export function createAppMetrics(): AppMetrics {
@@ -57,6 +59,11 @@ export function createAppMetrics(): AppMetrics {
     connectionsRefused: registry.counter(
       "lab_console_connections_refused_total",
       "Connections closed as they came, over the cap per address or the cap on all of them.",
+    ),
+    wallSearchDuration: registry.histogram(
+      "lab_console_wall_search_seconds",
+      "How long one class wall took to search the screens that changed (or all, for a new search).",
+      [0.001, 0.0025, 0.005, 0.01, 0.02, 0.03, 0.04, 0.05, 0.075, 0.1, 0.25],
     ),
   };
 }

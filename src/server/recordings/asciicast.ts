@@ -1,7 +1,7 @@
 // The asciicast v2 format (https://docs.asciinema.org/manual/asciicast/v2/): a JSON header line, then
 // one JSON array per event, [seconds since the header's timestamp, "o" | "m", text]. Players ignore
-// header keys they do not know, so the session's owner and lab ride in the header: the recording
-// outlives the session, and lists and permissions need them after it is gone.
+// header keys they do not know, so the session's owner, lab and section ride in the header: the
+// recording outlives the session, and lists and permissions need them after it is gone.
 import { z } from "zod";
 
 export const RecordingHeader = z.object({
@@ -15,6 +15,8 @@ export const RecordingHeader = z.object({
     sessionId: z.string(),
     owner: z.string(),
     labId: z.string(),
+    /** The session's section (access/sections.ts); absent without one, and in older recordings. */
+    section: z.optional(z.string()),
     /** A lab's terminal (1, 2, …); absent for the serial console. */
     terminal: z.optional(z.number()),
   }),

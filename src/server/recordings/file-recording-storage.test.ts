@@ -124,7 +124,7 @@ describe("a flooded recording's tail", () => {
       maxBytes: 64 * 1024,
       tailBytes: 8 * 1024,
       retentionMs: 86_400_000,
-      labOf: async () => "lab-one",
+      sessionOf: async () => ({ labId: "lab-one", section: null }),
       log: { warn: (details: unknown) => void warnings.push(details) },
     });
     const recorder = store.recorderFor({ id: "s-tailed", owner: "alice" }, { cols: 80, rows: 24 });

@@ -42,7 +42,7 @@ async function storeWithALockingNeighbour(options: { lockTimeoutMs: number; clos
     storage,
     maxBytes: 10_000,
     retentionMs: 86_400_000,
-    labOf: async () => "lab-one",
+    sessionOf: async () => ({ labId: "lab-one", section: null }),
     log: { warn: (_details: unknown, message?: string) => void warnings.push({ message }) },
     closeTimeoutMs: options.closeTimeoutMs,
   });
@@ -180,7 +180,7 @@ describe("PostgreSQL recordings stored before a recording had a tail", () => {
           maxBytes: 4 * 1024,
           tailBytes: 1024,
           retentionMs: 86_400_000,
-          labOf: async () => "lab-one",
+          sessionOf: async () => ({ labId: "lab-one", section: null }),
           log: { warn: () => undefined },
         });
         const recorder = store.recorderFor({ id: "s-before", owner: "alice" }, { cols: 80, rows: 24 });

@@ -24,7 +24,7 @@ function storeWith(
     storage,
     ...limits,
     retentionMs: 7 * day,
-    labOf: async () => "lab-one",
+    sessionOf: async () => ({ labId: "lab-one", section: null }),
     log: { warn: (details: unknown) => void warnings.push(details) },
   });
 }
@@ -130,7 +130,7 @@ describe("the retention sweep", () => {
       store.recorderFor({ id, owner: "alice" }, { cols: 80, rows: 24 }).output(Buffer.from("hi"));
     }
     await eventually(
-      () => store.list({}),
+      () => store.list({}, () => true),
       (items) => items.length === 2,
     );
     const old = new Date(Date.now() - 8 * day);
@@ -138,7 +138,9 @@ describe("the retention sweep", () => {
 
     expect(await store.sweep()).toBe(1);
     expect(await stat(path.join(dir, "s-old.cast")).catch(() => undefined)).toBeUndefined();
-    expect((await store.list({ labId: "lab-one" })).map((item) => item.sessionId)).toEqual(["s-new"]);
+    expect((await store.list({ labId: "lab-one" }, () => true)).map((item) => item.sessionId)).toEqual([
+      "s-new",
+    ]);
   });
 });
 
@@ -149,7 +151,7 @@ describe("who may read the files", () => {
       storage: new FileRecordingStorage(folder),
       maxBytes: 10_000,
       retentionMs: day,
-      labOf: async () => "lab-one",
+      sessionOf: async () => ({ labId: "lab-one", section: null }),
       log: { warn: (details: unknown) => void warnings.push(details) },
     });
     store

@@ -1,10 +1,10 @@
 // The console recordings, kept for the retention period after their last write whether or not the
 // session still exists. What is the same wherever they are kept lives here (one recorder per console,
-// the size cap and its tail, the header naming owner and lab, the sweep); where lives in a
+// the size cap and its tail, the header naming owner, lab and section, the sweep); where lives in a
 // RecordingStorage.
 import type { Readable } from "node:stream";
 import type { FastifyBaseLogger } from "fastify";
-import { recordingIdOf, type RecordingSummary } from "../../common/api.ts";
+import { recordingIdOf, type RecordingSummary, type Session } from "../../common/api.ts";
 import { serialConsole } from "../../common/console-protocol.ts";
 import type { RecordingHeader } from "./asciicast.ts";
 import type { RecordingStorage, StoredRecording } from "./recording-storage.ts";
@@ -22,8 +22,8 @@ export interface RecordingStoreOptions {
   /** The least time between two writes of a recording's tail while output flows (default 1 s). */
   tailWriteIntervalMs?: number;
   retentionMs: number;
-  /** The lab a session runs, for the header; undefined when the session is unknown. */
-  labOf(sessionId: string): Promise<string | undefined>;
+  /** The session's lab and section, for the header; undefined when the session is unknown. */
+  sessionOf(sessionId: string): Promise<Pick<Session, "labId" | "section"> | undefined>;
   log: Pick<FastifyBaseLogger, "warn">;
   /** How long a closing recorder waits for its output to be stored (default 5 s). */
   closeTimeoutMs?: number;
@@ -147,9 +147,12 @@ export class RecordingStore {
     throw new RecordingBusyError(sessionId);
   }
 
-  /** Newest first. */
-  async list(filter: { labId?: string; owner?: string }): Promise<RecordingSummary[]> {
-    return (await this.options.storage.list(filter)).map(summarize);
+  /** Newest first: those `mayList` allows (it sees each header, hence owner and section). */
+  async list(
+    filter: { labId?: string; owner?: string },
+    mayList: (recording: StoredRecording) => boolean,
+  ): Promise<RecordingSummary[]> {
+    return (await this.options.storage.list(filter)).filter(mayList).map(summarize);
   }
 
   /** Removes recordings last written longer ago than the retention period; returns how many. */
@@ -208,6 +211,7 @@ export class RecordingStore {
       const existing = await storage.find(id);
       // A tail means a full head: the recorder goes on rolling the tail it left.
       const tail = existing && existing.tailBytes > 0 ? ((await storage.tail(id)) ?? "") : undefined;
+      const facts = existing ? undefined : await this.options.sessionOf(session.id);
       const header: RecordingHeader = existing?.header ?? {
         version: 2,
         width: size.cols,
@@ -220,7 +224,8 @@ export class RecordingStore {
         lab_console: {
           sessionId: session.id,
           owner: session.owner,
-          labId: (await this.options.labOf(session.id)) ?? "unknown",
+          labId: facts?.labId ?? "unknown",
+          ...(facts?.section && { section: facts.section }),
           ...(session.terminal !== serialConsole && { terminal: session.terminal }),
         },
       };

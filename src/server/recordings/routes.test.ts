@@ -1,5 +1,6 @@
 // The recording routes over both storages, on a real socket: the same answers whether recordings are
-// files or rows in PostgreSQL, and database_unavailable when PostgreSQL cannot be read.
+// files or rows in PostgreSQL, each person seeing those of the sessions they may see (sections
+// included), and database_unavailable when PostgreSQL cannot be read.
 import { mkdtemp, rm } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -67,7 +68,7 @@ async function serve(
     maxBytes: 100_000,
     ...limits,
     retentionMs: 86_400_000,
-    labOf: async () => "lab-one",
+    sessionOf: async () => ({ labId: "lab-one", section: null }),
     log: { warn: () => undefined },
   });
   enforceAccessForTests(app, { signIns });
@@ -86,9 +87,11 @@ async function serve(
   };
 }
 
-const alice: Me = { username: "alice", role: "student" };
-const bob: Me = { username: "bob", role: "student" };
-const tara: Me = { username: "tara", role: "ta" };
+const alice: Me = { username: "alice", role: "student", sections: ["a"] };
+const bob: Me = { username: "bob", role: "student", sections: ["a"] };
+const tara: Me = { username: "tara", role: "ta", sections: [] };
+const tom: Me = { username: "tom", role: "ta", sections: ["b"] };
+const ivan: Me = { username: "ivan", role: "instructor", sections: [] };
 
 /** Status, the headers a download depends on, and the body, for comparing two answers. */
 async function answerOf(response: Response) {
@@ -142,6 +145,50 @@ describe("the recording routes", () => {
       list: { ...answer!.list, body: answer!.list.body.replace(/"lastWrittenAt":"[^"]*"/g, "") },
     });
     expect(withoutWriteTimes(rows)).toEqual(withoutWriteTimes(files));
+  });
+
+  it("show a TA only the recordings of their sections' sessions, over files and over PostgreSQL", async () => {
+    const stores = [
+      new FileRecordingStorage(path.join(dataDir, "sections")),
+      await PostgresRecordingStorage.open(schema.url),
+    ];
+    for (const storage of stores) {
+      // No session behind them any more: the header alone says whose and which section's they are.
+      for (const [id, owner, section] of [
+        ["s-in-a", "alice", "a"],
+        ["s-in-b", "carol", "b"],
+        ["s-before-sections", "dan", undefined],
+      ] as const) {
+        const { lab_console, ...header } = aHeader(id, owner, "lab-sections");
+        await storage.append(id, {
+          header: { ...header, lab_console: { ...lab_console, ...(section && { section }) } },
+          text: eventLine(0.25, "o", "hello\r\n"),
+        });
+      }
+      const api = await serve(storage);
+      const listed = async (as: Me) =>
+        (
+          (await (await api.get(as, "/api/recordings?lab=lab-sections")).json()).items as {
+            sessionId: string;
+          }[]
+        )
+          .map((item) => item.sessionId)
+          .sort();
+      const download = async (as: Me, id: string) =>
+        (await api.get(as, `/api/sessions/${id}/recording`)).status;
+
+      expect(await listed(tom)).toEqual(["s-in-b"]);
+      expect(await download(tom, "s-in-b")).toBe(200);
+      expect(await download(tom, "s-in-a")).toBe(404);
+      expect(await download(tom, "s-before-sections")).toBe(404);
+      expect((await (await api.get(tom, "/api/recordings?student=alice")).json()).items).toEqual([]);
+      for (const everything of [tara, ivan]) {
+        expect(await listed(everything)).toEqual(["s-before-sections", "s-in-a", "s-in-b"]);
+        expect(await download(everything, "s-in-a")).toBe(200);
+      }
+      expect(await listed(alice)).toEqual(["s-in-a"]);
+      expect(await download(bob, "s-in-a")).toBe(404);
+    }
   });
 
   it("send a flooded recording whole, its content-length true, while its tail keeps being replaced", async () => {

@@ -1,15 +1,18 @@
-// Console recordings: download one and list them, TAs and instructors any (or one student's), students
-// their own. The session may be gone, so the access rule is "signed in", and which recordings a
-// person sees comes from each recording's own header, as a list shows each person their own rows.
+// Console recordings: download one and list them, as the sessions they come from (access/sections.ts):
+// students their own, TAs those of their sections, instructors any (or one student's). The session
+// may be gone, so the access rule is "signed in", and which recordings a person sees comes from each
+// recording's own header (owner and section), as a list shows each person their own rows.
 import type { FastifyInstance } from "fastify";
 import * as z from "zod/mini";
 import { recordingIdOf, RecordingListQuery, type Me, type RecordingList } from "../../common/api.ts";
 import { serialConsole } from "../../common/console-protocol.ts";
 import { labIdPattern } from "../../common/lab.ts";
 import { signedInUser } from "../access/policy.ts";
+import { maySeeSession } from "../access/sections.ts";
 import { DomainError } from "../errors/domain-error.ts";
 import { parseOrThrow } from "../http/errors.ts";
 import { SessionIdParams, TerminalNumber } from "../http/params.ts";
+import type { StoredRecording } from "./recording-storage.ts";
 import { RecordingBusyError, type RecordingStore } from "./recording-store.ts";
 
 /** `?terminal=N` for a lab terminal's recording; the serial console's without it. */
@@ -36,7 +39,7 @@ export function registerRecordingRoutes(
     // 404 alike for "none" and "not yours", as the sessions API answers. The length is the
     // recording's as it was read: it may grow while it is sent, and only whole lines are promised.
     const found = await recordings
-      .download(id, terminal, (recording) => maySee(user, recording.header.lab_console.owner))
+      .download(id, terminal, (recording) => maySee(user, recording))
       .catch((error: unknown) => {
         throw busyAsUnavailable(error);
       });
@@ -58,15 +61,18 @@ export function registerRecordingRoutes(
     const { lab, student } = parseOrThrow(ListQuery, request.query);
     // A student's list is their own whatever `student` asks for.
     const owner = user.role === "student" ? user.username : student;
-    const items = await recordings.list({ labId: lab, owner }).catch((error: unknown) => {
-      throw busyAsUnavailable(error);
-    });
+    const items = await recordings
+      .list({ labId: lab, owner }, (recording) => maySee(user, recording))
+      .catch((error: unknown) => {
+        throw busyAsUnavailable(error);
+      });
     return { items };
   });
 }
 
-function maySee(user: Me, owner: string): boolean {
-  return user.role !== "student" || user.username === owner;
+function maySee(user: Me, recording: StoredRecording): boolean {
+  const { owner, section } = recording.header.lab_console;
+  return maySeeSession(user, { owner, section: section ?? null });
 }
 
 function busyAsUnavailable(error: unknown): unknown {

@@ -19,6 +19,14 @@ describe("labels", () => {
     });
   });
 
+  it("labels a session with its section when it has one, and refuses what is no section name", () => {
+    const labels = (section: string | null) =>
+      sessionLabels({ sessionId: "linux-basics-x7k2m9qa", labId: "linux-basics", owner: "ana", section });
+    expect(labels("a")["labconsole.dev/section"]).toBe("a");
+    expect(labels(null)).not.toHaveProperty(["labconsole.dev/section"]);
+    expect(() => labels("a,labconsole.dev/owner-id")).toThrow(/not a section name/);
+  });
+
   it("builds selectors for all sessions, one owner's and one lab's", () => {
     expect(sessionsSelector).toBe("app.kubernetes.io/managed-by=lab-console");
     expect(sessionSelector({ owner: "ana@example.edu", labId: "git-workflow" })).toBe(

@@ -1,6 +1,7 @@
 // The labels and annotations that mark a VM as a Lab Console session and say whose it is.
 // Labels are for selecting (they must be valid label values); annotations carry the raw values.
 import { createHash } from "node:crypto";
+import { sectionPattern } from "../../common/api.ts";
 import { labIdPattern } from "../../common/lab.ts";
 
 export const labelKeys = {
@@ -8,6 +9,8 @@ export const labelKeys = {
   session: "labconsole.dev/session",
   lab: "labconsole.dev/lab",
   ownerId: "labconsole.dev/owner-id",
+  /** The owner's section when the session started (access/sections.ts); absent without sections. */
+  section: "labconsole.dev/section",
   /** A warm VM, booted for this scheduled class and not yet anyone's: not a session until claimed. */
   warmFor: "labconsole.dev/warm-for",
   /** The scheduled class whose warm pool a session came from. */
@@ -48,12 +51,13 @@ export function ownerIdFor(username: string): string {
 
 /**
  * The labels every session object carries (VM, VM template, cloud-init Secret). A warm VM has no owner
- * yet: it carries its class instead, until a launch claims it (classes/warm-claims.ts).
+ * yet: it carries its class instead, until a launch claims it (classes/warm-claims.ts), and no section.
  */
 export function sessionLabels(input: {
   sessionId: string;
   labId: string;
   owner: string | { warmFor: string };
+  section?: string | null;
 }): Record<string, string> {
   return {
     [labelKeys.managedBy]: managedByValue,
@@ -62,7 +66,17 @@ export function sessionLabels(input: {
     ...(typeof input.owner === "string"
       ? { [labelKeys.ownerId]: ownerIdFor(input.owner) }
       : { [labelKeys.warmFor]: input.owner.warmFor }),
+    ...(input.section ? { [labelKeys.section]: sectionLabelValue(input.section) } : {}),
   };
+}
+
+/**
+ * A section as a label value. The users file and the provider's groups give only valid names
+ * (common/api.ts SectionName); checked again here, where an invalid one would reach the cluster.
+ */
+export function sectionLabelValue(section: string): string {
+  if (!sectionPattern.test(section)) throw new Error(`not a section name: ${JSON.stringify(section)}`);
+  return section;
 }
 
 /** Escapes a label or annotation key for a JSON Patch path (RFC 6901). */

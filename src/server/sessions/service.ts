@@ -10,6 +10,7 @@ import {
   type SessionStatus,
 } from "../../common/api.ts";
 import type { Lab } from "../../common/lab.ts";
+import { launchSectionOf, maySeeSession, sessionScopeKey } from "../access/sections.ts";
 import { DomainError, labNotFound, sessionNotFound } from "../errors/domain-error.ts";
 import type { ClusterClient } from "../kube/client.ts";
 import type { VirtualMachine } from "../kube/types.ts";
@@ -66,19 +67,21 @@ export class SessionService {
   /** Names everything a list answer depends on, for ETags; undefined when reads are unversioned. */
   listVersion(user: Me, query: SessionListQuery): string | undefined {
     const version = this.deps.source.version();
-    return version === undefined ? undefined : `${version}\n${scopeOf(user)}\n${JSON.stringify(query)}`;
+    return version === undefined
+      ? undefined
+      : `${version}\n${sessionScopeKey(user)}\n${JSON.stringify(query)}`;
   }
 
   sessionVersion(user: Me, id: string): string | undefined {
     const version = this.deps.source.version();
-    return version === undefined ? undefined : `${version}\n${scopeOf(user)}\n${id}`;
+    return version === undefined ? undefined : `${version}\n${sessionScopeKey(user)}\n${id}`;
   }
 
   async list(user: Me, query: SessionListQuery): Promise<SessionList> {
     const { sessions, stale } = await this.deps.source.snapshot();
     const matching = sessions.filter(
       (session) =>
-        canSee(user, session) &&
+        maySeeSession(user, session) &&
         (query.lab === undefined || session.labId === query.lab) &&
         (query.owner === undefined || session.owner === query.owner) &&
         (query.status === undefined || session.status === query.status),
@@ -101,8 +104,8 @@ export class SessionService {
 
   async get(user: Me, id: string): Promise<Session> {
     const session = await this.find(id);
-    // Someone else's session answers exactly like a missing one, so ids reveal nothing.
-    if (!session || !canSee(user, session)) throw sessionNotFound(id);
+    // A session this person may not see answers exactly like a missing one, so ids reveal nothing.
+    if (!session || !maySeeSession(user, session)) throw sessionNotFound(id);
     return session;
   }
 
@@ -192,6 +195,7 @@ export class SessionService {
       sessionId,
       lab,
       owner: user.username,
+      section: launchSectionOf(user),
       namespace: cluster.namespace,
       expiresAt,
       agentUserData: this.deps.agentUserData?.(sessionId),
@@ -205,15 +209,6 @@ export class SessionService {
     const { sessions } = await this.deps.source.snapshot();
     return sessions.find((session) => session.id === id);
   }
-}
-
-/** Who sees what: a student their own sessions, staff all of them. */
-function scopeOf(user: Me): string {
-  return user.role === "student" ? `student:${user.username}` : "staff";
-}
-
-function canSee(user: Me, session: Session): boolean {
-  return user.role !== "student" || session.owner === user.username;
 }
 
 function alreadyRunning(lab: Lab, existing?: Session): DomainError {

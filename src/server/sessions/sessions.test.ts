@@ -238,7 +238,7 @@ describe("sign-in", () => {
       headers: { "content-type": "application/json", "x-lab-console": "1" },
       body: JSON.stringify({ username: "ivan", password: "demo" }),
     });
-    expect(await response.json()).toEqual({ username: "ivan", role: "instructor" });
+    expect(await response.json()).toEqual({ username: "ivan", role: "instructor", sections: [] });
     const cookie = response.headers.getSetCookie()[0] ?? "";
     expect(cookie).toMatch(/^lab_sign_in=[^;]+\.[^;]+;/);
     expect(cookie).toMatch(/HttpOnly/i);
@@ -251,7 +251,11 @@ describe("sign-in", () => {
     const stolenCopy = carol.copy();
     const ended: string[] = [];
     const unsubscribe = bff.signIns.onEnded((session) => ended.push(session.user.username));
-    expect((await carol.get("/api/me")).body).toEqual({ username: "alice", role: "student" });
+    expect((await carol.get("/api/me")).body).toEqual({
+      username: "alice",
+      role: "student",
+      sections: ["a"],
+    });
 
     expect((await carol.post("/api/auth/logout")).status).toBe(204);
     unsubscribe();

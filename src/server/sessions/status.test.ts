@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { Session, type SessionStatus } from "../../common/api.ts";
 import type { VirtualMachineInstancePhase, VirtualMachinePrintableStatus } from "../kube/types.ts";
-import { annotationKeys } from "./labels.ts";
+import { annotationKeys, labelKeys } from "./labels.ts";
 import { toSession } from "./status.ts";
 import {
   aSessionVm,
@@ -28,6 +28,7 @@ describe("toSession", () => {
       id: "linux-basics-x7k2m9qa",
       labId: "linux-basics",
       owner: "ana@example.edu",
+      section: null,
       status: "running",
       phase: "Running",
       createdAt,
@@ -43,6 +44,12 @@ describe("toSession", () => {
       notice: null,
       start: "cold",
     });
+  });
+
+  it("is in the section its VM's label names", () => {
+    const vm = aSessionVm({ printableStatus: "Running" });
+    vm.metadata.labels = { ...vm.metadata.labels, [labelKeys.section]: "a" };
+    expect(toSession(vm, aSessionVmi("Running")).section).toBe("a");
   });
 
   it("starts at the claim for a warm VM a launch claimed", () => {

@@ -44,6 +44,7 @@ export function toSession(vm: VirtualMachine, vmi: VirtualMachineInstance | unde
     id: vm.metadata.name ?? "",
     labId: vm.metadata.labels?.[labelKeys.lab] ?? "",
     owner: vm.metadata.annotations?.[annotationKeys.owner] ?? "",
+    section: vm.metadata.labels?.[labelKeys.section] ?? null,
     status,
     phase: vmi?.status?.phase ?? "",
     // A claimed warm VM is older than its session: the session starts at the claim.

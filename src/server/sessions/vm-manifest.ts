@@ -39,6 +39,8 @@ export interface SessionObjectsInput {
    * that one has no owner and no expiry until a launch claims it.
    */
   owner: string | { warmFor: string };
+  /** The owner's section (access/sections.ts launchSectionOf); none for a warm VM or without sections. */
+  section?: string | null;
   namespace: string;
   expiresAt: Date | undefined;
   /**
@@ -56,7 +58,7 @@ export function buildSessionObjects(input: SessionObjectsInput): {
   if (!sessionIdPattern.test(sessionId) || sessionId.length > 63) {
     throw new Error(`session id ${JSON.stringify(sessionId)} is not an RFC 1123 label`);
   }
-  const labels = sessionLabels({ sessionId, labId: lab.id, owner });
+  const labels = sessionLabels({ sessionId, labId: lab.id, owner, section: input.section });
   const ownerAnnotation: Record<string, string> =
     typeof owner === "string" ? { [annotationKeys.owner]: owner } : {};
   const expiry: Record<string, string> = input.expiresAt

@@ -1,4 +1,4 @@
-// Who may do what, over every route the BFF serves x every role x ownership. Each route's rule comes
+// Who may do what, over every route the BFF serves x every role x ownership x section. Each route's rule comes
 // from the access policy itself (access/policy.ts), read from the built apps (demo sign-in and
 // OpenID Connect): the matrix is generated from the policy, and this test proves the apps enforce
 // what it declares. The table below only says how to call a route and which answers mean "let in".
@@ -20,14 +20,17 @@ import { eventually, startTestBff, TestBrowser, type TestBff } from "../testing/
 import { adminCluster, createSessionVm } from "./testing/cluster-sessions.ts";
 import { routeKey, routeTable, type Route } from "./testing/route-table.ts";
 
-const roles = ["anonymous", "owner", "other student", "ta", "instructor"] as const;
+const roles = ["anonymous", "owner", "other student", "ta", "ta of another section", "instructor"] as const;
 type Role = (typeof roles)[number];
+// The sessions tried are in section "a"; tara is a TA of the whole course.
 const people: Record<Exclude<Role, "anonymous">, Me> = {
-  owner: { username: "alice", role: "student" },
-  "other student": { username: "bob", role: "student" },
-  ta: { username: "tara", role: "ta" },
-  instructor: { username: "ivan", role: "instructor" },
+  owner: { username: "alice", role: "student", sections: ["a"] },
+  "other student": { username: "bob", role: "student", sections: ["a"] },
+  ta: { username: "tara", role: "ta", sections: [] },
+  "ta of another section": { username: "tom", role: "ta", sections: ["b"] },
+  instructor: { username: "ivan", role: "instructor", sections: [] },
 };
+const staff: ReadonlySet<Role> = new Set(["ta", "ta of another section", "instructor"]);
 
 /** How to call a route; a route without one is a GET whose "let in" is 200. */
 interface Call {
@@ -75,6 +78,13 @@ const calls: Record<string, Call> = {
   },
   // No class has the session's id: let in, then not found.
   "DELETE /api/classes/:id": { allowed: [404] },
+  // To section b: a TA of that section may send it, as may staff of the whole course.
+  "POST /api/labs/:labId/announcements": {
+    allowed: [201],
+    body: { text: "The proxy is down", section: "b" },
+  },
+  // No announcement has that id: let in, then not found.
+  "POST /api/sessions/:id/announcements/:announcementId/dismiss": { allowed: [404] },
   // Someone no request here signs in as: cutting them off disturbs no other row.
   "POST /api/admin/sign-outs": { body: { username: "nobody-in-particular" } },
 };
@@ -84,16 +94,18 @@ type Outcome = "allowed" | 401 | 403 | 404;
 function expected(access: AccessRule, role: Role): Outcome {
   if (access === "public") return "allowed";
   if (access === "metrics-token" || access === "replica-forward" || role === "anonymous") return 401;
-  const student = role === "owner" || role === "other student";
+  const student = !staff.has(role);
+  // A session out of this person's sight does not exist for them, whatever the rule.
+  const outOfSight = role === "other student" || role === "ta of another section";
   switch (access) {
     case "signed-in":
       return "allowed";
     case "session":
-      return role === "other student" ? 404 : "allowed";
+      return outOfSight ? 404 : "allowed";
     case "session-owner":
-      return role === "owner" ? "allowed" : role === "other student" ? 404 : 403;
+      return role === "owner" ? "allowed" : outOfSight ? 404 : 403;
     case "session-staff":
-      return role === "other student" ? 404 : student ? 403 : "allowed";
+      return outOfSight ? 404 : student ? 403 : "allowed";
     case "staff":
       return student ? 403 : "allowed";
     case "instructor":
@@ -119,7 +131,8 @@ beforeAll(async () => {
 
   // Halted sessions: they exist and belong to someone, and nothing needs to boot.
   const cluster = adminCluster(emulator);
-  const halted = (owner: string) => createSessionVm(cluster, lab, owner, { runStrategy: "Halted" });
+  const halted = (owner: string) =>
+    createSessionVm(cluster, lab, owner, { runStrategy: "Halted", section: "a" });
   [sessionId, haltedOfBob] = await Promise.all([halted("alice"), halted("bob")]);
   const [forOwner, forTa, forInstructor] = await Promise.all([
     halted("alice"),
@@ -212,9 +225,10 @@ function pathFor(route: Route, declared: DeclaredAccess, role: Role): string {
     .replace(":id", session)
     .replace(":labId", lab.id)
     .replace(":runId", runId)
+    .replace(":announcementId", "none")
     .replace(":terminal", "1")
     .replace("*", "sessions/some-page");
-  const observe = declared.websocket && (role === "ta" || role === "instructor");
+  const observe = declared.websocket && staff.has(role);
   return observe ? `${filled}?mode=observe` : filled;
 }
 

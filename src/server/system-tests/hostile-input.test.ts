@@ -62,7 +62,11 @@ function rawGet(
 }
 
 function cookieOf(username: string): string {
-  const login = bff.signIns.create({ username, role: username === "ivan" ? "instructor" : "student" });
+  const login = bff.signIns.create({
+    username,
+    role: username === "ivan" ? "instructor" : "student",
+    sections: [],
+  });
   return `lab_sign_in=${bff.app.signCookie(encodeSignIn(login))}`;
 }
 
@@ -161,6 +165,7 @@ describe("the sign-in cookie", () => {
     expect(JSON.parse((await rawGet("/api/me", { cookie: issued! })).body)).toEqual({
       username: "alice",
       role: "student",
+      sections: ["a"],
     });
     expect((await victim.get("/api/me")).status).toBe(401);
   });

@@ -18,8 +18,8 @@ export async function manyStudents(
   const students = Array.from({ length: count }, (_, index) => `s${String(index).padStart(3, "0")}`);
   const passwordHash = cheapHash(demoPassword);
   const authenticator = await createDemoAuthenticator([
-    ...students.map((username) => ({ username, role: "student" as const, passwordHash })),
-    { username: "ivan", role: "instructor", passwordHash },
+    ...students.map((username) => ({ username, role: "student" as const, sections: [], passwordHash })),
+    { username: "ivan", role: "instructor", sections: [], passwordHash },
   ]);
   return { students, authenticator };
 }

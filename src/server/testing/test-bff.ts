@@ -8,6 +8,7 @@ import { csrfHeader } from "../../common/api.ts";
 import type { Lab } from "../../common/lab.ts";
 import { startTestEmulator, type TestEmulator } from "../../emulator/testing/start.ts";
 import { buildApp, type AppDeps } from "../app.ts";
+import { SqliteAnnouncementRepository } from "../announcements/sqlite-repository.ts";
 import { SqliteAuditRepository } from "../audit/sqlite-repository.ts";
 import { createDemoAuthenticator } from "../auth/authenticator.ts";
 import { SqliteEndedSignInRepository } from "../auth/ended-sign-ins/sqlite-repository.ts";
@@ -100,6 +101,7 @@ export async function startTestBff(options: {
   const auditRepository = SqliteAuditRepository.open(gradingDataDir);
   const endedSignIns = SqliteEndedSignInRepository.open(gradingDataDir);
   const classRepository = SqliteClassRepository.open(gradingDataDir);
+  const announcementRepository = SqliteAnnouncementRepository.open(gradingDataDir);
   const kubeRequests = new KubeRequestCounter();
   const kubeConfig = emulator.bffKubeConfig();
   const cluster = createClusterClient(kubeConfig, {
@@ -124,6 +126,7 @@ export async function startTestBff(options: {
     labs: options.labs,
     gradingRepository,
     classRepository,
+    announcementRepository,
     warmPool: options.warmPool,
     writeRate: options.writeRate,
     agentKeySecret: testAgentKeySecret,
@@ -178,6 +181,7 @@ export async function startTestBff(options: {
       await auditRepository.close();
       await endedSignIns.close();
       await classRepository.close();
+      await announcementRepository.close();
       if (ownsDataDir) await rm(gradingDataDir, { recursive: true, force: true });
       if (ownsEmulator) await emulator.close().catch(() => undefined);
     },

@@ -26,16 +26,26 @@ export interface WallRouteDeps {
   labIds: ReadonlySet<string>;
   signIns: SignIns;
   lastScore(sessionId: string): Promise<number | null>;
+  /** When each session's console last had input (last-input.ts), null when never. */
+  lastInputs(sessionIds: string[]): Promise<Map<string, string | null>>;
+  /** A wall searched the screens due, in this long (lab_console_wall_search_seconds). */
+  onSearched?(durationMs: number): void;
   audit?: AuditLog;
   timing?: Partial<WallTiming>;
 }
 
 const maxBufferedBytes = 1024 * 1024;
 const largestLab = 1000;
+// The browser sends only its search: at most 200 characters, each 6 bytes at worst in JSON (\u0001).
+const maxClientMessageBytes = 2048;
 
 export function registerWallRoutes(app: FastifyInstance, deps: WallRouteDeps): void {
   const timing: WallTiming = { screenIntervalMs: 1000, listIntervalMs: 2000, ...deps.timing };
-  const server = new WebSocketServer({ noServer: true, maxPayload: 1024, clientTracking: false });
+  const server = new WebSocketServer({
+    noServer: true,
+    maxPayload: maxClientMessageBytes,
+    clientTracking: false,
+  });
   const open = new Map<WallStream, string>();
   const stopListening = deps.signIns.onEnded((ended) => {
     for (const [stream, signInId] of open) if (signInId === ended.id) stream.close();
@@ -59,6 +69,8 @@ export function registerWallRoutes(app: FastifyInstance, deps: WallRouteDeps): v
       listSessions: async () =>
         (await deps.sessions.list(user, { lab: labId, page: 1, pageSize: largestLab })).items,
       lastScore: deps.lastScore,
+      lastInputs: deps.lastInputs,
+      onSearched: deps.onSearched,
       screenIntervalMs: timing.screenIntervalMs,
       listIntervalMs: timing.listIntervalMs,
       maxBufferedBytes,

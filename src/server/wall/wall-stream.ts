@@ -1,19 +1,28 @@
 // One open class wall (one staff browser tab): every tick it sends the screens whose version moved
-// since it last sent them, and now and then the lab's session list (status, time, hand, score) when
-// that changed. Screens come from the console hub's own copy of each console, never from a
-// connection of its own: KubeVirt allows one per VMI. So the wall keeps each running session's
-// console open in the hub while it is on the wall, which makes the miniature live even when nobody
-// else watches that session.
+// since it last sent them, then searches them when the tab asked for a search (wall-matches.ts), and
+// now and then the lab's session list (status, time, hand, score, last input) when that changed.
+// Screens come from the console hub's own copy of each console, never from a connection of its own:
+// KubeVirt allows one per VMI. So the wall keeps each running session's console open in the hub
+// while it is on the wall, which makes the miniature live even when nobody else watches that session.
 import type WebSocket from "ws";
 import type { Session } from "../../common/api.ts";
-import type { WallScreen, WallServerMessage, WallSession } from "../../common/wall-protocol.ts";
+import {
+  WallClientMessage,
+  type WallScreen,
+  type WallSearch,
+  type WallServerMessage,
+  type WallSession,
+} from "../../common/wall-protocol.ts";
+import { WallMatches } from "./wall-matches.ts";
 
 /** What the wall needs of the console hub (and, with replicas, of console placement). */
 export interface WallConsoles {
   /** Keeps the session's console open here; undefined when it cannot (another replica holds it). */
   keepOpen(session: Session): Promise<(() => void) | undefined>;
   /** The console's screen when it is open here. */
-  screenOf(sessionId: string): { screenVersion: number; screenText(): WallScreenText } | undefined;
+  screenOf(
+    sessionId: string,
+  ): { screenVersion: number; screenText(): WallScreenText; searchableScrollback(): string[] } | undefined;
 }
 
 export interface WallScreenText {
@@ -28,10 +37,14 @@ export interface WallStreamDeps {
   listSessions(): Promise<Session[]>;
   /** The latest self-check score of a session, or null. */
   lastScore(sessionId: string): Promise<number | null>;
+  /** When each session's console last had input (last-input.ts), null when never. */
+  lastInputs(sessionIds: string[]): Promise<Map<string, string | null>>;
   screenIntervalMs: number;
   listIntervalMs: number;
   /** Above this many unsent bytes a tick sends no screens (the next one sends the newest). */
   maxBufferedBytes: number;
+  /** A search went through the screens due, in this long (lab_console_wall_search_seconds). */
+  onSearched?(durationMs: number): void;
   log: { warn(object: object, message: string): void };
 }
 
@@ -40,6 +53,12 @@ const askElsewhereAgainMs = 30_000;
 
 /** Sessions with a console worth showing. */
 const shownStatuses = new Set<Session["status"]>(["starting", "running", "failed"]);
+/** A search runs in slices this long at most, so that consoles and other walls go on in between. */
+const searchSliceMs = 5;
+/** The share of each screen interval one wall's search may take; past it the rest waits a tick. */
+const searchShare = 0.25;
+/** Searches typed fast (one per key) are taken at most this often: each one searches every screen. */
+const searchEveryMs = 100;
 
 export class WallStream {
   /** Per running session: how to let its console go, or when another replica was found to hold it. */
@@ -51,9 +70,23 @@ export class WallStream {
   private listTimer: NodeJS.Timeout | undefined;
   private refreshing = false;
   private closed = false;
+  private readonly matches: WallMatches;
+  private searching = false;
+  /** A new search was taken: its answer goes out even if no screen was searched. */
+  private answerDue = false;
+  /** The latest search the tab sent, until it is taken. */
+  private nextSearch: WallSearch | undefined;
+  private searchTimer: NodeJS.Timeout | undefined;
+  private lastSearchAt = -Infinity;
 
   constructor(private readonly deps: WallStreamDeps) {
+    this.matches = new WallMatches({
+      scrollbackOf: (id) => deps.consoles.screenOf(id)?.searchableScrollback() ?? [],
+    });
     deps.socket.on("close", () => this.close());
+    // ws closes the socket itself after an error (1009 for a frame over maxPayload, 1002 for a bad one).
+    deps.socket.on("error", () => this.close());
+    deps.socket.on("message", (data: Buffer, isBinary: boolean) => this.received(data, isBinary));
   }
 
   start(): void {
@@ -62,14 +95,15 @@ export class WallStream {
     this.listTimer = setInterval(() => void this.refreshList(), this.deps.listIntervalMs);
   }
 
-  close(): void {
+  close(code = 1000, reason?: string): void {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.screenTimer);
     clearInterval(this.listTimer);
+    clearTimeout(this.searchTimer);
     for (const entry of this.kept.values()) if ("release" in entry) entry.release();
     this.kept.clear();
-    if (this.deps.socket.readyState === this.deps.socket.OPEN) this.deps.socket.close(1000);
+    if (this.deps.socket.readyState === this.deps.socket.OPEN) this.deps.socket.close(code, reason);
   }
 
   private async refreshList(): Promise<void> {
@@ -82,14 +116,18 @@ export class WallStream {
       if (this.closed) return;
       this.sessions = sessions;
       await this.keepRunningOpen();
+      const lastInputs = await this.deps.lastInputs(sessions.map((session) => session.id));
       const items: WallSession[] = await Promise.all(
         sessions.map(async (session) => ({
           sessionId: session.id,
           owner: session.owner,
+          section: session.section,
           status: session.status,
           expiresAt: session.expiresAt,
           help: session.help ?? null,
           score: await this.deps.lastScore(session.id),
+          lastInputAt: lastInputs.get(session.id) ?? null,
+          idle: session.idle ?? null,
         })),
       );
       const list = JSON.stringify(items);
@@ -122,6 +160,7 @@ export class WallStream {
         if ("release" in entry) entry.release();
         this.kept.delete(id);
         this.sentVersions.delete(id);
+        this.matches.forget(id);
       }
     }
     for (const [id, session] of running) {
@@ -142,9 +181,77 @@ export class WallStream {
       const screen = this.deps.consoles.screenOf(id);
       if (!screen || this.sentVersions.get(id) === screen.screenVersion) continue;
       this.sentVersions.set(id, screen.screenVersion);
-      screens.push({ sessionId: id, ...screen.screenText() });
+      const text = screen.screenText();
+      screens.push({ sessionId: id, ...text });
+      this.matches.screenSent(id, text.rows);
     }
     if (screens.length > 0) this.send({ type: "screens", screens });
+    this.search();
+  }
+
+  /** Text frames with a search, as the schema has them; anything else ends the wall (a broken tab). */
+  private received(data: Buffer, isBinary: boolean): void {
+    if (this.closed) return;
+    let message: WallClientMessage | undefined;
+    try {
+      message = isBinary ? undefined : WallClientMessage.parse(JSON.parse(data.toString("utf8")));
+    } catch {
+      message = undefined;
+    }
+    if (!message) {
+      this.close(1008, "not a wall message");
+      return;
+    }
+    this.nextSearch = message.search;
+    this.searchTimer ??= setTimeout(
+      () => {
+        this.searchTimer = undefined;
+        this.lastSearchAt = performance.now();
+        this.startSearch();
+      },
+      Math.max(0, this.lastSearchAt + searchEveryMs - performance.now()),
+    );
+  }
+
+  private startSearch(): void {
+    const search = this.nextSearch;
+    if (!search || this.closed) return;
+    this.nextSearch = undefined;
+    const refused = this.matches.setSearch(search);
+    if (refused) {
+      this.send(refused);
+      return;
+    }
+    // Even with no screen to search (or no search), the tab gets its answer.
+    this.answerDue = true;
+    this.search();
+  }
+
+  /** Searches the screens due, a slice at a time within this tick's share; then sends what changed. */
+  private search(): void {
+    if (this.searching || this.closed) return;
+    this.searching = true;
+    const budgetMs = this.deps.screenIntervalMs * searchShare;
+    let spentMs = 0;
+    let searched = 0;
+    const slice = () => {
+      if (this.closed) return;
+      const started = performance.now();
+      const run = this.matches.searchUntil(started + searchSliceMs);
+      spentMs += performance.now() - started;
+      searched += run.searched;
+      if (run.more && spentMs < budgetMs) {
+        setImmediate(slice);
+        return;
+      }
+      this.searching = false;
+      if (searched > 0) this.deps.onSearched?.(spentMs);
+      if (searched === 0 && !this.answerDue) return;
+      this.answerDue = false;
+      const message = this.matches.takeMessage();
+      if (message) this.send(message);
+    };
+    slice();
   }
 
   private send(message: WallServerMessage): void {

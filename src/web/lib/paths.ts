@@ -30,7 +30,11 @@ export const paths = {
   },
   labWall: {
     pattern: "/labs/:labId/wall",
-    to: (labId: string) => `/labs/${encodeURIComponent(labId)}/wall`,
+    /** `view`: the wall's search, filters and sort as URL parameters (features/wall/lib/wall-view.ts). */
+    to: (labId: string, view?: Readonly<Record<string, string>>) => {
+      const query = new URLSearchParams(view).toString();
+      return `/labs/${encodeURIComponent(labId)}/wall${query ? `?${query}` : ""}`;
+    },
   },
   grading: {
     pattern: "/grading",

@@ -20,6 +20,7 @@ export function anAuditEntry(overrides: Partial<NewAuditEntry> = {}): NewAuditEn
     sessionId: "linux-basics-aaaaaaaa",
     labId: "linux-basics",
     owner: "alice",
+    section: "a",
     details: {},
     ip: "127.0.0.1",
     userAgent: "test",

@@ -89,7 +89,7 @@ describe("SignIns over PostgreSQL", () => {
     const stores = await Promise.all([1, 2].map(() => PostgresEndedSignInRepository.open(schema.url)));
     const [a, b] = await Promise.all(stores.map((store) => SignIns.open({ store, pollIntervalMs: 20 })));
     try {
-      const signIn = a!.create({ username: "alice", role: "student" });
+      const signIn = a!.create({ username: "alice", role: "student", sections: [] });
       expect(b!.accept(signIn)).toBeDefined();
       await a!.end(signIn);
       await eventually(
@@ -126,7 +126,7 @@ describe("SignIns over PostgreSQL", () => {
         (seen) => seen.some((message) => /stopped answering in the middle of a request/.test(message)),
         { what: "the poll to report the silent database" },
       );
-      const signIn = sessions.create({ username: "alice", role: "student" });
+      const signIn = sessions.create({ username: "alice", role: "student", sections: [] });
       // Signing out still answers within its second, and holds here.
       await sessions.end(signIn);
       expect(sessions.accept(signIn)).toBeUndefined();

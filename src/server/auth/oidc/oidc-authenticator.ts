@@ -5,6 +5,7 @@ import * as oidc from "openid-client";
 import type { Me } from "../../../common/api.ts";
 import type { OidcAuthenticator, OidcSignInResult, PendingOidcSignIn } from "../authenticator.ts";
 import { groupsFromClaim, roleForGroups, type RoleGroups } from "./role-groups.ts";
+import { sectionsForGroups } from "./section-groups.ts";
 
 export interface OidcSettings {
   issuerUrl: URL;
@@ -19,6 +20,8 @@ export interface OidcSettings {
   usernameClaim: string;
   groupsClaim: string;
   roleGroups: RoleGroups;
+  /** Groups starting with it name sections (section-groups.ts); undefined: a course without sections. */
+  sectionGroupPrefix: string | undefined;
   providerName: string;
 }
 
@@ -101,7 +104,7 @@ export function createOidcAuthenticator(
             `${username} is in none of the mapped groups (has: ${groups.join(", ") || "none"})`,
           );
         }
-        const user: Me = { username, role };
+        const user: Me = { username, role, sections: sectionsForGroups(groups, settings.sectionGroupPrefix) };
         return { ok: true, user, signOutUrl: endSessionUrl(config, tokens.id_token) };
       } catch (error) {
         return failed(classify(error), null, describe(error));

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../../config.ts";
 import { groupsFromClaim, roleForGroups } from "./role-groups.ts";
+import { sectionsForGroups } from "./section-groups.ts";
 
 const oidcEnv = {
   AUTH_MODE: "oidc",
@@ -35,8 +36,17 @@ describe("AUTH_MODE=oidc", () => {
       usernameClaim: "preferred_username",
       groupsClaim: "groups",
       roleGroups: { instructor: ["cs101-staff"], ta: ["cs101-tas"] },
+      sectionGroupPrefix: undefined,
       providerName: "login.example.edu",
     });
+  });
+
+  it("reads sections from groups only when told their prefix", () => {
+    const config = loadConfig({
+      env: { ...oidcEnv, OIDC_SECTION_GROUP_PREFIX: "cs101-section-" },
+      inCluster: false,
+    });
+    expect(config.oidc?.sectionGroupPrefix).toBe("cs101-section-");
   });
 
   it("takes OIDC_REDIRECT_URL over PUBLIC_URL, and counts as a sign-in mode for a real cluster", () => {
@@ -58,6 +68,7 @@ describe("AUTH_MODE=oidc", () => {
       OIDC_ISSUER_URL: "http://login.example.edu",
       OIDC_SCOPES: "profile email",
       OIDC_ROLE_GROUPS: '{"admin":["root"]}',
+      OIDC_SECTION_GROUP_PREFIX: "cs101-section- ",
     });
     expect(problems).toEqual(
       expect.arrayContaining([
@@ -66,6 +77,7 @@ describe("AUTH_MODE=oidc", () => {
         "OIDC_CLIENT_SECRET: required with AUTH_MODE=oidc",
         "OIDC_SCOPES: must include openid",
         expect.stringMatching(/^OIDC_ROLE_GROUPS: Unrecognized key: "admin"/),
+        "OIDC_SECTION_GROUP_PREFIX: must not start or end with spaces",
       ]),
     );
     expect(problemsOf({ ...oidcEnv, PUBLIC_URL: "" })).toEqual([
@@ -129,5 +141,35 @@ describe("roles from groups", () => {
     expect(groupsFromClaim(["a", "b", 3])).toEqual(["a", "b"]);
     expect(groupsFromClaim("a")).toEqual(["a"]);
     expect(groupsFromClaim(undefined)).toEqual([]);
+  });
+});
+
+describe("sections from groups", () => {
+  const prefix = "cs101-section-";
+
+  it("takes each group with the prefix as a section, in the claim's order, once each", () => {
+    expect(
+      sectionsForGroups(
+        ["cs101", "cs101-section-b", "cs101-tas", "cs101-section-a", "cs101-section-b"],
+        prefix,
+      ),
+    ).toEqual(["b", "a"]);
+    expect(sectionsForGroups(["cs101", "cs101-tas"], prefix)).toEqual([]);
+  });
+
+  it("ignores groups whose rest is no section name, and everything without a prefix", () => {
+    expect(
+      sectionsForGroups(
+        [
+          "cs101-section-",
+          "cs101-section-A",
+          "cs101-section-a b",
+          `cs101-section-${"x".repeat(64)}`,
+          "cs101-section-a",
+        ],
+        prefix,
+      ),
+    ).toEqual(["a"]);
+    expect(sectionsForGroups(["cs101-section-a"], undefined)).toEqual([]);
   });
 });

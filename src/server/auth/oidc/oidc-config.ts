@@ -47,6 +47,12 @@ const OidcEnv = z.object({
   OIDC_USERNAME_CLAIM: z.string().default("preferred_username"),
   OIDC_GROUPS_CLAIM: z.string().default("groups"),
   OIDC_ROLE_GROUPS: roleGroupsJson,
+  // A stray space from a copied value would match no group, and put nobody in a section unseen.
+  OIDC_SECTION_GROUP_PREFIX: z
+    .string()
+    .max(200)
+    .refine((prefix) => prefix.trim() === prefix, "must not start or end with spaces")
+    .optional(),
   OIDC_PROVIDER_NAME: z.string().max(40).optional(),
 });
 
@@ -78,6 +84,7 @@ export function readOidcSettings(env: Record<string, string | undefined>): {
       usernameClaim: values.OIDC_USERNAME_CLAIM,
       groupsClaim: values.OIDC_GROUPS_CLAIM,
       roleGroups: values.OIDC_ROLE_GROUPS,
+      sectionGroupPrefix: values.OIDC_SECTION_GROUP_PREFIX,
       providerName: values.OIDC_PROVIDER_NAME ?? values.OIDC_ISSUER_URL.hostname,
     },
     problems: [],

@@ -1,5 +1,6 @@
 // Sign-in through a real OpenID Connect provider (oidc-provider on loopback), driven like a browser:
-// the authorization code flow with PKCE, state and nonce, roles from groups, and sign-out at both ends.
+// the authorization code flow with PKCE, state and nonce, roles and sections from groups, and sign-out
+// at both ends.
 import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AuthConfig, LogoutResult, Me } from "../../../common/api.ts";
@@ -11,8 +12,12 @@ import { startTestProvider, type TestAccount, type TestProvider } from "./testin
 
 const accounts: TestAccount[] = [
   { username: "irene", password: "irene-pw", groups: ["course-staff"] },
-  { username: "theo", password: "theo-pw", groups: ["course-tas", "everyone"] },
-  { username: "sam", password: "sam-pw", groups: ["course-students"] },
+  { username: "theo", password: "theo-pw", groups: ["course-tas", "everyone", "course-section-b"] },
+  {
+    username: "sam",
+    password: "sam-pw",
+    groups: ["course-students", "course-section-a", "course-section-NO"],
+  },
   { username: "olga", password: "olga-pw", groups: ["other-course"] },
 ];
 const roleGroups = { instructor: ["course-staff"], ta: ["course-tas"], student: ["course-students"] };
@@ -40,6 +45,7 @@ beforeAll(async () => {
     PUBLIC_URL: consoleUrl,
     OIDC_SCOPES: "openid profile groups",
     OIDC_ROLE_GROUPS: JSON.stringify(roleGroups),
+    OIDC_SECTION_GROUP_PREFIX: "course-section-",
     OIDC_PROVIDER_NAME: "Test University",
   });
   expect(problems).toEqual([]);
@@ -108,19 +114,23 @@ describe("sign-in with OpenID Connect", () => {
   });
 
   it.each([
-    ["irene", "instructor"],
-    ["theo", "ta"],
-    ["sam", "student"],
-  ] as const)("signs %s in as %s from the groups claim, back where they started", async (username, role) => {
-    const browser = new CookieJarClient();
-    const account = accounts.find((each) => each.username === username)!;
-    const landed = await signIn(browser, username, account.password, "/sessions?status=running");
-    expect(landed.url).toBe(`${bff.url}/sessions?status=running`);
-    expect(landed.trail.some((url) => url.startsWith(`${bff.url}/api/auth/oidc/callback?`))).toBe(true);
-    expect(await me(browser)).toEqual({ username, role });
-    // The one-time secrets are gone once used.
-    expect(browser.cookie("lab_oidc")).toBeUndefined();
-  });
+    ["irene", "instructor", []],
+    ["theo", "ta", ["b"]],
+    // "NO" is no section name: ignored.
+    ["sam", "student", ["a"]],
+  ] as const)(
+    "signs %s in as %s of sections %j from the groups claim, back where they started",
+    async (username, role, sections) => {
+      const browser = new CookieJarClient();
+      const account = accounts.find((each) => each.username === username)!;
+      const landed = await signIn(browser, username, account.password, "/sessions?status=running");
+      expect(landed.url).toBe(`${bff.url}/sessions?status=running`);
+      expect(landed.trail.some((url) => url.startsWith(`${bff.url}/api/auth/oidc/callback?`))).toBe(true);
+      expect(await me(browser)).toEqual({ username, role, sections });
+      // The one-time secrets are gone once used.
+      expect(browser.cookie("lab_oidc")).toBeUndefined();
+    },
+  );
 
   it("refuses someone in none of the mapped groups, and says why", async () => {
     const browser = new CookieJarClient();

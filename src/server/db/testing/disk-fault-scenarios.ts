@@ -141,6 +141,7 @@ async function audit(fault: DiskFault, dir: string): Promise<AuditReport> {
     sessionId: "linux-basics-alice001",
     labId: "linux-basics",
     owner: "alice",
+    section: null,
     details: {},
     ip: "127.0.0.1",
     userAgent: "test",
@@ -168,7 +169,7 @@ async function audit(fault: DiskFault, dir: string): Promise<AuditReport> {
         log.record({
           action: "end",
           actor: "system",
-          session: { id: "linux-basics-alice001", owner: "alice" },
+          session: { id: "linux-basics-alice001", owner: "alice", section: null },
         }),
       () => null,
     ),

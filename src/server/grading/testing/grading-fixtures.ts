@@ -23,6 +23,7 @@ export function aGradingLab(checks: LabCheck[], overrides: Partial<Lab> = {}): L
 export function aSession(overrides: Partial<Session> & Pick<Session, "id" | "owner">): Session {
   return {
     labId: "linux-basics",
+    section: null,
     status: "running",
     phase: "Running",
     createdAt: "2030-01-01T09:00:00.000Z",

@@ -90,7 +90,7 @@ export function describeRecordingStorageContract(
         maxBytes: 1_000_000,
         ...limits,
         retentionMs: 7 * day,
-        labOf: async () => "lab-one",
+        sessionOf: async () => ({ labId: "lab-one", section: null }),
         log: { warn: (details: unknown) => void warnings.push(details) },
       });
 

@@ -24,13 +24,19 @@ export async function createSessionVm(
   cluster: ClusterClient,
   lab: Lab,
   owner: string,
-  options: { runStrategy?: VirtualMachine["spec"]["runStrategy"]; agentUserData?: string } = {},
+  options: {
+    runStrategy?: VirtualMachine["spec"]["runStrategy"];
+    agentUserData?: string;
+    /** The owner's section, as a launch by someone in it would set. */
+    section?: string;
+  } = {},
 ): Promise<string> {
   const sessionId = newSessionId(lab.id);
   const objects = buildSessionObjects({
     sessionId,
     lab,
     owner,
+    section: options.section,
     namespace: cluster.namespace,
     expiresAt: new Date(Date.now() + 3600_000),
     agentUserData: options.agentUserData,

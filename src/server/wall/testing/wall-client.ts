@@ -1,7 +1,14 @@
 // A class wall as the SPA opens it, over a real websocket, for tests and the bench: it keeps the
-// latest session list and each session's latest screen.
+// latest session list, each session's latest screen and the latest answer to its search.
 import type WebSocket from "ws";
-import { WallServerMessage, type WallScreen, type WallSession } from "../../../common/wall-protocol.ts";
+import {
+  WallServerMessage,
+  type WallClientMessage,
+  type WallMatch,
+  type WallScreen,
+  type WallSearch,
+  type WallSession,
+} from "../../../common/wall-protocol.ts";
 import {
   opened,
   openBrowserSocket,
@@ -25,6 +32,10 @@ export function refusedWallStatus(
 export class WallTestClient {
   sessions: WallSession[] = [];
   readonly screens = new Map<string, WallScreen>();
+  /** The latest `matches` or `search-refused` frame. */
+  answer: Extract<WallServerMessage, { type: "matches" | "search-refused" }> | undefined;
+  /** How the BFF closed the socket, once it did. */
+  closedWith: { code: number; reason: string } | undefined;
   /** Bytes and frames received. */
   bytes = 0;
   frames = 0;
@@ -36,7 +47,15 @@ export class WallTestClient {
       this.frames += 1;
       const message = WallServerMessage.parse(JSON.parse(data.toString("utf8")));
       if (message.type === "sessions") this.sessions = message.items;
-      else for (const screen of message.screens) this.screens.set(screen.sessionId, screen);
+      else if (message.type === "screens") {
+        for (const screen of message.screens) this.screens.set(screen.sessionId, screen);
+      } else {
+        this.answer = message;
+      }
+      for (const check of [...this.checks]) check();
+    });
+    socket.on("close", (code: number, reason: Buffer) => {
+      this.closedWith = { code, reason: reason.toString("utf8") };
       for (const check of [...this.checks]) check();
     });
     socket.on("error", () => {});
@@ -52,6 +71,23 @@ export class WallTestClient {
     const client = new WallTestClient(socket);
     await opened(socket, `the wall of ${labId}`);
     return client;
+  }
+
+  search(search: WallSearch): void {
+    this.sendRaw(JSON.stringify({ type: "search", search } satisfies WallClientMessage));
+  }
+
+  /** Sends a frame as it is, for tests of what the BFF refuses. */
+  sendRaw(data: string | Buffer): void {
+    this.socket.send(data, { binary: Buffer.isBuffer(data) });
+  }
+
+  /** The matches of the latest answer when it answers `search`, by session; undefined otherwise. */
+  matchesFor(search: WallSearch): Map<string, WallMatch> | undefined {
+    const answer = this.answer;
+    if (answer?.type !== "matches" || JSON.stringify(answer.search) !== JSON.stringify(search))
+      return undefined;
+    return new Map(answer.matches.map((match) => [match.sessionId, match]));
   }
 
   session(sessionId: string): WallSession | undefined {

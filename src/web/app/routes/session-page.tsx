@@ -1,6 +1,6 @@
-// /sessions/:sessionId: one session with everything around it, each part from its own feature: the
-// card and boot log (sessions), the console, the raised hand (help), the self-checks (grading),
-// files in and out of the home (files).
+// /sessions/:sessionId: one session with everything around it, each part from its own feature: staff's
+// announcements to the student (announcements), the card and boot log (sessions), the console, the
+// raised hand (help), the self-checks (grading), files in and out of the home (files).
 import { useCallback, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { Link, useNavigate, useParams } from "react-router";
@@ -11,6 +11,7 @@ import { useFormat } from "../../lib/i18n/use-format.ts";
 import { paths } from "../../lib/paths.ts";
 import { isStaff } from "../../lib/roles.ts";
 import { useSignedInUser } from "../../lib/signed-in-user.ts";
+import { AnnouncementBanners } from "../../features/announcements/components/announcement-banners.tsx";
 import { SessionConsole } from "../../features/console/components/session-console.tsx";
 import { FilesPanel } from "../../features/files/components/files-panel.tsx";
 import { SelfCheckPanel } from "../../features/grading/components/self-check-panel.tsx";
@@ -78,8 +79,11 @@ function SessionDetails({ session }: { session: Session }) {
   const sessionChanged = useSessionChanged();
   const navigate = useNavigate();
   const bootLog = useBootLogPlacement(session);
+  const me = useSignedInUser();
   return (
     <>
+      {/* First: a word to the whole class ("the proxy is down") must be seen before anything else. */}
+      {me.username === session.owner && <AnnouncementBanners sessionId={session.id} />}
       <SessionCard
         session={session}
         lab={labs.data?.find((lab) => lab.id === session.labId)}

@@ -1,27 +1,42 @@
-// /labs/:labId/wall: the class wall, the wall feature's live stream shown with the sessions feature's
-// status badges and the help feature's raised hands.
-import { memo } from "react";
+// /labs/:labId/wall: the class wall, the wall feature's live stream, search and filters shown with the
+// sessions feature's status badges, the help feature's raised hands, the labs feature's self-check
+// points and the announcements feature's form.
+import { useCallback, useMemo } from "react";
 import { useTranslation } from "react-i18next";
-import { Link, useParams } from "react-router";
-import type { WallScreen, WallSession } from "../../../common/wall-protocol.ts";
-import { TimeLeft } from "../../components/duration.tsx";
+import { useParams } from "react-router";
+import type { WallSession } from "../../../common/wall-protocol.ts";
 import { LangText } from "../../components/lang-text.tsx";
 import { Loading } from "../../components/page-state.tsx";
-import { paths } from "../../lib/paths.ts";
-import { useLabTitles } from "../../features/labs/api/get-labs.ts";
+import { useClockText } from "../../lib/clock.ts";
+import { AnnouncementForm } from "../../features/announcements/components/announcement-form.tsx";
 import { HandBadge } from "../../features/help/components/hand-badge.tsx";
+import { useLabs, useLabTitles } from "../../features/labs/api/get-labs.ts";
 import { StatusBadge } from "../../features/sessions/components/status-badge.tsx";
 import { useWallStream } from "../../features/wall/api/use-wall-stream.ts";
-import { WallScreenText } from "../../features/wall/components/wall-screen-text.tsx";
+import { WallGrid } from "../../features/wall/components/wall-grid.tsx";
+import { WallToolbar } from "../../features/wall/components/wall-toolbar.tsx";
+import { useWallView } from "../../features/wall/lib/use-wall-view.ts";
+import { arrangeWall, isIdle, sectionsOf } from "../../features/wall/lib/wall-view.ts";
 import "../../features/wall/wall.css";
 
-/** The class wall: every session of one lab as a live miniature of its console. */
+/** The class wall: every session of one lab as a live miniature of its console, searchable. */
 export function WallPage() {
   const { t } = useTranslation();
   const { labId = "" } = useParams();
   const labTitle = useLabTitles();
-  const wall = useWallStream(labId);
-  const sessions = wall.sessions && [...wall.sessions].sort(byRaisedHandThenOwner);
+  const selfCheckMaxScore = useSelfCheckMaxScore(labId);
+  const [view, setView] = useWallView();
+  const wall = useWallStream(labId, view.search);
+  const now = useCoarseNow();
+
+  const matches =
+    wall.search.kind === "answered" || wall.search.kind === "pending" ? wall.search.matches : undefined;
+  const arranged = useMemo(
+    () => wall.sessions && arrangeWall(wall.sessions, view, { now, selfCheckMaxScore, matches }),
+    [wall.sessions, view, now, selfCheckMaxScore, matches],
+  );
+  const sections = useMemo(() => sectionsOf(wall.sessions ?? []), [wall.sessions]);
+  const idleNow = useCallback((session: WallSession) => isIdle(session, now), [now]);
 
   return (
     <main className="page page-wide">
@@ -32,59 +47,52 @@ export function WallPage() {
       <p className="muted" data-testid="wall-state" data-state={wall.state}>
         {t(`wall.state.${wall.state}`)}
       </p>
-      {!sessions ? (
+      <AnnouncementForm labId={labId} sections={sections} />
+      {!wall.sessions || !arranged ? (
         <Loading label={t("wall.loading")} />
-      ) : sessions.length === 0 ? (
+      ) : wall.sessions.length === 0 ? (
         <p className="empty">{t("wall.empty")}</p>
       ) : (
-        <ul className="wall-grid" aria-label={t("wall.label")}>
-          {sessions.map((session) => (
-            <li key={session.sessionId}>
-              <WallTile session={session} screen={wall.screens.get(session.sessionId)} />
-            </li>
-          ))}
-        </ul>
+        <>
+          <WallToolbar
+            view={view}
+            onChange={setView}
+            sections={sections}
+            showScore={selfCheckMaxScore !== 0}
+            search={wall.search}
+            counts={{
+              total: wall.sessions.length,
+              shown: arranged.sessions.length,
+              matching: arranged.matching,
+            }}
+          />
+          {arranged.sessions.length === 0 ? (
+            <p className="empty">{t("wall.noMatch")}</p>
+          ) : (
+            <WallGrid
+              sessions={arranged.sessions}
+              screens={wall.screens}
+              matches={matches}
+              isIdle={idleNow}
+              label={t("wall.label")}
+              StatusBadge={StatusBadge}
+              HandBadge={HandBadge}
+            />
+          )}
+        </>
       )}
     </main>
   );
 }
 
-function byRaisedHandThenOwner(a: WallSession, b: WallSession): number {
-  const waiting = (session: WallSession) => (session.help && session.help.acknowledgedBy === null ? 0 : 1);
-  return waiting(a) - waiting(b) || a.owner.localeCompare(b.owner);
+/** The points a self-check of the lab can earn (the wall's scores are points); undefined until known. */
+function useSelfCheckMaxScore(labId: string): number | undefined {
+  const { data: labs } = useLabs();
+  const lab = labs?.find((each) => each.id === labId);
+  return lab?.checks.reduce((sum, check) => sum + (check.selfCheck ? check.points : 0), 0);
 }
 
-/** Re-renders only when its session or its screen changed (both keep their objects otherwise). */
-const WallTile = memo(function WallTile({
-  session,
-  screen,
-}: {
-  session: WallSession;
-  screen: WallScreen | undefined;
-}) {
-  const { t } = useTranslation();
-  const raised = session.help !== null && session.help.acknowledgedBy === null;
-  return (
-    <Link
-      to={paths.session.to(session.sessionId)}
-      className={raised ? "wall-tile wall-tile-raised" : "wall-tile"}
-      data-testid="wall-tile"
-      data-session={session.sessionId}
-      aria-label={t("wall.observe", { student: session.owner })}
-    >
-      <div className="wall-tile-head">
-        <span className="wall-tile-owner" translate="no">
-          {session.owner}
-        </span>
-        <StatusBadge status={session.status} />
-        <TimeLeft until={session.expiresAt} />
-        {session.score !== null && <span className="muted">{t("wall.score", { score: session.score })}</span>}
-        <HandBadge help={session.help} />
-      </div>
-      <pre className="wall-screen" translate="no" data-testid="wall-screen">
-        {screen && <WallScreenText rows={screen.rows} />}
-      </pre>
-      {session.help?.note && <p className="wall-note">{session.help.note}</p>}
-    </Link>
-  );
-});
+/** The time to the nearest 10 s: enough for the idle rule's minutes, and the wall re-sorts no oftener. */
+function useCoarseNow(): number {
+  return Number(useClockText((now) => String(now - (now % 10_000))));
+}

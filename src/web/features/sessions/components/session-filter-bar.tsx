@@ -1,6 +1,7 @@
 import { useEffect, useId, useState, type ReactNode } from "react";
 import { useTranslation } from "react-i18next";
 import { sessionStatuses, type SessionStatus } from "../../../../common/api.ts";
+import { SelectField } from "../../../components/select-field.tsx";
 
 export interface SessionFilterValues {
   lab: string;
@@ -24,9 +25,7 @@ export function SessionFilterBar({
   onChange: (changes: Partial<SessionFilterValues>) => void;
 }) {
   const { t } = useTranslation();
-  // Labels point at their controls with ids: a label wrapped around a <select> would also take in the
-  // option texts, and "Status" would no longer name the status filter.
-  const ids = { status: useId(), student: useId() };
+  const studentId = useId();
   const [student, setStudent] = useState(values.student);
 
   // Follow outside changes (back button, a cleared filter) without fighting the person typing.
@@ -50,29 +49,19 @@ export function SessionFilterBar({
       onSubmit={(event) => event.preventDefault()}
     >
       {labFilter}
+      <SelectField
+        label={t("sessions.filters.status")}
+        anyLabel={t("sessions.filters.anyStatus")}
+        value={values.status}
+        options={sessionStatuses.map((status) => ({ value: status, label: t(`sessions.status.${status}`) }))}
+        onChange={(status) => onChange({ status })}
+      />
       <div className="field">
-        <label className="field-label" htmlFor={ids.status}>
-          {t("sessions.filters.status")}
-        </label>
-        <select
-          id={ids.status}
-          value={values.status}
-          onChange={(event) => onChange({ status: event.target.value as SessionStatus | "" })}
-        >
-          <option value="">{t("sessions.filters.anyStatus")}</option>
-          {sessionStatuses.map((status) => (
-            <option key={status} value={status}>
-              {t(`sessions.status.${status}`)}
-            </option>
-          ))}
-        </select>
-      </div>
-      <div className="field">
-        <label className="field-label" htmlFor={ids.student}>
+        <label className="field-label" htmlFor={studentId}>
           {t("sessions.filters.student")}
         </label>
         <input
-          id={ids.student}
+          id={studentId}
           type="search"
           placeholder={t("sessions.filters.exactUsername")}
           autoComplete="off"

@@ -1,6 +1,6 @@
 import { Terminal } from "@xterm/headless";
 import { describe, expect, it } from "vitest";
-import { isWide, rowParts } from "./cell-width.ts";
+import { isWide, rowParts, screenColumns } from "./cell-width.ts";
 
 /** The code points xterm.js's screen copy makes two cells wide, read from a headless terminal. */
 async function wideInXterm(codePoints: number[]): Promise<Set<number>> {
@@ -42,5 +42,12 @@ describe("rowParts", () => {
       { text: "/a_b", wide: false },
     ]);
     expect(rowParts("")).toEqual([]);
+  });
+});
+
+describe("screenColumns", () => {
+  it("counts the widest row's cells, two for a wide character", () => {
+    expect(screenColumns(["ls", "日本語|", "abcd"])).toBe(7);
+    expect(screenColumns([])).toBe(0);
   });
 });

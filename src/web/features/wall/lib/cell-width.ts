@@ -52,3 +52,14 @@ export function rowParts(row: string): RowPart[] {
   if (narrow) parts.push({ text: narrow, wide: false });
   return parts;
 }
+
+/** How many cells the widest of `rows` takes. */
+export function screenColumns(rows: readonly string[]): number {
+  let widest = 0;
+  for (const row of rows) {
+    let cells = 0;
+    for (const char of row) cells += isWide(char.codePointAt(0)!) ? 2 : 1;
+    widest = Math.max(widest, cells);
+  }
+  return widest;
+}

@@ -1,7 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { WallScreen, WallServerMessage, WallSession } from "../../../../common/wall-protocol.ts";
+import type {
+  WallScreen,
+  WallSearch,
+  WallServerMessage,
+  WallSession,
+} from "../../../../common/wall-protocol.ts";
 import { FakeWebSocket, installFakeWebSocket, latestSocket } from "../../../lib/testing/fake-websocket.ts";
-import { WallConnection, type PageVisibility } from "./wall-connection.ts";
+import { noSearch, WallConnection, type PageVisibility } from "./wall-connection.ts";
 
 /** A tab whose visibility the test switches, as Page Visibility would. */
 class FakePage extends EventTarget implements PageVisibility {
@@ -17,10 +22,13 @@ function session(overrides: Partial<WallSession> = {}): WallSession {
   return {
     sessionId: "s1",
     owner: "ada",
+    section: null,
     status: "running",
     expiresAt: "2026-12-01T20:00:00.000Z",
     help: null,
     score: null,
+    lastInputAt: null,
+    idle: null,
     ...overrides,
   };
 }
@@ -174,5 +182,120 @@ describe("WallConnection", () => {
     page.show("visible");
     vi.advanceTimersByTime(60_000);
     expect(FakeWebSocket.created).toHaveLength(1);
+  });
+
+  describe("search", () => {
+    const denied: WallSearch = { query: "Permission denied", regex: false, matchCase: false };
+    const searchesSent = (socket: FakeWebSocket) => socket.sentJson();
+
+    it("sends the search when it changes, and an empty one to end it", () => {
+      const wall = startWall();
+      const socket = latestSocket();
+      socket.serverOpen();
+      expect(wall.getState().search).toEqual({ kind: "none" });
+
+      wall.setSearch(denied);
+      wall.setSearch({ ...denied });
+      wall.setSearch({ ...denied, regex: true });
+      wall.setSearch({ query: "", regex: true, matchCase: false });
+      expect(searchesSent(socket)).toEqual([
+        { type: "search", search: denied },
+        { type: "search", search: { ...denied, regex: true } },
+        { type: "search", search: { query: "", regex: true, matchCase: false } },
+      ]);
+      expect(wall.getState().search).toEqual({ kind: "none" });
+    });
+
+    it("sends a search made before the socket opened once it opens, and again after every reconnect", () => {
+      const wall = startWall();
+      wall.setSearch(denied);
+      const first = latestSocket();
+      first.serverOpen();
+      expect(searchesSent(first)).toEqual([{ type: "search", search: denied }]);
+
+      first.serverClose(1006);
+      vi.advanceTimersByTime(500);
+      const second = latestSocket();
+      expect(second).not.toBe(first);
+      second.serverOpen();
+      expect(searchesSent(second)).toEqual([{ type: "search", search: denied }]);
+
+      page.show("hidden");
+      page.show("visible");
+      latestSocket().serverOpen();
+      expect(searchesSent(latestSocket())).toEqual([{ type: "search", search: denied }]);
+    });
+
+    it("tells a new socket nothing while there is no search", () => {
+      const wall = startWall();
+      wall.setSearch(denied);
+      wall.setSearch({ ...denied, query: "" });
+      latestSocket().serverOpen();
+      expect(searchesSent(latestSocket())).toEqual([]);
+    });
+
+    it("keeps the matches that answer the current search and ignores answers to an older one", () => {
+      const wall = startWall();
+      const socket = latestSocket();
+      socket.serverOpen();
+      wall.setSearch({ ...denied, query: "Perm" });
+      wall.setSearch(denied);
+      expect(wall.getState().search).toEqual({ kind: "pending", matches: undefined });
+
+      const hit = { row: 3, start: 5, end: 22 };
+      send(socket, {
+        type: "matches",
+        search: { ...denied, query: "Perm" },
+        matches: [{ sessionId: "s2", hits: [], scrollbackHits: 1 }],
+      });
+      expect(wall.getState().search.kind).toBe("pending");
+
+      send(socket, {
+        type: "matches",
+        search: denied,
+        matches: [{ sessionId: "s1", hits: [hit], scrollbackHits: 0 }],
+      });
+      const answered = wall.getState().search;
+      expect(answered.kind).toBe("answered");
+      expect(answered.kind === "answered" && [...answered.matches.keys()]).toEqual(["s1"]);
+      expect(answered.kind === "answered" && answered.matches.get("s1")?.hits).toEqual([hit]);
+
+      // While the next search waits for its answer, the last matches stay.
+      wall.setSearch({ ...denied, matchCase: true });
+      const pending = wall.getState().search;
+      expect(pending.kind === "pending" && pending.matches).toBe(
+        answered.kind === "answered" && answered.matches,
+      );
+    });
+
+    it("says why the BFF refused a pattern, and forgets it with the next search", () => {
+      const wall = startWall();
+      const socket = latestSocket();
+      socket.serverOpen();
+      const bad: WallSearch = { query: "(a", regex: true, matchCase: false };
+      wall.setSearch(bad);
+      send(socket, {
+        type: "search-refused",
+        search: bad,
+        reason: "bad_pattern",
+        detail: "Unterminated group",
+      });
+      expect(wall.getState().search).toEqual({ kind: "refused", detail: "Unterminated group" });
+
+      wall.setSearch({ ...bad, query: "(a)" });
+      expect(wall.getState().search).toEqual({ kind: "pending", matches: undefined });
+      send(socket, { type: "search-refused", search: bad, reason: "bad_pattern", detail: "late" });
+      expect(wall.getState().search.kind).toBe("pending");
+    });
+
+    it("ignores matches that arrive after the search was cleared", () => {
+      const wall = startWall();
+      const socket = latestSocket();
+      socket.serverOpen();
+      wall.setSearch(denied);
+      wall.setSearch(noSearch);
+      send(socket, { type: "matches", search: denied, matches: [] });
+      expect(wall.getState().search).toEqual({ kind: "none" });
+    });
   });
 });

@@ -1,16 +1,42 @@
-// The browser's end of the class wall's websocket: keeps the session list and each session's latest
-// screen. The stream runs only while the tab is visible (a hidden tab closes it, so the BFF stops its
-// work for it; coming back reopens it and gets every screen anew) and reconnects after a drop.
-// A plain class: the React hook only creates, subscribes and disposes it.
-import { WallServerMessage, type WallScreen, type WallSession } from "../../../../common/wall-protocol.ts";
+// The browser's end of the class wall's websocket: keeps the session list, each session's latest
+// screen and the BFF's answer to the page's search. The stream runs only while the tab is visible (a
+// hidden tab closes it, so the BFF stops its work for it; coming back reopens it and gets every screen
+// anew) and reconnects after a drop; every new socket is told the search again, since a new stream on
+// the BFF starts with none. A plain class: the React hook only creates, subscribes and disposes it.
+import {
+  WallServerMessage,
+  type WallClientMessage,
+  type WallMatch,
+  type WallScreen,
+  type WallSearch,
+  type WallSession,
+} from "../../../../common/wall-protocol.ts";
 import { ReconnectingSocket, type SocketStatus } from "../../../lib/reconnecting-socket.ts";
 
 export type WallState = "connecting" | "live" | "paused" | "reconnecting";
+
+/**
+ * Where the search stands: `none` without a query; `pending` until the BFF answers the current one
+ * (the last answer's matches stay meanwhile, so tiles do not jump about while someone types);
+ * `answered` with the matches by session; `refused` with the BFF's reason (a bad pattern).
+ */
+export type SearchResult =
+  | { kind: "none" }
+  | { kind: "pending"; matches: ReadonlyMap<string, WallMatch> | undefined }
+  | { kind: "answered"; matches: ReadonlyMap<string, WallMatch> }
+  | { kind: "refused"; detail: string };
 
 export interface WallData {
   state: WallState;
   sessions: WallSession[] | undefined;
   screens: ReadonlyMap<string, WallScreen>;
+  search: SearchResult;
+}
+
+export const noSearch: WallSearch = { query: "", regex: false, matchCase: false };
+
+export function sameSearch(a: WallSearch, b: WallSearch): boolean {
+  return a.query === b.query && a.regex === b.regex && a.matchCase === b.matchCase;
 }
 
 /** The page's visibility as the wall needs it: `document` in the browser. */
@@ -20,8 +46,16 @@ export interface PageVisibility {
   removeEventListener(type: "visibilitychange", listener: () => void): void;
 }
 
+export const initialWallData: WallData = {
+  state: "connecting",
+  sessions: undefined,
+  screens: new Map(),
+  search: { kind: "none" },
+};
+
 export class WallConnection {
-  private data: WallData = { state: "connecting", sessions: undefined, screens: new Map() };
+  private data: WallData = initialWallData;
+  private searched: WallSearch = noSearch;
   private readonly listeners = new Set<() => void>();
   private readonly socket: ReconnectingSocket;
   private readonly onVisibility = () => this.followVisibility();
@@ -35,7 +69,11 @@ export class WallConnection {
       path,
       {},
       {
-        open: () => this.socket.resetBackoff(),
+        open: () => {
+          this.socket.resetBackoff();
+          // A new stream on the BFF searches nothing until told: tell it again after every reconnect.
+          if (this.searched.query !== "") this.sendSearch();
+        },
         message: (data) => this.receive(data),
         status: (status) => this.update({ state: wallState(status) }),
       },
@@ -61,6 +99,27 @@ export class WallConnection {
     this.listeners.clear();
   }
 
+  /** Searches every screen of the wall (on the BFF); an empty query ends the search. */
+  setSearch(search: WallSearch): void {
+    if (sameSearch(search, this.searched)) return;
+    const previous = this.data.search;
+    this.searched = search;
+    this.sendSearch();
+    if (search.query === "") {
+      this.update({ search: { kind: "none" } });
+      return;
+    }
+    const matches =
+      previous.kind === "answered" || previous.kind === "pending" ? previous.matches : undefined;
+    this.update({ search: { kind: "pending", matches } });
+  }
+
+  private sendSearch(): void {
+    const message: WallClientMessage = { type: "search", search: this.searched };
+    // Not open: the socket's open handler sends it.
+    this.socket.send(JSON.stringify(message));
+  }
+
   private followVisibility(): void {
     if (this.page.visibilityState === "hidden") this.socket.stop();
     else this.socket.start();
@@ -74,14 +133,32 @@ export class WallConnection {
       console.warn("Class wall: ignored a message this page does not understand.");
       return;
     }
-    if (message.type === "sessions") {
-      this.update({ sessions: message.items });
-      return;
+    switch (message.type) {
+      case "sessions":
+        this.update({ sessions: message.items });
+        return;
+      case "screens": {
+        // A new map only for the screens that changed: unchanged miniatures keep their objects.
+        const screens = new Map(this.data.screens);
+        for (const screen of message.screens) screens.set(screen.sessionId, screen);
+        this.update({ screens });
+        return;
+      }
+      case "matches":
+        // An answer to a search the page has moved on from is of no use.
+        if (this.searched.query === "" || !sameSearch(message.search, this.searched)) return;
+        this.update({
+          search: {
+            kind: "answered",
+            matches: new Map(message.matches.map((match) => [match.sessionId, match])),
+          },
+        });
+        return;
+      case "search-refused":
+        if (this.searched.query === "" || !sameSearch(message.search, this.searched)) return;
+        this.update({ search: { kind: "refused", detail: message.detail } });
+        return;
     }
-    // A new map only for the screens that changed: unchanged miniatures keep their objects.
-    const screens = new Map(this.data.screens);
-    for (const screen of message.screens) screens.set(screen.sessionId, screen);
-    this.update({ screens });
   }
 
   private update(change: Partial<WallData>): void {

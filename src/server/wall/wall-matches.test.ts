@@ -1,0 +1,89 @@
+// One wall's search state: what is searched again, and when a `matches` frame is due.
+import { describe, expect, it } from "vitest";
+import type { WallSearch } from "../../common/wall-protocol.ts";
+import { WallMatches } from "./wall-matches.ts";
+
+const search: WallSearch = { query: "denied", regex: false, matchCase: false };
+
+function aWall(scrollback: Record<string, string[]> = {}) {
+  const asked: string[] = [];
+  const matches = new WallMatches({
+    scrollbackOf: (id) => {
+      asked.push(id);
+      return scrollback[id] ?? [];
+    },
+  });
+  return { matches, asked };
+}
+
+describe("WallMatches", () => {
+  it("answers a new search over every screen sent, with the hits on their rows", () => {
+    const { matches } = aWall({ b: ["old: Permission denied", "denied"] });
+    matches.screenSent("a", ["$ cat x", "cat: x: Permission denied"]);
+    matches.screenSent("b", ["$ ls"]);
+    matches.screenSent("c", ["nothing here"]);
+    expect(matches.setSearch(search)).toBeUndefined();
+    expect(matches.searchUntil(Infinity)).toEqual({ searched: 3, more: false });
+    expect(matches.takeMessage()).toEqual({
+      type: "matches",
+      search,
+      matches: [
+        { sessionId: "a", hits: [{ row: 1, start: 19, end: 25 }], scrollbackHits: 0 },
+        { sessionId: "b", hits: [], scrollbackHits: 2 },
+      ],
+    });
+  });
+
+  it("searches again only the screens sent since, and says so only when the answer changed", () => {
+    const { matches, asked } = aWall();
+    matches.screenSent("a", ["denied"]);
+    matches.screenSent("b", ["fine"]);
+    matches.setSearch(search);
+    matches.searchUntil(Infinity);
+    expect(matches.takeMessage()?.type).toBe("matches");
+    asked.length = 0;
+
+    matches.screenSent("b", ["still fine"]);
+    expect(matches.searchUntil(Infinity).searched).toBe(1);
+    expect(asked).toEqual(["b"]);
+    expect(matches.takeMessage()).toBeUndefined();
+
+    matches.screenSent("b", ["now denied", "and denied"]);
+    matches.searchUntil(Infinity);
+    expect(matches.takeMessage()).toMatchObject({ matches: [{ sessionId: "a" }, { sessionId: "b" }] });
+    matches.forget("a");
+    expect(matches.takeMessage()).toMatchObject({ matches: [{ sessionId: "b" }] });
+  });
+
+  it("stops at the deadline, oldest first, and goes on where it stopped", () => {
+    const { matches } = aWall();
+    for (const id of ["a", "b", "c"]) matches.screenSent(id, ["denied"]);
+    matches.setSearch(search);
+    // One screen at least per call, however late.
+    expect(matches.searchUntil(0)).toEqual({ searched: 1, more: true });
+    // What it found so far goes out; the rest follows.
+    expect(matches.takeMessage()).toMatchObject({ matches: [{ sessionId: "a" }] });
+    expect(matches.searchUntil(Infinity)).toEqual({ searched: 2, more: false });
+  });
+
+  it("refuses a bad pattern, drops the old search, and answers the next one even if it finds nothing", () => {
+    const { matches } = aWall();
+    matches.screenSent("a", ["denied"]);
+    matches.setSearch({ query: "zzz", regex: false, matchCase: false });
+    matches.searchUntil(Infinity);
+    const none = matches.takeMessage();
+    expect(none).toMatchObject({ matches: [] });
+
+    const bad: WallSearch = { query: "(a)\\1", regex: true, matchCase: false };
+    expect(matches.setSearch(bad)).toMatchObject({
+      type: "search-refused",
+      search: bad,
+      reason: "bad_pattern",
+    });
+    expect(matches.searchUntil(Infinity).searched).toBe(0);
+
+    matches.setSearch({ query: "zzz", regex: false, matchCase: false });
+    matches.searchUntil(Infinity);
+    expect(matches.takeMessage()).toEqual(none);
+  });
+});
