@@ -1,7 +1,7 @@
 // Who sees which sessions, in one place: the sessions service's reads (and so every session route,
-// the lists and the class wall), the recordings that outlive their sessions, and the section a new
-// session is put in. A session someone may not see does not exist for them (404), so ids reveal
-// nothing.
+// the lists and the class wall), the recordings that outlive their sessions, the sections staff may
+// announce to, and the section a new session is put in. A session someone may not see does not
+// exist for them (404), so ids reveal nothing.
 import type { Me } from "../../common/api.ts";
 
 /** What decides who may see a session: whose it is, and the section it was started in. */
@@ -11,22 +11,24 @@ export interface SessionScope {
 }
 
 /**
- * Owners see their own sessions; otherwise students see nothing, instructors everything, and a TA the
- * sessions of their sections. A TA listed in no section is a TA of the whole course (and a course
- * without sections works as if sections did not exist).
+ * The sections a member of staff acts on: "any" for instructors (whatever they list) and for a TA in
+ * no section, a TA of the whole course (so a course without sections works as if sections did not
+ * exist); a TA's own sections otherwise. Seeing sessions and announcing both go by it.
  */
+export function staffSections(user: Me): "any" | readonly string[] {
+  return user.role === "ta" && user.sections.length > 0 ? user.sections : "any";
+}
+
+/** Whether staff act on `section`; null (no section, or the whole lab) only when they act on any. */
+export function staffActsOn(user: Me, section: string | null): boolean {
+  const sections = staffSections(user);
+  return sections === "any" || (section !== null && sections.includes(section));
+}
+
+/** Owners see their own sessions; otherwise students see nothing, and staff their sections'. */
 export function maySeeSession(user: Me, session: SessionScope): boolean {
   if (session.owner === user.username) return true;
-  switch (user.role) {
-    case "student":
-      return false;
-    case "instructor":
-      return true;
-    case "ta":
-      return (
-        user.sections.length === 0 || (session.section !== null && user.sections.includes(session.section))
-      );
-  }
+  return user.role !== "student" && staffActsOn(user, session.section);
 }
 
 /**
@@ -35,10 +37,8 @@ export function maySeeSession(user: Me, session: SessionScope): boolean {
  */
 export function sessionScopeKey(user: Me): string {
   if (user.role === "student") return `student:${user.username}`;
-  if (user.role === "ta" && user.sections.length > 0) {
-    return `ta:${user.username}:${[...user.sections].sort().join(",")}`;
-  }
-  return "everything";
+  const sections = staffSections(user);
+  return sections === "any" ? "everything" : `ta:${user.username}:${[...sections].sort().join(",")}`;
 }
 
 /** The section a person's new session is in: their first (a student normally has one), or none. */

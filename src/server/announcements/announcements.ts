@@ -3,9 +3,10 @@
 import { randomBytes } from "node:crypto";
 import type { Announcement, NewAnnouncement } from "../../common/announcements-api.ts";
 import type { Me, Session } from "../../common/api.ts";
+import { staffSections } from "../access/sections.ts";
 import type { ClassRepository } from "../classes/repository.ts";
 import { DomainError, labNotFound } from "../errors/domain-error.ts";
-import { announceableSections, mayAnnounceTo, shownSince } from "./audience.ts";
+import { mayAnnounceTo, shownSince } from "./audience.ts";
 import type { AnnouncementRecord, AnnouncementRepository } from "./repository.ts";
 
 export interface AnnouncementsDeps {
@@ -30,7 +31,7 @@ export class Announcements {
     this.checkLab(labId);
     const section = input.section ?? null;
     if (!mayAnnounceTo(user, section)) {
-      const own = announceableSections(user);
+      const own = staffSections(user);
       const sections = own === "any" ? "" : own.join(", ");
       throw new DomainError(
         "forbidden",
@@ -56,7 +57,7 @@ export class Announcements {
   /** What staff see of a lab: all of it, or for a TA with sections what reaches their students. */
   async listForStaff(user: Me, labId: string): Promise<Announcement[]> {
     this.checkLab(labId);
-    const sections = announceableSections(user);
+    const sections = staffSections(user);
     const records = await this.deps.repository.listForLab(labId, {
       sections: sections === "any" ? undefined : sections,
       limit: staffListLimit,

@@ -1,13 +1,14 @@
 import { describe, expect, it } from "vitest";
 import type { Me } from "../../common/api.ts";
-import { announceableSections, lookBackMs, mayAnnounceTo, shownSince } from "./audience.ts";
+import { staffSections } from "../access/sections.ts";
+import { lookBackMs, mayAnnounceTo, shownSince } from "./audience.ts";
 
 const person = (role: Me["role"], sections: string[] = []): Me => ({ username: "someone", role, sections });
 
 describe("who may announce to whom", () => {
   it("lets instructors, whatever they list, and TAs of the whole course address the lab or any section", () => {
     for (const user of [person("instructor"), person("instructor", ["mon-am"]), person("ta")]) {
-      expect(announceableSections(user)).toBe("any");
+      expect(staffSections(user)).toBe("any");
       expect(mayAnnounceTo(user, null)).toBe(true);
       expect(mayAnnounceTo(user, "tue-pm")).toBe(true);
     }
@@ -15,7 +16,7 @@ describe("who may announce to whom", () => {
 
   it("keeps a TA with sections to their own sections, never the whole lab", () => {
     const ta = person("ta", ["mon-am", "wed-am"]);
-    expect(announceableSections(ta)).toEqual(["mon-am", "wed-am"]);
+    expect(staffSections(ta)).toEqual(["mon-am", "wed-am"]);
     expect(mayAnnounceTo(ta, "wed-am")).toBe(true);
     expect(mayAnnounceTo(ta, "tue-pm")).toBe(false);
     expect(mayAnnounceTo(ta, null)).toBe(false);

@@ -2,19 +2,11 @@
 // applies, apart so that they read (and are tested) on their own.
 import type { Me } from "../../common/api.ts";
 import { maxClassHours } from "../../common/classes-api.ts";
-
-/**
- * The sections a person may announce to: "any" (and the whole lab) for instructors and TAs of the
- * whole course (a TA with no sections), only their own for a TA with sections.
- */
-export function announceableSections(user: Me): "any" | readonly string[] {
-  return user.role === "ta" && user.sections.length > 0 ? user.sections : "any";
-}
+import { staffActsOn } from "../access/sections.ts";
 
 /** `section` null: the whole lab, which a TA with sections may not address. */
 export function mayAnnounceTo(user: Me, section: string | null): boolean {
-  const allowed = announceableSections(user);
-  return allowed === "any" || (section !== null && allowed.includes(section));
+  return staffActsOn(user, section);
 }
 
 /** As long as a class may last: whoever arrives during it still reads what was said at its start. */

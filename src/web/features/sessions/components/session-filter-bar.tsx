@@ -1,7 +1,8 @@
-import { useEffect, useId, useState, type ReactNode } from "react";
+import { useId, type ReactNode } from "react";
 import { useTranslation } from "react-i18next";
 import { sessionStatuses, type SessionStatus } from "../../../../common/api.ts";
 import { SelectField } from "../../../components/select-field.tsx";
+import { useTypedValue } from "../../../lib/typed-value.ts";
 
 export interface SessionFilterValues {
   lab: string;
@@ -26,20 +27,10 @@ export function SessionFilterBar({
 }) {
   const { t } = useTranslation();
   const studentId = useId();
-  const [student, setStudent] = useState(values.student);
-
-  // Follow outside changes (back button, a cleared filter) without fighting the person typing.
-  const [lastOutsideStudent, setLastOutsideStudent] = useState(values.student);
-  if (values.student !== lastOutsideStudent) {
-    setLastOutsideStudent(values.student);
-    setStudent(values.student);
-  }
-
-  useEffect(() => {
-    if (student.trim() === values.student) return;
-    const timer = setTimeout(() => onChange({ student: student.trim() }), studentTypingDelayMs);
-    return () => clearTimeout(timer);
-  }, [student, values.student, onChange]);
+  const [student, setStudent] = useTypedValue(values.student, (typed) => onChange({ student: typed }), {
+    delayMs: studentTypingDelayMs,
+    trim: true,
+  });
 
   return (
     <form

@@ -1,8 +1,9 @@
-import { useEffect, useId, useState } from "react";
+import { useId } from "react";
 import { useTranslation } from "react-i18next";
 import { sessionStatuses } from "../../../../common/api.ts";
 import { wallSearchMaxLength, type WallSearch } from "../../../../common/wall-protocol.ts";
 import { SelectField } from "../../../components/select-field.tsx";
+import { useTypedValue } from "../../../lib/typed-value.ts";
 import type { SearchResult } from "../lib/wall-connection.ts";
 import { defaultWallView, idleAfterMs, scoreFilters, wallSorts, type WallView } from "../lib/wall-view.ts";
 
@@ -41,23 +42,14 @@ export function WallToolbar({
 }) {
   const { t } = useTranslation();
   const queryId = useId();
-  const [query, setQuery] = useState(view.search.query);
-
-  // Follow outside changes (back button, a cleared filter) without fighting the person typing.
-  const [lastOutsideQuery, setLastOutsideQuery] = useState(view.search.query);
-  if (view.search.query !== lastOutsideQuery) {
-    setLastOutsideQuery(view.search.query);
-    setQuery(view.search.query);
-  }
+  const [query, setQuery] = useTypedValue(
+    view.search.query,
+    (typed) => onChange({ search: { ...view.search, query: typed } }),
+    { delayMs: typingDelayMs },
+  );
 
   const applySearch = (change: Partial<WallSearch>) =>
     onChange({ search: { ...view.search, query, ...change } });
-
-  useEffect(() => {
-    if (query === view.search.query) return;
-    const timer = setTimeout(() => onChange({ search: { ...view.search, query } }), typingDelayMs);
-    return () => clearTimeout(timer);
-  }, [query, view.search, onChange]);
 
   const filtered = view.hand || view.idle || view.score !== "" || view.status !== "" || view.section !== "";
   // A section someone's link asks for stays choosable (and clearable) while nobody on the wall is in it.
