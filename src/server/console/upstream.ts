@@ -38,7 +38,8 @@ export class UpstreamRefusedError extends Error {
 /** A VMI's serial console, as KubeVirt's console subresource carries it. */
 export class UpstreamLink implements UpstreamLine {
   private closing = false;
-  private answeredPing = true;
+  /** Something arrived since the last ping: output, or the pong. */
+  private heard = true;
   private paused = false;
 
   constructor(private readonly socket: WebSocket) {}
@@ -46,11 +47,12 @@ export class UpstreamLink implements UpstreamLine {
   listen(events: UpstreamEvents): void {
     const { socket } = this;
     socket.on("message", (data: RawData, isBinary: boolean) => {
+      this.heard = true;
       // KubeVirt's console speaks binary only; anything else is not serial output.
       if (isBinary && !this.closing) events.output(toBuffer(data));
     });
     socket.on("pong", () => {
-      this.answeredPing = true;
+      this.heard = true;
     });
     socket.on("error", () => {});
     socket.on("close", (code: number) => {
@@ -72,15 +74,20 @@ export class UpstreamLink implements UpstreamLine {
     this.socket.resume();
   }
 
-  /** Pings; a line that did not answer the previous ping is cut, which counts as lost. */
+  /**
+   * Pings; a line that sent nothing since the previous ping is cut, which counts as lost. Any output
+   * counts, not only the pong: behind a flood the pong waits after every byte still buffered on the
+   * way, which takes longer than a ping interval to read on a busy BFF, and cutting such a line
+   * would throw all of that output away (the prompt after a Ctrl-C among it).
+   */
   heartbeat(): void {
     // While paused its pong sits unread in the socket: no verdict until reading resumes.
     if (this.paused) return;
-    if (!this.answeredPing) {
+    if (!this.heard) {
       this.socket.terminate();
       return;
     }
-    this.answeredPing = false;
+    this.heard = false;
     this.socket.ping();
   }
 
