@@ -12,7 +12,8 @@ import { signAgentRequest } from "../server/grading/agent-signature.ts";
 import type { OpenTerminal, TerminalLine } from "../server/console/terminal-line.ts";
 import { createTerminalOpener, terminalUpgrade } from "../server/terminals/agent-terminal.ts";
 import { TerminalFrameSigner, terminalFrameTypes } from "../server/terminals/terminal-frames.ts";
-import { createAgentFixture, isProcessAlive, waitFor, type AgentFixture } from "./testing/agent-fixture.ts";
+import { waitFor } from "../common/testing/patience.ts";
+import { createAgentFixture, isProcessAlive, type AgentFixture } from "./testing/agent-fixture.ts";
 import { startAgent, type AgentProcess } from "./testing/python-agent.ts";
 
 let fixture: AgentFixture;

@@ -240,6 +240,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     labs: deps.labs,
     log: app.log,
     agents,
+    now: operations.now,
     onItemGraded: ({ durationMs, result }) =>
       recordGrading(operations.metrics, "run", durationMs, result.gradable),
     ...deps.gradingLimits,

@@ -48,14 +48,6 @@ export function isProcessAlive(pid: number): boolean {
   }
 }
 
-export async function waitFor(condition: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}.`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 /** Reads a pid that a check wrote into a file, once the whole line is there. */
 export function readPid(file: string): number | null {
   try {

@@ -43,28 +43,32 @@ export async function waitUntilEnded(process: ProcessIdentity, timeoutMs: number
 
 /**
  * Sends SIGKILL to every process in the pid namespace of `init` whose command line contains `text`;
- * returns how many. Like the kernel's OOM killer, it picks processes whatever their owner.
+ * returns how many, once they have died. Like the kernel's OOM killer, it picks processes whatever
+ * their owner. A killed process keeps its command line until it has exited, which on a busy machine
+ * takes a while: a second call made before then would find and count it again.
  */
 export async function killInNamespace(init: ProcessIdentity, text: string): Promise<number> {
   const namespace = await readlink(`/proc/${init.pid}/ns/pid`).catch(() => undefined);
   if (namespace === undefined) return 0;
-  let killed = 0;
+  const killed: ProcessIdentity[] = [];
   for (const entry of await readdir("/proc")) {
     const pid = Number(entry);
     if (!Number.isInteger(pid) || pid === init.pid) continue;
-    const [ns, commandLine] = await Promise.all([
+    const [ns, commandLine, stat] = await Promise.all([
       readlink(`/proc/${pid}/ns/pid`).catch(() => undefined),
       readFile(`/proc/${pid}/cmdline`, "utf8").catch(() => ""),
+      readStat(pid),
     ]);
-    if (ns !== namespace || !commandLine.replaceAll("\0", " ").includes(text)) continue;
+    if (ns !== namespace || !stat || !commandLine.replaceAll("\0", " ").includes(text)) continue;
     try {
       process.kill(pid, "SIGKILL");
-      killed++;
+      killed.push({ pid, startTime: stat.startTime });
     } catch {
       // gone meanwhile
     }
   }
-  return killed;
+  await Promise.all(killed.map((each) => waitUntilEnded(each, 5_000)));
+  return killed.length;
 }
 
 /**

@@ -1,6 +1,7 @@
 // KubeVirt's subresources on real guests, over real sockets: the serial console (bash behind it, newest
 // connection wins, text frames ignored), port-forward to a server inside the guest with its keepalive,
 // the guest agent's answers, cloud-init from inline user data and from a Secret, and the sandbox.
+import { waitFor } from "../../common/testing/patience.ts";
 import { existsSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { KubeObject } from "../cluster/objects.ts";
@@ -260,9 +261,8 @@ describe("port-forward", () => {
       expect(payload.toString()).toBe("keep alive");
       pings += 1;
     });
-    // Twice the pong timeout of this emulator, without a byte of data.
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-    expect(pings).toBeGreaterThanOrEqual(5);
+    // Twenty pings 50 ms apart: twice the pong timeout of this emulator, without a byte of data.
+    await waitFor(() => pings >= 20, "twenty pings");
     client.send("still here");
     await client.waitFor("still here");
     client.ws.close();

@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { KubeConfig } from "@kubernetes/client-node";
+import { patient } from "../../common/testing/patience.ts";
 import { loadOrCreateServingMaterial } from "../cluster/tls.ts";
 import { createEmulator, type Emulator, type EmulatorOptions } from "../emulator.ts";
 
@@ -115,7 +116,7 @@ export async function eventually<T>(
   check: () => T | undefined | Promise<T | undefined>,
   { timeoutMs = 5000, intervalMs = 10, what = "condition" } = {},
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
+  const deadline = Date.now() + patient(timeoutMs);
   let lastError: unknown;
   for (;;) {
     try {

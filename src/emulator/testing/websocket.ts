@@ -3,6 +3,7 @@
 import { readFileSync } from "node:fs";
 import { parse as parseYaml } from "yaml";
 import WebSocket, { type ClientOptions } from "ws";
+import { patient } from "../../common/testing/patience.ts";
 import type { Emulator } from "../emulator.ts";
 
 export interface StreamClient {
@@ -112,7 +113,7 @@ export function openStream(
                   `stream output did not match ${regex} within ${timeoutMs} ms; got:\n${text.slice(-2000)}`,
                 ),
               );
-            }, timeoutMs);
+            }, patient(timeoutMs));
             waiters.add(check);
           });
         },

@@ -7,7 +7,7 @@ import fastifyCookie from "@fastify/cookie";
 import Fastify, { type FastifyInstance } from "fastify";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Role } from "../../common/api.ts";
-import { eventually } from "../testing/test-bff.ts";
+import { eventually } from "../../common/testing/patience.ts";
 import { createDemoAuthenticator } from "./authenticator.ts";
 import { SqliteEndedSignInRepository } from "./ended-sign-ins/sqlite-repository.ts";
 import { LiveUsers } from "./live-users.ts";

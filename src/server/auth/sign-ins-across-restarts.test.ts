@@ -10,7 +10,8 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { startTestEmulator, type TestEmulator } from "../../emulator/testing/start.ts";
 import { ConsoleTestClient, signInCookie } from "../console/testing/console-client.ts";
 import { aLab } from "../sessions/testing/fixtures.ts";
-import { eventually, startTestBff, type TestBff } from "../testing/test-bff.ts";
+import { eventually } from "../../common/testing/patience.ts";
+import { startTestBff, type TestBff } from "../testing/test-bff.ts";
 import { encodeSignIn } from "./current-user.ts";
 import { signInLifetimeMs } from "./sign-ins.ts";
 

@@ -6,13 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestEmulator, type TestEmulator } from "../../emulator/testing/start.ts";
 import { aLab } from "../sessions/testing/fixtures.ts";
 import { buildSessionObjects } from "../sessions/vm-manifest.ts";
-import {
-  eventually,
-  startTestBff,
-  testNamespace,
-  type TestBff,
-  type TestBrowser,
-} from "../testing/test-bff.ts";
+import { eventually } from "../../common/testing/patience.ts";
+import { startTestBff, testNamespace, type TestBff, type TestBrowser } from "../testing/test-bff.ts";
 
 const big = aLab({ id: "big", title: "Big lab", vm: { ...aLab().vm, cpu: 2, memory: "4Gi" } });
 const small = aLab({ id: "small", title: "Small lab", vm: { ...aLab().vm, cpu: 1, memory: "2Gi" } });

@@ -8,7 +8,8 @@ import type { KubeObject } from "../../emulator/cluster/objects.ts";
 import { jsonRequest } from "../../emulator/testing/raw-request.ts";
 import { startTestEmulator, type TestEmulator } from "../../emulator/testing/start.ts";
 import { aLab } from "../sessions/testing/fixtures.ts";
-import { eventually, startTestBff, testNamespace, type TestBff } from "../testing/test-bff.ts";
+import { eventually } from "../../common/testing/patience.ts";
+import { startTestBff, testNamespace, type TestBff } from "../testing/test-bff.ts";
 
 const big = aLab({ id: "big", title: "Big lab", vm: { ...aLab().vm, cpu: 2, memory: "4Gi" } });
 const kubeVirtPath = "/apis/kubevirt.io/v1/namespaces/kubevirt/kubevirts/kubevirt";

@@ -7,7 +7,8 @@ import type { ScheduledClass } from "../../common/classes-api.ts";
 import { startTestEmulator, type TestEmulator } from "../../emulator/testing/start.ts";
 import { aLab } from "../sessions/testing/fixtures.ts";
 import { manyStudents } from "../testing/many-students.ts";
-import { eventually, startTestBff, type TestBff, type TestBrowser } from "../testing/test-bff.ts";
+import { eventually } from "../../common/testing/patience.ts";
+import { startTestBff, type TestBff, type TestBrowser } from "../testing/test-bff.ts";
 
 const lab = aLab({ id: "rush-lab", title: "Rush lab" });
 const warmCount = 4;

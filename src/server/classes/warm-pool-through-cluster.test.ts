@@ -9,13 +9,8 @@ import { aLab } from "../sessions/testing/fixtures.ts";
 import { createClusterClient } from "../kube/client.ts";
 import { KubeRequestCounter } from "../kube/request-counter.ts";
 import { labelKeys } from "../sessions/labels.ts";
-import {
-  eventually,
-  startTestBff,
-  testNamespace,
-  type TestBff,
-  type TestBrowser,
-} from "../testing/test-bff.ts";
+import { eventually } from "../../common/testing/patience.ts";
+import { startTestBff, testNamespace, type TestBff, type TestBrowser } from "../testing/test-bff.ts";
 
 const lab = aLab({
   id: "warm-lab",

@@ -6,8 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { jsonRequest, rawRequest } from "../../emulator/testing/raw-request.ts";
 import { startTestEmulator, type TestEmulator } from "../../emulator/testing/start.ts";
 import { aLab } from "../sessions/testing/fixtures.ts";
+import { eventually } from "../../common/testing/patience.ts";
 import {
-  eventually,
   launchRunning,
   startTestBff,
   testNamespace,

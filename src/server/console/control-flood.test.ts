@@ -1,6 +1,7 @@
 // A student flooding their console socket with control messages (the security review's H1): each
 // "fit the guest" used to resize the BFF's copy of the screen at once, 3-18 ms of the one event loop
 // every user shares. Over real sockets: browser -> BFF -> emulator -> a bash in a sandboxed guest.
+import { patient } from "../../common/testing/patience.ts";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestEmulator, type TestEmulator } from "../../emulator/testing/start.ts";
@@ -81,7 +82,7 @@ describe("control messages on the console socket", () => {
     expect(applied).toBeLessThanOrEqual(Math.ceil(floodMs / bff.app.consoleHub.limits.fitIntervalMs) + 1);
     // Before coalescing, these 300 frames stalled the whole process for seconds (p99 in the
     // thousands of ms); npm run bench:console measures the goal (p99 under 20 ms) apart from vitest.
-    expect(delay.percentile(99) / 1e6).toBeLessThan(100);
+    expect(delay.percentile(99) / 1e6).toBeLessThan(patient(100));
 
     // The observer's socket and the console itself were never in danger.
     expect(tara.closedWith).toBeUndefined();

@@ -20,7 +20,7 @@ import { FileRecordingStorage } from "../recordings/file-recording-storage.ts";
 import { PostgresRecordingStorage } from "../recordings/postgres-recording-storage.ts";
 import type { RecordingStorage } from "../recordings/recording-storage.ts";
 import { RecordingStore } from "../recordings/recording-store.ts";
-import { eventually } from "../testing/test-bff.ts";
+import { eventually } from "../../common/testing/patience.ts";
 import { ConsoleHub } from "./hub.ts";
 
 let postgres: TestPostgres;

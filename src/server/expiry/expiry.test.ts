@@ -4,13 +4,8 @@ import { CustomObjectsApi } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestEmulator, type TestEmulator } from "../../emulator/testing/start.ts";
 import { aLab } from "../sessions/testing/fixtures.ts";
-import {
-  eventually,
-  startTestBff,
-  testNamespace,
-  type TestBff,
-  type TestBrowser,
-} from "../testing/test-bff.ts";
+import { eventually } from "../../common/testing/patience.ts";
+import { startTestBff, testNamespace, type TestBff, type TestBrowser } from "../testing/test-bff.ts";
 
 const lab = aLab({
   id: "linux-basics",

@@ -10,7 +10,8 @@ import { startTestEmulator, type TestEmulator } from "../../emulator/testing/sta
 import { encodeSignIn } from "../auth/current-user.ts";
 import { aCheck, aGradingLab } from "../grading/testing/grading-fixtures.ts";
 import { runInConsole } from "../grading/testing/guest-console.ts";
-import { eventually, launchRunning, startTestBff, testNamespace, type TestBff } from "../testing/test-bff.ts";
+import { eventually } from "../../common/testing/patience.ts";
+import { launchRunning, startTestBff, testNamespace, type TestBff } from "../testing/test-bff.ts";
 
 const lab = aGradingLab([aCheck({ id: "hello", run: "true", selfCheck: true })]);
 const people = {

@@ -5,6 +5,7 @@ import { existsSync } from "node:fs";
 import { connect, createServer, type AddressInfo, type Server, type Socket } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { agentLimits } from "../../common/agent-protocol.ts";
+import { waitFor } from "../../common/testing/patience.ts";
 import {
   AgentUnreachableError,
   AgentUnverifiedError,
@@ -159,7 +160,7 @@ describe("the agent client", () => {
       { id: "slow", run: `touch ${marker}; sleep 20`, timeoutSeconds: 30 },
     ]);
     const reason = unreachableReason(checks);
-    await eventually(() => existsSync(marker));
+    await waitFor(() => existsSync(marker), "the marker file");
     await agents.stop(session);
     await agents.start(session);
     expect(await reason).toBe(
@@ -328,11 +329,3 @@ describe("a student's fake agent on the port", () => {
     expect(await unverifiedReason(client({ connect }).health(session))).toBe(unverifiedReasons.unproven);
   });
 });
-
-async function eventually(condition: () => boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error("timed out waiting for the condition");
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}

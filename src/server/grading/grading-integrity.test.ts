@@ -5,13 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SelfCheck } from "../../common/grading-api.ts";
 import { startTestEmulator, type TestEmulator } from "../../emulator/testing/start.ts";
-import {
-  eventually,
-  startTestBff,
-  testNamespace,
-  type TestBff,
-  type TestBrowser,
-} from "../testing/test-bff.ts";
+import { eventually } from "../../common/testing/patience.ts";
+import { startTestBff, testNamespace, type TestBff, type TestBrowser } from "../testing/test-bff.ts";
 import { aCheck, aGradingLab } from "./testing/grading-fixtures.ts";
 import { runInConsole } from "./testing/guest-console.ts";
 

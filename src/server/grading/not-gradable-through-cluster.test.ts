@@ -5,7 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GradingRun, SelfCheck } from "../../common/grading-api.ts";
 import { startTestEmulator, type TestEmulator } from "../../emulator/testing/start.ts";
-import { eventually, launchRunning, startTestBff, type TestBff } from "../testing/test-bff.ts";
+import { eventually } from "../../common/testing/patience.ts";
+import { launchRunning, startTestBff, type TestBff } from "../testing/test-bff.ts";
 import { aCheck, aGradingLab } from "./testing/grading-fixtures.ts";
 import { notListeningReasons } from "./portforward-transport.ts";
 

@@ -1,6 +1,7 @@
 // The port-forward transport (kube/portforward.ts under grading's explanations) against a stand-in for virt-api: HTTPS with the kubeconfig's CA and
 // bearer token, KubeVirt's portforward path and subprotocol, raw bytes in binary websocket messages,
 // forwarded to a real agent on loopback.
+import { patient } from "../../common/testing/patience.ts";
 import { mkdtemp, rm } from "node:fs/promises";
 import { createServer, type Server } from "node:https";
 import type { AddressInfo, Socket } from "node:net";
@@ -178,7 +179,7 @@ describe("the port-forward transport", () => {
       "Your VM is still starting its grading agent. Try again in a minute.",
     );
     expect(Date.now() - started).toBeGreaterThanOrEqual(300);
-    expect(Date.now() - started).toBeLessThan(3000);
+    expect(Date.now() - started).toBeLessThan(patient(3000));
     expect((attempts.get("refusing-vm") ?? 0) - before).toBeGreaterThan(4);
   });
 
@@ -216,7 +217,7 @@ describe("the port-forward transport", () => {
     const started = Date.now();
     const hanging = clientWith({ readBootLog: () => new Promise(() => {}), bootLogTimeoutMs: 100 });
     expect(await reasonOf(hanging.health("refusing-vm"))).toBe(notListeningReasons.starting);
-    expect(Date.now() - started).toBeLessThan(2000);
+    expect(Date.now() - started).toBeLessThan(patient(2000));
   });
 
   it("passes on any other reason the guest gives for refusing", async () => {

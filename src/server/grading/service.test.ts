@@ -7,6 +7,7 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { GradingRun } from "../../common/grading-api.ts";
+import { eventually } from "../../common/testing/patience.ts";
 import type { SessionResult } from "../../common/grading.ts";
 import { DatabaseUnavailableError } from "../db/errors.ts";
 import { KubeStatusError } from "../kube/errors.ts";
@@ -116,20 +117,6 @@ function startService(overrides: Partial<GradingServiceDeps> = {}) {
   });
   open.push({ service, repository });
   return { service, repository };
-}
-
-async function eventually<T>(
-  read: () => Promise<T>,
-  accept: (value: T) => boolean,
-  what: string,
-): Promise<T> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const value = await read();
-    if (accept(value)) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 const scores = (run: GradingRun) =>
@@ -290,7 +277,7 @@ describe("grading runs", () => {
     await eventually(
       async () => timesAsked(carol),
       (asked) => asked === 1,
-      "carol's check to start",
+      { what: "carol's check to start", timeoutMs: 15_000 },
     );
     const during = await service.getRun(started.id);
     expect(during.items.find((item) => item.owner === "carol")?.state).toBe("grading");
@@ -353,7 +340,7 @@ describe("grading runs", () => {
     await eventually(
       async () => timesAsked(carol),
       (asked) => asked === 1,
-      "carol's check to start",
+      { what: "carol's check to start", timeoutMs: 15_000 },
     );
     const before = await first.service.getRun(started.id);
     expect(before.items.map((item) => item.state)).toEqual(["done", "done", "grading"]);
@@ -391,7 +378,7 @@ describe("grading runs", () => {
     await eventually(
       async () => timesAsked(alice),
       (asked) => asked === 1,
-      "alice's check to start",
+      { what: "alice's check to start", timeoutMs: 15_000 },
     );
     await first.service.close();
     await first.repository.close();
@@ -426,7 +413,7 @@ describe("grading runs", () => {
     await eventually(
       async () => timesAsked(alice),
       (asked) => asked === 1,
-      "alice's check to start",
+      { what: "alice's check to start", timeoutMs: 15_000 },
     );
 
     const other = new Database(path.join(dir, gradingDatabaseName));
@@ -435,7 +422,7 @@ describe("grading runs", () => {
     await eventually(
       async () => messages.length,
       (count) => count > 0,
-      "a refused write",
+      { what: "a refused write", timeoutMs: 15_000 },
     );
     other.exec("ROLLBACK");
     other.close();

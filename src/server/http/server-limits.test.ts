@@ -14,7 +14,8 @@ import { loadConfig } from "../config.ts";
 import { startBffProcess } from "../system-tests/testing/bff-process.ts";
 import { aLab } from "../sessions/testing/fixtures.ts";
 import { openSocket, rawRequest, serverClosed } from "../testing/raw-http.ts";
-import { eventually, launchRunning, startTestBff, testNamespace, type TestBff } from "../testing/test-bff.ts";
+import { patient, eventually } from "../../common/testing/patience.ts";
+import { launchRunning, startTestBff, testNamespace, type TestBff } from "../testing/test-bff.ts";
 
 const bigAnswerBytes = 32 * 1024 * 1024;
 const quietForMs = 1_500;
@@ -95,7 +96,7 @@ describe("timeouts", () => {
     trickle(socket, " ");
     const { received, afterMs } = await ended;
     expect(received).toMatch(/^HTTP\/1\.1 408 /);
-    expect(afterMs).toBeLessThan(600 + 500);
+    expect(afterMs).toBeLessThan(600 + patient(500));
   });
 
   it("answers headers that never end with 408 within the headers timeout", async () => {
@@ -105,12 +106,12 @@ describe("timeouts", () => {
     trickle(socket, "X-Slow: 1\r\n");
     const { received, afterMs } = await ended;
     expect(received).toMatch(/^HTTP\/1\.1 408 /);
-    expect(afterMs).toBeLessThan(400 + 500);
+    expect(afterMs).toBeLessThan(400 + patient(500));
   });
 
   it("closes a connection that never sends a request", async () => {
     const { afterMs } = await serverClosed(await openSocket(timed.url), 3_000);
-    expect(afterMs).toBeLessThan(400 + 500);
+    expect(afterMs).toBeLessThan(400 + patient(500));
   });
 
   it("closes a kept-alive connection after the keep-alive timeout", async () => {
@@ -120,7 +121,7 @@ describe("timeouts", () => {
     const { received, afterMs } = await ended;
     expect(received).toMatch(/^HTTP\/1\.1 200 /);
     // Node waits a second longer than it advertises (Keep-Alive: timeout=...), against races.
-    expect(afterMs).toBeLessThan(300 + 1_000 + 500);
+    expect(afterMs).toBeLessThan(300 + 1_000 + patient(500));
   });
 
   it("waits for an answer that takes longer than the idle timeout to come", async () => {
@@ -259,7 +260,7 @@ describe("as npm start reads them from the environment", () => {
       expect(await healthz(bff.url, "127.0.0.3")).toBe(200);
       const silent = await serverClosed(await openSocket(bff.url, "127.0.0.4"), 3_000);
       expect(silent.received).toMatch(/^HTTP\/1\.1 408 /);
-      expect(silent.afterMs).toBeLessThan(500 + 1_000);
+      expect(silent.afterMs).toBeLessThan(500 + patient(1_000));
     } finally {
       for (const socket of held.splice(0)) socket.destroy();
       await bff.kill("SIGTERM");

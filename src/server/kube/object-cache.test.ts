@@ -4,6 +4,7 @@ import { KubeConfig } from "@kubernetes/client-node";
 import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
+import { waitFor } from "../../common/testing/patience.ts";
 import { createClusterClient } from "./client.ts";
 import { KubeRequestCounter } from "./request-counter.ts";
 import type { VirtualMachine } from "./types.ts";
@@ -127,14 +128,6 @@ async function withinDeadline<T>(promise: Promise<T>, ms: number, what: string):
   }
 }
 
-async function until(condition: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 describe("ObjectCache", () => {
   let api: FakeApi;
   let cache: ObjectCache<VirtualMachine> | undefined;
@@ -167,7 +160,7 @@ describe("ObjectCache", () => {
     expect(cache.synced).toBe(false);
     expect(cache.stale).toBe(true);
     cache.start();
-    await until(() => cache.synced && api.watchers.size === 1, "synced and watching");
+    await waitFor(() => cache.synced && api.watchers.size === 1, "synced and watching");
     expect(cache.stale).toBe(false);
     expect(cache.list().map((object) => object.metadata.name)).toEqual(["a"]);
 
@@ -175,7 +168,7 @@ describe("ObjectCache", () => {
     api.put(vm("b"));
     api.put(vm("a", "v2"), "MODIFIED");
     api.remove("b");
-    await until(
+    await waitFor(
       () => cache.get("a")?.metadata.labels?.phase === "v2" && cache.version >= before + 3,
       "events applied",
     );
@@ -186,11 +179,11 @@ describe("ObjectCache", () => {
   it("lists again when the watch's version has expired (410)", async () => {
     const cache = await startCache();
     cache.start();
-    await until(() => api.watchers.size === 1, "watching");
+    await waitFor(() => api.watchers.size === 1, "watching");
     // Changed behind the watch's back: only a new list can show it.
     api.objects.set("missed", vm("missed"));
     api.expireWatches();
-    await until(() => cache.get("missed") !== undefined, "relisted");
+    await waitFor(() => cache.get("missed") !== undefined, "relisted");
     expect(api.lists).toBe(2);
     expect(cache.stale).toBe(false);
   });
@@ -199,17 +192,17 @@ describe("ObjectCache", () => {
     const cache = await startCache();
     api.put(vm("kept"));
     cache.start();
-    await until(() => api.watchers.size === 1, "watching");
+    await waitFor(() => api.watchers.size === 1, "watching");
 
     api.failLists = true;
     api.dropWatches();
-    await until(() => cache.stale, "stale");
+    await waitFor(() => cache.stale, "stale");
     expect(cache.get("kept")).toBeDefined();
     const failedLists = api.lists;
-    await until(() => api.lists >= failedLists + 2, "retried with backoff");
+    await waitFor(() => api.lists >= failedLists + 2, "retried with backoff");
 
     api.failLists = false;
-    await until(() => !cache.stale && api.watchers.size === 1, "recovered");
+    await waitFor(() => !cache.stale && api.watchers.size === 1, "recovered");
     const codes = counter.snapshot().map(({ verb, code }) => `${verb} ${code}`);
     expect(codes).toEqual(expect.arrayContaining(["list 200", "list 500", "watch 200"]));
   });
@@ -220,17 +213,17 @@ describe("ObjectCache", () => {
       const cache = await startCache();
       api.silentOn = silentOn;
       cache.start();
-      await until(() => api.unanswered.size === 1, `the ${silentOn} request waiting for its answer`);
+      await waitFor(() => api.unanswered.size === 1, `the ${silentOn} request waiting for its answer`);
       await withinDeadline(cache.stop(), 2000, "stop()");
       // The request was abandoned, not left open on the socket.
-      await until(() => api.unanswered.size === 0, `the ${silentOn} request closed`);
+      await waitFor(() => api.unanswered.size === 0, `the ${silentOn} request closed`);
     },
   );
 
   it("waitUntil resolves on the change it waits for, or false at its deadline", async () => {
     const cache = await startCache();
     cache.start();
-    await until(() => api.watchers.size === 1, "watching");
+    await waitFor(() => api.watchers.size === 1, "watching");
     const appears = cache.waitUntil(() => cache.get("late") !== undefined, 2000);
     api.put(vm("late"));
     expect(await appears).toBe(true);

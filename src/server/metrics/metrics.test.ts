@@ -1,7 +1,8 @@
 // /metrics: the Prometheus text format, and what the BFF exports behind its bearer token.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { aLab } from "../sessions/testing/fixtures.ts";
-import { eventually, startTestBff, type TestBff } from "../testing/test-bff.ts";
+import { eventually } from "../../common/testing/patience.ts";
+import { startTestBff, type TestBff } from "../testing/test-bff.ts";
 import { MetricsRegistry } from "./registry.ts";
 
 describe("the registry", () => {

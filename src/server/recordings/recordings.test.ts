@@ -8,13 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestEmulator, type TestEmulator } from "../../emulator/testing/start.ts";
 import { signInCookie } from "../console/testing/console-client.ts";
 import { aLab } from "../sessions/testing/fixtures.ts";
-import {
-  eventually,
-  launchRunning,
-  startTestBff,
-  type TestBff,
-  type TestBrowser,
-} from "../testing/test-bff.ts";
+import { eventually } from "../../common/testing/patience.ts";
+import { launchRunning, startTestBff, type TestBff, type TestBrowser } from "../testing/test-bff.ts";
 import { eventLine, headerLine, parseHeader } from "./asciicast.ts";
 import { expectWellFormed, gapOf } from "./testing/cast.ts";
 

@@ -6,13 +6,8 @@ import { ApiException, CoreV1Api, type V1Pod } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { jsonRequest, rawRequest } from "../../emulator/testing/raw-request.ts";
 import { startTestEmulator, type TestEmulator } from "../../emulator/testing/start.ts";
-import {
-  eventually,
-  startTestBff,
-  testNamespace,
-  type TestBff,
-  type TestBrowser,
-} from "../testing/test-bff.ts";
+import { eventually } from "../../common/testing/patience.ts";
+import { startTestBff, testNamespace, type TestBff, type TestBrowser } from "../testing/test-bff.ts";
 import { adminCluster } from "../system-tests/testing/cluster-sessions.ts";
 import { buildSessionObjects, newSessionId, ownedByVm } from "./vm-manifest.ts";
 import { aLab } from "./testing/fixtures.ts";

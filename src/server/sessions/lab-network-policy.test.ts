@@ -7,7 +7,8 @@ import path from "node:path";
 import { CoreV1Api, NetworkingV1Api, type V1NetworkPolicy } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deployBaseDir, startTestEmulator, type TestEmulator } from "../../emulator/testing/start.ts";
-import { eventually, launchRunning, startTestBff, testNamespace, type TestBff } from "../testing/test-bff.ts";
+import { eventually } from "../../common/testing/patience.ts";
+import { launchRunning, startTestBff, testNamespace, type TestBff } from "../testing/test-bff.ts";
 import { aLab } from "./testing/fixtures.ts";
 
 const mirrorLab = aLab({

@@ -8,13 +8,8 @@ import type { AuditEntry } from "../../common/operations-api.ts";
 import { startTestEmulator, type TestEmulator } from "../../emulator/testing/start.ts";
 import { ConsoleTestClient, signInCookie } from "../console/testing/console-client.ts";
 import { adminCluster } from "../system-tests/testing/cluster-sessions.ts";
-import {
-  eventually,
-  launchRunning,
-  startTestBff,
-  type TestBff,
-  type TestBrowser,
-} from "../testing/test-bff.ts";
+import { eventually } from "../../common/testing/patience.ts";
+import { launchRunning, startTestBff, type TestBff, type TestBrowser } from "../testing/test-bff.ts";
 import { aLab } from "./testing/fixtures.ts";
 
 let emulator: TestEmulator;

@@ -4,13 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestEmulator, type TestEmulator } from "../../emulator/testing/start.ts";
 import { ConsoleTestClient, signInCookie } from "../console/testing/console-client.ts";
-import {
-  eventually,
-  launchRunning,
-  startTestBff,
-  type TestBff,
-  type TestBrowser,
-} from "../testing/test-bff.ts";
+import { eventually } from "../../common/testing/patience.ts";
+import { launchRunning, startTestBff, type TestBff, type TestBrowser } from "../testing/test-bff.ts";
 import { aLab } from "./testing/fixtures.ts";
 
 let emulator: TestEmulator;

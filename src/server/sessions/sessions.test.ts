@@ -1,7 +1,8 @@
 // Sessions end to end: the BFF over real HTTP against the emulator on port 0 (fast timing).
 import { CoreV1Api } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { eventually, startTestBff, TestBrowser, testNamespace, type TestBff } from "../testing/test-bff.ts";
+import { eventually } from "../../common/testing/patience.ts";
+import { startTestBff, TestBrowser, testNamespace, type TestBff } from "../testing/test-bff.ts";
 import { aLab } from "./testing/fixtures.ts";
 
 const linuxBasics = aLab({

@@ -16,7 +16,8 @@ import { createOidcAuthenticator } from "../auth/oidc/oidc-authenticator.ts";
 import { readOidcSettings } from "../auth/oidc/oidc-config.ts";
 import { startTestProvider, type TestProvider } from "../auth/oidc/testing/test-provider.ts";
 import { aCheck, aGradingLab } from "../grading/testing/grading-fixtures.ts";
-import { eventually, startTestBff, TestBrowser, type TestBff } from "../testing/test-bff.ts";
+import { eventually } from "../../common/testing/patience.ts";
+import { startTestBff, TestBrowser, type TestBff } from "../testing/test-bff.ts";
 import { adminCluster, createSessionVm } from "./testing/cluster-sessions.ts";
 import { routeKey, routeTable, type Route } from "./testing/route-table.ts";
 

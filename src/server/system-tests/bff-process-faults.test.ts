@@ -21,7 +21,8 @@ import { gradingDatabaseName } from "../grading/grading-database.ts";
 import { runInConsole } from "../grading/testing/guest-console.ts";
 import { SqliteGradingRepository } from "../grading/sqlite-repository.ts";
 import { projectRoot } from "../project-root.ts";
-import { eventually, TestBrowser, testNamespace, type Answer } from "../testing/test-bff.ts";
+import { eventually } from "../../common/testing/patience.ts";
+import { TestBrowser, testNamespace, type Answer } from "../testing/test-bff.ts";
 import { startBffProcess, type BffProcess } from "./testing/bff-process.ts";
 
 const students = ["s1", "s2", "s3", "s4"];

@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rawRequest } from "../../emulator/testing/raw-request.ts";
 import { startTestEmulator, type TestEmulator } from "../../emulator/testing/start.ts";
 import { aLab } from "../sessions/testing/fixtures.ts";
-import { eventually, startTestBff, type TestBff, type TestBrowser } from "../testing/test-bff.ts";
+import { eventually } from "../../common/testing/patience.ts";
+import { startTestBff, type TestBff, type TestBrowser } from "../testing/test-bff.ts";
 import { adminCluster, allSessions, createSessionVm } from "./testing/cluster-sessions.ts";
 
 const lab = aLab();
@@ -91,7 +92,8 @@ describe("the API server down for 20 s mid-watch", () => {
     }
     const upAt = Date.now();
     expect(upAt - droppedAt).toBeGreaterThanOrEqual(outageMs - 100);
-    expect(samples).toBeGreaterThan(20);
+    // A read every quarter second or so, slower on a busy machine: many reads, all of them stale.
+    expect(samples).toBeGreaterThan(10);
     // Backoff: both caches kept trying, but a few times a second at most, not in a tight loop.
     const failedLists = listAttemptsFailed() - failedBefore;
     expect(failedLists).toBeGreaterThanOrEqual(4);

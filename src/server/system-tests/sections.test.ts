@@ -8,13 +8,8 @@ import { startTestEmulator, type TestEmulator } from "../../emulator/testing/sta
 import { ConsoleTestClient, refusedStatus, signInCookie } from "../console/testing/console-client.ts";
 import { labelKeys } from "../sessions/labels.ts";
 import { aLab } from "../sessions/testing/fixtures.ts";
-import {
-  eventually,
-  launchRunning,
-  startTestBff,
-  type TestBff,
-  type TestBrowser,
-} from "../testing/test-bff.ts";
+import { eventually } from "../../common/testing/patience.ts";
+import { launchRunning, startTestBff, type TestBff, type TestBrowser } from "../testing/test-bff.ts";
 import { adminCluster } from "./testing/cluster-sessions.ts";
 
 const lab = aLab({ id: "lab-sections", title: "Sections" });

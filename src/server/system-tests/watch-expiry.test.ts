@@ -4,7 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestEmulator, type TestEmulator } from "../../emulator/testing/start.ts";
 import { aLab } from "../sessions/testing/fixtures.ts";
-import { eventually, startTestBff, type TestBff, type TestBrowser } from "../testing/test-bff.ts";
+import { eventually } from "../../common/testing/patience.ts";
+import { startTestBff, type TestBff, type TestBrowser } from "../testing/test-bff.ts";
 import { adminCluster, allSessions, createSessionVm } from "./testing/cluster-sessions.ts";
 import { startWatchGate, type WatchGate } from "./testing/watch-gate.ts";
 

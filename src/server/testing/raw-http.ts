@@ -1,6 +1,7 @@
 // HTTP the way tests need it and fetch does not allow: from a chosen source address (Linux routes all
 // of 127.0.0.0/8 to loopback, so 127.0.0.2 is another client than 127.0.0.1), with a chosen Host, one
 // connection per request. And plain sockets for what is not a whole request at all.
+import { patient } from "../../common/testing/patience.ts";
 import { request, type IncomingHttpHeaders } from "node:http";
 import { connect, type Socket } from "node:net";
 
@@ -91,7 +92,7 @@ export function serverClosed(socket: Socket, withinMs: number): Promise<SocketEn
       reject(
         new Error(`still open after ${withinMs} ms; received ${JSON.stringify(received.slice(0, 200))}`),
       );
-    }, withinMs);
+    }, patient(withinMs));
     const done = () => {
       clearTimeout(timer);
       resolve({ received, afterMs: performance.now() - started });

@@ -6,6 +6,7 @@ import path from "node:path";
 import type { FastifyInstance } from "fastify";
 import { csrfHeader } from "../../common/api.ts";
 import type { Lab } from "../../common/lab.ts";
+import { eventually } from "../../common/testing/patience.ts";
 import { startTestEmulator, type TestEmulator } from "../../emulator/testing/start.ts";
 import { buildApp, type AppDeps } from "../app.ts";
 import { SqliteAnnouncementRepository } from "../announcements/sqlite-repository.ts";
@@ -251,23 +252,6 @@ export class TestBrowser {
       body: text ? (json ? JSON.parse(text) : text) : undefined,
     };
   }
-}
-
-/** Polls `read` until `accept` holds; the last value on success. */
-export async function eventually<T>(
-  read: () => Promise<T>,
-  accept: (value: T) => boolean,
-  { timeoutMs = 10_000, what = "the condition" }: { timeoutMs?: number; what?: string } = {},
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: T = await read();
-  while (!accept(last)) {
-    if (Date.now() > deadline)
-      throw new Error(`timed out waiting for ${what}; last value: ${JSON.stringify(last)}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-    last = await read();
-  }
-  return last;
 }
 
 /** Launches a session of `labId` as this browser does and waits until its VM runs; returns its id. */

@@ -7,7 +7,8 @@ import { startTestEmulator, type TestEmulator } from "../../emulator/testing/sta
 import { ConsoleTestClient, signInCookie } from "../console/testing/console-client.ts";
 import { aLab } from "../sessions/testing/fixtures.ts";
 import { manyStudents } from "../testing/many-students.ts";
-import { eventually, startTestBff, type TestBff } from "../testing/test-bff.ts";
+import { eventually } from "../../common/testing/patience.ts";
+import { startTestBff, type TestBff } from "../testing/test-bff.ts";
 import { WallTestClient } from "./testing/wall-client.ts";
 
 const labId = "search-lab";

@@ -1,4 +1,5 @@
 // Test helper: attaches to a guest's serial line, keeps the tail of what it printed and waits for text.
+import { patient } from "../../../common/testing/patience.ts";
 import type { Guest } from "../guest.ts";
 import type { SerialAttachment, SerialCloseReason } from "../serial-line.ts";
 
@@ -86,7 +87,7 @@ export class SerialTranscript {
             `serial output did not match ${regex} within ${timeoutMs} ms; got:\n${this.tail.slice(-2000)}`,
           ),
         );
-      }, timeoutMs);
+      }, patient(timeoutMs));
       this.waiters.add(waiter);
     });
   }

@@ -11,7 +11,7 @@ import {
   startTestPostgres,
   type TestPostgres,
 } from "../../db/postgres/testing/test-postgres.ts";
-import { eventually } from "../../testing/test-bff.ts";
+import { eventually } from "../../../common/testing/patience.ts";
 import { SignIns } from "../sign-ins.ts";
 import { PostgresEndedSignInRepository } from "./postgres-repository.ts";
 import {

@@ -3,6 +3,7 @@
 import headlessPackage from "@xterm/headless";
 import WebSocket from "ws";
 import { csrfHeader } from "../../../common/api.ts";
+import { patient } from "../../../common/testing/patience.ts";
 import {
   consoleAckBytes,
   ConsoleServerMessage,
@@ -151,7 +152,7 @@ export class ConsoleTestClient {
         this.checks.delete(check);
         const tail = this.screen().split("\n").filter(Boolean).slice(-8).join("\n");
         reject(new Error(`timed out waiting for ${what}; screen ends with:\n${tail}`));
-      }, timeoutMs);
+      }, patient(timeoutMs));
       this.checks.add(check);
     });
   }

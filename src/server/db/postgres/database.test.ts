@@ -1,6 +1,7 @@
 // The pool's own limits on a real PostgreSQL: a network that stops answering fails a query with
 // DatabaseUnavailableError within the client's query timeout, and the pool still closes; and a
 // transaction is reported committed only when PostgreSQL committed it.
+import { patient } from "../../../common/testing/patience.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DatabaseUnavailableError } from "../errors.ts";
 import { PostgresDatabase } from "./database.ts";
@@ -34,10 +35,10 @@ describe("PostgresDatabase", () => {
       const error = await database.query("SELECT 1").catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(DatabaseUnavailableError);
       expect((error as Error).message).toMatch(/stopped answering in the middle of a request/);
-      expect(Date.now() - started).toBeLessThan(5_000);
+      expect(Date.now() - started).toBeLessThan(patient(5_000));
       const closing = Date.now();
       await database.close();
-      expect(Date.now() - closing).toBeLessThan(5_000);
+      expect(Date.now() - closing).toBeLessThan(patient(5_000));
     } finally {
       await database.close();
       await proxy.close();

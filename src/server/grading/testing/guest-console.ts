@@ -1,5 +1,6 @@
 // Types into a VM's serial console through the cluster's console subresource, the way a student
 // fixes a task, and waits until the command has run. For tests that change a guest from outside.
+import { patient } from "../../../common/testing/patience.ts";
 import { randomBytes } from "node:crypto";
 import type { KubeConfig } from "@kubernetes/client-node";
 import { openVmiWebSocket } from "../../kube/vmi-websocket.ts";
@@ -10,7 +11,7 @@ export async function runInConsole(
   command: string,
   timeoutMs = 10_000,
 ): Promise<string> {
-  const signal = AbortSignal.timeout(timeoutMs);
+  const signal = AbortSignal.timeout(patient(timeoutMs));
   const socket = await openVmiWebSocket({ ...target, subresource: "console", signal });
   // The shell prints the marker with 6*7 worked out, so the echo of the typed line never matches it.
   const nonce = randomBytes(4).toString("hex");

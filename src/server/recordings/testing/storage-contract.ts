@@ -3,7 +3,7 @@
 import { text } from "node:stream/consumers";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { RepositoryHarness } from "../../db/testing/repository-harness.ts";
-import { eventually } from "../../testing/test-bff.ts";
+import { eventually } from "../../../common/testing/patience.ts";
 import { eventLine, headerLine, parseHeader, type RecordingHeader } from "../asciicast.ts";
 import type { RecordingStorage } from "../recording-storage.ts";
 import { RecordingStore, type ConsoleRecorder } from "../recording-store.ts";
