@@ -205,6 +205,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       },
     });
   const agents = createAgentClient({ connect: connectToAgent, keyFor: agentKeyFor, warmKeyFor });
+  const sessionUserData = createAgentDelivery(deps.agentFile, agentKeyFor);
   const networkPolicies = new LabNetworkPolicies({ cluster: deps.cluster, labs: deps.labs, log: app.log });
   const classes = createScheduledClasses({
     repository: deps.classRepository,
@@ -215,6 +216,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     agents,
     agentFile: deps.agentFile,
     warmKeyFor,
+    sessionUserData,
     networkPolicies,
     audit: operations.audit,
     now: operations.now,
@@ -225,7 +227,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     cluster: deps.cluster,
     source: reads.source,
     labs: deps.labs,
-    agentUserData: createAgentDelivery(deps.agentFile, agentKeyFor),
+    agentUserData: sessionUserData,
     admission: operations.admission,
     networkPolicies,
     warm: classes.launches,

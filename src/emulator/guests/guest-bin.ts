@@ -18,7 +18,18 @@ export interface BinPlan {
 
 const candidateDirs = ["/usr/bin", "/usr/sbin", "/bin", "/sbin"];
 /** Commands the emulator provides itself (guest-system.py), when the image has them. */
-export const emulatedCommands = ["systemctl", "journalctl", "dnf", "dnf5", "dnf-3", "yum", "apt", "apt-get"];
+export const emulatedCommands = [
+  "systemctl",
+  "journalctl",
+  "poweroff",
+  "shutdown",
+  "dnf",
+  "dnf5",
+  "dnf-3",
+  "yum",
+  "apt",
+  "apt-get",
+];
 
 const plans = new WeakMap<GuestImage, BinPlan>();
 

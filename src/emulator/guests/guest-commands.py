@@ -2,6 +2,7 @@
 # Commands of an emulated guest that the emulator provides itself, mounted over the image's own
 # (guest-bin.ts), run by the host's python3 so that they work on images without python3:
 #   systemctl, journalctl   clients of the emulated service manager (guest-system.py)
+#   poweroff, shutdown      systemctl poweroff, as systemd's own links to systemctl are
 #   dnf, yum, apt, apt-get  the image's package manager, failing as it does without network
 # The request to the manager is the tool's name and arguments, NUL-separated; the answer is records of
 # a kind byte (o: stdout, e: stderr, c: exit code), a decimal length, ':' and the bytes.
@@ -120,13 +121,34 @@ def package_manager(tool):
     return 1
 
 
+def power(tool):
+    """poweroff, and shutdown for now (a shutdown scheduled for later is not emulated)."""
+    argv = sys.argv[1:]
+    if tool == "shutdown":
+        times = [arg for arg in argv if not arg.startswith("-")]
+        if "-r" in argv or "--reboot" in argv or (times and times[0] not in ("now", "+0")):
+            sys.stderr.write("shutdown: this emulated guest powers off now only (shutdown now)\n")
+            return 1
+    elif argv and argv[0] not in ("-f", "--force", "-p", "--poweroff", "--no-wall"):
+        sys.stderr.write("poweroff: unrecognized option '%s'\n" % argv[0])
+        return 1
+    try:
+        return request("systemctl", ["poweroff"])
+    except (OSError, ValueError):
+        return client("systemctl")
+
+
 def main():
     tool = os.path.basename(sys.argv[0])
     if tool in ("systemctl", "journalctl"):
         return client(tool)
+    if tool in ("poweroff", "shutdown"):
+        return power(tool)
     if tool in ("dnf", "dnf5", "dnf-3", "yum", "apt", "apt-get"):
         return package_manager(tool)
-    sys.stderr.write("guest-commands: run as systemctl, journalctl or a package manager, not %s\n" % tool)
+    sys.stderr.write(
+        "guest-commands: run as systemctl, journalctl, poweroff, shutdown or a package manager, not %s\n" % tool
+    )
     return 2
 
 

@@ -1,6 +1,6 @@
 // A guest's sandbox as a process of the host: the launcher (bwrap or unshare) that startGuest spawned,
 // the handshake on its status pipe ("started" once the init script runs, "booted" once cloud-init is
-// done), the first process of its pid namespace (through which the host reaches the guest's files and
+// done, "poweroff" from the service manager when the guest powers off), the first process of its pid namespace (through which the host reaches the guest's files and
 // network), and its end, asked for or not. The guest (guest.ts) decides what a start, a boot or an
 // exit means for its serial line, relay and agent; this module only knows processes.
 import type { ChildProcess } from "node:child_process";
@@ -24,6 +24,8 @@ export interface GuestProcessHandlers {
   started(init: ProcessIdentity | undefined): void;
   /** cloud-init has finished and the console's shell starts. */
   booted(): void;
+  /** The guest powered its machine off (poweroff, shutdown now): the host ends it, as QEMU exits. */
+  poweredOff(): void;
   /**
    * The launcher is gone. `unexpected` says how when the guest ended by itself after it started,
    * and is undefined when kill() asked for it or the start failed (started() rejects then).
@@ -171,6 +173,8 @@ export class GuestProcess {
       });
     } else if (line === "booted") {
       this.handlers.booted();
+    } else if (line === "poweroff" && this.startState.kind === "started") {
+      this.handlers.poweredOff();
     }
   }
 

@@ -35,6 +35,9 @@ JOURNAL = "/var/log/journal/lab-guest.jsonl"
 CLOUD_INIT_OUTPUT = "/var/log/cloud-init-output.log"
 SERVICE_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin"
 CLOUD_INIT_VERSION = "24.4"
+# The emulator's status pipe (boot-files.ts STATUS_FD): the manager keeps it, and no process it or
+# cloud-init starts inherits it, to tell the host when the guest powers off.
+STATUS_FD = 3
 
 
 def read_json(path):
@@ -192,9 +195,19 @@ def write_file(entry, privileged):
         os.chown(path, uid, gid)
 
 
+def status_pipe():
+    """The host's status pipe, kept from every program this process starts; None when it has none."""
+    try:
+        os.set_inheritable(STATUS_FD, False)
+    except OSError:
+        return None
+    return STATUS_FD
+
+
 def boot(plan_path):
     plan = read_json(plan_path)
     os.umask(0o022)
+    status_fd = status_pipe()
     output_r, output_w = os.pipe()
     ready_r, ready_w = os.pipe()
     if os.fork() == 0:
@@ -202,13 +215,15 @@ def boot(plan_path):
             os.close(output_w)
             os.close(ready_r)
             os.setsid()
-            Manager(plan, output_r, ready_w).serve()
+            Manager(plan, output_r, ready_w, status_fd).serve()
         except BaseException as error:  # the manager's end; the boot process reports it
             sys.stderr.write("lab-guest: service manager: %r\n" % (error,))
         finally:
             os._exit(1)
     os.close(output_r)
     os.close(ready_w)
+    if status_fd is not None:
+        os.close(status_fd)
     if os.read(ready_r, 1) != b"1":
         sys.stderr.write("lab-guest: the service manager did not start\n")
         return 1
@@ -391,8 +406,9 @@ class Unit:
 
 
 class Manager:
-    def __init__(self, plan, boot_output, ready_fd):
+    def __init__(self, plan, boot_output, ready_fd, status_fd):
         self.plan = plan
+        self.status_fd = status_fd
         self.hostname = plan["hostname"]
         self.booting = True
         self.units = {}
@@ -515,6 +531,19 @@ class Manager:
                 os.write(self.output_log, data)
             except OSError:
                 pass
+
+    def power_off(self):
+        """What a real guest's systemd and kernel print as it powers off; then the host ends the VM, as
+        QEMU exits when the guest powers its machine off."""
+        self.journal("Reached target System Power Off.")
+        self.write_console(b"[  OK  ] Reached target System Power Off.\r\nreboot: Power down\r\n")
+        if self.status_fd is None:
+            return False
+        try:
+            os.write(self.status_fd, b"poweroff\n")
+        except OSError:
+            return False
+        return True
 
     def journal(self, message, unit=None, ident="systemd", pid=1):
         entry = {"t": time.time(), "ident": ident, "pid": pid, "msg": message}
@@ -1052,7 +1081,7 @@ class Systemctl:
     """One systemctl command line, run inside the manager."""
 
     PRIVILEGED_VERBS = ("start", "stop", "restart", "try-restart", "reload-or-restart", "enable", "disable",
-                        "daemon-reload", "daemon-reexec", "kill", "reset-failed")
+                        "daemon-reload", "daemon-reexec", "kill", "reset-failed", "poweroff")
 
     def __init__(self, manager, argv, privileged, reply):
         self.manager = manager
@@ -1100,6 +1129,9 @@ class Systemctl:
         if not self.words:
             return self.list_units()
         verb, names = self.words[0], [normalize_unit(name) for name in self.words[1:]]
+        if verb == "poweroff" and not self.privileged:
+            # logind asks polkit, which refuses a user with no seat of their own.
+            return self.reply.err("Call to PowerOff failed: Interactive authentication required.\n").done(1)
         if verb in self.PRIVILEGED_VERBS and not self.privileged:
             what = {"daemon-reload": "Failed to reload daemon", "daemon-reexec": "Failed to reexecute daemon",
                     "enable": "Failed to enable unit", "disable": "Failed to disable unit"}.get(verb)
@@ -1112,10 +1144,11 @@ class Systemctl:
             "enable": self.enable, "disable": self.disable, "is-active": self.is_active,
             "is-failed": self.is_failed, "is-enabled": self.is_enabled, "status": self.status, "show": self.show,
             "kill": self.kill, "reset-failed": self.reset_failed, "cat": self.cat, "list-units": self.list_units,
+            "poweroff": self.poweroff,
         }.get(verb)
         if handler is None:
             return self.reply.err("Unknown command verb '%s'.\n" % verb).done(1)
-        if verb in ("daemon-reload", "daemon-reexec", "list-units"):
+        if verb in ("daemon-reload", "daemon-reexec", "list-units", "poweroff"):
             return handler()
         if not names and verb not in ("reset-failed",):
             return self.reply.err("Too few arguments.\n").done(1)
@@ -1123,6 +1156,11 @@ class Systemctl:
 
     def noop(self):
         self.reply.done(0)
+
+    def poweroff(self):
+        if self.manager.power_off():
+            return self.reply.done(0)
+        self.reply.err("Failed to power off system: the emulator gave this guest no way to.\n").done(1)
 
     # Special units: the console's getty (the emulator's console stands in for it) and targets.
     @staticmethod

@@ -73,6 +73,8 @@ export interface GuestEvents {
   agent: [connected: boolean];
   /** The guest stopped by itself (not through kill()), e.g. its sandbox crashed. */
   exit: [reason: string];
+  /** The guest powered its machine off (poweroff, shutdown now); whoever runs it ends it with kill(). */
+  poweroff: [];
 }
 
 export interface Guest {
@@ -238,6 +240,7 @@ class SandboxedGuest implements Guest {
     this.sandbox = new GuestProcess(name, child, {
       started: (init) => void this.relay.start(init, () => this.sandbox.running),
       booted: () => this.agent.booted(),
+      poweredOff: () => this.events.emit("poweroff"),
       exited: (unexpected) => this.onExit(unexpected),
     });
   }

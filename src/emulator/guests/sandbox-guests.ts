@@ -205,6 +205,15 @@ export class SandboxGuests implements GuestRuntime {
       events.exited("Failed", reason);
       void guest.kill().catch((error: unknown) => console.error("emulator: removing a dead guest:", error));
     });
+    // As QEMU exits when its guest powers the machine off: the VMI succeeds, once the guest is gone.
+    guest.on("poweroff", () => {
+      if (this.entries.get(uid) !== entry) return;
+      this.entries.delete(uid);
+      void guest
+        .kill()
+        .catch((error: unknown) => console.error("emulator: removing a powered-off guest:", error))
+        .then(() => events.exited("Succeeded", "the guest powered off"));
+    });
     if (guest.agentConnected) events.agent(true);
   }
 

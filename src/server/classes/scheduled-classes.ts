@@ -27,6 +27,8 @@ export interface ScheduledClassesDeps {
   /** src/agent/lab_agent.py, delivered into every warm VM with its warm key. */
   agentFile: Buffer;
   warmKeyFor: (vmName: string) => string;
+  /** A session's part of the agent's user data, which a claim puts in place of the warm VM's. */
+  sessionUserData: (sessionId: string) => string;
   networkPolicies: LabNetworkPolicies;
   audit: AuditLog;
   now: () => Date;

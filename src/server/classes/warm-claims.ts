@@ -1,7 +1,13 @@
 // A launch takes a warm VM of its lab: one patch makes it the student's session (owner, section,
-// expiry, the claim time as its start), then the agent trades the warm key for the session's. The patch tests
-// that the VM is still warm, so of two launches (or a launch and the pool's clean-up) on any replicas
-// exactly one gets it; the other moves on to the next VM.
+// expiry, the claim time as its start), its user data is replaced by the session's, then the agent
+// trades the warm key for the session's. The patch tests that the VM is still warm, so of two launches
+// (or a launch and the pool's clean-up) on any replicas exactly one gets it; the other moves on to
+// the next VM.
+//
+// The user data goes first: every VMI KubeVirt creates for the VM from then on (a restart, a guest's
+// poweroff under runStrategy Always, an eviction, a crashed launcher) boots from a fresh disk with
+// what the Secret holds, so it must hold the session's key before the running guest is given it. A
+// guest that booted again in between still has the warm key, and refuses to be claimed with it.
 import { randomInt } from "node:crypto";
 import type { Me, Session } from "../../common/api.ts";
 import type { Lab } from "../../common/lab.ts";
@@ -9,6 +15,7 @@ import type { AgentClient } from "../grading/agent-client.ts";
 import type { ClusterClient, JsonPatchOperation } from "../kube/client.ts";
 import { launchSectionOf } from "../access/sections.ts";
 import { KubeStatusError } from "../kube/errors.ts";
+import { buildSessionObjects, ownedByVm } from "../sessions/vm-manifest.ts";
 import {
   annotationKeys,
   labelKeys,
@@ -25,9 +32,14 @@ const agentClaimTimeoutMs = 5_000;
 const waitForReadsMs = 2_000;
 
 export interface WarmClaimsDeps {
-  cluster: Pick<ClusterClient, "patchVirtualMachine" | "deleteVirtualMachine">;
+  cluster: Pick<
+    ClusterClient,
+    "namespace" | "patchVirtualMachine" | "deleteVirtualMachine" | "createSecret" | "deleteSecret"
+  >;
   source: SessionSource;
   agents: Pick<AgentClient, "claim">;
+  /** The grading agent's part of a session's user data, with the session's key (agent-delivery.ts). */
+  sessionUserData: (sessionId: string) => string;
   now: () => Date;
   log: { warn(object: object, message: string): void };
 }
@@ -65,7 +77,7 @@ export class WarmClaims {
       attempts += 1;
       this.taking.add(warm.name);
       try {
-        const session = await this.claimOne(warm, user, expiresAt);
+        const session = await this.claimOne(warm, lab, user, expiresAt);
         if (session) return session;
       } finally {
         this.taking.delete(warm.name);
@@ -74,19 +86,18 @@ export class WarmClaims {
     return undefined;
   }
 
-  private async claimOne(warm: WarmVm, user: Me, expiresAt: Date): Promise<Session | undefined> {
+  private async claimOne(warm: WarmVm, lab: Lab, user: Me, expiresAt: Date): Promise<Session | undefined> {
     const claimedAt = this.deps.now().toISOString();
     if (!(await this.take(warm, user, expiresAt, claimedAt))) return undefined;
     try {
+      await this.replaceUserData(warm, lab, user, expiresAt);
+    } catch (error) {
+      return this.giveUp(warm, error, "a claimed warm VM's user data could not be replaced");
+    }
+    try {
       await this.deps.agents.claim(warm.name, AbortSignal.timeout(agentClaimTimeoutMs));
     } catch (error) {
-      // The VM is the student's now but its agent never took their key: not a session to hand out.
-      this.deps.log.warn(
-        { err: error, vm: warm.name },
-        "a claimed warm VM's agent refused its key; VM deleted",
-      );
-      await this.deps.cluster.deleteVirtualMachine(warm.name).catch(() => undefined);
-      return undefined;
+      return this.giveUp(warm, error, "a claimed warm VM's agent refused its key");
     }
     await this.deps.source.waitForVm(
       warm.name,
@@ -95,6 +106,35 @@ export class WarmClaims {
     );
     const { sessions } = await this.deps.source.snapshot();
     return sessions.find((session) => session.id === warm.name);
+  }
+
+  /**
+   * The VM is the student's now but cannot be a session they could keep: deleted, and the launch
+   * moves on (the next warm VM, or a cold one).
+   */
+  private async giveUp(warm: WarmVm, error: unknown, what: string): Promise<undefined> {
+    this.deps.log.warn({ err: error, vm: warm.name }, `${what}; VM deleted`);
+    await this.deps.cluster.deleteVirtualMachine(warm.name).catch(() => undefined);
+    return undefined;
+  }
+
+  /**
+   * The session's user data under the warm VM's Secret name, which its VM refers to: deleted and
+   * created again, since the BFF may create and delete Secrets but not change one (deploy/base).
+   */
+  private async replaceUserData(warm: WarmVm, lab: Lab, user: Me, expiresAt: Date): Promise<void> {
+    const { userDataSecret } = buildSessionObjects({
+      sessionId: warm.name,
+      lab,
+      owner: user.username,
+      section: launchSectionOf(user),
+      namespace: this.deps.cluster.namespace,
+      expiresAt,
+      agentUserData: this.deps.sessionUserData(warm.name),
+    });
+    const name = userDataSecret.metadata.name ?? "";
+    await this.deps.cluster.deleteSecret(name);
+    await this.deps.cluster.createSecret(ownedByVm(userDataSecret, warm.vm));
   }
 
   /** True when this launch, and nobody else, turned the warm VM into the student's session. */

@@ -258,14 +258,14 @@ describe("the permissions check", () => {
     expect(check.details[0]).toContain("Up to Kubernetes 1.34 a websocket attach is a GET");
   });
 
-  it("requires delete on Secrets, for admission rather than for any call of the console's", () => {
+  it("requires delete on Secrets, for a warm claim and for admission", () => {
     const deleteSecrets = requiredPermissions.find(
       (permission) =>
         "resource" in permission && permission.resource === "secrets" && permission.verb === "delete",
     );
     expect(deleteSecrets).toMatchObject({ scope: "vm-namespace" });
     expect(deleteSecrets?.why).toBe(
-      "OwnerReferencesPermissionEnforcement (on in OpenShift and CIS-hardened clusters) needs delete on a Secret to create it with an ownerReference to its VM",
+      "a warm VM's claim replaces its cloud-init with the session's, and OwnerReferencesPermissionEnforcement (on in OpenShift and CIS-hardened clusters) needs delete on a Secret to create it with an ownerReference",
     );
   });
 

@@ -190,7 +190,7 @@ describe("the doctor", () => {
     expect(permissions.fix).toContain("clusterrolebindings");
   });
 
-  it("fails when the console may create its cloud-init Secrets but not delete them, as admission requires", async () => {
+  it("fails when the console may create its cloud-init Secrets but not delete them", async () => {
     // deploy/base as it was before: the Secrets rule without delete.
     const documents = parseAllDocuments(
       readFileSync(path.join(deployBaseDir, "rbac-sessions.yaml"), "utf8"),
@@ -205,8 +205,9 @@ describe("the doctor", () => {
     const permissions = check(await doctorOn(emulator), "permissions");
     expect(permissions.status).toBe("fail");
     expect(permissions.details).toEqual([
-      "Missing: delete secrets in lab-sessions (OwnerReferencesPermissionEnforcement (on in OpenShift and " +
-        "CIS-hardened clusters) needs delete on a Secret to create it with an ownerReference to its VM).",
+      "Missing: delete secrets in lab-sessions (a warm VM's claim replaces its cloud-init with the session's, " +
+        "and OwnerReferencesPermissionEnforcement (on in OpenShift and CIS-hardened clusters) needs delete on " +
+        "a Secret to create it with an ownerReference).",
     ]);
   });
 

@@ -89,14 +89,13 @@ export const requiredPermissions: readonly Permission[] = [
   })),
   { verb: "create", group: "", resource: "secrets", scope: "vm-namespace", why: "each session's cloud-init" },
   {
-    // The BFF itself never deletes a Secret; admission asks for the verb (deploy/base/rbac-sessions.yaml).
     verb: "delete",
     group: "",
     resource: "secrets",
     scope: "vm-namespace",
     why:
-      "OwnerReferencesPermissionEnforcement (on in OpenShift and CIS-hardened clusters) needs delete on a " +
-      "Secret to create it with an ownerReference to its VM",
+      "a warm VM's claim replaces its cloud-init with the session's, and OwnerReferencesPermissionEnforcement " +
+      "(on in OpenShift and CIS-hardened clusters) needs delete on a Secret to create it with an ownerReference",
   },
   {
     verb: "list",

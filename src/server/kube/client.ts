@@ -79,6 +79,8 @@ export interface ClusterClient {
   /** With `resourceVersion`, only that version of it: a 409 when it changed since it was read. */
   deleteVirtualMachine(name: string, preconditions?: { resourceVersion: string }): Promise<unknown>;
   createSecret(secret: Secret): Promise<void>;
+  /** Deletes a Secret of the VM namespace; one that is already gone counts as deleted. */
+  deleteSecret(name: string): Promise<void>;
   /**
    * Applies a JSON patch (RFC 6902) to a session VM. Include `test` operations for what the change
    * assumes: if someone changed those fields meanwhile the API refuses it (422) and nothing changes.
@@ -233,6 +235,13 @@ export function createClusterClient(
         // The generated client's V1Secret only differs from ours in optional fields it fills itself.
         core.createNamespacedSecretWithHttpInfo({ namespace, body: secret as V1Secret }),
       );
+    },
+    async deleteSecret(name) {
+      try {
+        await send("delete", () => core.deleteNamespacedSecretWithHttpInfo({ namespace, name }));
+      } catch (error) {
+        if (!(error instanceof KubeStatusError && error.statusCode === 404)) throw error;
+      }
     },
     async patchVirtualMachine(name, operations) {
       // The generated client sends a patch body as application/json-patch+json by default.
