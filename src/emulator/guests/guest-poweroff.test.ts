@@ -34,7 +34,12 @@ async function runningVmi(): Promise<Vmi | undefined> {
 beforeAll(async () => {
   cluster = await startTestEmulator({ guests: "sandbox" });
   const vms = `/apis/kubevirt.io/v1/namespaces/${namespace}/virtualmachines`;
-  await jsonRequest(cluster.emulator, "POST", vms, vmManifest("power-vm", { userData, image: "quay.io/containerdisks/fedora:41" }));
+  await jsonRequest(
+    cluster.emulator,
+    "POST",
+    vms,
+    vmManifest("power-vm", { userData, image: "quay.io/containerdisks/fedora:41" }),
+  );
   await eventually(runningVmi, { timeoutMs: 20_000, what: "the VMI to run" });
 }, 30_000);
 
