@@ -71,6 +71,9 @@ export async function killInNamespace(init: ProcessIdentity, text: string): Prom
   return killed.length;
 }
 
+/** How long stopping every process of a guest may take before it counts as impossible. */
+const stopTimeoutMs = 10_000;
+
 /**
  * Sends SIGSTOP to every process in the pid namespace of `init`, itself included, until none runs:
  * a process forked meanwhile is caught by the next pass. Only SIGKILL ends them afterwards. Returns
@@ -79,9 +82,12 @@ export async function killInNamespace(init: ProcessIdentity, text: string): Prom
 export async function stopNamespace(init: ProcessIdentity): Promise<ProcessIdentity[]> {
   const namespace = await readlink(`/proc/${init.pid}/ns/pid`).catch(() => undefined);
   if (namespace === undefined) return [];
-  const stoppedHere: ProcessIdentity[] = [];
-  for (let pass = 0; pass < 100; pass++) {
-    let stopped = 0;
+  const stoppedHere = new Map<string, ProcessIdentity>();
+  // A stop takes effect when the kernel next schedules the process, which on a busy machine may take
+  // a while: the passes go on until nothing runs, for as long as a guest could take to get that far.
+  const deadline = Date.now() + stopTimeoutMs;
+  for (;;) {
+    let running = 0;
     for (const entry of await readdir("/proc")) {
       const pid = Number(entry);
       if (!Number.isInteger(pid)) continue;
@@ -90,16 +96,17 @@ export async function stopNamespace(init: ProcessIdentity): Promise<ProcessIdent
       const stat = await readStat(pid);
       // Stopped already, or a zombie that no signal changes.
       if (!stat || ["T", "t", "Z", "X"].includes(stat.state)) continue;
+      running++;
       try {
+        // Again for one signalled before: another guest process may have let it go on meanwhile.
         process.kill(pid, "SIGSTOP");
-        stopped++;
-        stoppedHere.push({ pid, startTime: stat.startTime });
+        stoppedHere.set(`${pid}:${stat.startTime}`, { pid, startTime: stat.startTime });
       } catch {
         // gone meanwhile
       }
     }
-    if (stopped === 0) return stoppedHere;
-    // A stop takes effect when the kernel next schedules the process: look again after that.
+    if (running === 0) return [...stoppedHere.values()];
+    if (Date.now() > deadline) break;
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
   throw new Error(`the guest's processes (pid namespace of ${init.pid}) do not stop`);
