@@ -227,6 +227,8 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
   upgrades.register("virtualmachines/portforward", portForwards.handle);
 
   let port = options.port ?? 8443;
+  // The cluster's own validating webhooks: configured, and added by the refuseWrites fault.
+  const policyWebhooks = [...config.policyWebhooks];
   const api = createApiServer({
     config,
     authenticator,
@@ -235,6 +237,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
     rest: new RestHandler({
       registry,
       watches,
+      policyWebhooks,
       ...(config.kubernetes.disableAdmissionPlugins.includes(ownerReferencesPlugin)
         ? {}
         : { ownerReferenceAuthorizer: authorizer }),
@@ -256,6 +259,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
     registry,
     guests,
     consoles,
+    policyWebhooks,
   });
   const faultApi = options.faults
     ? createFaultApi({

@@ -55,6 +55,7 @@ import { createIdleHandling, type IdleTiming } from "./idle/idle-handling.ts";
 import { registerLabRoutes } from "./labs/routes.ts";
 import { recordGrading } from "./metrics/app-metrics.ts";
 import { createOperations, type OperationsDeps } from "./operations.ts";
+import { WarmPatchRefusals } from "./classes/warm-patch-refusals.ts";
 import type { RecordingStorage } from "./recordings/recording-storage.ts";
 import { RecordingStore } from "./recordings/recording-store.ts";
 import { registerRecordingRoutes } from "./recordings/routes.ts";
@@ -207,6 +208,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const agents = createAgentClient({ connect: connectToAgent, keyFor: agentKeyFor, warmKeyFor });
   const sessionUserData = createAgentDelivery(deps.agentFile, agentKeyFor);
   const networkPolicies = new LabNetworkPolicies({ cluster: deps.cluster, labs: deps.labs, log: app.log });
+  const warmPatchRefusals = new WarmPatchRefusals({
+    counter: operations.metrics.warmPatchRefusals,
+    now: operations.now,
+    log: app.log,
+  });
   const classes = createScheduledClasses({
     repository: deps.classRepository,
     cluster: deps.cluster,
@@ -217,6 +223,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     agentFile: deps.agentFile,
     warmKeyFor,
     sessionUserData,
+    refusals: warmPatchRefusals,
     networkPolicies,
     audit: operations.audit,
     now: operations.now,
@@ -270,7 +277,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerSessionRoutes(app, { sessions, audit: operations.audit });
   registerRestartRoute(app, { cluster: deps.cluster, audit: operations.audit });
   registerBootLogRoute(app, { source: reads.source, cluster: deps.cluster });
-  operations.register({ sessions });
+  operations.register({ sessions, warmPatchRefusals });
   const findSession = async (id: string) =>
     (await reads.source.snapshot()).sessions.find((session) => session.id === id);
   const recordings =

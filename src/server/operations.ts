@@ -10,6 +10,7 @@ import { CapacityService } from "./capacity/capacity-service.ts";
 import { LaunchAdmission, type SessionQuotas } from "./capacity/launch-admission.ts";
 import { registerCapacityRoutes } from "./capacity/routes.ts";
 import { reaperLeaseName, type Coordination } from "./replicas/coordination.ts";
+import type { WarmPatchRefusals } from "./classes/warm-patch-refusals.ts";
 import { registerDoctorRoutes } from "./doctor/routes.ts";
 import { SessionExtensions } from "./expiry/extension.ts";
 import { SessionReaper } from "./expiry/reaper.ts";
@@ -44,7 +45,7 @@ export interface Operations {
   capacity: CapacityService;
   now: () => Date;
   /** Registers the routes and starts the reaper (stopped when the app closes). */
-  register(context: { sessions: SessionService }): void;
+  register(context: { sessions: SessionService; warmPatchRefusals: WarmPatchRefusals }): void;
 }
 
 export function createOperations(
@@ -94,7 +95,7 @@ export function createOperations(
     admission,
     capacity,
     now,
-    register({ sessions }) {
+    register({ sessions, warmPatchRefusals }) {
       const extensions = new SessionExtensions({ cluster, source: reads.source, sessions, labs, now });
       registerExpiryRoutes(app, {
         extensions,
@@ -107,6 +108,7 @@ export function createOperations(
         vmNamespace: cluster.namespace,
         leaseNamespace: context.coordination.leaseNamespace,
         now,
+        warmPatchRefusals: () => warmPatchRefusals.summary(),
       });
       registerAuditRoutes(app, { audit });
       registerMetricsRoute(app, { registry: metrics.registry });

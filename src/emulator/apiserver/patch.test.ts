@@ -46,19 +46,46 @@ describe("jsonPatch (RFC 6902)", () => {
         { op: "replace", path: "/spec/runStrategy", value: "Always" },
         { op: "test", path: "/spec/runStrategy", value: "Halted" },
       ]);
-    expect(attempt).toThrow(ApiError);
-    expect(attempt).toThrow(/testing value \/spec\/runStrategy failed/);
+    expect(refusal(attempt)).toEqual({
+      status: 422,
+      message: "the server rejected our request due to an error in our request",
+    });
     expect(document.spec.runStrategy).toBe("Halted");
   });
 
-  it("refuses paths that do not exist and malformed patches", () => {
-    expect(() => jsonPatch(document, [{ op: "replace", path: "/spec/missing", value: 1 }])).toThrow(
-      /missing key/,
-    );
-    expect(() => jsonPatch(document, [{ op: "remove", path: "/spec/list/5" }])).toThrow(/out of bounds/);
-    expect(() => jsonPatch(document, { op: "add" })).toThrow(/array of operations/);
-    expect(() => jsonPatch(document, [{ op: "frobnicate", path: "/a" }])).toThrow(
-      /unknown json patch operation/,
-    );
+  it("tests a missing member as null, as the API server's patch library does, but not a missing parent", () => {
+    const notDeleting = { metadata: { name: "vm" } };
+    const deleting = { metadata: { name: "vm", deletionTimestamp: "2030-01-01T00:00:00Z" } };
+    const unlessDeleting = [{ op: "test", path: "/metadata/deletionTimestamp", value: null }];
+    expect(jsonPatch(notDeleting, unlessDeleting)).toEqual(notDeleting);
+    expect(refusal(() => jsonPatch(deleting, unlessDeleting))?.status).toBe(422);
+    expect(
+      refusal(() => jsonPatch(notDeleting, [{ op: "test", path: "/status/phase", value: null }])),
+    ).toEqual({
+      status: 422,
+      message: "the server rejected our request due to an error in our request",
+    });
+  });
+
+  it("answers paths that do not exist and unknown operations with 422, a patch that is no list with 400", () => {
+    for (const patch of [
+      [{ op: "replace", path: "/spec/missing", value: 1 }],
+      [{ op: "remove", path: "/spec/list/5" }],
+      [{ op: "frobnicate", path: "/a" }],
+    ]) {
+      expect(refusal(() => jsonPatch(document, patch))?.status).toBe(422);
+    }
+    expect(refusal(() => jsonPatch(document, { op: "add" }))).toMatchObject({ status: 400 });
   });
 });
+
+/** The API error a patch is refused with: its status and message. */
+function refusal(attempt: () => unknown): { status: number; message: string } | undefined {
+  try {
+    attempt();
+  } catch (error) {
+    if (error instanceof ApiError) return { status: error.code, message: error.message };
+    throw error;
+  }
+  return undefined;
+}

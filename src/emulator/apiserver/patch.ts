@@ -13,12 +13,14 @@ export function mergePatch(target: unknown, patch: unknown): unknown {
   return result;
 }
 
-function rejected(detail: string): ApiError {
-  return new ApiError(
-    422,
-    "Invalid",
-    `the server rejected our request due to an error in our request: ${detail}`,
-  );
+/**
+ * A patch that does not apply. The API server answers every error of applying a JSON patch with
+ * NewGenericServerResponse(422, ...), whose message is this one alone: the patch library's own words
+ * are dropped (k8s.io/apiserver pkg/endpoints/handlers/patch.go applyJSPatch; apimachinery
+ * pkg/api/errors NewGenericServerResponse). `why` is for this file's readers only.
+ */
+function rejected(_why: string): ApiError {
+  return new ApiError(422, "Invalid", "the server rejected our request due to an error in our request");
 }
 
 function decodePointer(pointer: string): string[] {
@@ -110,6 +112,24 @@ function addAt(document: unknown, pointer: string, value: unknown, replace: bool
   return document;
 }
 
+/**
+ * RFC 6902's test as the API server's patch library (evanphx/json-patch v4, `test`) does it: a member
+ * that is missing, or null, equals null, so `{"op":"test","path":"/metadata/deletionTimestamp",
+ * "value":null}` holds exactly while an object is not being deleted; a missing parent fails.
+ */
+function testAt(document: unknown, pointer: string, expected: unknown): void {
+  const tokens = decodePointer(pointer);
+  const last = tokens[tokens.length - 1];
+  let actual: unknown = document;
+  if (last !== undefined) {
+    const parent = parentOf(document, tokens, pointer);
+    if (Array.isArray(parent)) actual = parent[arrayIndex(last, parent.length, false, pointer)];
+    else if (isJsonObject(parent)) actual = parent[last] ?? null;
+    else throw rejected(`test operation does not apply: is missing path: ${pointer}`);
+  }
+  if (!deepEqual(actual, expected)) throw rejected(`testing value ${pointer} failed`);
+}
+
 interface Operation {
   op: string;
   path: string;
@@ -121,7 +141,7 @@ function parseOperations(patch: unknown): Operation[] {
   if (!Array.isArray(patch)) throw badRequest("json patch must be an array of operations");
   return patch.map((operation) => {
     if (!isJsonObject(operation) || typeof operation.op !== "string" || typeof operation.path !== "string") {
-      throw badRequest('json patch operations need string fields "op" and "path"');
+      throw rejected('json patch operations need string fields "op" and "path"');
     }
     return operation as unknown as Operation;
   });
@@ -153,20 +173,11 @@ export function jsonPatch(target: unknown, patch: unknown): unknown {
         document = addAt(document, operation.path, clone(getAt(document, operation.from)), false);
         break;
       }
-      case "test": {
-        let actual: unknown;
-        try {
-          actual = getAt(document, operation.path);
-        } catch {
-          actual = undefined;
-        }
-        if (!deepEqual(actual, operation.value)) {
-          throw rejected(`testing value ${operation.path} failed: test failed`);
-        }
+      case "test":
+        testAt(document, operation.path, operation.value);
         break;
-      }
       default:
-        throw badRequest(`unknown json patch operation "${operation.op}"`);
+        throw rejected(`unexpected kind: ${operation.op}`);
     }
   }
   return document;

@@ -9,6 +9,7 @@
 // server's query parameters (selectors, limit/continue, dryRun, fieldValidation) and its error
 // replies. Writes pass schema checks and admission before the registry stores them.
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { PolicyWebhook } from "../cluster/cluster-config.ts";
 import { isJsonObject, type JsonObject, type KubeObject, type ObjectMeta } from "../cluster/objects.ts";
 import {
   apiVersionOf,
@@ -22,6 +23,7 @@ import { decodeBody, mediaType, readBody } from "../http/body.ts";
 import { negotiate, type Representation } from "../http/negotiation.ts";
 import type { ResourceRequestInfo } from "../http/request-info.ts";
 import {
+  ApiError,
   badRequest,
   invalid,
   methodNotAllowed,
@@ -45,6 +47,8 @@ export interface RestContext {
   watches: WatchHub;
   /** Asked by OwnerReferencesPermissionEnforcement; undefined when that admission plugin is off. */
   ownerReferenceAuthorizer?: Authorizer;
+  /** The cluster's own validating webhooks (cluster config `policyWebhooks`). */
+  policyWebhooks?: readonly PolicyWebhook[];
 }
 
 type FieldValidation = "Strict" | "Warn" | "Ignore";
@@ -365,6 +369,18 @@ export class RestHandler {
   private admitWriter(target: WriteTarget, object: JsonObject, old?: KubeObject): void {
     const authorizer = this.context.ownerReferenceAuthorizer;
     if (authorizer) enforceOwnerReferencePermissions(authorizer, { ...target, object, old });
+    // Validating webhooks run after the built-in admission, and a refusal is in the webhook's words.
+    const operation = old ? "UPDATE" : "CREATE";
+    const refusing = this.context.policyWebhooks?.find(
+      (webhook) => webhook.resource === target.resource.plural && webhook.operations.includes(operation),
+    );
+    if (refusing) {
+      throw new ApiError(
+        422,
+        "Invalid",
+        `admission webhook "${refusing.name}" denied the request: ${refusing.message}`,
+      );
+    }
   }
 
   private async create(

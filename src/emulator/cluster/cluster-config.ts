@@ -71,6 +71,19 @@ const guestLimitsSchema = z.object({
     .default(defaultGuestLimitSettings.memory),
 });
 
+/**
+ * A validating webhook of the cluster's own (a policy engine such as Kyverno or Gatekeeper) that
+ * refuses every write of a resource it matches: the API server answers 422 in its words.
+ */
+export const PolicyWebhookSchema = z.object({
+  name: z.string().min(1),
+  resource: z.string().regex(/^[a-z]+$/, { message: "must be a resource's plural, e.g. virtualmachines" }),
+  operations: z.array(z.enum(["CREATE", "UPDATE"])).min(1),
+  message: z.string().min(1),
+});
+
+export type PolicyWebhook = z.infer<typeof PolicyWebhookSchema>;
+
 export const ClusterConfigSchema = z
   .object({
     kubernetes: z
@@ -103,6 +116,7 @@ export const ClusterConfigSchema = z
       .default(["node01", "node02", "node03"].map((name) => nodeSchema.parse({ name }))),
     images: z.array(imageSchema).default([]),
     guestLimits: guestLimitsSchema.default({ ...defaultGuestLimitSettings }),
+    policyWebhooks: z.array(PolicyWebhookSchema).default([]),
   })
   .superRefine((config, context) => {
     const names = config.nodes.map((node) => node.name);

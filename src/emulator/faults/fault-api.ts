@@ -4,6 +4,7 @@
 // ordinary unknown path: 404).
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { TokenAuthenticator } from "../apiserver/authentication.ts";
+import { PolicyWebhookSchema } from "../cluster/cluster-config.ts";
 import type { Connections } from "../http/connections.ts";
 import { readBody } from "../http/body.ts";
 import {
@@ -92,6 +93,15 @@ export function createFaultApi(
     "cut-console": (body) => {
       const { namespace, name } = vmiOf(body);
       if (!faults.cutConsole(namespace, name)) throw missing(namespace, name, "no console connection");
+      return {};
+    },
+    "refuse-writes": (body) => {
+      const parsed = PolicyWebhookSchema.safeParse(body);
+      if (!parsed.success)
+        throw badRequest(
+          `a webhook: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`,
+        );
+      faults.refuseWrites(parsed.data);
       return {};
     },
     reset: () => {

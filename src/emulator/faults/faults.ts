@@ -2,6 +2,7 @@
 // served over HTTP by fault-api.ts when the emulator runs with `faults: true`.
 import type { Registry } from "../apiserver/registry.ts";
 import type { ObjectStore } from "../apiserver/store.ts";
+import type { PolicyWebhook } from "../cluster/cluster-config.ts";
 import type { WatchHub } from "../apiserver/watch.ts";
 import { virtualMachineInstances } from "../cluster/resources.ts";
 import type { GuestRuntime } from "../guests/guest-runtime.ts";
@@ -32,7 +33,12 @@ export interface EmulatorFaults {
   killGuestProcesses(namespace: string, name: string, text: string): Promise<number>;
   /** Cuts a VMI's console connection without a close frame (1006); false when none is open. */
   cutConsole(namespace: string, name: string): boolean;
-  /** Ends pending failures, delays and a down time. */
+  /**
+   * A validating webhook of the cluster's own starts refusing writes it matches, as a policy rolled
+   * out in the middle of a class would (cluster config `policyWebhooks` has them from the start).
+   */
+  refuseWrites(webhook: PolicyWebhook): void;
+  /** Ends pending failures, delays, a down time and the webhooks refuseWrites added. */
   reset(): void;
 }
 
@@ -44,9 +50,12 @@ export interface FaultTargets {
   registry: Registry;
   guests: GuestRuntime;
   consoles: ConsoleStreams;
+  /** The API server's list, which the cluster config started. */
+  policyWebhooks: PolicyWebhook[];
 }
 
 export function createFaults(targets: FaultTargets): EmulatorFaults {
+  const configured = [...targets.policyWebhooks];
   const vmiUid = (namespace: string, name: string) =>
     targets.registry.find(virtualMachineInstances, namespace, name)?.metadata.uid;
   return {
@@ -72,9 +81,13 @@ export function createFaults(targets: FaultTargets): EmulatorFaults {
       const uid = vmiUid(namespace, name);
       return uid !== undefined && targets.consoles.cut(uid);
     },
+    refuseWrites: (webhook) => {
+      targets.policyWebhooks.push(webhook);
+    },
     reset: () => {
       targets.requests.reset();
       targets.connections.up();
+      targets.policyWebhooks.splice(0, targets.policyWebhooks.length, ...configured);
     },
   };
 }

@@ -16,6 +16,7 @@ import type { ClassRepository } from "./repository.ts";
 import { registerClassRoutes } from "./routes.ts";
 import { claimable, WarmClaims } from "./warm-claims.ts";
 import { WarmPool, type WarmPoolSettings } from "./warm-pool.ts";
+import type { WarmPatchRefusals } from "./warm-patch-refusals.ts";
 
 export interface ScheduledClassesDeps {
   repository: ClassRepository;
@@ -29,6 +30,8 @@ export interface ScheduledClassesDeps {
   warmKeyFor: (vmName: string) => string;
   /** A session's part of the agent's user data, which a claim puts in place of the warm VM's. */
   sessionUserData: (sessionId: string) => string;
+  /** Warm-VM patches the cluster refused, not by a lost race: logged, counted, shown by the doctor. */
+  refusals: WarmPatchRefusals;
   networkPolicies: LabNetworkPolicies;
   audit: AuditLog;
   now: () => Date;

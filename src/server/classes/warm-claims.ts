@@ -14,7 +14,7 @@ import type { Lab } from "../../common/lab.ts";
 import type { AgentClient } from "../grading/agent-client.ts";
 import type { ClusterClient, JsonPatchOperation } from "../kube/client.ts";
 import { launchSectionOf } from "../access/sections.ts";
-import { KubeStatusError } from "../kube/errors.ts";
+import { isPatchNotApplied, KubeStatusError } from "../kube/errors.ts";
 import { buildSessionObjects, ownedByVm } from "../sessions/vm-manifest.ts";
 import {
   annotationKeys,
@@ -24,6 +24,7 @@ import {
   sectionLabelValue,
 } from "../sessions/labels.ts";
 import type { SessionSnapshot, SessionSource, WarmVm } from "../sessions/source.ts";
+import type { WarmPatchRefusals } from "./warm-patch-refusals.ts";
 
 /** A launch tries this many warm VMs before it starts a cold one. */
 const maxClaimAttempts = 3;
@@ -40,6 +41,7 @@ export interface WarmClaimsDeps {
   agents: Pick<AgentClient, "claim">;
   /** The grading agent's part of a session's user data, with the session's key (agent-delivery.ts). */
   sessionUserData: (sessionId: string) => string;
+  refusals: Pick<WarmPatchRefusals, "record">;
   now: () => Date;
   log: { warn(object: object, message: string): void };
 }
@@ -146,6 +148,8 @@ export class WarmClaims {
         ? []
         : [{ op: "add", path: metadataPath("labels", labelKeys.section), value: sectionLabelValue(section) }];
     const operations: JsonPatchOperation[] = [
+      // A VM on its way out keeps its labels, and may still be patched: it is nobody's session.
+      { op: "test", path: "/metadata/deletionTimestamp", value: null },
       { op: "test", path: metadataPath("labels", labelKeys.warmFor), value: warm.classId },
       { op: "remove", path: metadataPath("labels", labelKeys.warmFor) },
       { op: "add", path: metadataPath("labels", labelKeys.ownerId), value: ownerIdFor(user.username) },
@@ -167,10 +171,12 @@ export class WarmClaims {
       await this.deps.cluster.patchVirtualMachine(warm.name, operations);
       return true;
     } catch (error) {
-      // 422: the test failed, another launch was first; 404: the pool removed it meanwhile.
-      if (error instanceof KubeStatusError && (error.statusCode === 422 || error.statusCode === 404))
+      // A test failed (another launch was first, or the VM is being deleted), or it is gone already.
+      if (isPatchNotApplied(error) || (error instanceof KubeStatusError && error.statusCode === 404))
         return false;
-      throw error;
+      // Refused for another reason: this launch starts cold, and someone must hear of it.
+      this.deps.refusals.record(warm.name, "claim", error);
+      return false;
     }
   }
 }

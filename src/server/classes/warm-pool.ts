@@ -8,7 +8,7 @@ import type { CapacityService } from "../capacity/capacity-service.ts";
 import { countFits } from "../capacity/node-room.ts";
 import type { AgentClient } from "../grading/agent-client.ts";
 import type { ClusterClient } from "../kube/client.ts";
-import { KubeStatusError } from "../kube/errors.ts";
+import { isPatchNotApplied, KubeStatusError } from "../kube/errors.ts";
 import type { LabNetworkPolicies } from "../sessions/lab-network-policy.ts";
 import { annotationKeys, labelKeys, metadataPath } from "../sessions/labels.ts";
 import type { SessionSnapshot, SessionSource, WarmVm } from "../sessions/source.ts";
@@ -19,6 +19,7 @@ import { RepeatingWork } from "../replicas/repeating-work.ts";
 import { poolTarget, type PoolTiming } from "./pool-plan.ts";
 import { isReady } from "./warm-claims.ts";
 import type { ClassRecord, ClassRepository } from "./repository.ts";
+import type { WarmPatchRefusals } from "./warm-patch-refusals.ts";
 
 export interface WarmPoolSettings extends PoolTiming {
   intervalMs: number;
@@ -48,6 +49,7 @@ export interface WarmPoolDeps {
   >;
   source: SessionSource;
   labs: Lab[];
+  refusals: Pick<WarmPatchRefusals, "record">;
   capacity: Pick<CapacityService, "clusterShape" | "rooms" | "podRequestFor">;
   agents: Pick<AgentClient, "warmHealth">;
   /** The agent's part of a warm VM's user data, with the warm key. */
@@ -257,9 +259,11 @@ export class WarmPool {
       ]);
       return true;
     } catch (error) {
-      if (error instanceof KubeStatusError && (error.statusCode === 404 || error.statusCode === 422))
+      // Claimed or deleted meanwhile: nothing to mark.
+      if (isPatchNotApplied(error) || (error instanceof KubeStatusError && error.statusCode === 404))
         return false;
-      throw error;
+      this.deps.refusals.record(vm.name, "ready", error);
+      return false;
     }
   }
 }

@@ -3,7 +3,9 @@
 import type { DoctorReport, DoctorStatus } from "../../common/operations-api.ts";
 import type { ClusterFacts } from "../kube/cluster-facts.ts";
 import { ClusterUnavailableError, KubeStatusError } from "../kube/errors.ts";
+import type { WarmPatchRefusalSummary } from "../classes/warm-patch-refusals.ts";
 import { allChecks, type ClusterReadings, type Fact } from "./checks.ts";
+import { warmPatchCheck } from "./warm-patch-check.ts";
 import {
   forbiddenPermissions,
   requiredPermissions,
@@ -18,6 +20,8 @@ export async function runDoctor(
     /** Where the replicas keep their leases; undefined when coordination is off (nothing to ask). */
     leaseNamespace?: string;
     now?: () => Date;
+    /** What the running console saw of its warm VMs; the command line has no such view. */
+    warmPatchRefusals?: () => WarmPatchRefusalSummary;
   },
 ): Promise<DoctorReport> {
   const { vmNamespace, leaseNamespace } = options;
@@ -70,6 +74,7 @@ export async function runDoctor(
     forbidden,
   };
   const checks = allChecks.map((check) => check(readings));
+  if (options.warmPatchRefusals) checks.push(warmPatchCheck(options.warmPatchRefusals()));
   return {
     checkedAt: (options.now?.() ?? new Date()).toISOString(),
     status: worst(checks.map((check) => check.status)),

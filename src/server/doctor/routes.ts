@@ -2,6 +2,7 @@
 // instructors. One run at a time: a page reloaded in a hurry shares the run in flight.
 import type { FastifyInstance } from "fastify";
 import type { DoctorReport } from "../../common/operations-api.ts";
+import type { WarmPatchRefusalSummary } from "../classes/warm-patch-refusals.ts";
 import type { ClusterFacts } from "../kube/cluster-facts.ts";
 import { runDoctor } from "./doctor.ts";
 
@@ -12,6 +13,7 @@ export function registerDoctorRoutes(
     vmNamespace: string;
     leaseNamespace: string | undefined;
     now: () => Date;
+    warmPatchRefusals: () => WarmPatchRefusalSummary;
   },
 ): void {
   let running: Promise<DoctorReport> | undefined;

@@ -3,7 +3,7 @@
 // the idle pass decided. JSON patches over the VM's annotations, like an extension or a raised hand.
 import type { SessionIdle } from "../../common/api.ts";
 import type { ClusterClient, JsonPatchOperation } from "../kube/client.ts";
-import { KubeStatusError } from "../kube/errors.ts";
+import { isPatchNotApplied, KubeStatusError } from "../kube/errors.ts";
 import { annotationKeys, metadataPath } from "../sessions/labels.ts";
 
 const lastActivePath = metadataPath("annotations", annotationKeys.lastActive);
@@ -38,7 +38,7 @@ export async function patchMarks(
     await cluster.patchVirtualMachine(sessionId, operations);
     return true;
   } catch (error) {
-    if (error instanceof KubeStatusError && (error.statusCode === 404 || error.statusCode === 422))
+    if (isPatchNotApplied(error) || (error instanceof KubeStatusError && error.statusCode === 404))
       return false;
     throw error;
   }

@@ -27,6 +27,11 @@ export interface AppMetrics {
   connectionsRefused: Counter;
   /** One class wall searching the screens due (wall/wall-stream.ts), in seconds of its own time; labels: none. */
   wallSearchDuration: Histogram;
+  /**
+   * Patches on warm VMs refused for another reason than the race their test guards against (an
+   * admission webhook, say); labels: patch = "claim" | "ready".
+   */
+  warmPatchRefusals: Counter;
 }
 
 export function createAppMetrics(): AppMetrics {
@@ -64,6 +69,10 @@ export function createAppMetrics(): AppMetrics {
       "lab_console_wall_search_seconds",
       "How long one class wall took to search the screens that changed (or all, for a new search).",
       [0.001, 0.0025, 0.005, 0.01, 0.02, 0.03, 0.04, 0.05, 0.075, 0.1, 0.25],
+    ),
+    warmPatchRefusals: registry.counter(
+      "lab_console_warm_patch_refusals_total",
+      "Claims of warm VMs and their ready marks that the cluster refused, not by losing a race.",
     ),
   };
 }
