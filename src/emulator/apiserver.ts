@@ -9,8 +9,7 @@ import type { TokenAuthenticator } from "./apiserver/authentication.ts";
 import { kubernetesFeatureGates, type ClusterConfig } from "./cluster/cluster-config.ts";
 import type { GuestRuntime } from "./guests/guest-runtime.ts";
 import { changeVmState, type LifecycleAction } from "./subresources/state-change.ts";
-import { changePause, type PauseAction } from "./subresources/pause.ts";
-import type { EventRecorder } from "./controller/events.ts";
+import type { PauseAction, VmiPauses } from "./subresources/pause.ts";
 import {
   apiGroupDocument,
   apiGroupList,
@@ -54,8 +53,8 @@ export interface ApiServerParts {
   guests: GuestRuntime;
   /** host:port as clients reach the server, for /api's serverAddressByClientCIDRs. */
   serverAddress: () => string;
-  /** virt-handler's events for pause and unpause. */
-  recorder?: EventRecorder;
+  /** virt-api's pause and unpause, and virt-handler's syncs after them. */
+  pauses: VmiPauses;
 }
 
 const lifecycleActions = new Set(["start", "stop", "restart"]);
@@ -171,8 +170,7 @@ export function createApiServer(parts: ApiServerParts): {
     ) {
       if (request.method !== "PUT") throw methodNotAllowed();
       const options = await readOptionalBody(request);
-      const deps = { registry: parts.registry, guests: parts.guests, recorder: parts.recorder };
-      await changePause(deps, info.subresource as PauseAction, info.namespace, info.name, options);
+      await parts.pauses.change(info.subresource as PauseAction, info.namespace, info.name, options);
       response.writeHead(200);
       response.end();
       return;

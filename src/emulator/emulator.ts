@@ -36,6 +36,7 @@ import { EventRecorder } from "./controller/events.ts";
 import { startGarbageCollector } from "./controller/garbage-collector.ts";
 import { startNamespaceController } from "./controller/namespace-controller.ts";
 import { timingsFor, type TimingMode, type Timings } from "./cluster/timing.ts";
+import { VmiPauses } from "./subresources/pause.ts";
 import { VmController } from "./controller/vm-controller.ts";
 import { VmiLifecycle } from "./controller/vmi-lifecycle.ts";
 import { createFaultApi } from "./faults/fault-api.ts";
@@ -227,6 +228,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
   upgrades.register("virtualmachines/portforward", portForwards.handle);
 
   let port = options.port ?? 8443;
+  const pauses = new VmiPauses({ registry, guests, recorder, conditionLagMs: timings.toPausedCondition });
   // The cluster's own validating webhooks: configured, and added by the refuseWrites fault.
   const policyWebhooks = [...config.policyWebhooks];
   const api = createApiServer({
@@ -246,7 +248,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
     upgrades,
     guests,
     serverAddress: () => `${urlHost(host)}:${port}`,
-    recorder,
+    pauses,
   });
   const server = createServer({ key: tls.keyPem, cert: tls.certPem });
   const connections = new Connections(server);
@@ -279,6 +281,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
     else socket.destroy();
   });
   const stopControllers = async () => {
+    pauses.close();
     lifecycle.stop();
     vmController.stop();
     stopNamespaceController();

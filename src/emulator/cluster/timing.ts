@@ -14,6 +14,10 @@ export interface Timings {
   toStopped: number;
   /** How long one second of virt-controller's start-failure backoff lasts. */
   backoffSecond: number;
+  /** How long one second of a VMI's terminationGracePeriodSeconds lasts (a paused guest waits it out). */
+  gracePeriodSecond: number;
+  /** A pause or unpause -> virt-handler's next sync of the VMI, which shows it in the Paused condition. */
+  toPausedCondition: number;
   /**
    * VMI Running -> cloud-init's runcmd: the kernel, systemd and cloud-init's earlier stages on a real
    * guest. Each VMI gets a time in this range, always the same for the same VMI name.
@@ -30,6 +34,8 @@ export function timingsFor(mode: TimingMode, overrides: Partial<Timings> = {}): 
           toRunning: 10_000,
           toStopped: 3000,
           backoffSecond: 1000,
+          gracePeriodSecond: 1000,
+          toPausedCondition: 500,
           toRuncmd: { minMs: 30_000, maxMs: 120_000 },
         }
       : {
@@ -38,6 +44,8 @@ export function timingsFor(mode: TimingMode, overrides: Partial<Timings> = {}): 
           toRunning: 15,
           toStopped: 10,
           backoffSecond: 10,
+          gracePeriodSecond: 10,
+          toPausedCondition: 100,
           toRuncmd: { minMs: 0, maxMs: 0 },
         };
   return { ...timings, ...overrides };

@@ -544,10 +544,25 @@ export class VmiLifecycle {
     tracked.timers.clear();
     this.waitingForNode.delete(uid);
     this.waitingForSecrets.delete(uid);
-    const stopGuest = tracked.guestStarted ? this.stopGuest(tracked) : Promise.resolve();
-    void stopGuest.then(() =>
-      this.after(tracked, this.options.timings.toStopped, () => this.finishDeletion(tracked)),
-    );
+    const stop = () => {
+      const stopGuest = tracked.guestStarted ? this.stopGuest(tracked) : Promise.resolve();
+      void stopGuest.then(() =>
+        this.after(tracked, this.options.timings.toStopped, () => this.finishDeletion(tracked)),
+      );
+    };
+    // A paused guest gets the ACPI shutdown too, but cannot act on it: virt-handler kills its domain
+    // once the grace period is over (pkg/virt-launcher/virtwrap/manager.go 2158-2159,
+    // pkg/virt-handler/vm.go 1653-1740, v1.9.0).
+    if (this.options.guests.find(uid)?.paused) this.after(tracked, this.gracePeriodMs(uid), stop);
+    else stop();
+  }
+
+  /** The VMI's terminationGracePeriodSeconds, KubeVirt's default of 30 s (DefaultGracePeriodSeconds) when it names none. */
+  private gracePeriodMs(uid: string): number {
+    const tracked = this.tracked.get(uid);
+    const vmi = tracked && this.registry.find(virtualMachineInstances, tracked.namespace, tracked.name);
+    const seconds = field(vmi, "spec", "terminationGracePeriodSeconds");
+    return (typeof seconds === "number" ? seconds : 30) * this.options.timings.gracePeriodSecond;
   }
 
   private async stopGuest(tracked: Tracked): Promise<void> {

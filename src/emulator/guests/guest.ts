@@ -114,6 +114,8 @@ export interface Guest {
    * uses CPU or answers until resume(). The serial line stays attached; input waits in its pipe.
    */
   pause(): Promise<void>;
+  /** Between pause() and resume(): nothing in it runs, not even its answer to an ACPI shutdown. */
+  readonly paused: boolean;
   /** Lets every process run again (SIGCONT). */
   resume(): Promise<void>;
 }
@@ -213,6 +215,7 @@ class SandboxedGuest implements Guest {
   private readonly agent: GuestAgent;
   private readonly holdings: GuestHoldings;
   private removal: Promise<void> | undefined;
+  private isPaused = false;
 
   constructor(
     name: string,
@@ -299,10 +302,16 @@ class SandboxedGuest implements Guest {
   }
 
   async pause(): Promise<void> {
+    this.isPaused = true;
     await this.sandbox.stopAll();
   }
 
+  get paused(): boolean {
+    return this.isPaused;
+  }
+
   resume(): Promise<void> {
+    this.isPaused = false;
     return this.sandbox.continueAll();
   }
 

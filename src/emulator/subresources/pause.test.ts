@@ -38,7 +38,12 @@ async function processState(pid: number): Promise<string> {
 }
 
 beforeAll(async () => {
-  cluster = await startTestEmulator({ guests: "sandbox" });
+  // virt-handler's sync lags the domain by seconds here, and a second of a grace period is a tenth of
+  // one: both moments are there to see.
+  cluster = await startTestEmulator({
+    guests: "sandbox",
+    timings: { toPausedCondition: 3_000, gracePeriodSecond: 100 },
+  });
   await jsonRequest(cluster.emulator, "POST", vmsPath, vmManifest("paused-vm"));
   await eventually(
     async () =>
@@ -88,7 +93,11 @@ describe("pause and unpause", () => {
     const paused = await put("paused-vm", "pause", {});
     expect(paused.status).toBe(200);
     expect(await processState(pid)).toBe("T");
-    const condition = (await vmi("paused-vm"))?.status?.conditions?.find((c) => c.type === "Paused");
+    // virt-api answers once the domain is paused; the condition waits for virt-handler's next sync.
+    expect(pausedCondition(await vmi("paused-vm"))).toBeUndefined();
+    const condition = await eventually(async () => pausedCondition(await vmi("paused-vm")), {
+      what: "the Paused condition",
+    });
     expect(condition).toMatchObject({ status: "True", reason: "PausedByUser" });
     await eventually(async () => {
       const vm = await jsonRequest(cluster.emulator, "GET", `${vmsPath}/paused-vm`);
@@ -117,9 +126,44 @@ describe("pause and unpause", () => {
 
     expect((await put("paused-vm", "unpause", {})).status).toBe(200);
     expect(await processState(pid)).not.toBe("T");
-    expect((await vmi("paused-vm"))?.status?.conditions?.some((c) => c.type === "Paused")).toBe(false);
+    // Until virt-handler's sync the VMI still says paused, and port-forward still refuses.
+    expect(pausedCondition(await vmi("paused-vm"))).toBeDefined();
+    const stillRefused = await openStream(
+      cluster.emulator,
+      subresource("paused-vm", "portforward") + "/899/tcp",
+    ).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect((stillRefused as UpgradeRefused).status).toBe(409);
+    await eventually(async () => (pausedCondition(await vmi("paused-vm")) ? undefined : true), {
+      what: "the Paused condition to go",
+    });
     // What was typed while paused waited in the line and runs now.
     await quiet.waitFor("awake");
     quiet.ws.close(1000);
   });
 });
+
+describe("a paused VMI deleted", () => {
+  it("waits out its grace period, since the paused guest cannot act on the shutdown", async () => {
+    await jsonRequest(cluster.emulator, "POST", vmsPath, vmManifest("ending-vm", { runStrategy: "Once" }));
+    await eventually(async () => ((await vmi("ending-vm"))?.status?.phase === "Running" ? true : undefined), {
+      timeoutMs: 15_000,
+      what: "the VMI to run",
+    });
+    expect((await put("ending-vm", "pause", {})).status).toBe(200);
+    const deletedAt = performance.now();
+    expect((await jsonRequest(cluster.emulator, "DELETE", `${vmisPath}/ending-vm`)).status).toBe(200);
+    await eventually(async () => ((await vmi("ending-vm")) ? undefined : true), {
+      timeoutMs: 15_000,
+      what: "the VMI to go",
+    });
+    // KubeVirt's default grace period, 30 s, at this emulator's 100 ms a second.
+    expect(performance.now() - deletedAt).toBeGreaterThanOrEqual(30 * 100);
+  });
+});
+
+function pausedCondition(vmi: Vmi | undefined) {
+  return vmi?.status?.conditions?.find((c) => c.type === "Paused");
+}

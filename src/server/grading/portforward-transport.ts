@@ -14,6 +14,9 @@ export const notListeningReasons = {
     "This VM's image has no /usr/bin/python3, which the grading agent needs; ask the lab's author for an image that runs cloud-init.",
 } as const;
 
+/** A paused VM's agent cannot be reached: virt-api refuses its port-forward (docs/grading.md). */
+export const pausedReason = "Your VM is paused. Resume it on its session page, then try again.";
+
 /** The lines a session's VM printed on its serial console so far, as the cluster keeps them. */
 export type BootLogReader = (sessionId: string) => Promise<readonly string[]>;
 
@@ -22,8 +25,10 @@ export interface PortForwardTransportOptions {
   port?: number;
   /**
    * A refused connection is tried again for this long, for a check that comes a moment before the
-   * agent listens. Short: a guest still running cloud-init takes 30 to 120 s after the VM reports
-   * Running, and a grading run must not wait that long per session. Default 3 s.
+   * agent listens, or a moment after the VM was resumed (virt-api goes on refusing a VMI as paused
+   * until virt-handler's next sync clears its Paused condition). Short: a guest still running
+   * cloud-init takes 30 to 120 s after the VM reports Running, and a grading run must not wait that
+   * long per session. Default 3 s.
    */
   agentStartMs?: number;
   /** Between those tries. Default 250 ms. */
@@ -65,8 +70,11 @@ export function createPortForwardTransport(
         return await forward(sessionId, port, signal);
       } catch (error) {
         if (signal.aborted) throw error;
-        if (!isRefusedPort(error)) throw explain(sessionId, error);
-        if (Date.now() + retryEveryMs >= giveUpAt) throw await notListening(sessionId, signal);
+        const paused = isPausedVmi(error);
+        if (!paused && !isRefusedPort(error)) throw explain(sessionId, error);
+        if (Date.now() + retryEveryMs >= giveUpAt) {
+          throw paused ? new AgentUnreachableError(pausedReason) : await notListening(sessionId, signal);
+        }
         await abortableDelay(retryEveryMs, signal);
       }
     }
@@ -85,6 +93,11 @@ async function withinTime<T>(work: Promise<T>, ms: number, signal: AbortSignal):
   } finally {
     finished.abort();
   }
+}
+
+/** virt-api refuses a port-forward while the VMI has the Paused condition (portforward.go 52-58). */
+function isPausedVmi(error: unknown): boolean {
+  return error instanceof KubeStatusError && error.statusCode === 409 && /VMI is paused/.test(error.message);
 }
 
 /** virt-api dialled the VM and nothing listens on the port. */

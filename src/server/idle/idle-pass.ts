@@ -17,6 +17,11 @@ import { activityPatch, idleSince, markPatch, patchMarks } from "./idle-marks.ts
 import { RepeatingWork } from "../replicas/repeating-work.ts";
 
 export const defaultIdlePassIntervalMs = 30_000;
+/**
+ * How long after its pause a VMI may still not show the Paused condition (virt-handler's sync after
+ * virt-api's 200; sub-second as a rule) before it counts as unpaused by someone else.
+ */
+const pauseSettleMs = 2 * 60_000;
 /** Agents asked at once in a pass: a slow VM must not hold up the others for long. */
 const agentLooksAtOnce = 8;
 
@@ -88,7 +93,10 @@ export class IdlePass {
     const mark = session.idle;
     if (mark?.state === "paused") {
       // Unpaused outside Lab Console (virtctl, say): the student is back as far as anyone can tell.
-      if (!vmiPaused) await patchMarks(this.deps.cluster, session.id, activityPatch(now, true));
+      // But a pause shows on the VMI only at virt-handler's next sync after virt-api said yes: a VMI
+      // not paused yet a moment after our pause is ours still on its way.
+      const settled = now.getTime() - Date.parse(mark.endsAt) >= pauseSettleMs;
+      if (!vmiPaused && settled) await patchMarks(this.deps.cluster, session.id, activityPatch(now, true));
       return;
     }
     // Paused by someone else: not idleness, and not ours to undo.

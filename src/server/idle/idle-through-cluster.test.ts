@@ -9,7 +9,7 @@ import type { Lab } from "../../common/lab.ts";
 import { jsonRequest } from "../../emulator/testing/raw-request.ts";
 import { startTestEmulator, type TestEmulator } from "../../emulator/testing/start.ts";
 import { ConsoleTestClient, signInCookie } from "../console/testing/console-client.ts";
-import { aGradingLab } from "../grading/testing/grading-fixtures.ts";
+import { aCheck, aGradingLab } from "../grading/testing/grading-fixtures.ts";
 import { runInConsole } from "../grading/testing/guest-console.ts";
 import { annotationKeys } from "../sessions/labels.ts";
 import { eventually } from "../../common/testing/patience.ts";
@@ -23,7 +23,8 @@ import {
 
 const minute = 60_000;
 function idleLab(id: string, action: "end" | "pause"): Lab {
-  return aGradingLab([], {
+  const alive = aCheck({ id: "alive", selfCheck: true, run: "true" });
+  return aGradingLab([alive], {
     id,
     session: {
       // A day, so that the test's clock never reaches the expiry.
@@ -96,7 +97,12 @@ async function auditOf(action: string, id: string) {
 }
 
 beforeAll(async () => {
-  emulator = await startTestEmulator({ guests: "sandbox", deployRbac: true });
+  // virt-handler shows a pause or unpause on the VMI a second after virt-api said yes: five passes.
+  emulator = await startTestEmulator({
+    guests: "sandbox",
+    deployRbac: true,
+    timings: { toPausedCondition: 1_000 },
+  });
   bff = await startTestBff({
     labs: [endLab, pauseLab],
     emulator,
@@ -210,6 +216,10 @@ describe("an idle session", () => {
     expect((await carol.post(`/api/sessions/${id}/resume`)).status).toBe(404);
     const resumed = await bob.post(`/api/sessions/${id}/resume`);
     expect(resumed.status).toBe(202);
+    // At once, while the VMI still shows the pause: the agent is reached as soon as virt-api lets it.
+    const check = await bob.post(`/api/sessions/${id}/checks`);
+    expect(check.status).toBe(201);
+    expect(check.body.result).toMatchObject({ gradable: true, score: 1 });
     await eventually(
       () => vmiPaused(id),
       (yes) => !yes,
