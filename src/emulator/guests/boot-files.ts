@@ -121,13 +121,17 @@ function initScript(privileged: boolean, guestUid: number): string {
   const asGuest = shellJoin(asUser(guestUid, privileged));
   const asRoot = shellJoin(asGuestRoot(privileged));
   const status = STATUS_FD;
+  // Only a guest root the student cannot be may keep a channel to the emulator: without root, guest
+  // root is the student's own uid, and a guest cannot power itself off.
+  const keepForManager = privileged ? "" : ` ${status}>&-`;
   return `# The sandbox's first process after setup (root with every capability when the emulator runs as
-# root). fd ${status} is the emulator's boot status pipe, which no guest process may inherit but the
-# service manager, which says on it when the guest powers off (and lets nothing it starts inherit it).
-# The port relay runs outside the sandbox (port-relay.ts), out of every guest process's reach.
+# root). fd ${status} is the emulator's boot status pipe, which no guest process may inherit but, as
+# real root, the service manager, which says on it when the guest powers off (and lets nothing it
+# starts inherit it). The port relay runs outside the sandbox (port-relay.ts), out of every guest
+# process's reach.
 exec 2>&1
 echo started >&${status}
-${asRoot} ${PLUMBING_DIR}/python3 -IS ${BOOT_DIR}/${compiledName(SYSTEM_SCRIPT)} boot ${BOOT_DIR}/${PRIVATE_DIR}/boot.json </dev/null
+${asRoot} ${PLUMBING_DIR}/python3 -IS ${BOOT_DIR}/${compiledName(SYSTEM_SCRIPT)} boot ${BOOT_DIR}/${PRIVATE_DIR}/boot.json </dev/null${keepForManager}
 echo booted >&${status}
 exec ${status}>&-
 exec ${asGuest} ${PLUMBING_DIR}/sh ${BOOT_DIR}/console.sh

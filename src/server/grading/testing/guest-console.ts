@@ -20,7 +20,9 @@ export async function runInConsole(
   try {
     await new Promise<void>((resolve, reject) => {
       const fail = () =>
-        reject(new Error(`the console did not run the command in time; it printed: ${output}`));
+        reject(
+          new Error(`the console did not run ${JSON.stringify(command)} in time; it printed: ${output}`),
+        );
       signal.addEventListener("abort", fail, { once: true });
       socket.on("close", () => reject(new Error(`the console closed; it printed: ${output}`)));
       socket.on("message", (data: Buffer) => {
