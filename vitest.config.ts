@@ -4,6 +4,8 @@ export default defineConfig({
   test: {
     include: ["src/**/*.test.ts", "src/**/*.test.tsx"],
     testTimeout: 30_000,
+    // expect.poll's own default gives up after one second, which a busy machine can take for anything.
+    expect: { poll: { timeout: 10_000 } },
     hookTimeout: 60_000,
     // Integration tests start real servers and sandboxes; two cores do not gain from more workers.
     maxWorkers: 2,

@@ -50,3 +50,8 @@ export async function eventually<T>(
   }
   return last;
 }
+
+/** Options for vi.waitFor, whose own default gives up after one second. */
+export function patiently(timeoutMs = 10_000, intervalMs = 20): { timeout: number; interval: number } {
+  return { timeout: patient(timeoutMs), interval: intervalMs };
+}

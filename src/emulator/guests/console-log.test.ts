@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
+import { patiently } from "../../common/testing/patience.ts";
 import { ConsoleLog } from "./console-log.ts";
 
 describe("a guest's console log", () => {
@@ -19,7 +20,7 @@ describe("a guest's console log", () => {
     log.append(Buffer.from("first\r\n"));
     log.append(Buffer.from("second\r\n"));
     expect(log.completeLines()).toEqual([]);
-    await vi.waitFor(() => expect(log.completeLines()).toEqual(["first", "second"]), { interval: 5 });
+    await vi.waitFor(() => expect(log.completeLines()).toEqual(["first", "second"]), patiently(10_000, 5));
   });
 
   it("drops the oldest lines past its limit, never serving a line cut short", () => {

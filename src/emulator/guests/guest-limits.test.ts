@@ -2,6 +2,7 @@
 // processes, memory, CPU and disk, and as root a uid of its own that no host user has. Every
 // reproduction is bounded so that it stays harmless even if a limit were missing: the fork bomb stops
 // at 1000 processes that end by themselves within a minute, the memory and disk hogs at 512 MiB.
+import { patiently } from "../../common/testing/patience.ts";
 import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -32,7 +33,7 @@ const guests: Guest[] = [];
 async function bootedGuest(name: string, userData?: string): Promise<Guest> {
   const guest = await startGuest({ name, rootDir, limits, ...(userData === undefined ? {} : { userData }) });
   guests.push(guest);
-  await vi.waitFor(() => expect(guest.agentConnected).toBe(true), { timeout: 10_000 });
+  await vi.waitFor(() => expect(guest.agentConnected).toBe(true), patiently(10_000));
   return guest;
 }
 
@@ -44,7 +45,7 @@ async function markedProcess(guest: Guest): Promise<HostProcess> {
     const [found] = await hostProcessesRunning(`sleep\0${marker}`);
     if (!found) throw new Error(`no sleep ${marker} on the host yet`);
     return found;
-  });
+  }, patiently());
 }
 
 beforeAll(async () => {

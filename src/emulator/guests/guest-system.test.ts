@@ -2,6 +2,7 @@
 // guest root (root-owned files, packages failing without network), the emulated systemd (Type=notify,
 // restarts, a missing ExecStart) and what the student cannot do. The "agent" is a tiny Python
 // notify service standing in for the real one.
+import { patiently } from "../../common/testing/patience.ts";
 import { readdirSync, readFileSync } from "node:fs";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -242,7 +243,7 @@ describe("the emulated systemd", () => {
         );
         expect(output.trim().split("\n")).toEqual(["1", "active"]);
       },
-      { timeout: 10_000, interval: 200 },
+      patiently(10_000, 200),
     );
     const [next] = processesWithArgument("/usr/local/lib/lab-agent/lab_agent.py", "fedora-vm");
     expect(next).not.toBe(pid);

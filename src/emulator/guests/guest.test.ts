@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { patient } from "../../common/testing/patience.ts";
+import { patiently, patient } from "../../common/testing/patience.ts";
 import { mkdtemp, readFile, readdir, rm, stat, writeFile } from "node:fs/promises";
 import net from "node:net";
 import { tmpdir } from "node:os";
@@ -94,7 +94,7 @@ describe("a guest's serial console", () => {
     first.type("(sleep 0.2; echo LOST-$((6*7)); sleep 0.1; touch ~/printed) &\r");
     await first.waitFor(mainPrompt);
     first.detach();
-    await vi.waitFor(() => expect(existsSync(join(main.homeDir, "printed"))).toBe(true), { timeout: 5000 });
+    await vi.waitFor(() => expect(existsSync(join(main.homeDir, "printed"))).toBe(true), patiently(5000));
     const second = await promptOn(main);
     second.type("echo after-$((2*3))\r");
     await second.waitFor(/\rafter-6\r\n/);
@@ -106,7 +106,7 @@ describe("a guest's serial console", () => {
     const serial = await promptOn(main);
     serial.pause();
     serial.type("echo held-$((3*3)); touch ~/held\r");
-    await vi.waitFor(() => expect(existsSync(join(main.homeDir, "held"))).toBe(true), { timeout: 5000 });
+    await vi.waitFor(() => expect(existsSync(join(main.homeDir, "held"))).toBe(true), patiently(5000));
     expect(serial.text).not.toContain("held-9");
     serial.resume();
     await serial.waitFor(/\rheld-9\r\n/);
@@ -253,7 +253,7 @@ describe("a guest's isolation", () => {
 
 describe("a guest's ports", () => {
   it("reaches a server listening in the guest through connect(port)", async () => {
-    const socket = await vi.waitFor(() => main.connect(8099), { timeout: 5000, interval: 50 });
+    const socket = await vi.waitFor(() => main.connect(8099), patiently(5000, 50));
     socket.write("ping through the relay");
     const reply = await new Promise<string>((resolve) =>
       socket.once("data", (data: Buffer) => resolve(String(data))),
@@ -302,7 +302,10 @@ describe("killing a guest", () => {
     serial.type(`sleep ${marker} & echo start''ed\r`);
     await serial.waitFor(/\nstarted\r\n/);
     // The shell may print before its child has become `sleep`.
-    await vi.waitFor(async () => expect(await processesRunning(`sleep\0${marker}`)).toHaveLength(1));
+    await vi.waitFor(
+      async () => expect(await processesRunning(`sleep\0${marker}`)).toHaveLength(1),
+      patiently(),
+    );
     const agentEvents: boolean[] = [];
     other.on("agent", (connected) => agentEvents.push(connected));
 
@@ -322,7 +325,7 @@ describe("killing a guest", () => {
       rootDir,
       userData: "#cloud-config\nwrite_files: [{path: /home/student/work.txt, content: mine}]\n",
     });
-    await vi.waitFor(() => expect(guest.agentConnected).toBe(true));
+    await vi.waitFor(() => expect(guest.agentConnected).toBe(true), patiently());
     await guest.kill({ keepHome: true });
     expect(await readFile(join(guest.homeDir, "work.txt"), "utf8")).toBe("mine");
     expect(await readdir(join(guest.homeDir, ".."))).toEqual(["home"]);
@@ -331,7 +334,7 @@ describe("killing a guest", () => {
   it("ends and releases the guest even when keeping its home fails, and says so", async () => {
     const name = "lab-vm-keep-fails";
     const guest = await startGuest({ name, rootDir });
-    await vi.waitFor(() => expect(guest.agentConnected).toBe(true));
+    await vi.waitFor(() => expect(guest.agentConnected).toBe(true), patiently());
     const [launcher] = await childrenOfThisProcess(await processesRunning(name));
     const cgroups = await hostCgroupsOf(launcher ?? 0);
     const [folder = ""] = (await readdir(rootDir)).filter((entry) => entry.startsWith(`${name}-`));
@@ -355,11 +358,11 @@ describe("killing a guest", () => {
     const [launcher] = await childrenOfThisProcess(await processesRunning("lab-vm-crash"));
     expect(launcher).toBeDefined();
     process.kill(launcher ?? 0, "SIGKILL");
-    await vi.waitFor(() => expect(exits).toHaveLength(1));
+    await vi.waitFor(() => expect(exits).toHaveLength(1), patiently());
     expect(exits[0]).toMatch(/exited with SIGKILL/);
     expect(guest.agentConnected).toBe(false);
     // bwrap --die-with-parent: the sandbox does not outlive its launcher.
-    await vi.waitFor(async () => expect(await processesRunning("lab-vm-crash")).toEqual([]));
+    await vi.waitFor(async () => expect(await processesRunning("lab-vm-crash")).toEqual([]), patiently());
     await guest.kill();
     expect(existsSync(guest.homeDir)).toBe(false);
   });
@@ -377,7 +380,7 @@ describe("a guest in an unshare sandbox", () => {
       const serial = await promptOn(guest);
       serial.type("echo he''llo; hostname\r");
       await serial.waitFor(/\rhello\r\nlab-vm-unshare\r\n/);
-      const socket = await vi.waitFor(() => guest.connect(8099), { timeout: 5000, interval: 50 });
+      const socket = await vi.waitFor(() => guest.connect(8099), patiently(5000, 50));
       socket.end("over unshare");
       const reply = await new Promise<string>((resolve) =>
         socket.once("data", (data: Buffer) => resolve(String(data))),

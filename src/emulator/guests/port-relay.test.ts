@@ -2,6 +2,7 @@
 // one uid) took the relay's channel to the emulator with pidfd_getfd(2) and killed the emulator, every
 // guest with it, with one line of junk. Now the student finds no channel to take, and whatever a relay
 // gone bad sends the emulator ends at most that guest's port-forwarding, with a logged reason.
+import { patient, patiently } from "../../common/testing/patience.ts";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -55,7 +56,7 @@ describe.runIf(runsPrivileged())("a port relay gone bad", () => {
 
   async function bootedWithEcho(name: string): Promise<Guest> {
     const guest = await startGuest({ name, rootDir, userData });
-    await vi.waitFor(() => echo(guest, "up"), { timeout: 10_000, interval: 50 });
+    await vi.waitFor(() => echo(guest, "up"), patiently(10_000, 50));
     return guest;
   }
 
@@ -73,7 +74,7 @@ describe.runIf(runsPrivileged())("a port relay gone bad", () => {
     );
     [bystander, answering] = guests as [Guest, Guest];
     names.forEach((name, index) => victims.set(name, guests[index + 2] as Guest));
-  }, 30_000);
+  }, patient(30_000));
 
   afterAll(async () => {
     vi.restoreAllMocks();
@@ -88,7 +89,7 @@ describe.runIf(runsPrivileged())("a port relay gone bad", () => {
       const written = await writeAsRelay(await relayPidOf(guest), payload);
       expect(Object.keys(written).length).toBeGreaterThan(0);
 
-      await vi.waitFor(() => expect(warnedAbout(guest)).not.toEqual([]), { timeout: 5000 });
+      await vi.waitFor(() => expect(warnedAbout(guest)).not.toEqual([]), patiently(5000));
       await expect(guest.connect(8099)).rejects.toMatchObject({ code: "EIO" });
       // The guest runs on; so does every other guest, port-forwarding included.
       expect((await runInConsole(guest, "echo al''ive")).output).toBe("alive\n");
