@@ -10,6 +10,7 @@ import { mkdtemp, readdir, readFile, readlink, rm, writeFile } from "node:fs/pro
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Guest } from "../guest.ts";
+import { patient } from "../../../common/testing/patience.ts";
 import { HOST_PYTHON } from "../boot-files.ts";
 
 const program = String.raw`import ctypes, json, os, select, signal, socket, struct, sys, time
@@ -79,9 +80,9 @@ else:
     if not listeners:
         sys.exit("the relay has no listening socket")
     listener = listeners[0]
-    listener.settimeout(10)
+    listener.settimeout(float(sys.argv[3]))
     print("ready", flush=True)
-    for path in sys.argv[3:]:
+    for path in sys.argv[4:]:
         conn, _ = listener.accept()
         conn.settimeout(5)
         request = conn.recv(64)
@@ -155,10 +156,14 @@ export function answerAsRelay(
   relayPid: number,
   payloads: Buffer[],
 ): { ready: Promise<void>; done: Promise<string> } {
+  // Each connection comes when the test makes it: on a busy machine that may take a while.
+  const acceptWithinMs = patient(10_000);
   let markReady: () => void = () => undefined;
   const ready = new Promise<void>((resolve) => (markReady = resolve));
   const done = withPayloadFiles(payloads, (paths) =>
-    runHelper(["answer", String(relayPid), ...paths], (line) => line === "ready" && markReady()),
+    runHelper(["answer", String(relayPid), String(acceptWithinMs / 1000), ...paths], (line) =>
+      line === "ready" ? markReady() : undefined,
+    ),
   );
   return { ready: Promise.race([ready, done.then(() => undefined)]), done };
 }
