@@ -29,6 +29,8 @@ export type GradingItemState = z.output<typeof GradingItemState>;
 export const GradingRunItem = z.object({
   sessionId: z.string(),
   owner: z.string(),
+  /** The session's section when the run was started; null in a course without sections. */
+  section: z.nullable(z.string()),
   state: GradingItemState,
   /** Set once state is done. */
   result: z.nullable(SessionResult),

@@ -33,6 +33,7 @@ describe("the grade export", () => {
   const latest = [
     {
       runId: "run-2",
+      section: null,
       result: gradableResult({
         owner: "alice",
         labId: lab.id,
@@ -48,6 +49,7 @@ describe("the grade export", () => {
     },
     {
       runId: "run-1",
+      section: null,
       result: ungradableResult({
         owner: "bob",
         labId: lab.id,

@@ -52,6 +52,12 @@ export const gradingMigrations: readonly Migration[] = [
         CREATE INDEX run_items_by_owner ON run_items (owner);
       `),
   },
+  {
+    // Sections reach grading: a TA of some sections sees their students' items and grades only.
+    // Items recorded before have none, which only staff who act on every section see.
+    name: "the section of each run item's session",
+    up: (db) => db.exec("ALTER TABLE run_items ADD COLUMN section TEXT"),
+  },
 ];
 
 export function openGradingDatabase(dataDir: string, options: { busyTimeoutMs?: number } = {}): Database {

@@ -43,6 +43,7 @@ interface ItemRow {
   run_id: string;
   session_id: string;
   owner: string;
+  section: string | null;
   status: "pending" | "done";
   result: unknown;
 }
@@ -53,7 +54,7 @@ const selectRuns = `
     (count(*) FILTER (WHERE NOT i.gradable))::int AS ungradable
   FROM grading_runs r LEFT JOIN run_items i ON i.run_id = r.id`;
 
-const selectItems = `SELECT run_id, session_id, owner, status, result FROM run_items`;
+const selectItems = `SELECT run_id, session_id, owner, section, status, result FROM run_items`;
 
 export class PostgresGradingRepository implements GradingRepository {
   constructor(private readonly db: PostgresDatabase) {}
@@ -90,10 +91,15 @@ export class PostgresGradingRepository implements GradingRepository {
       );
       // One statement for all items, however many sessions the run grades.
       await client.query(
-        `INSERT INTO run_items (run_id, session_id, position, owner, status)
-         SELECT $1, item.session_id, item.position - 1, item.owner, 'pending'
-         FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS item (session_id, owner, position)`,
-        [run.id, run.items.map((item) => item.sessionId), run.items.map((item) => item.owner)],
+        `INSERT INTO run_items (run_id, session_id, position, owner, section, status)
+         SELECT $1, item.session_id, item.position - 1, item.owner, item.section, 'pending'
+         FROM unnest($2::text[], $3::text[], $4::text[]) WITH ORDINALITY AS item (session_id, owner, section, position)`,
+        [
+          run.id,
+          run.items.map((item) => item.sessionId),
+          run.items.map((item) => item.owner),
+          run.items.map((item) => item.section ?? null),
+        ],
       );
       return requireRun(client, run.id);
     });
@@ -170,14 +176,14 @@ export class PostgresGradingRepository implements GradingRepository {
 
   async latestResults(labId: string): Promise<LatestResult[]> {
     // COLLATE "C": owners in byte order whatever the database's locale, as SQLite orders them.
-    const rows = await this.db.query<{ run_id: string; result: unknown }>(
-      `SELECT DISTINCT ON (i.owner COLLATE "C") i.run_id, i.result
+    const rows = await this.db.query<{ run_id: string; section: string | null; result: unknown }>(
+      `SELECT DISTINCT ON (i.owner COLLATE "C") i.run_id, i.section, i.result
        FROM run_items i JOIN grading_runs r ON r.id = i.run_id
        WHERE r.lab_id = $1 AND i.status = 'done'
        ORDER BY i.owner COLLATE "C", i.gradable DESC, i.graded_at DESC, r.created_at DESC, r.seq DESC`,
       [labId],
     );
-    return rows.map((row) => ({ runId: row.run_id, result: parseResult(row.result) }));
+    return rows.map((row) => ({ runId: row.run_id, section: row.section, result: parseResult(row.result) }));
   }
 
   async close(): Promise<void> {
@@ -243,6 +249,7 @@ function toItem(row: ItemRow): RunItemRecord {
     runId: row.run_id,
     sessionId: row.session_id,
     owner: row.owner,
+    section: row.section,
     status: row.status,
     result: row.result === null ? null : parseResult(row.result),
   };

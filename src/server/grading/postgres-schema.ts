@@ -51,5 +51,9 @@ export const postgresGradingSchema: PostgresSchema = {
         CREATE INDEX run_items_by_owner ON run_items (owner);
       `,
     },
+    {
+      name: "the section of each run item's session",
+      sql: "ALTER TABLE run_items ADD COLUMN section text",
+    },
   ],
 };

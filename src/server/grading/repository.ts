@@ -23,7 +23,7 @@ export interface NewRun {
   selectedSessionIds: string[] | null;
   rerunOf: string | null;
   /** In grading order; a session appears once. */
-  items: { sessionId: string; owner: string }[];
+  items: { sessionId: string; owner: string; section?: string | null }[];
 }
 
 export interface RunRecord extends Omit<NewRun, "items"> {
@@ -36,6 +36,8 @@ export interface RunItemRecord {
   runId: string;
   sessionId: string;
   owner: string;
+  /** The session's section when the run was started: who of the staff may see the item. */
+  section: string | null;
   status: "pending" | "done";
   result: SessionResult | null;
 }
@@ -55,6 +57,8 @@ export interface FinishRun {
 
 export interface LatestResult {
   runId: string;
+  /** The section of the session that result is of. */
+  section: string | null;
   result: SessionResult;
 }
 

@@ -54,16 +54,19 @@ export function registerGradingRoutes(
     return reply.status(201).send(run);
   });
 
+  // What a TA of some sections reads of runs and grades is their sections' (access/sections.ts).
   app.get("/api/labs/:labId/grading-runs", staff, async (request, reply) => {
+    const user = signedInUser(request);
     const { labId } = parseOrThrow(LabIdParams, request.params);
     return sendWithEtag(request, reply, undefined, async (): Promise<GradingRunList> => ({
-      items: await grading.listRuns(labId),
+      items: await grading.listRuns(labId, user),
     }));
   });
 
   app.get("/api/grading-runs/:runId", staff, async (request, reply) => {
+    const user = signedInUser(request);
     const { runId } = parseOrThrow(RunIdParams, request.params);
-    return sendWithEtag(request, reply, undefined, () => grading.getRun(runId));
+    return sendWithEtag(request, reply, undefined, () => grading.getRun(runId, user));
   });
 
   app.post("/api/grading-runs/:runId/rerun", instructor, async (request, reply) => {
@@ -80,7 +83,7 @@ export function registerGradingRoutes(
   app.get("/api/labs/:labId/grades.csv", staff, async (request, reply) => {
     const user = signedInUser(request);
     const { labId } = parseOrThrow(LabIdParams, request.params);
-    const csv = await grading.gradesCsv(labId);
+    const csv = await grading.gradesCsv(labId, user);
     await audit?.record(
       { action: "export", actor: user, labId, details: { what: "grades", format: "csv" } },
       request,
@@ -94,7 +97,7 @@ export function registerGradingRoutes(
   app.get("/api/labs/:labId/grades.json", staff, async (request, reply) => {
     const user = signedInUser(request);
     const { labId } = parseOrThrow(LabIdParams, request.params);
-    const grades = await grading.gradesJson(labId);
+    const grades = await grading.gradesJson(labId, user);
     await audit?.record(
       { action: "export", actor: user, labId, details: { what: "grades", format: "json" } },
       request,

@@ -1,10 +1,12 @@
 // Grading runs as instructors and TAs see them: starting one over a lab's sessions, re-running the
 // ones that fell short, reading runs, and exporting the grades they produced. Creating a run only
-// records it; the run worker grades it, on whichever replica holds the grading lease.
+// records it; the run worker grades it, on whichever replica holds the grading lease. Staff read only
+// what of it their sections hold (access/sections.ts): each item keeps its session's section.
 import { randomUUID } from "node:crypto";
-import type { Session } from "../../common/api.ts";
+import type { Me, Session } from "../../common/api.ts";
 import type { GradingRun, GradingRunItem, GradingRunSummary, LabGrades } from "../../common/grading-api.ts";
 import type { Lab } from "../../common/lab.ts";
+import { staffActsOn, staffSections } from "../access/sections.ts";
 import { DomainError } from "../errors/domain-error.ts";
 import { toGradesCsv, toLabGrades } from "./export.ts";
 import type { GradingLabs } from "./grading-labs.ts";
@@ -27,7 +29,7 @@ export interface GradingRunsDeps {
 
 /** What a new run grades, and why these sessions. */
 type RunPlan = Pick<RunRecord, "selectedSessionIds" | "rerunOf"> & {
-  items: { sessionId: string; owner: string }[];
+  items: { sessionId: string; owner: string; section: string | null }[];
 };
 
 export class GradingRuns {
@@ -71,7 +73,11 @@ export class GradingRuns {
         return {
           selectedSessionIds: sessionIds ? chosen.map((session) => session.id) : null,
           rerunOf: null,
-          items: chosen.map((session) => ({ sessionId: session.id, owner: session.owner })),
+          items: chosen.map((session) => ({
+            sessionId: session.id,
+            owner: session.owner,
+            section: session.section,
+          })),
         };
       },
       startedBy,
@@ -104,31 +110,52 @@ export class GradingRuns {
       async () => ({
         selectedSessionIds: again.map((item) => item.sessionId),
         rerunOf: runId,
-        items: again.map((item) => ({ sessionId: item.sessionId, owner: item.owner })),
+        items: again.map(({ sessionId, owner, section }) => ({ sessionId, owner, section })),
       }),
       startedBy,
     );
   }
 
-  async getRun(runId: string): Promise<GradingRun> {
+  /** The run as `viewer` may see it: a run with none of their sections' sessions does not exist for them. */
+  async getRun(runId: string, viewer: Me): Promise<GradingRun> {
     const run = await this.requireRun(runId);
     const items = await this.deps.repository.listRunItems(runId);
+    if (staffSections(viewer) === "any") return this.runView(run, items);
+    const visible = items.filter((item) => staffActsOn(viewer, item.section));
+    if (visible.length === 0) throw runNotFound(runId);
+    return this.runView({ ...run, counts: countsOf(visible) }, visible);
+  }
+
+  /** Newest first; for staff of some sections, the runs that graded any of theirs, counted over those. */
+  async listRuns(labId: string, viewer: Me): Promise<GradingRunSummary[]> {
+    const runs = await this.deps.repository.listRuns({ labId });
+    if (staffSections(viewer) === "any") return runs.map((run) => summarize(run));
+    const summaries: GradingRunSummary[] = [];
+    for (const run of runs) {
+      const items = await this.deps.repository.listRunItems(run.id);
+      const visible = items.filter((item) => staffActsOn(viewer, item.section));
+      if (visible.length > 0) summaries.push(summarize({ ...run, counts: countsOf(visible) }));
+    }
+    return summaries;
+  }
+
+  async gradesJson(labId: string, viewer: Me): Promise<LabGrades> {
+    const lab = this.deps.labs.require(labId);
+    return toLabGrades(lab, await this.latestVisibleTo(lab, viewer), this.deps.now().toISOString());
+  }
+
+  async gradesCsv(labId: string, viewer: Me): Promise<string> {
+    const lab = this.deps.labs.require(labId);
+    return toGradesCsv(lab, await this.latestVisibleTo(lab, viewer));
+  }
+
+  private async latestVisibleTo(lab: Lab, viewer: Me) {
+    const latest = await this.deps.repository.latestResults(lab.id);
+    return latest.filter((row) => staffActsOn(viewer, row.section));
+  }
+
+  private runView(run: RunRecord, items: RunItemRecord[]): GradingRun {
     return { ...summarize(run), items: items.map((item) => this.itemView(item)) };
-  }
-
-  /** Newest first. */
-  async listRuns(labId: string): Promise<GradingRunSummary[]> {
-    return (await this.deps.repository.listRuns({ labId })).map((run) => summarize(run));
-  }
-
-  async gradesJson(labId: string): Promise<LabGrades> {
-    const lab = this.deps.labs.require(labId);
-    return toLabGrades(lab, await this.deps.repository.latestResults(lab.id), this.deps.now().toISOString());
-  }
-
-  async gradesCsv(labId: string): Promise<string> {
-    const lab = this.deps.labs.require(labId);
-    return toGradesCsv(lab, await this.deps.repository.latestResults(lab.id));
   }
 
   /** Records the planned run, unless the lab has one going, and hands it to the worker. */
@@ -153,7 +180,7 @@ export class GradingRuns {
         ...(await plan()),
       });
       if (this.deps.gradesHere?.() ?? true) this.deps.worker.launch(run.id, lab, "new");
-      return await this.getRun(run.id);
+      return this.runView(run, await this.deps.repository.listRunItems(run.id));
     } finally {
       this.starting.delete(lab.id);
     }
@@ -166,18 +193,33 @@ export class GradingRuns {
         : this.deps.worker.isGrading(item.runId, item.sessionId)
           ? "grading"
           : "pending";
-    return { sessionId: item.sessionId, owner: item.owner, state, result: item.result };
+    return {
+      sessionId: item.sessionId,
+      owner: item.owner,
+      section: item.section,
+      state,
+      result: item.result,
+    };
   }
 
   private async requireRun(runId: string): Promise<RunRecord> {
     const run = await this.deps.repository.getRun(runId);
-    if (!run) {
-      throw new DomainError("not_found", "run_not_found", `There is no grading run ${runId}.`, {
-        run: runId,
-      });
-    }
+    if (!run) throw runNotFound(runId);
     return run;
   }
+}
+
+function runNotFound(runId: string): DomainError {
+  return new DomainError("not_found", "run_not_found", `There is no grading run ${runId}.`, { run: runId });
+}
+
+function countsOf(items: RunItemRecord[]): RunRecord["counts"] {
+  const done = items.filter((item) => item.result !== null);
+  return {
+    total: items.length,
+    done: done.length,
+    ungradable: done.filter((item) => item.result?.gradable === false).length,
+  };
 }
 
 function summarize(run: RunRecord): GradingRunSummary {

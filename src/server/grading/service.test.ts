@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { Me } from "../../common/api.ts";
 import type { GradingRun } from "../../common/grading-api.ts";
 import { eventually } from "../../common/testing/patience.ts";
 import type { SessionResult } from "../../common/grading.ts";
@@ -20,6 +21,9 @@ import { SqliteGradingRepository } from "./sqlite-repository.ts";
 import { startFakeAgent, type CapturingServer } from "./testing/fake-agent.ts";
 import { aCheck, aGradingLab, aSession, FixedSessions } from "./testing/grading-fixtures.ts";
 import { startLoopbackAgents, type LoopbackAgents } from "./testing/loopback-agents.ts";
+
+/** Who reads runs and grades here: an instructor, who sees every section's. */
+const instructor: Me = { username: "ivan", role: "instructor", sections: [] };
 
 const alice = "linux-basics-alice001";
 const bob = "linux-basics-bob00001";
@@ -197,7 +201,7 @@ describe("self-checks", () => {
       other.exec("ROLLBACK");
       other.close();
     }
-    expect(await service.listRuns(lab.id)).toEqual([]);
+    expect(await service.listRuns(lab.id, instructor)).toEqual([]);
   });
 });
 
@@ -215,7 +219,7 @@ describe("grading runs", () => {
     expect(started.items.map((item) => item.owner)).toEqual(["alice", "bob", "carol"]);
 
     await service.settled(started.id);
-    const run = await service.getRun(started.id);
+    const run = await service.getRun(started.id, instructor);
     expect(run).toMatchObject({ status: "completed", progress: { total: 3, done: 3, ungradable: 0 } });
     expect(scores(run)).toEqual({ alice: 7, bob: 3, carol: 0 });
     const bobReport = run.items[1]?.result?.checks.find((check) => check.checkId === "report");
@@ -236,7 +240,7 @@ describe("grading runs", () => {
     const started = await service.startRun(lab.id, "ivan", [bob, dave, bob]);
     expect(started.selectedSessionIds).toEqual([bob, dave]);
     await service.settled(started.id);
-    expect(scores(await service.getRun(started.id))).toEqual({
+    expect(scores(await service.getRun(started.id, instructor))).toEqual({
       bob: 3,
       dave: "The VM failed: The image could not be pulled.",
     });
@@ -255,7 +259,7 @@ describe("grading runs", () => {
       kind: "conflict",
       message: 'No session of "Linux basics" is running, so there is nothing to grade.',
     });
-    expect(await service.listRuns(lab.id)).toEqual([]);
+    expect(await service.listRuns(lab.id, instructor)).toEqual([]);
   });
 
   it("refuses a second run of the same lab while one is going", async () => {
@@ -279,13 +283,13 @@ describe("grading runs", () => {
       (asked) => asked === 1,
       { what: "carol's check to start", timeoutMs: 15_000 },
     );
-    const during = await service.getRun(started.id);
+    const during = await service.getRun(started.id, instructor);
     expect(during.items.find((item) => item.owner === "carol")?.state).toBe("grading");
     sessions.remove(carol);
     await agents.stop(carol);
 
     await service.settled(started.id);
-    const run = await service.getRun(started.id);
+    const run = await service.getRun(started.id, instructor);
     expect(run).toMatchObject({ status: "completed", progress: { total: 3, done: 3, ungradable: 1 } });
     expect(scores(run)).toEqual({
       alice: 7,
@@ -302,10 +306,10 @@ describe("grading runs", () => {
     const rerun = await service.rerun(started.id, "ivan");
     expect(rerun).toMatchObject({ rerunOf: started.id, selectedSessionIds: [bob, carol] });
     await service.settled(rerun.id);
-    expect(scores(await service.getRun(rerun.id))).toEqual({ bob: 5, carol: 0 });
+    expect(scores(await service.getRun(rerun.id, instructor))).toEqual({ bob: 5, carol: 0 });
     expect(timesAsked(alice)).toBe(1);
 
-    const csv = await service.gradesCsv(lab.id);
+    const csv = await service.gradesCsv(lab.id, instructor);
     expect(csv.split("\r\n")).toEqual([
       "student,lab,score,max,hello-file (max 2),notes-dir (max 1),report (max 4),graded at,run id",
       `alice,linux-basics,7,7,2,1,4,2030-01-01T10:00:00.000Z,${started.id}`,
@@ -313,7 +317,7 @@ describe("grading runs", () => {
       `carol,linux-basics,0,7,0,0,0,2030-01-01T10:00:00.000Z,${rerun.id}`,
       "",
     ]);
-    const json = await service.gradesJson(lab.id);
+    const json = await service.gradesJson(lab.id, instructor);
     expect(json.students.map((student) => [student.student, student.runId])).toEqual([
       ["alice", started.id],
       ["bob", rerun.id],
@@ -342,7 +346,7 @@ describe("grading runs", () => {
       (asked) => asked === 1,
       { what: "carol's check to start", timeoutMs: 15_000 },
     );
-    const before = await first.service.getRun(started.id);
+    const before = await first.service.getRun(started.id, instructor);
     expect(before.items.map((item) => item.state)).toEqual(["done", "done", "grading"]);
 
     // The console stops: carol's answer is abandoned and her item stays pending.
@@ -352,13 +356,13 @@ describe("grading runs", () => {
     clock += 60_000;
 
     const second = startService({ concurrency: 1 });
-    const stored = await second.service.getRun(started.id);
+    const stored = await second.service.getRun(started.id, instructor);
     expect(stored.status).toBe("running");
     expect(stored.items.map((item) => item.state)).toEqual(["done", "done", "pending"]);
     await second.service.resumeRuns();
     await second.service.settled(started.id);
 
-    const after = await second.service.getRun(started.id);
+    const after = await second.service.getRun(started.id, instructor);
     expect(after).toMatchObject({ status: "completed", progress: { total: 3, done: 3, ungradable: 0 } });
     // The results recorded before the restart are the very same ones.
     expect(after.items.slice(0, 2)).toEqual(before.items.slice(0, 2));
@@ -368,7 +372,7 @@ describe("grading runs", () => {
       gradedAt: "2030-01-01T10:01:00.000Z",
     });
     expect([timesAsked(alice), timesAsked(bob), timesAsked(carol)]).toEqual([1, 1, 2]);
-    expect(await second.service.listRuns(lab.id)).toHaveLength(1);
+    expect(await second.service.listRuns(lab.id, instructor)).toHaveLength(1);
   });
 
   it("after a restart, ends a run as interrupted when a waiting session has gone", async () => {
@@ -389,11 +393,11 @@ describe("grading runs", () => {
     sessions.unavailable = new Error("caches not synced yet");
     const second = startService({ concurrency: 1 });
     await second.service.resumeRuns();
-    expect((await second.service.getRun(started.id)).status).toBe("running");
+    expect((await second.service.getRun(started.id, instructor)).status).toBe("running");
     sessions.unavailable = null;
     await second.service.settled(started.id);
 
-    const run = await second.service.getRun(started.id);
+    const run = await second.service.getRun(started.id, instructor);
     expect(run).toMatchObject({ status: "interrupted", progress: { total: 3, done: 3, ungradable: 1 } });
     expect(scores(run)).toEqual({
       alice: 7,
@@ -431,7 +435,7 @@ describe("grading runs", () => {
     expect(messages[0]).toMatch(
       /^Grading run .+: recording linux-basics-alice001 failed, trying again: .* is locked/,
     );
-    const run = await service.getRun(started.id);
+    const run = await service.getRun(started.id, instructor);
     expect(run).toMatchObject({ status: "completed", progress: { done: 1, ungradable: 0 } });
     expect(scores(run)).toEqual({ alice: 7 });
     expect(timesAsked(alice)).toBe(1);
@@ -486,7 +490,7 @@ describe("sessions whose agent cannot be believed or is not there yet", () => {
 
     const started = await service.startRun(lab.id, "ivan");
     await service.settled(started.id);
-    const run = await service.getRun(started.id);
+    const run = await service.getRun(started.id, instructor);
     expect(run).toMatchObject({ status: "completed", progress: { total: 3, done: 3, ungradable: 1 } });
     expect(scores(run)).toEqual({
       alice: 7,
@@ -496,7 +500,7 @@ describe("sessions whose agent cannot be believed or is not there yet", () => {
     });
     expect(fake.requests()).toHaveLength(2);
     // The export leaves her cells empty: no score, and certainly not 7 of 7.
-    const csv = (await service.gradesCsv(lab.id)).split("\r\n");
+    const csv = (await service.gradesCsv(lab.id, instructor)).split("\r\n");
     expect(csv[3]).toBe("carol,linux-basics,,7,,,,2030-01-01T10:00:00.000Z," + started.id);
     // A re-run picks her up again with the others short of full marks.
     const rerun = await service.rerun(started.id, "ivan");
@@ -517,7 +521,7 @@ describe("sessions whose agent cannot be believed or is not there yet", () => {
     });
     const started = await service.startRun(lab.id, "ivan");
     await service.settled(started.id);
-    const run = await service.getRun(started.id);
+    const run = await service.getRun(started.id, instructor);
     expect(run).toMatchObject({ status: "completed", progress: { total: 4, done: 4, ungradable: 1 } });
     expect(scores(run)).toEqual({ alice: 7, bob: 3, carol: 0, dave: notListeningReasons.starting });
   });
@@ -532,6 +536,8 @@ describe("sessions whose agent cannot be believed or is not there yet", () => {
     });
     const started = await service.startRun(lab.id, "ivan", [dave]);
     await service.settled(started.id);
-    expect(scores(await service.getRun(started.id))).toEqual({ dave: notListeningReasons.noPython });
+    expect(scores(await service.getRun(started.id, instructor))).toEqual({
+      dave: notListeningReasons.noPython,
+    });
   });
 });

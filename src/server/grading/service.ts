@@ -1,7 +1,7 @@
 // Grading as the routes and the app use it: one object over students' self-checks, instructors'
 // grading runs and the worker that grades them, built from one set of dependencies so callers need
 // not know how the jobs are split. It only wires and delegates; each job lives in its own module.
-import type { Session } from "../../common/api.ts";
+import type { Me, Session } from "../../common/api.ts";
 import type {
   GradingRun,
   GradingRunSummary,
@@ -81,20 +81,20 @@ export class GradingService {
     return this.runs.rerun(runId, startedBy);
   }
 
-  getRun(runId: string): Promise<GradingRun> {
-    return this.runs.getRun(runId);
+  getRun(runId: string, viewer: Me): Promise<GradingRun> {
+    return this.runs.getRun(runId, viewer);
   }
 
-  listRuns(labId: string): Promise<GradingRunSummary[]> {
-    return this.runs.listRuns(labId);
+  listRuns(labId: string, viewer: Me): Promise<GradingRunSummary[]> {
+    return this.runs.listRuns(labId, viewer);
   }
 
-  gradesJson(labId: string): Promise<LabGrades> {
-    return this.runs.gradesJson(labId);
+  gradesJson(labId: string, viewer: Me): Promise<LabGrades> {
+    return this.runs.gradesJson(labId, viewer);
   }
 
-  gradesCsv(labId: string): Promise<string> {
-    return this.runs.gradesCsv(labId);
+  gradesCsv(labId: string, viewer: Me): Promise<string> {
+    return this.runs.gradesCsv(labId, viewer);
   }
 
   resumeRuns(): Promise<void> {

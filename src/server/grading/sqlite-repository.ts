@@ -47,6 +47,7 @@ interface ItemRow {
   run_id: string;
   session_id: string;
   owner: string;
+  section: string | null;
   status: "pending" | "done";
   result: string | null;
 }
@@ -106,6 +107,7 @@ export class SqliteGradingRepository implements GradingRepository {
               run_id: run.id,
               session_id: item.sessionId,
               owner: item.owner,
+              section: item.section ?? null,
               position,
             }),
           );
@@ -177,10 +179,9 @@ export class SqliteGradingRepository implements GradingRepository {
 
   async latestResults(labId: string): Promise<LatestResult[]> {
     return this.guard(() =>
-      (this.sql.latestResults.all(labId) as { run_id: string; result: string }[]).map((row) => ({
-        runId: row.run_id,
-        result: parseResult(row.result),
-      })),
+      (this.sql.latestResults.all(labId) as { run_id: string; section: string | null; result: string }[]).map(
+        (row) => ({ runId: row.run_id, section: row.section, result: parseResult(row.result) }),
+      ),
     );
   }
 
@@ -232,8 +233,8 @@ function prepareStatements(db: Database) {
        VALUES (@id, @lab_id, @started_by, 'running', @created_at, @selected_session_ids, @rerun_of)`,
     ),
     insertItem: statement(
-      `INSERT INTO run_items (run_id, session_id, position, owner, status)
-       VALUES (@run_id, @session_id, @position, @owner, 'pending')`,
+      `INSERT INTO run_items (run_id, session_id, position, owner, section, status)
+       VALUES (@run_id, @session_id, @position, @owner, @section, 'pending')`,
     ),
     getRun: statement(`SELECT ${runColumns} WHERE r.id = ? GROUP BY r.id`),
     listRuns: statement(
@@ -242,10 +243,10 @@ function prepareStatements(db: Database) {
        GROUP BY r.id ORDER BY r.created_at DESC, r.rowid DESC`,
     ),
     listItems: statement(
-      `SELECT run_id, session_id, owner, status, result FROM run_items WHERE run_id = ? ORDER BY position`,
+      `SELECT run_id, session_id, owner, section, status, result FROM run_items WHERE run_id = ? ORDER BY position`,
     ),
     getItem: statement(
-      `SELECT run_id, session_id, owner, status, result FROM run_items WHERE run_id = ? AND session_id = ?`,
+      `SELECT run_id, session_id, owner, section, status, result FROM run_items WHERE run_id = ? AND session_id = ?`,
     ),
     // Only a pending item takes a result: this is what makes recording idempotent.
     completeItem: statement(
@@ -259,8 +260,8 @@ function prepareStatements(db: Database) {
       `UPDATE grading_runs SET status = @status, finished_at = @finished_at WHERE id = @id AND status = 'running'`,
     ),
     latestResults: statement(
-      `SELECT run_id, result FROM (
-         SELECT i.run_id, i.owner, i.result, row_number() OVER (
+      `SELECT run_id, section, result FROM (
+         SELECT i.run_id, i.owner, i.section, i.result, row_number() OVER (
            PARTITION BY i.owner ORDER BY i.gradable DESC, i.graded_at DESC, r.created_at DESC, r.rowid DESC
          ) AS rank
          FROM run_items i JOIN grading_runs r ON r.id = i.run_id
@@ -301,6 +302,7 @@ function toItem(row: ItemRow): RunItemRecord {
     runId: row.run_id,
     sessionId: row.session_id,
     owner: row.owner,
+    section: row.section,
     status: row.status,
     result: row.result === null ? null : parseResult(row.result),
   };

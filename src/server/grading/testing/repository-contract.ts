@@ -23,8 +23,9 @@ function newRun(overrides: Partial<NewRun> = {}): NewRun {
     createdAt: "2030-01-01T10:00:00.000Z",
     selectedSessionIds: null,
     rerunOf: null,
+    // alice's session is in section a; bob's course has no sections.
     items: [
-      { sessionId: "s-alice", owner: "alice" },
+      { sessionId: "s-alice", owner: "alice", section: "a" },
       { sessionId: "s-bob", owner: "bob" },
     ],
     ...overrides,
@@ -105,8 +106,22 @@ export function describeGradingRepositoryContract(
         });
         expect(await repository.getRun("run-1")).toEqual(run);
         expect(await repository.listRunItems("run-1")).toEqual([
-          { runId: "run-1", sessionId: "s-alice", owner: "alice", status: "pending", result: null },
-          { runId: "run-1", sessionId: "s-bob", owner: "bob", status: "pending", result: null },
+          {
+            runId: "run-1",
+            sessionId: "s-alice",
+            owner: "alice",
+            section: "a",
+            status: "pending",
+            result: null,
+          },
+          {
+            runId: "run-1",
+            sessionId: "s-bob",
+            owner: "bob",
+            section: null,
+            status: "pending",
+            result: null,
+          },
         ]);
         expect(await repository.getRun("run-unknown")).toBeUndefined();
       });
@@ -164,7 +179,14 @@ export function describeGradingRepositoryContract(
         const recorded = await repository.recordResult("run-1", "s-alice", first);
         expect(recorded).toEqual({
           recorded: true,
-          item: { runId: "run-1", sessionId: "s-alice", owner: "alice", status: "done", result: first },
+          item: {
+            runId: "run-1",
+            sessionId: "s-alice",
+            owner: "alice",
+            section: "a",
+            status: "done",
+            result: first,
+          },
         });
         const repeated = await repository.recordResult("run-1", "s-alice", second);
         expect(repeated).toEqual({ recorded: false, item: recorded.item });
@@ -272,7 +294,7 @@ export function describeGradingRepositoryContract(
             id: "run-1",
             createdAt: at(0),
             items: [
-              { sessionId: "s-alice", owner: "alice" },
+              { sessionId: "s-alice", owner: "alice", section: "a" },
               { sessionId: "s-bob", owner: "bob" },
               { sessionId: "s-carol", owner: "carol" },
             ],
@@ -335,11 +357,17 @@ export function describeGradingRepositoryContract(
 
         const latest = await repository.latestResults(lab);
         expect(
-          latest.map(({ runId, result }) => [result.owner, runId, result.score, result.gradable]),
+          latest.map(({ runId, section, result }) => [
+            result.owner,
+            runId,
+            section,
+            result.score,
+            result.gradable,
+          ]),
         ).toEqual([
-          ["alice", "run-1", 1, true],
-          ["bob", "run-2", 2, true],
-          ["carol", "run-1", null, false],
+          ["alice", "run-1", "a", 1, true],
+          ["bob", "run-2", null, 2, true],
+          ["carol", "run-1", null, null, false],
         ]);
       });
     });
