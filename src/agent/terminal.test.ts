@@ -96,8 +96,11 @@ describe("an agent terminal", () => {
 
   it("takes a new size as a frame, and the foreground program gets SIGWINCH", async () => {
     const shell = await Shell.open();
-    shell.line.send(Buffer.from("trap 'echo winched-$(stty size)' WINCH; sleep 30 & wait\r"));
-    await waitFor(() => shell.output.includes("sleep 30"), "the trap to be set");
+    // Ready once bash has run the trap: its echo of the typed line comes before that, from the terminal.
+    shell.line.send(
+      Buffer.from("trap 'echo winched-$(stty size)' WINCH; echo trap''-set; sleep 30 & wait\r"),
+    );
+    await waitFor(() => shell.output.includes("trap-set"), "the trap to be set");
     shell.line.resize({ cols: 132, rows: 40 });
     await waitFor(() => shell.output.includes("winched-40 132"), "the shell to hear its new size");
     expect(await shell.run("stty size")).toMatch(/^40 132/);
