@@ -118,6 +118,11 @@ export const ConsoleServerMessage = z.discriminatedUnion("type", [
     /** Who holds the keyboard (the owner unless staff took it), whether or not they are connected. */
     holder: z.string(),
   }),
+  /**
+   * Keys this viewer typed were not sent: the line to the VM is not up, and the keys typed meanwhile
+   * (held, and sent once it is) fill what the BFF holds.
+   */
+  z.object({ type: z.literal("input-refused"), reason: z.literal("not_connected") }),
   /** The console is over; the socket closes next and reconnecting will not help. */
   z.object({ type: z.literal("ended"), reason: z.string(), notice: z.optional(ConsoleNotice) }),
 ]);

@@ -56,6 +56,8 @@ export interface ConsoleLimits {
   /** Keystrokes: a burst of this many bytes, then this many per second. */
   inputBurstBytes: number;
   inputBytesPerSecond: number;
+  /** Keys typed while the line to the VM is not up, held until it is; more are refused, visibly. */
+  heldInputBytes: number;
   /** Largest frame a browser may send; larger ones close the socket (1009). */
   maxFrameBytes: number;
   /**
@@ -97,6 +99,7 @@ export const defaultConsoleLimits: ConsoleLimits = {
   lowWatermarkBytes: 1024 * 1024,
   observerMaxBehindBytes: 4 * 1024 * 1024,
   inputBurstBytes: 64 * 1024,
+  heldInputBytes: 4 * 1024,
   inputBytesPerSecond: 32 * 1024,
   maxFrameBytes: consoleMaxFrameBytes,
   controlBurst: 20,

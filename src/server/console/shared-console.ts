@@ -25,6 +25,7 @@ import type {
 import type { ConsoleRecorder } from "../recordings/recording-store.ts";
 import { GuestFits } from "./guest-fits.ts";
 import type { SetGuestSize } from "./guest-size.ts";
+import { HeldInput } from "./held-input.ts";
 import { ConsoleKeyboard } from "./keyboard.ts";
 import type { ConsoleLimits } from "./limits.ts";
 import { LogSeeding, type ConsoleLogReader, type SeededScreen } from "./log-seeding.ts";
@@ -73,6 +74,7 @@ export class SharedConsole implements ViewerEvents {
   private readonly connector: UpstreamConnector;
   private readonly keyboard: ConsoleKeyboard;
   private upstream: UpstreamLine | undefined;
+  private readonly heldInput: HeldInput;
   private lingerTimer: NodeJS.Timeout | undefined;
   private status: { state: UpstreamState; notice: Notice | null } = { state: "connecting", notice: null };
   private readonly fits: GuestFits<ConsoleViewer>;
@@ -88,6 +90,7 @@ export class SharedConsole implements ViewerEvents {
 
   constructor(private readonly deps: SharedConsoleDeps) {
     this.screenSettled = deps.readConsoleLog === undefined;
+    this.heldInput = new HeldInput(deps.limits.heldInputBytes);
     const { limits, log, sessionId } = deps;
     this.screen = new ConsoleScreen(
       {
@@ -244,8 +247,9 @@ export class SharedConsole implements ViewerEvents {
 
   input(viewer: ConsoleViewer, bytes: Buffer): void {
     if (!this.keyboard.canType(viewer.identity)) return;
-    this.upstream?.send(bytes);
     this.deps.onInput?.();
+    if (this.upstream) this.upstream.send(bytes);
+    else if (!this.heldInput.hold(bytes)) viewer.send({ type: "input-refused", reason: "not_connected" });
   }
 
   control(viewer: ConsoleViewer, message: Exclude<ConsoleClientMessage, { type: "ack" }>): void {
@@ -295,6 +299,7 @@ export class SharedConsole implements ViewerEvents {
       ended: (notice) => this.end(notice),
     });
     if (this.paused) this.upstream.pause();
+    for (const keys of this.heldInput.take()) line.send(keys);
     this.seedFromLogOnce();
     if (reconnected) this.deps.onReconnected?.();
     this.setStatus("connected", null);

@@ -19,7 +19,7 @@ export function ConsoleToolbar({
 }) {
   const { t } = useTranslation();
   const { language } = useLanguage();
-  const { status, keyboard, guestSize, viewers, keyboardNews, fitFailure } = state;
+  const { status, keyboard, guestSize, viewers, keyboardNews, fitFailure, inputRefused } = state;
   // The BFF's words are English; the browser's own lost connection is said in the page's language.
   const detail =
     status.kind === "ended" ? (
@@ -86,6 +86,11 @@ export function ConsoleToolbar({
         {fitFailure && (
           <span className="console-fit-failed" role="alert">
             {t(`console.fitFailed.${fitFailure}`)}
+          </span>
+        )}
+        {inputRefused && (
+          <span className="console-fit-failed" role="alert">
+            {t("console.inputRefused")}
           </span>
         )}
         <button

@@ -47,6 +47,11 @@ export interface ConsoleState {
   keyboardNews: KeyboardNews | null;
   /** This window's last fit could not be applied (until the guest's size changes, or the next fit). */
   fitFailure: GuestFitFailure | null;
+  /**
+   * Keys typed while the console connects are held and sent once it is; past what the BFF holds they
+   * were refused, and the page says so until the console is connected.
+   */
+  inputRefused: boolean;
 }
 
 /** The terminal as the connection needs it. */
@@ -71,6 +76,7 @@ export class ConsoleConnection {
     viewers: null,
     keyboardNews: null,
     fitFailure: null,
+    inputRefused: false,
   };
   private readonly listeners = new Set<() => void>();
   private readonly socket: ReconnectingSocket;
@@ -183,7 +189,10 @@ export class ConsoleConnection {
     switch (message.type) {
       case "status":
         this.setStatus(statusFromUpstream(message.state, message.message, message.notice ?? undefined));
-        if (message.state === "connected") this.socket.resetBackoff();
+        if (message.state === "connected") {
+          this.socket.resetBackoff();
+          if (this.state.inputRefused) this.update({ inputRefused: false });
+        }
         return;
       case "replay-begin":
         // The BFF's screen replaces ours; if it has none (it restarted), keep ours and say so.
@@ -205,6 +214,9 @@ export class ConsoleConnection {
         return;
       case "fit-failed":
         this.update({ fitFailure: message.code });
+        return;
+      case "input-refused":
+        this.update({ inputRefused: true });
         return;
       case "viewers": {
         const viewers = { viewers: message.viewers, holder: message.holder };
