@@ -778,7 +778,11 @@ def helper_write(home, text, size):
     try:
         with os.fdopen(fd, "wb", buffering=0) as file:
             os.fchmod(file.fileno(), mode)
-            helper_report({"ready": True})
+            # Made with the helper's gid (nobody's): the student's own group, as the student's would.
+            own_gid = pwd.getpwuid(os.getuid()).pw_gid
+            if os.getegid() != own_gid:
+                os.fchown(file.fileno(), -1, own_gid)
+            helper_report({"ready": size})
             left = size
             while left > 0:
                 chunk = sys.stdin.buffer.read(min(left, FILE_CHUNK_BYTES))
@@ -808,6 +812,27 @@ def file_helper(argv):
         return 1
 
 
+# What a helper may answer that the agent passes on: the student's programs cannot trace it (it runs
+# with CHECK_GID), but it is the student's all the same, so the agent believes only what could be
+# true. An error is one of these codes, with its own status and the agent's own words, built from the
+# path the agent asked for and nothing the helper says.
+HELPER_ERRORS = {
+    "invalid_path": (400, lambda path: "The path %s is not one the home folder can have." % path),
+    "outside_home": (403, lambda path: "%s leads outside the home folder (a symbolic link)." % path),
+    "no_such_file": (404, lambda path: "There is no file %s in the home folder." % path),
+    "no_such_folder": (
+        404,
+        lambda path: "There is no folder %s in the home folder." % (os.path.dirname(path) or "."),
+    ),
+    "permission_denied": (403, lambda path: "The student may not open %s." % path),
+    "not_a_file": (400, lambda path: "%s is a folder or not a regular file." % path),
+    "too_large": (413, lambda path: "%s is larger than %s, the most a file moved may be." % (path, megabytes(FILE_BYTES))),
+    "disk_full": (507, lambda path: "The VM's disk is full: %s could not be written." % path),
+    "invalid": (400, lambda path: "The upload of %s ended early." % path),
+    "file_failed": (500, lambda path: "%s could not be moved." % path),
+}
+
+
 def helper_python():
     """The unit's interpreter: the agent's own may sit where the student cannot run it (a pyenv in
     root's home, in tests)."""
@@ -819,10 +844,15 @@ class FileHelper:
 
     def __init__(self, run_as, mode, path, size=0):
         script = os.path.abspath(__file__)
+        self.path = path
+        self.size = size
+        self.home = run_as.home
         argv = [helper_python(), "-I", script, "--file-helper", mode, run_as.home, path, str(size)]
         options = {}
         if run_as.switch:
-            options.update(user=run_as.uid, group=run_as.own_gid, extra_groups=run_as.groups)
+            # As a check runs: the student's uid, but nobody's gid, with the student's own groups as
+            # supplementary ones, so the student's programs cannot ptrace it or open its pipes.
+            options.update(user=run_as.uid, group=run_as.gid, extra_groups=run_as.groups)
         try:
             self.process = subprocess.Popen(
                 argv,
@@ -837,19 +867,37 @@ class FileHelper:
         except (OSError, subprocess.SubprocessError) as error:
             raise HttpError(500, "file_failed", "Cannot start the file transfer: %s" % error)
 
-    def answer(self):
-        """Its next line; an error line is raised as the HttpError it describes."""
+    def answer(self, field):
+        """Its next line's `field`, a whole number from 0 to FILE_BYTES; an error line is raised as
+        the HttpError its code stands for, in the agent's words."""
         line = self.process.stdout.readline(4096)
         try:
             value = json.loads(line.decode("utf-8"))
         except ValueError:
+            value = None
+        error = value.get("error") if isinstance(value, dict) else None
+        if isinstance(error, dict) and error.get("code") in HELPER_ERRORS:
+            self.close()
+            code = error["code"]
+            status, message = HELPER_ERRORS[code]
+            raise HttpError(status, code, (code == "disk_full" and self.disk_full()) or message(self.path))
+        number = value.get(field) if isinstance(value, dict) else None
+        if isinstance(number, bool) or not isinstance(number, int) or not 0 <= number <= FILE_BYTES:
             self.close()
             raise HttpError(500, "file_failed", "The file transfer stopped unexpectedly.")
-        if "error" in value:
-            self.close()
-            error = value["error"]
-            raise HttpError(error["status"], error["code"], error["message"])
-        return value
+        return number
+
+    def disk_full(self):
+        """How full the home's disk is, in the agent's own reading, when an upload does not fit."""
+        try:
+            space = os.statvfs(self.home)
+        except OSError:
+            return None
+        free = space.f_bavail * space.f_frsize
+        if self.size <= free:
+            return None
+        sizes = (self.path, megabytes(self.size), megabytes(free))
+        return "The VM's disk is full: %s needs %s, %s is free." % sizes
 
     def close(self):
         """Ends its input (an unfinished upload is then removed) and waits for it."""
@@ -880,7 +928,9 @@ class Files:
             framing = (size, FILE_CHUNK_BYTES)
             raise invalid(["Content-Length does not match %d bytes in frames of %d." % framing])
         helper = FileHelper(resolve_run_as(self.config), "write", path, size)
-        helper.answer()  # ready: the path is good and the disk has room
+        if helper.answer("ready") != size:  # the path is good and the disk has room
+            helper.close()
+            raise HttpError(500, "file_failed", "The file transfer stopped unexpectedly.")
         # Once the helper stopped (a full disk), the rest of the body is still read, and dropped, so
         # that the BFF, still sending, reads the answer instead of a reset connection.
         helper_stopped = False
@@ -899,14 +949,16 @@ class Files:
             helper.process.stdin.close()
         except OSError:
             pass
-        helper.answer()
+        if helper.answer("bytes") != size:
+            helper.close()
+            raise HttpError(500, "file_failed", "The file transfer stopped unexpectedly.")
         helper.close()
         return {"path": path, "bytes": size}
 
     def download(self, request):
         path = "/".join(parse_file_path(request.query("path")))
         helper = FileHelper(resolve_run_as(self.config), "read", path)
-        size = helper.answer()["size"]
+        size = helper.answer("size")
         try:
             request.send_frames(size, helper.process.stdout)
         finally:

@@ -6,7 +6,12 @@
 import { request as httpRequest, type ClientRequest, type IncomingMessage } from "node:http";
 import type { Socket } from "node:net";
 import { pipeline, type Duplex, type Readable } from "node:stream";
-import { filesAgentVersion, type FileErrorCode, type UploadedFile } from "../../common/files-api.ts";
+import {
+  fileLimits,
+  filesAgentVersion,
+  type FileErrorCode,
+  type UploadedFile,
+} from "../../common/files-api.ts";
 import { AgentErrorBody } from "../../common/grading.ts";
 import {
   AgentUnreachableError,
@@ -145,6 +150,12 @@ export function createAgentFiles(options: AgentFilesOptions): AgentFiles {
         if (!verifyStreamAnswer(key, signed.nonce, 200, size, agentMacOf(answer))) {
           answer.destroy();
           throw new AgentUnverifiedError(unverifiedReasons.unproven, 200);
+        }
+        // Signed, but the size is what the student's file helper told the agent: no more than any
+        // download may be, whatever it says.
+        if (size > fileLimits.maxBytes) {
+          answer.destroy();
+          throw new AgentUnreachableError("The VM's agent announced a file larger than any download may be.");
         }
         const body = new VerifyFrames(key, signed.nonce, size);
         pipeline(answer, body, () => undefined);

@@ -254,4 +254,29 @@ describe("files in and out of the student's home", () => {
     expect(forged.status).toBe(403);
     expect((await download("alice", "notes.txt")).data.equals(data)).toBe(true);
   });
+
+  it("moves a TA's download with a helper the student's own programs cannot trace", async () => {
+    // 30 MiB, read by nobody: the helper serving it waits, blocked, until the download is let go.
+    await inGuest("head -c 30M /dev/zero > ~/big.bin");
+    const held = request(filesUrl("big.bin"), { headers: { cookie: cookieOf("tara") } });
+    const answered = new Promise<number>((resolve) =>
+      held.once("response", (res) => resolve(res.statusCode ?? 0)),
+    );
+    held.end();
+    expect(await answered).toBe(200);
+    try {
+      // As the student, in the guest: PTRACE_ATTACH (16) on the helper, as the security review did.
+      const tried = await inGuest(
+        "pid=$(pgrep -f -- '--file-helper read' | head -1); grep ^Gid /proc/$pid/status; " +
+          `python3 -c 'import ctypes, sys; libc = ctypes.CDLL(None, use_errno=True); ` +
+          `print("attach", libc.ptrace(16, int(sys.argv[1]), 0, 0), ctypes.get_errno())' $pid`,
+      );
+      // Nobody's gid (65534) as its own; ptrace refused: EPERM (1).
+      expect(tried).toMatch(/Gid:\s+65534\s+65534\s+65534\s+65534/);
+      expect(tried).toContain("attach -1 1");
+    } finally {
+      held.destroy();
+      await inGuest("rm -f ~/big.bin");
+    }
+  });
 });
