@@ -22,7 +22,7 @@ import {
   type ServiceAccountKubeconfig,
 } from "./apiserver/service-accounts.ts";
 import { ObjectStore } from "./apiserver/store.ts";
-import { WatchHub } from "./apiserver/watch.ts";
+import { apiServerWatchTiming, WatchHub, type WatchTiming } from "./apiserver/watch.ts";
 import {
   kubernetesFeatureGates,
   parseClusterConfig,
@@ -93,8 +93,8 @@ export interface EmulatorOptions {
   portForwardKeepAlive?: PortForwardKeepAlive;
   /** Watch events kept per kind for resuming watches (older resourceVersions get 410). */
   watchHistorySize?: number;
-  /** How often watches with allowWatchBookmarks get a BOOKMARK. */
-  bookmarkIntervalMs?: number;
+  /** Bookmarks and watch timeouts; default the API server's (a minute; 30 to 60 minutes). */
+  watchTiming?: Partial<WatchTiming>;
   /**
    * Serve everything only below this path, e.g. "/k8s/clusters/c-1", as behind Rancher's cluster
    * proxy or an API gateway that strips it; requests without it get 404. The URL and the kubeconfigs
@@ -193,7 +193,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
 
   const store = new ObjectStore(options.watchHistorySize ?? 1000);
   const registry = new Registry(store);
-  const watches = new WatchHub(store, options.bookmarkIntervalMs ?? 60_000);
+  const watches = new WatchHub(store, { ...apiServerWatchTiming, ...options.watchTiming });
   const recorder = new EventRecorder(registry);
   const stopGarbageCollector = startGarbageCollector(registry);
   const stopNamespaceController = startNamespaceController(registry);

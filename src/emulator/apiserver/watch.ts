@@ -27,6 +27,19 @@ export interface WatchRequest {
 
 type WatchEventType = EventType | "BOOKMARK" | "ERROR";
 
+export interface WatchTiming {
+  /** Between bookmarks, for watches that allow them. */
+  bookmarkIntervalMs: number;
+  /** A watch that names no timeoutSeconds ends after a random time in this range. */
+  timeout: { minMs: number; maxMs: number };
+}
+
+/** The API server's own: a bookmark a minute, and a watch ends after 30 to 60 minutes. */
+export const apiServerWatchTiming: WatchTiming = {
+  bookmarkIntervalMs: 60_000,
+  timeout: { minMs: 1_800_000, maxMs: 3_600_000 },
+};
+
 // A client that stops reading gets cut off instead of growing the emulator's memory.
 const maxBufferedBytes = 16 * 1024 * 1024;
 
@@ -41,7 +54,7 @@ class ActiveWatch {
     private readonly onClose: (watch: ActiveWatch) => void,
   ) {}
 
-  start(bookmarkIntervalMs: number): void {
+  start({ bookmarkIntervalMs, timeout }: WatchTiming): void {
     this.response.writeHead(200, {
       "Content-Type": "application/json",
       "Cache-Control": "no-cache, private",
@@ -49,8 +62,11 @@ class ActiveWatch {
     });
     this.response.flushHeaders();
     this.response.on("close", () => this.close());
-    // Without timeoutSeconds (or with 0) the API server ends a watch after a random 30 to 60 minutes.
-    const timeoutMs = (this.request.timeoutSeconds || 1800 * (1 + Math.random())) * 1000;
+    // Without timeoutSeconds (or with 0) the API server ends a watch after a random 30 to 60 minutes
+    // (--min-request-timeout, 1800 s, times one to two: k8s.io/apiserver endpoints/handlers/watch.go).
+    const timeoutMs = this.request.timeoutSeconds
+      ? this.request.timeoutSeconds * 1000
+      : timeout.minMs + Math.random() * (timeout.maxMs - timeout.minMs);
     this.timers.push(
       setTimeout(() => {
         if (this.request.allowBookmarks) this.sendBookmark();
@@ -134,7 +150,7 @@ export class WatchHub {
 
   constructor(
     private readonly store: ObjectStore,
-    private readonly bookmarkIntervalMs: number,
+    private readonly timing: WatchTiming,
   ) {
     store.subscribe((event) => {
       for (const watch of this.active) watch.deliver(event);
@@ -157,7 +173,7 @@ export class WatchHub {
     }
 
     const watch = new ActiveWatch(request, response, this.store, (closed) => this.active.delete(closed));
-    watch.start(this.bookmarkIntervalMs);
+    watch.start(this.timing);
     this.active.add(watch);
     if (tooOld) {
       const error = expired(`too old resource version: ${resourceVersion} (${this.store.currentRevision()})`);

@@ -33,6 +33,8 @@ class FakeApi {
   silentOn: "list" | "watch" | undefined;
   lists = 0;
   watches = 0;
+  /** The resourceVersion each watch asked to start from, in order. */
+  readonly watchedFrom: string[] = [];
   failLists = false;
   private resourceVersion = 1;
   private server: Server | undefined;
@@ -48,6 +50,7 @@ class FakeApi {
         response.on("close", () => this.unanswered.delete(response));
       } else if (url.searchParams.get("watch") === "true") {
         this.watches += 1;
+        this.watchedFrom.push(url.searchParams.get("resourceVersion") ?? "");
         response.writeHead(200, { "content-type": "application/json" });
         response.flushHeaders();
         this.watchers.add(response);
@@ -92,8 +95,25 @@ class FakeApi {
     for (const watcher of this.watchers) watcher.destroy();
   }
 
-  private send(event: unknown): void {
+  /** Ends every watch as the API server does at its timeout: a clean end of the stream. */
+  closeWatches(): void {
+    for (const watcher of this.watchers) watcher.end();
+  }
+
+  /** A BOOKMARK at the current resourceVersion, as sent to watches that allow them. */
+  bookmark(): string {
+    this.send({
+      type: "BOOKMARK",
+      object: { kind: "VirtualMachine", apiVersion: "kubevirt.io/v1", metadata: {} },
+    });
+    return String(this.resourceVersion);
+  }
+
+  /** Each event bumps the version and carries it, as the API server's do. */
+  private send(event: { type: string; object?: unknown }): void {
     this.resourceVersion += 1;
+    const metadata = (event.object as { metadata?: { resourceVersion?: string } } | undefined)?.metadata;
+    if (metadata) metadata.resourceVersion = String(this.resourceVersion);
     for (const watcher of this.watchers) watcher.write(JSON.stringify(event) + "\n");
   }
 
@@ -145,6 +165,8 @@ describe("ObjectCache", () => {
       log: quietLog,
       initialBackoffMs: 20,
       maxBackoffMs: 100,
+      // The fake ends watches whenever a test says: none of them is a server hanging up at once.
+      shortestHealthyWatchMs: 0,
     });
     return cache;
   }
@@ -174,6 +196,25 @@ describe("ObjectCache", () => {
     );
     expect(cache.get("b")).toBeUndefined();
     expect(api.lists).toBe(1);
+  });
+
+  it("watches again from the last version it saw when the server ends a watch, without listing", async () => {
+    const cache = await startCache();
+    cache.start();
+    await waitFor(() => api.watchers.size === 1, "watching");
+    api.put(vm("a"));
+    await waitFor(() => cache.get("a") !== undefined, "the event");
+    api.closeWatches();
+    await waitFor(() => api.watches === 2 && api.watchers.size === 1, "watching again");
+    // A bookmark moves the version on without a change: the next watch resumes from it (the stream
+    // ends after it, so the cache has read it by then).
+    const bookmarked = api.bookmark();
+    api.closeWatches();
+    await waitFor(() => api.watches === 3 && api.watchers.size === 1, "watching a third time");
+    expect(api.watchedFrom).toEqual(["1", "2", bookmarked]);
+    expect(api.lists).toBe(1);
+    expect(cache.stale).toBe(false);
+    expect(cache.restarts).toBe(2);
   });
 
   it("lists again when the watch's version has expired (410)", async () => {

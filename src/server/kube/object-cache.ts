@@ -1,14 +1,17 @@
 // One list+watch cache per kind, shared by every browser: reads never reach the cluster. The loop
-// lists, watches from the list's resourceVersion, and lists again when the watch ends or the
-// version has expired (410); errors back off exponentially. While a watch is broken the cache keeps
-// its last view and says it is stale. stop() aborts the request in flight, answered or not, so a
-// silent API server cannot hold up a shutdown.
+// lists, then watches from the list's resourceVersion, as client-go's reflector does: the API server
+// ends every watch after a random 30 to 60 minutes, and the cache watches again from the last
+// resourceVersion it saw (of an event, or of a bookmark, which the watch asks for); only a version
+// that has expired (410 Gone) or a broken watch makes it list again, errors backing off
+// exponentially. While a watch is broken the cache keeps its last view and says it is stale.
+// stop() aborts the request in flight, answered or not, so a silent API server cannot hold up a
+// shutdown.
 import type { FastifyBaseLogger } from "fastify";
 import type { ResourceList, WatchEvent, WatchableResource } from "./client.ts";
 import { KubeStatusError } from "./errors.ts";
 
 interface Named {
-  metadata?: { name?: string };
+  metadata?: { name?: string; resourceVersion?: string };
 }
 
 export interface CacheOptions {
@@ -17,13 +20,14 @@ export interface CacheOptions {
   log: Pick<FastifyBaseLogger, "warn" | "info">;
   initialBackoffMs?: number;
   maxBackoffMs?: number;
+  /**
+   * A watch the server closes sooner than this counts as a failure, so a server that hangs up at
+   * once cannot drive the loop as fast as it can. Default 1 s.
+   */
+  shortestHealthyWatchMs?: number;
 }
 
 type WatchOutcome = { kind: "closed" } | { kind: "expired" } | { kind: "failed"; error: unknown };
-
-// A watch that the server closes sooner than this is treated like a failure, so a server that
-// hangs up at once cannot drive the loop into listing as fast as it can.
-const shortestHealthyWatchMs = 1000;
 
 export class ObjectCache<T extends Named> {
   private objects = new Map<string, T>();
@@ -37,6 +41,8 @@ export class ObjectCache<T extends Named> {
   private watching = false;
   private changeCount = 0;
   private restartCount = 0;
+  /** Where a watch that ended normally resumes; undefined until listed, and after a 410 or a failure. */
+  private resourceVersion: string | undefined;
 
   constructor(
     private readonly source: WatchableResource<T>,
@@ -53,7 +59,7 @@ export class ObjectCache<T extends Named> {
     return !this.watching;
   }
 
-  /** How often the watch ended (closed, expired or failed) and the loop listed and watched again. */
+  /** How often the watch ended (closed, expired or failed) and the loop watched (or listed) again. */
   get restarts(): number {
     return this.restartCount;
   }
@@ -115,6 +121,7 @@ export class ObjectCache<T extends Named> {
       const outcome = await this.listAndWatch();
       if (!this.running) break;
       this.restartCount += 1;
+      if (outcome.kind !== "closed") this.resourceVersion = undefined;
       if (outcome.kind === "failed") {
         this.setWatching(false);
         this.options.log.warn(
@@ -130,19 +137,23 @@ export class ObjectCache<T extends Named> {
     this.setWatching(false);
   }
 
+  /** Lists first unless a watch ended normally and left a resourceVersion to resume from. */
   private async listAndWatch(): Promise<WatchOutcome> {
     const request = new AbortController();
     this.inFlight = request;
     try {
-      let list: ResourceList<T>;
-      try {
-        list = await this.source.list(request.signal);
-      } catch (error) {
-        return { kind: "failed", error };
+      if (this.resourceVersion === undefined) {
+        let list: ResourceList<T>;
+        try {
+          list = await this.source.list(request.signal);
+        } catch (error) {
+          return { kind: "failed", error };
+        }
+        if (!this.running) return { kind: "closed" };
+        this.replaceAll(list.items);
+        this.resourceVersion = list.resourceVersion;
       }
-      if (!this.running) return { kind: "closed" };
-      this.replaceAll(list.items);
-      return await this.watchFrom(list.resourceVersion, request);
+      return await this.watchFrom(this.resourceVersion, request);
     } finally {
       this.inFlight = undefined;
     }
@@ -162,13 +173,17 @@ export class ObjectCache<T extends Named> {
       const onEvent = (event: WatchEvent<T>) => {
         if (event.type === "ERROR") {
           settle(isExpired(event.error) ? { kind: "expired" } : { kind: "failed", error: event.error });
-        } else if (event.type !== "BOOKMARK") {
-          this.apply(event.type, event.object);
+          return;
         }
+        if (event.type !== "BOOKMARK") this.apply(event.type, event.object);
+        // Opaque: only ever sent back to the server as it came.
+        const seen =
+          event.type === "BOOKMARK" ? event.resourceVersion : event.object.metadata?.resourceVersion;
+        if (seen) this.resourceVersion = seen;
       };
       const onClosed = (error: unknown) => {
         if (error) settle(isExpired(error) ? { kind: "expired" } : { kind: "failed", error });
-        else if (Date.now() - startedAt < shortestHealthyWatchMs) {
+        else if (Date.now() - startedAt < (this.options.shortestHealthyWatchMs ?? 1000)) {
           settle({ kind: "failed", error: new Error("the server closed the watch at once") });
         } else settle({ kind: "closed" });
       };

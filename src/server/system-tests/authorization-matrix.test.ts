@@ -40,6 +40,11 @@ interface Call {
   body?: unknown;
   /** Each role acts on a session of its own (the request ends it). */
   ownSessionPerRole?: boolean;
+  /**
+   * Staff read only what their sections hold of it (access/sections.ts); here, of section a alone,
+   * nothing: it does not exist for a TA of another section.
+   */
+  ofSectionA?: boolean;
 }
 
 const lab = aGradingLab([aCheck({ id: "hello", run: "true", selfCheck: true })], {
@@ -72,6 +77,8 @@ const calls: Record<string, Call> = {
   "GET /api/labs/:labId/wall": { allowed: [101] },
   "POST /api/labs/:labId/grading-runs": { allowed: [201, 409] },
   "POST /api/grading-runs/:runId/rerun": { allowed: [201, 409] },
+  // The run graded bob's session alone, which is in section a.
+  "GET /api/grading-runs/:runId": { ofSectionA: true },
   // A class far ahead: the warm pool boots nothing for it while the matrix runs.
   "POST /api/classes": {
     allowed: [201],
@@ -92,7 +99,8 @@ const calls: Record<string, Call> = {
 
 type Outcome = "allowed" | 401 | 403 | 404;
 
-function expected(access: AccessRule, role: Role): Outcome {
+function expected(access: AccessRule, role: Role, call: Call): Outcome {
+  if (call.ofSectionA && role === "ta of another section") return 404;
   if (access === "public") return "allowed";
   if (access === "metrics-token" || access === "replica-forward" || role === "anonymous") return 401;
   const student = !staff.has(role);
@@ -301,7 +309,7 @@ describe("the authorization matrix", () => {
         const status = await statusOf(target, route, role);
         // A websocket's HEAD is no upgrade and answers 426 to anyone.
         const outcome: Outcome | 426 =
-          route.method === "HEAD" && declared.websocket ? 426 : expected(declared.access, role);
+          route.method === "HEAD" && declared.websocket ? 426 : expected(declared.access, role, call);
         const ok =
           outcome === "allowed"
             ? (call.allowed ?? [200]).includes(status) || (route.method === "HEAD" && status === 200)
