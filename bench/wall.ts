@@ -11,7 +11,12 @@
 // lines each between passes, searched as one wall searches them (wall-matches.ts). Exact p50/p99 of
 // a pass over all 300, and of a new search over all 300.
 //
-//   npm run bench:wall [-- --consoles 300 --seconds 10 --part both|real|in-process]
+// Walls: one TA opens 40 walls on 5 screens full of long rows and changes a costly search on each
+// every 100 ms (the second security review's attack). /api/healthz's p95 and a console's echo p95,
+// each beside its value with no wall, side by side (goal: within 2x): the BFF opens three walls a
+// person, and their searches share one person's budget.
+//
+//   npm run bench:wall [-- --consoles 300 --seconds 10 --part all|real|in-process|walls]
 //
 // The emulator and the BFF run as processes of their own (the BFF as bench:console starts it); CPU
 // is read from /proc for the BFF's process alone.
@@ -22,7 +27,7 @@ import { ConsoleServerMessage } from "../src/common/console-protocol.ts";
 import type { WallSearch } from "../src/common/wall-protocol.ts";
 import { defaultConsoleLimits } from "../src/server/console/limits.ts";
 import { ConsoleScreen } from "../src/server/console/screen.ts";
-import { signInCookie } from "../src/server/console/testing/console-client.ts";
+import { ConsoleTestClient, signInCookie } from "../src/server/console/testing/console-client.ts";
 import { openBrowserSocket } from "../src/server/testing/browser-socket.ts";
 import { WallTestClient } from "../src/server/wall/testing/wall-client.ts";
 import { WallMatches } from "../src/server/wall/wall-matches.ts";
@@ -34,7 +39,7 @@ const { values: args } = parseArgs({
   options: {
     consoles: { type: "string", default: "300" },
     seconds: { type: "string", default: "10" },
-    part: { type: "string", default: "both" },
+    part: { type: "string", default: "all" },
   },
 });
 const consoleCount = Number(args.consoles);
@@ -64,7 +69,12 @@ async function cpuSeconds(pid: number): Promise<number> {
 }
 
 /** A TA takes each console's keyboard, starts the loop and leaves: the guest goes on printing. */
-async function startBusyLoop(bffUrl: string, cookie: string, sessionId: string): Promise<void> {
+async function startBusyLoop(
+  bffUrl: string,
+  cookie: string,
+  sessionId: string,
+  command = busyLoop,
+): Promise<void> {
   const socket = openBrowserSocket(bffUrl, `/api/sessions/${sessionId}/console?mode=observe`, { cookie });
   await new Promise<void>((resolve, reject) => {
     socket.on("message", (data: Buffer, isBinary) => {
@@ -74,7 +84,7 @@ async function startBusyLoop(bffUrl: string, cookie: string, sessionId: string):
         socket.send(JSON.stringify({ type: "take-keyboard" }));
       }
       if (message.type === "keyboard" && message.canType) {
-        socket.send(Buffer.from(busyLoop), { binary: true });
+        socket.send(Buffer.from(command), { binary: true });
         resolve();
       }
       if (message.type === "ended") reject(new Error(message.reason));
@@ -312,5 +322,117 @@ async function inProcess(): Promise<void> {
   for (const screen of screens) screen.dispose();
 }
 
-if (args.part !== "in-process") await real();
-if (args.part !== "real") await inProcess();
+/** p95 of sequential GET /api/healthz answers over `seconds`, in ms. */
+async function healthzP95(bffUrl: string, seconds: number): Promise<number> {
+  const samples: number[] = [];
+  const until = Date.now() + seconds * 1000;
+  while (Date.now() < until) {
+    const started = performance.now();
+    await (await fetch(`${bffUrl}/api/healthz`)).arrayBuffer();
+    samples.push(performance.now() - started);
+  }
+  return percentile(
+    samples.sort((a, b) => a - b),
+    0.95,
+  );
+}
+
+/** p95 of a typed character's echo on a console, through the BFF, over `seconds`, in ms. */
+async function echoP95(console: ConsoleTestClient, seconds: number): Promise<number> {
+  const samples: number[] = [];
+  const until = Date.now() + seconds * 1000;
+  while (Date.now() < until) {
+    const before = console.received;
+    const started = performance.now();
+    console.type("x");
+    await console.until(() => console.received > before, "the echo");
+    samples.push(performance.now() - started);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  console.type("\x15"); // Ctrl-U: the typed x's go
+  return percentile(
+    samples.sort((a, b) => a - b),
+    0.95,
+  );
+}
+
+async function walls(): Promise<void> {
+  const screens = 5;
+  const wallCount = 40;
+  console.log(`\nStarting the emulator, ${screens + 1} VMs and the BFF for ${wallCount} walls of one TA...`);
+  const { stateDir, emulator, cluster } = await startBenchCluster("walls");
+  try {
+    const sessions = await launchRunningSessions(
+      cluster,
+      Array.from({ length: screens + 1 }, (_, index) => `student-${index}`),
+    );
+    const bff = await forkBff<BffMessage>("console-bff.ts", {
+      kubeconfigPath: emulator.kubeconfigPath,
+      env: { DATA_DIR: path.join(stateDir, "bff") },
+    });
+    try {
+      const tara = await signInCookie(bff.url, "tara");
+      const fill = `python3 -c 'print(("a" * 78 + "!\\n") * 1200)'\r`;
+      for (const id of sessions.slice(0, screens)) await startBusyLoop(bff.url, tara, id, fill);
+      const ivan = await signInCookie(bff.url, "ivan");
+      const typist = await ConsoleTestClient.connect(bff.url, sessions[screens]!, {
+        cookie: ivan,
+        mode: "observe",
+      });
+      await typist.untilLive(60_000);
+      typist.send({ type: "take-keyboard" });
+      await typist.until(() => typist.lastMessage("keyboard")?.canType === true, "the keyboard");
+
+      const phase = async () => {
+        const [healthz, echo] = await Promise.all([
+          healthzP95(bff.url, sampleSeconds),
+          echoP95(typist, sampleSeconds),
+        ]);
+        return { healthz, echo };
+      };
+      const idle = await phase();
+      const opened = await Promise.all(
+        Array.from({ length: wallCount }, () =>
+          WallTestClient.connect(bff.url, benchLab.id, { cookie: tara }),
+        ),
+      );
+      await Promise.all(
+        opened.map((wall) => wall.until(() => wall.frames > 0 || wall.closedWith !== undefined, "an answer")),
+      );
+      const live = opened.filter((wall) => wall.refused === undefined);
+      const costly = "(a|.)*".repeat(31);
+      let turn = 0;
+      const typing = setInterval(() => {
+        turn += 1;
+        for (const wall of live)
+          wall.search({ query: `${costly}${turn % 2 === 0 ? "Q" : "R"}`, regex: true, matchCase: false });
+      }, 100);
+      const attacked = await phase();
+      clearInterval(typing);
+      for (const wall of opened) wall.close();
+      typist.close();
+
+      const ratio = (during: number, before: number) => `${(during / before).toFixed(1)}x`;
+      console.log(
+        `\nOne TA opening ${wallCount} walls with a costly search changing every 100 ms, ${sampleSeconds} s each`,
+      );
+      console.log(`  walls open: ${live.length}, refused: ${opened.length - live.length} (too_many_walls)`);
+      console.log(`  ${"".padEnd(28)}${"no wall".padStart(10)}${"attacked".padStart(10)}  (goal: within 2x)`);
+      console.log(
+        `  ${"/api/healthz p95".padEnd(28)}${idle.healthz.toFixed(1).padStart(8)} ms${attacked.healthz.toFixed(1).padStart(8)} ms  ${ratio(attacked.healthz, idle.healthz)}`,
+      );
+      console.log(
+        `  ${"console echo p95".padEnd(28)}${idle.echo.toFixed(1).padStart(8)} ms${attacked.echo.toFixed(1).padStart(8)} ms  ${ratio(attacked.echo, idle.echo)}`,
+      );
+    } finally {
+      await bff.stop();
+    }
+  } finally {
+    await emulator.stop();
+    await rm(stateDir, { recursive: true, force: true });
+  }
+}
+
+if (args.part === "all" || args.part === "real") await real();
+if (args.part === "all" || args.part === "in-process") await inProcess();
+if (args.part === "all" || args.part === "walls") await walls();

@@ -78,6 +78,11 @@ export const WallServerMessage = z.discriminatedUnion("type", [
    * search or a match changed. `search` is the one they answer, so a tab ignores answers to an older one.
    */
   z.object({ type: z.literal("matches"), search: WallSearch, matches: z.array(WallMatch) }),
+  /**
+   * This wall is not opened: its person has `limit` walls open already. The socket closes next, and
+   * opening it again helps only once one of those is closed.
+   */
+  z.object({ type: z.literal("refused"), reason: z.literal("too_many_walls"), limit: z.number() }),
   /** The search could not run: `bad_pattern` for a regular expression the BFF refuses. */
   z.object({
     type: z.literal("search-refused"),

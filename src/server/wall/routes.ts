@@ -11,6 +11,7 @@ import { labNotFound } from "../errors/domain-error.ts";
 import { parseOrThrow } from "../http/errors.ts";
 import { LabIdParams } from "../http/params.ts";
 import type { SessionService } from "../sessions/service.ts";
+import { SearchBudget } from "./search-budget.ts";
 import { WallStream, type WallConsoles } from "./wall-stream.ts";
 
 export interface WallTiming {
@@ -19,6 +20,12 @@ export interface WallTiming {
   /** The session list (status, hands, scores) is re-read this often. Default 2 s. */
   listIntervalMs: number;
 }
+
+/**
+ * What one person's walls may take of the BFF: walls open at once (a TA with two screens and a spare
+ * tab), and the share of the BFF's time their searches take, all their walls together.
+ */
+export const wallLimits = { wallsPerPerson: 3, searchShare: 0.25 } as const;
 
 export interface WallRouteDeps {
   consoles: WallConsoles;
@@ -47,6 +54,8 @@ export function registerWallRoutes(app: FastifyInstance, deps: WallRouteDeps): v
     clientTracking: false,
   });
   const open = new Map<WallStream, string>();
+  /** Per person (username): their open walls and the search time those share. */
+  const people = new Map<string, { walls: number; budget: SearchBudget }>();
   const stopListening = deps.signIns.onEnded((ended) => {
     for (const [stream, signInId] of open) if (signInId === ended.id) stream.close();
   });
@@ -60,9 +69,32 @@ export function registerWallRoutes(app: FastifyInstance, deps: WallRouteDeps): v
     const login = grantedSignIn(request);
     const { labId } = parseOrThrow(LabIdParams, request.params);
     if (!deps.labIds.has(labId)) throw labNotFound(labId);
-    const socket = await acceptWebsocket(request, reply, server);
-    if (!socket) return;
     const user = login.user;
+    const person = people.get(user.username) ?? {
+      walls: 0,
+      budget: new SearchBudget(wallLimits.searchShare, timing.screenIntervalMs * wallLimits.searchShare),
+    };
+    // Said on the socket, as a console's refusal is: a browser cannot read a refused upgrade's status.
+    if (person.walls >= wallLimits.wallsPerPerson) {
+      const refused = await acceptWebsocket(request, reply, server);
+      refused?.send(
+        JSON.stringify({ type: "refused", reason: "too_many_walls", limit: wallLimits.wallsPerPerson }),
+      );
+      refused?.close(1000, "refused");
+      return;
+    }
+    // Counted before the upgrade is awaited, so upgrades sent at once cannot all pass the cap.
+    person.walls += 1;
+    people.set(user.username, person);
+    const leave = () => {
+      person.walls -= 1;
+      if (person.walls === 0) people.delete(user.username);
+    };
+    const socket = await acceptWebsocket(request, reply, server);
+    if (!socket) {
+      leave();
+      return;
+    }
     const stream = new WallStream({
       socket,
       consoles: deps.consoles,
@@ -71,13 +103,17 @@ export function registerWallRoutes(app: FastifyInstance, deps: WallRouteDeps): v
       lastScore: deps.lastScore,
       lastInputs: deps.lastInputs,
       onSearched: deps.onSearched,
+      searchBudget: person.budget,
       screenIntervalMs: timing.screenIntervalMs,
       listIntervalMs: timing.listIntervalMs,
       maxBufferedBytes,
       log: app.log,
     });
     open.set(stream, login.id);
-    socket.once("close", () => open.delete(stream));
+    socket.once("close", () => {
+      open.delete(stream);
+      leave();
+    });
     stream.start();
     void deps.audit?.record({ action: "wall-open", actor: user, labId }, request);
   });

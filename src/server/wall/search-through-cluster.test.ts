@@ -1,7 +1,7 @@
 // The class wall's search over real sockets: a staff wall and students' consoles -> BFF -> the
 // emulator's KubeVirt consoles -> bash in thirty sandboxed guests. The BFF searches its own copies
 // of the screens; the wall only says what to look for and gets back where it was found.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { WallMatch, WallSearch } from "../../common/wall-protocol.ts";
 import { startTestEmulator, type TestEmulator } from "../../emulator/testing/start.ts";
 import { ConsoleTestClient, signInCookie } from "../console/testing/console-client.ts";
@@ -23,9 +23,24 @@ let sessions: string[];
 let staffCookie: string;
 const sockets: { close(): void }[] = [];
 
+/** The walls a test opened: closed after it, since a person may have three open at once. */
+const walls: WallTestClient[] = [];
+
 async function openWall(): Promise<WallTestClient> {
-  const wall = await WallTestClient.connect(bff.url, labId, { cookie: staffCookie });
-  sockets.push(wall);
+  // The last test's walls may still count for a moment after they closed.
+  const wall = await eventually(
+    async () => {
+      const opened = await WallTestClient.connect(bff.url, labId, { cookie: staffCookie });
+      await opened.until(
+        () => opened.frames > 0 || opened.closedWith !== undefined,
+        "the wall's first frame",
+      );
+      return opened;
+    },
+    (opened) => opened.refused === undefined,
+    { what: "a wall not refused" },
+  );
+  walls.push(wall);
   await wall.until(() => sessions.every((id) => wall.screens.has(id)), "every screen", 30_000);
   return wall;
 }
@@ -89,6 +104,13 @@ beforeAll(async () => {
     { what: "every session running", timeoutMs: 150_000 },
   );
 }, 180_000);
+
+afterEach(async () => {
+  for (const wall of walls.splice(0)) {
+    wall.close();
+    await wall.until(() => wall.closedWith !== undefined, "the wall closed");
+  }
+});
 
 afterAll(async () => {
   for (const socket of sockets) socket.close();

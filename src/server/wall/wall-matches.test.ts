@@ -34,6 +34,28 @@ describe("WallMatches", () => {
     });
   });
 
+  it("stops in the middle of a screen at its deadline, and goes on from that row", () => {
+    const rows = Array.from({ length: 24 }, (_, index) =>
+      index === 20 ? "Permission denied" : `row ${index}`,
+    );
+    const { matches } = aWall({ a: Array.from({ length: 100 }, (_, index) => `old ${index}`) });
+    matches.screenSent("a", rows);
+    matches.setSearch(search);
+    // A deadline already past: one row a call, the screen unfinished until its last row.
+    let calls = 0;
+    let slice = matches.searchUntil(0);
+    while (slice.more) {
+      calls += 1;
+      expect(slice.searched).toBe(0);
+      slice = matches.searchUntil(0);
+    }
+    expect(slice).toEqual({ searched: 1, more: false });
+    expect(calls).toBe(123);
+    expect(matches.takeMessage()).toMatchObject({
+      matches: [{ sessionId: "a", hits: [{ row: 20, start: 11, end: 17 }], scrollbackHits: 0 }],
+    });
+  });
+
   it("searches again only the screens sent since, and says so only when the answer changed", () => {
     const { matches, asked } = aWall();
     matches.screenSent("a", ["denied"]);

@@ -13,6 +13,7 @@ import {
   type WallServerMessage,
   type WallSession,
 } from "../../common/wall-protocol.ts";
+import type { SearchBudget } from "./search-budget.ts";
 import { WallMatches } from "./wall-matches.ts";
 
 /** What the wall needs of the console hub (and, with replicas, of console placement). */
@@ -45,6 +46,8 @@ export interface WallStreamDeps {
   maxBufferedBytes: number;
   /** A search went through the screens due, in this long (lab_console_wall_search_seconds). */
   onSearched?(durationMs: number): void;
+  /** The search time of the person the wall is for, shared with their other walls (search-budget.ts). */
+  searchBudget: SearchBudget;
   log: { warn(object: object, message: string): void };
 }
 
@@ -55,8 +58,6 @@ const askElsewhereAgainMs = 30_000;
 const shownStatuses = new Set<Session["status"]>(["starting", "running", "failed"]);
 /** A search runs in slices this long at most, so that consoles and other walls go on in between. */
 const searchSliceMs = 5;
-/** The share of each screen interval one wall's search may take; past it the rest waits a tick. */
-const searchShare = 0.25;
 /** Searches typed fast (one per key) are taken at most this often: each one searches every screen. */
 const searchEveryMs = 100;
 
@@ -227,20 +228,26 @@ export class WallStream {
     this.search();
   }
 
-  /** Searches the screens due, a slice at a time within this tick's share; then sends what changed. */
+  /**
+   * Searches the screens due, a slice at a time while its person's search budget lasts; then sends
+   * what changed. What is left waits for the next tick.
+   */
   private search(): void {
     if (this.searching || this.closed) return;
     this.searching = true;
-    const budgetMs = this.deps.screenIntervalMs * searchShare;
+    const budget = this.deps.searchBudget;
     let spentMs = 0;
     let searched = 0;
     const slice = () => {
       if (this.closed) return;
       const started = performance.now();
-      const run = this.matches.searchUntil(started + searchSliceMs);
-      spentMs += performance.now() - started;
+      const run =
+        budget.leftMs > 0 ? this.matches.searchUntil(started + searchSliceMs) : { searched: 0, more: true };
+      const took = performance.now() - started;
+      budget.spend(took);
+      spentMs += took;
       searched += run.searched;
-      if (run.more && spentMs < budgetMs) {
+      if (run.more && budget.leftMs > 0) {
         setImmediate(slice);
         return;
       }

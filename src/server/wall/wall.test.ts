@@ -33,7 +33,8 @@ beforeAll(async () => {
     wallTiming: { screenIntervalMs: 100, listIntervalMs: 200 },
   });
   [alice, bob, tara] = await Promise.all([bff.signIn("alice"), bff.signIn("bob"), bff.signIn("tara")]);
-  for (const name of ["alice", "bob", "tara", "ivan"]) cookies[name] = await signInCookie(bff.url, name);
+  for (const name of ["alice", "bob", "tara", "tom", "ivan"])
+    cookies[name] = await signInCookie(bff.url, name);
   [aliceSession, bobSession] = await Promise.all([launchRunning(alice, labId), launchRunning(bob, labId)]);
 });
 
@@ -98,6 +99,30 @@ describe("the class wall", () => {
     expect(await refusedWallStatus(bff.url, "no-such-lab", { cookie: cookies.tara })).toBe(404);
     const plain = await fetch(`${bff.url}/api/labs/${labId}/wall`, { headers: { cookie: cookies.tara! } });
     expect(plain.status).toBe(426);
+  });
+  it("opens at most three walls of one person at once, and says so to a fourth", async () => {
+    const walls = [await openWall("ivan"), await openWall("ivan"), await openWall("ivan")];
+    for (const wall of walls) await wall.until(() => wall.sessions.length > 0, "the wall's sessions");
+    const fourth = await openWall("ivan");
+    await fourth.until(() => fourth.closedWith !== undefined, "the fourth wall closed");
+    expect(fourth.refused).toEqual({ type: "refused", reason: "too_many_walls", limit: 3 });
+    expect(fourth.frames).toBe(1);
+    // Another person's walls are theirs to count.
+    const tomsWall = await openWall("tom");
+    await tomsWall.until(() => tomsWall.closedWith !== undefined || tomsWall.frames > 0, "tom's wall");
+    expect(tomsWall.refused).toBeUndefined();
+    // One closed, one more may open.
+    walls[0]!.close();
+    await walls[0]!.until(() => walls[0]!.closedWith !== undefined, "the first wall closed");
+    await eventually(
+      async () => {
+        const again = await openWall("ivan");
+        await again.until(() => again.sessions.length > 0 || again.closedWith !== undefined, "an answer");
+        return again;
+      },
+      (again) => again.sessions.length > 0,
+      { what: "a wall in the closed one's place" },
+    );
   });
 });
 

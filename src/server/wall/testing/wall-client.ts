@@ -34,6 +34,8 @@ export class WallTestClient {
   readonly screens = new Map<string, WallScreen>();
   /** The latest `matches` or `search-refused` frame. */
   answer: Extract<WallServerMessage, { type: "matches" | "search-refused" }> | undefined;
+  /** Why the BFF did not open this wall, when it did not. */
+  refused: Extract<WallServerMessage, { type: "refused" }> | undefined;
   /** How the BFF closed the socket, once it did. */
   closedWith: { code: number; reason: string } | undefined;
   /** Bytes and frames received. */
@@ -49,6 +51,8 @@ export class WallTestClient {
       if (message.type === "sessions") this.sessions = message.items;
       else if (message.type === "screens") {
         for (const screen of message.screens) this.screens.set(screen.sessionId, screen);
+      } else if (message.type === "refused") {
+        this.refused = message;
       } else {
         this.answer = message;
       }

@@ -44,7 +44,12 @@ export function WallPage() {
       <h1 className="page-title">
         {t("wall.title")}: <LangText text={labTitle(labId)} />
       </h1>
-      <p className="muted" data-testid="wall-state" data-state={wall.state}>
+      <p
+        className="muted"
+        data-testid="wall-state"
+        data-state={wall.state}
+        role={wall.state === "refused" ? "alert" : undefined}
+      >
         {t(`wall.state.${wall.state}`)}
       </p>
       <AnnouncementForm labId={labId} sections={sections} />

@@ -13,7 +13,8 @@ import {
 } from "../../../../common/wall-protocol.ts";
 import { ReconnectingSocket, type SocketStatus } from "../../../lib/reconnecting-socket.ts";
 
-export type WallState = "connecting" | "live" | "paused" | "reconnecting";
+/** refused: the BFF did not open this wall (its person has as many open as they may); it stays shut. */
+export type WallState = "connecting" | "live" | "paused" | "reconnecting" | "refused";
 
 /**
  * Where the search stands: `none` without a query; `pending` until the BFF answers the current one
@@ -58,6 +59,7 @@ export class WallConnection {
   private searched: WallSearch = noSearch;
   private readonly listeners = new Set<() => void>();
   private readonly socket: ReconnectingSocket;
+  private refused = false;
   private readonly onVisibility = () => this.followVisibility();
 
   /** `path`: the wall's path on the page's host (see use-wall-stream.ts). */
@@ -75,7 +77,7 @@ export class WallConnection {
           if (this.searched.query !== "") this.sendSearch();
         },
         message: (data) => this.receive(data),
-        status: (status) => this.update({ state: wallState(status) }),
+        status: (status) => this.update({ state: this.refused ? "refused" : wallState(status) }),
       },
     );
   }
@@ -121,6 +123,7 @@ export class WallConnection {
   }
 
   private followVisibility(): void {
+    if (this.refused) return;
     if (this.page.visibilityState === "hidden") this.socket.stop();
     else this.socket.start();
   }
@@ -157,6 +160,12 @@ export class WallConnection {
       case "search-refused":
         if (this.searched.query === "" || !sameSearch(message.search, this.searched)) return;
         this.update({ search: { kind: "refused", detail: message.detail } });
+        return;
+      case "refused":
+        // Trying again would be refused again: the page says what to do instead.
+        this.refused = true;
+        this.socket.finish();
+        this.update({ state: "refused" });
         return;
     }
   }
