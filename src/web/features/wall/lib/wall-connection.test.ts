@@ -63,6 +63,20 @@ function startWall(): WallConnection {
 }
 
 describe("WallConnection", () => {
+  it("stays shut once the BFF refused it, saying so, and tries nothing again", () => {
+    const wall = startWall();
+    const socket = latestSocket();
+    socket.serverOpen();
+    send(socket, { type: "refused", reason: "too_many_walls", limit: 3 });
+    socket.serverClose(1000, "refused");
+    expect(wall.getState().state).toBe("refused");
+    vi.advanceTimersByTime(60_000);
+    page.show("hidden");
+    page.show("visible");
+    expect(latestSocket()).toBe(socket);
+    expect(wall.getState().state).toBe("refused");
+  });
+
   it("goes live and keeps the sessions and the latest screen of each", () => {
     const wall = startWall();
     expect(wall.getState().state).toBe("connecting");
