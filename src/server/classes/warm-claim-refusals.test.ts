@@ -14,6 +14,7 @@ import type { SessionSnapshot } from "../sessions/source.ts";
 import { aLab } from "../sessions/testing/fixtures.ts";
 import { cloudInitSecretName } from "../sessions/vm-manifest.ts";
 import { startTestBff, testNamespace, type TestBff, type TestBrowser } from "../testing/test-bff.ts";
+import { scheduleReadyClass } from "./testing/warm-class.ts";
 import { WarmClaims } from "./warm-claims.ts";
 import { WarmPatchRefusals } from "./warm-patch-refusals.ts";
 
@@ -35,18 +36,12 @@ beforeAll(async () => {
   emulator = await startTestEmulator({ guests: "sandbox", deployRbac: true });
   bff = await startTestBff({ labs: [lab], emulator, metricsToken, warmPool: { intervalMs: 100 } });
   ivan = await bff.signIn("ivan");
-  const scheduled = await ivan.post("/api/classes", {
+  await scheduleReadyClass(ivan, {
     labId: lab.id,
-    startsAt: new Date(Date.now() + 60_000).toISOString(),
-    endsAt: new Date(Date.now() + 3_600_000).toISOString(),
+    startsAt: new Date(Date.now() + 60_000),
+    endsAt: new Date(Date.now() + 3_600_000),
     expected: 2,
   });
-  expect(scheduled.status).toBe(201);
-  await eventually(
-    async () => (await ivan.get("/api/classes")).body.items[0]?.pool.ready,
-    (ready) => ready === 2,
-    { timeoutMs: 60_000, what: "two warm VMs ready" },
-  );
 }, 90_000);
 
 afterAll(async () => {

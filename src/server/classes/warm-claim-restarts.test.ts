@@ -11,6 +11,7 @@ import { startTestEmulator, type TestEmulator } from "../../emulator/testing/sta
 import { runInConsole } from "../grading/testing/guest-console.ts";
 import { aLab } from "../sessions/testing/fixtures.ts";
 import { startTestBff, testNamespace, type TestBff, type TestBrowser } from "../testing/test-bff.ts";
+import { scheduleReadyClass } from "./testing/warm-class.ts";
 
 // A root service of the lab's own watches for a file the student makes, then powers the VM off, as
 // `sudo poweroff` would on a real image (the emulator's sandboxed student cannot become root).
@@ -50,18 +51,12 @@ beforeAll(async () => {
     gradingLimits: { selfCheckIntervalMs: 1 },
   });
   const ivan = await bff.signIn("ivan");
-  const scheduled = await ivan.post("/api/classes", {
+  await scheduleReadyClass(ivan, {
     labId: lab.id,
-    startsAt: new Date(start).toISOString(),
-    endsAt: new Date(start + 2 * 3_600_000).toISOString(),
+    startsAt: new Date(start),
+    endsAt: new Date(start + 2 * 3_600_000),
     expected: 1,
   });
-  expect(scheduled.status).toBe(201);
-  await eventually(
-    async () => (await ivan.get("/api/classes")).body.items[0]?.pool.ready,
-    (ready) => ready === 1,
-    { timeoutMs: 60_000, what: "a warm VM ready" },
-  );
   alice = await bff.signIn("alice");
   const launched = await alice.post("/api/sessions", { labId: lab.id });
   expect(launched.body).toMatchObject({ start: "warm", status: "running" });
