@@ -70,3 +70,29 @@ test("a TA watches three students on the class wall, answers a raised hand by ob
   await player.play("8");
   await expect(player.screen).toContainText("on-the-wall");
 });
+
+test("a fourth class wall of one TA is refused, saying what to do, and opens once another closes", async ({
+  pageAs,
+  lab,
+}) => {
+  const walls: WallPage[] = [];
+  for (let index = 0; index < 3; index++) {
+    const wall = new WallPage(await pageAs("tom"));
+    await wall.goto(lab.id);
+    await expect(wall.state).toHaveAttribute("data-state", "live");
+    walls.push(wall);
+  }
+  const fourth = new WallPage(await pageAs("tom"));
+  await fourth.goto(lab.id);
+  await expect(fourth.state).toHaveAttribute("data-state", "refused");
+  await expect(fourth.state).toHaveText(
+    "The class wall is open in as many of your windows as it may be: close one of them, then reload this page.",
+  );
+  await expectAccessible(fourth.page, "a refused class wall");
+
+  await walls[0]!.page.close();
+  await expect(async () => {
+    await fourth.page.reload();
+    await expect(fourth.state).toHaveAttribute("data-state", "live", { timeout: 2_000 });
+  }).toPass();
+});
