@@ -113,7 +113,13 @@ beforeAll(async () => {
 
 function clientWith(options: PortForwardTransportOptions): AgentClient {
   return createAgentClient({
-    connect: createPortForwardTransport(forwarder, { agentStartMs: 400, retryEveryMs: 50, ...options }),
+    // The window for an agent to start is a real deadline for real attempts over the emulator's
+    // websocket, each slower on a busy machine: it scales with the load.
+    connect: createPortForwardTransport(forwarder, {
+      agentStartMs: patient(400),
+      retryEveryMs: 50,
+      ...options,
+    }),
     keyFor: agents.keyFor,
   });
 }
@@ -180,7 +186,8 @@ describe("the port-forward transport", () => {
     );
     expect(Date.now() - started).toBeGreaterThanOrEqual(300);
     expect(Date.now() - started).toBeLessThan(patient(3000));
-    expect((attempts.get("refusing-vm") ?? 0) - before).toBeGreaterThan(4);
+    // It tried again, and again: how many times fit in the window depends on the machine's load.
+    expect((attempts.get("refusing-vm") ?? 0) - before).toBeGreaterThan(2);
   });
 
   it("says the image has no python3 when the boot log holds cloud-init's marker", async () => {

@@ -2,6 +2,7 @@
 // wins and the others are sent to it, a release hands over at once, a dead replica's consoles are
 // taken over once its own lease ran out (and swept later), and a replica that loses the API lets go.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { patienceFactor, patient } from "../../common/testing/patience.ts";
 import { eventually, startTestEmulator, type TestEmulator } from "../../emulator/testing/start.ts";
 import { createLeaseClient, type LeaseClient } from "../kube/leases.ts";
 import { consoleLeaseName, type ConsoleHome } from "./console-ownership.ts";
@@ -10,7 +11,13 @@ import { endpointAnnotation, labelsFor } from "./lease-labels.ts";
 import { replicaLeaseName } from "./membership.ts";
 import type { LeaseTiming } from "./timing.ts";
 
-const timing: LeaseTiming = { leaseDurationSeconds: 1, renewDeadlineMs: 600, retryPeriodMs: 100 };
+// Short leases keep the takeover tests quick; on a busy machine a renewal takes longer, and a lease
+// that lapses for that reason would say "cannot reach the cluster" where the test means otherwise.
+const timing: LeaseTiming = {
+  leaseDurationSeconds: Math.ceil(patienceFactor()),
+  renewDeadlineMs: patient(600),
+  retryPeriodMs: 100,
+};
 const quiet = { info: () => undefined, warn: () => undefined };
 
 let cluster: TestEmulator;
@@ -111,7 +118,8 @@ describe("console ownership", () => {
         (await leases.get(replicaLeaseName("replica-dead"))) === undefined
           ? true
           : undefined,
-      { timeoutMs: 8000, intervalMs: 100, what: "the sweep" },
+      // A sweep runs every four lease durations.
+      { timeoutMs: patient(8000), intervalMs: 100, what: "the sweep" },
     );
   });
 
@@ -121,13 +129,14 @@ describe("console ownership", () => {
       lostAt ??= performance.now();
     });
     const cutAt = performance.now();
-    cluster.emulator.faults.dropConnections({ forMs: 1200 });
+    // Longer than the renew deadline, whatever it is on this machine.
+    cluster.emulator.faults.dropConnections({ forMs: 2 * timing.renewDeadlineMs });
     await eventually(() => lostAt, { what: "the loss" });
     // Before any other replica could take its consoles (a lease duration after the last renewal).
     expect((lostAt ?? Infinity) - cutAt).toBeLessThan(timing.leaseDurationSeconds * 1000);
     // Back once the API is: it announces itself again and claims as before.
     await eventually(async () => ((await where(a, "lab-six")).kind === "here" ? true : undefined), {
-      timeoutMs: 5000,
+      timeoutMs: patient(5000),
       what: "claims to work again",
     });
   });
