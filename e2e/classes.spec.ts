@@ -1,5 +1,6 @@
 import { expect, test } from "./fixtures.ts";
 import { HomePage } from "./pages/home-page.ts";
+import { SessionPage } from "./pages/session-page.ts";
 import { expectAccessible } from "./support/accessibility.ts";
 import { translator } from "./support/catalog.ts";
 
@@ -40,7 +41,9 @@ test("an instructor schedules a class, a student's launch gets a VM booted ahead
   const carol = new HomePage(await pageAs("carol"));
   await carol.goto();
   await carol.launchButton("Git workflow").click();
-  const card = carol.sessionCard("Git workflow");
+  const carolSession = new SessionPage(carol.page, t);
+  await expect(carolSession.heading).toBeVisible();
+  const card = carolSession.card("Git workflow");
   await expect(card.getByText(t("sessions.card.startedWarm"))).toBeVisible();
   await expect(card).toHaveAttribute("data-status", "running");
 

@@ -98,6 +98,7 @@ test("underscores show in the console at every text size", async ({ apiAs, pageA
   const hidden: number[] = [];
   for (let size: number = fontSizes.min; ; size += 1) {
     await expect(view.rows.locator("div").first()).toHaveCSS("font-size", `${size}px`);
+    await view.fitsItsBox();
     if (!(await underscoreShows(view.rows))) hidden.push(size);
     if (size === fontSizes.max) break;
     await larger.click();

@@ -2,15 +2,16 @@ import { fileURLToPath } from "node:url";
 import { defineConfig } from "@playwright/test";
 import baseConfig, { e2eDataDir } from "../playwright.config.ts";
 
-// Retakes docs/screenshot.png: `npx playwright test -c e2e/screenshot.config.ts`. Separate from the
-// suite so CI never rewrites a tracked file; realistic timing so the timeline shows real step times.
+// Retakes the pictures in docs/: the README's (docs/screenshot.png) and the tour (docs/tour/), with
+// `npm run docs:screenshots`. Separate from the suite so CI never rewrites a tracked file; realistic
+// timing so the timeline shows real step times.
 const repoRoot = fileURLToPath(new URL("..", import.meta.url));
 const port = 18082;
 
 export default defineConfig({
   ...baseConfig,
   testDir: ".",
-  testMatch: "readme-screenshot.ts",
+  testMatch: ["readme-screenshot.ts", "tour.ts"],
   reporter: "list",
   use: { ...baseConfig.use, baseURL: `http://127.0.0.1:${port}` },
   webServer: {

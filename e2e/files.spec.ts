@@ -47,4 +47,6 @@ test("a student uploads a file from the session page, sees its progress, and dow
   await expect(files.download.getByRole("alert")).toHaveText(
     "There is no file missing.txt in the home folder. Check its name and folder.",
   );
+  // Nothing moved: no "0% · 0 B / 0 B" bar above the reason.
+  await expect(files.download.getByRole("progressbar")).toBeHidden();
 });

@@ -89,6 +89,16 @@ test("an instructor grades three students, follows the run, and downloads the CS
       await expect(grading.rowFor(owner).getByRole("cell").nth(1)).toHaveText("0 / 10");
     }
     await expect(grading.rowFor("bob")).toContainText("Yes");
+    // Each check's column is headed by its title, as the lab file words it, not by its id.
+    for (const check of lab.checks) {
+      await expect(grading.results.getByRole("columnheader", { name: check.title })).toBeVisible();
+    }
+    // Every one of them lost points: the button says so, not "failed" of a run where all were graded.
+    await expect(
+      page.getByRole("button", {
+        name: "Grade again the 3 sessions that lost points or could not be graded",
+      }),
+    ).toBeVisible();
 
     const download = page.waitForEvent("download");
     await grading.downloadCsv.click();

@@ -3,6 +3,7 @@ import { expect, test } from "./fixtures.ts";
 import { CheckMyWorkPanel } from "./pages/check-my-work.ts";
 import { ConsoleView } from "./pages/console-view.ts";
 import { HomePage } from "./pages/home-page.ts";
+import { SessionPage } from "./pages/session-page.ts";
 import { SignInPage } from "./pages/sign-in-page.ts";
 import { expectAccessible, expectNoUntranslatedText } from "./support/accessibility.ts";
 import { browserLocales, translator, type Language } from "./support/catalog.ts";
@@ -55,7 +56,9 @@ for (const language of ["en", "ja", "zh"] as const) {
       await checkPage("home");
 
       await home.launchButton(labTitle).click();
-      const card = home.sessionCard(labTitle);
+      const sessionPage = new SessionPage(page, t);
+      await expect(sessionPage.heading).toBeVisible();
+      const card = sessionPage.card(labTitle);
       await expect(card).toBeVisible();
       await checkPage("launching");
       await expect(card).toHaveAttribute("data-status", "running");
@@ -63,7 +66,10 @@ for (const language of ["en", "ja", "zh"] as const) {
       await expect(home.timelineStep(card, "Running")).toContainText(t("sessions.phase.Running"));
       await checkPage("timeline, running");
 
-      await card.getByRole("link", { name: t("sessions.card.details") }).click();
+      // The lab's tasks in the page's language, each with its points.
+      await expect(sessionPage.task(checkTitleIn(lab, "hello-file", language))).toContainText(
+        t("labs.tasks.points", { count: 2 }),
+      );
       const panel = new CheckMyWorkPanel(page, t);
       await expect(panel.region).toBeVisible();
       await new ConsoleView(page, t).run("echo hello > ~/hello.txt");

@@ -18,6 +18,8 @@ test("a TA replays a student's console recording: play, seek, speed and download
 
   const ta = await pageAs("tara");
   await ta.goto(`/recordings/${session.id}`);
+  // Whose console and which lab, not only a session id.
+  await expect(ta.getByRole("main")).toContainText(`alice in ${lab.title}`);
   const player = new RecordingPlayer(ta);
   await player.play("8");
   await expect(player.screen).toContainText("recorded-for-replay");

@@ -1,8 +1,13 @@
 import { expect, test } from "./fixtures.ts";
 import { HomePage } from "./pages/home-page.ts";
+import { SessionPage } from "./pages/session-page.ts";
 import { SignInPage } from "./pages/sign-in-page.ts";
+import { translator } from "./support/catalog.ts";
 
-test("a student signs in, launches a lab, sees it reach Running and ends it", async ({ page, lab }) => {
+test("a student signs in, launches a lab, lands on it, reads its tasks, sees it reach Running and ends it", async ({
+  page,
+  lab,
+}) => {
   const signIn = new SignInPage(page);
   await signIn.goto();
   await signIn.signIn("alice");
@@ -12,9 +17,22 @@ test("a student signs in, launches a lab, sees it reach Running and ends it", as
   await expect(home.currentUser).toHaveText(/alice\s*Student/);
   await expect(home.mySessions).toContainText("No sessions yet");
 
+  // Launch goes to the session, where the VM boots and the console opens: no "Details" to find.
   await home.launchButton(lab.title).click();
-  const card = home.sessionCard(lab.title);
+  const session = new SessionPage(page);
+  await expect(session.heading).toBeVisible();
+  await expect(page).toHaveURL(/\/sessions\/[\w-]+$/);
+  const card = session.card(lab.title);
   await expect(card).toBeVisible();
+  // Every task from the start, not only the self-checks after "Check my work".
+  const t = translator("en");
+  expect(lab.checks.length).toBeGreaterThan(0);
+  await expect(session.tasks.getByRole("listitem")).toHaveCount(lab.checks.length);
+  for (const check of lab.checks) {
+    const task = session.task(check.title);
+    await expect(task).toContainText(t("labs.tasks.points", { count: check.points }));
+    await expect(task).toContainText(t(check.selfCheck ? "labs.tasks.selfCheck" : "labs.tasks.gradedLater"));
+  }
   await expect(home.timelineStep(card, "Running")).toHaveAttribute("data-state", "done");
   await expect(card).toHaveAttribute("data-status", "running");
   for (const step of ["Pending", "Scheduling", "Scheduled"]) {
@@ -22,9 +40,10 @@ test("a student signs in, launches a lab, sees it reach Running and ends it", as
   }
   await expect(card).toContainText("Time left");
 
-  await home.endSession(lab.title);
+  await session.endSession(lab.title);
   await expect(page.getByRole("dialog")).toBeHidden();
-  await expect(card).toBeHidden();
+  await expect(home.heading).toBeVisible();
+  await expect(home.sessionCard(lab.title)).toBeHidden();
   await expect(home.launchButton(lab.title)).toBeEnabled();
 
   await home.signOut.click();

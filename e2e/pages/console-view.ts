@@ -57,6 +57,32 @@ export class ConsoleView {
     return { cols, rows };
   }
 
+  /** The guest's size as the toolbar says it, once the guest has one: "COLS×ROWS". */
+  async shownGuestSize(): Promise<{ cols: number; rows: number }> {
+    const [cols = 0, rows = 0] = ((await this.guestSize.textContent()) ?? "").split("×").map(Number);
+    return { cols, rows };
+  }
+
+  /**
+   * Waits until the terminal fits its box, as the keyboard holder's window settles after a text size
+   * or window change: until the guest has been fitted, the terminal keeps the guest's old size.
+   */
+  async fitsItsBox(): Promise<void> {
+    const screen = this.region.getByTestId("console-screen");
+    await expect
+      .poll(() =>
+        screen.evaluate(
+          (box) => box.scrollHeight <= box.clientHeight + 1 && box.scrollWidth <= box.clientWidth + 1,
+        ),
+      )
+      .toBe(true);
+  }
+
+  /** The screen's rows as a person reads them, trailing blanks left out. */
+  async screenLines(): Promise<string[]> {
+    return this.rows.evaluate((rows) => [...rows.children].map((row) => (row.textContent ?? "").trimEnd()));
+  }
+
   /** Types a line into the terminal as a person would (clicking it first to focus it). */
   async typeLine(text: string): Promise<void> {
     await this.region.getByTestId("console-screen").click();

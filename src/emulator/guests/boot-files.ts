@@ -143,9 +143,11 @@ exec ${asGuest} ${PLUMBING_DIR}/sh ${BOOT_DIR}/console.sh
 // getty's logins: it is the sandbox's first pty, /dev/pts/0, which its /dev/ttyS0 names (sandbox.ts),
 // so the agent's TIOCSWINSZ on /dev/ttyS0 reaches the shell and whatever runs in it. script(1) gives
 // the shell a terminal (job control, Ctrl-C, stty) while the emulator holds plain pipes, as a serial
-// line would. The outer loop only matters if someone kills the inner one.
+// line would. The outer loop only matters if someone kills the inner one. Each shell starts in the
+// home, as login(1) puts it there: the sandbox's working directory is the home's mount point from
+// before the guest's disk was mounted over it, an empty read-only directory.
 function consoleScript(shell: string): string {
-  const inner = `${PLUMBING_DIR}/stty rows 24 cols 80; while :; do ${shell} -l; ${PLUMBING_DIR}/sleep 0.2; done`;
+  const inner = `${PLUMBING_DIR}/stty rows 24 cols 80; while :; do cd || cd /; ${shell} -l; ${PLUMBING_DIR}/sleep 0.2; done`;
   return `while :; do
   ${PLUMBING_DIR}/script -qec ${shellQuote(inner)} /dev/null
   ${PLUMBING_DIR}/sleep 0.2

@@ -102,14 +102,23 @@ runcmd:
     expect(config.log).toEqual(["cloud-init: runcmd[2] skipped: it must be a string or a list of strings"]);
   });
 
-  it("notes the modules it does not emulate", () => {
+  it("notes what it does not emulate for the emulator's log, never the guest's boot", () => {
     const config = parse("#cloud-config\nhostname: other\nusers: [default]\nruncmd: ['true']\n");
-    expect(config.log).toEqual(["cloud-init: not emulated, ignored: hostname, users"]);
+    expect(config.log).toEqual([]);
+    expect(config.notEmulated).toEqual(["ignored: hostname"]);
+  });
+
+  it("takes users naming the guest's own user or default, and notes any other", () => {
+    const own = parse("#cloud-config\nusers:\n  - default\n  - name: student\n    shell: /bin/bash\n");
+    expect(own.notEmulated).toEqual([]);
+    const others = parse("#cloud-config\nusers:\n  - name: student\n  - name: ta\n  - bob\n", "student");
+    expect(others.notEmulated).toEqual(["users ignored: ta, bob (a guest here has one user, student)"]);
+    expect(others.log).toEqual([]);
   });
 
   it("ignores user data that is not #cloud-config or not YAML, with a log line", () => {
-    expect(parse("#!/bin/sh\necho hi\n").log).toEqual([
-      'cloud-init: user data ignored: only #cloud-config documents are emulated (first line: "#!/bin/sh")',
+    expect(parse("#!/bin/sh\necho hi\n").notEmulated).toEqual([
+      'user data ignored: only #cloud-config documents are emulated (first line: "#!/bin/sh")',
     ]);
     const broken = parse("#cloud-config\nruncmd: [\n");
     expect(broken.runcmd).toEqual([]);

@@ -4,7 +4,12 @@
 // Anything else is reported in the boot log and the guest boots anyway, as a real guest would after
 // a cloud-init module failed. Module names and semantics follow cloud-init's cc_bootcmd,
 // cc_write_files (owner root:root, permissions 0644 by default; `defer` moves a file to the final
-// stage, after users exist), cc_package_update_upgrade_install and cc_runcmd.
+// stage, after users exist), cc_package_update_upgrade_install and cc_runcmd. `users` is honoured as
+// far as a guest of one user can: the guest's own user (which the console logs in) and "default"
+// exist already; any other is noted as not emulated.
+//
+// What the emulator does not do goes to its own log (notEmulated), never to the guest's console: a
+// student reading the boot must see what a real guest prints, not the emulator's limits.
 import { posix } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { parseDocument } from "yaml";
@@ -34,8 +39,10 @@ export interface CloudConfig {
   packageUpdate: boolean;
   packageUpgrade: boolean;
   runcmd: BootCommand[];
-  /** Boot log lines: what was skipped or ignored, and why. */
+  /** Boot log lines a real cloud-init would print too: what was skipped, and why. */
   log: string[];
+  /** What a real guest would do that this emulator does not, for the emulator's own log. */
+  notEmulated: string[];
 }
 
 const handledKeys = new Set([
@@ -50,6 +57,7 @@ const handledKeys = new Set([
   // Reboots after an install: nothing is ever installed here.
   "package_reboot_if_required",
   "apt_reboot_if_required",
+  "users",
 ]);
 
 export function emptyCloudConfig(): CloudConfig {
@@ -61,16 +69,18 @@ export function emptyCloudConfig(): CloudConfig {
     packageUpgrade: false,
     runcmd: [],
     log: [],
+    notEmulated: [],
   };
 }
 
-export function parseCloudConfig(userData: string | undefined): CloudConfig {
+/** `guestUser`: the guest's one user, whom `users` may name. */
+export function parseCloudConfig(userData: string | undefined, guestUser = "student"): CloudConfig {
   const config = emptyCloudConfig();
   if (userData === undefined || userData.trim() === "") return config;
   const firstLine = userData.split("\n", 1)[0]?.trimEnd() ?? "";
   if (!/^#cloud-config\s*$/.test(firstLine)) {
-    config.log.push(
-      `cloud-init: user data ignored: only #cloud-config documents are emulated (first line: ${JSON.stringify(firstLine.slice(0, 60))})`,
+    config.notEmulated.push(
+      `user data ignored: only #cloud-config documents are emulated (first line: ${JSON.stringify(firstLine.slice(0, 60))})`,
     );
     return config;
   }
@@ -88,9 +98,8 @@ export function parseCloudConfig(userData: string | undefined): CloudConfig {
     return config;
   }
   const ignored = Object.keys(data).filter((key) => !handledKeys.has(key));
-  if (ignored.length > 0) {
-    config.log.push(`cloud-init: not emulated, ignored: ${ignored.join(", ")}`);
-  }
+  if (ignored.length > 0) config.notEmulated.push(`ignored: ${ignored.join(", ")}`);
+  if (data.users !== undefined) readUsers(data.users, guestUser, config);
   if (data.bootcmd !== undefined) config.bootcmd = readCommands("bootcmd", data.bootcmd, config);
   if (data.write_files !== undefined) readWriteFiles(data.write_files, config);
   if (data.packages !== undefined) readPackages(data.packages, config);
@@ -98,6 +107,17 @@ export function parseCloudConfig(userData: string | undefined): CloudConfig {
   config.packageUpgrade = data.package_upgrade === true || data.apt_upgrade === true;
   if (data.runcmd !== undefined) config.runcmd = readCommands("runcmd", data.runcmd, config);
   return config;
+}
+
+function readUsers(value: unknown, guestUser: string, config: CloudConfig): void {
+  const entries = Array.isArray(value) ? value : [value];
+  const others = entries
+    .map((entry: unknown) => (isRecord(entry) ? entry.name : entry))
+    .filter((name) => name !== "default" && name !== guestUser)
+    .map((name) => (typeof name === "string" ? name : JSON.stringify(name)));
+  if (others.length > 0) {
+    config.notEmulated.push(`users ignored: ${others.join(", ")} (a guest here has one user, ${guestUser})`);
+  }
 }
 
 function readWriteFiles(value: unknown, config: CloudConfig): void {

@@ -155,8 +155,10 @@ export async function prepareGuestDir(
   }
   const privileged = runsPrivileged();
 
-  const cloudConfig = parseCloudConfig(options.userData);
+  const cloudConfig = parseCloudConfig(options.userData, username);
   layout.bootLog = cloudConfig.log;
+  for (const note of cloudConfig.notEmulated)
+    console.warn(`emulator: guest ${layout.hostname}: cloud-init ${note}`);
   const delay = Math.max(0, options.cloudInitDelayMs ?? 0);
   const files = bootFiles({
     hostname: layout.hostname,

@@ -25,6 +25,7 @@ export function AppLayout() {
             {t("app.nav.labs")}
           </NavLink>
           {isStaff(me.role) && <NavLink to={paths.sessions.to()}>{t("app.nav.sessions")}</NavLink>}
+          {isStaff(me.role) && <NavLink to={paths.walls.to()}>{t("app.nav.wall")}</NavLink>}
           {isStaff(me.role) && <NavLink to={paths.grading.to()}>{t("app.nav.grading")}</NavLink>}
           {isStaff(me.role) && <NavLink to={paths.classes.to()}>{t("app.nav.classes")}</NavLink>}
           <NavLink to={paths.recordings.to()}>{t("app.nav.recordings")}</NavLink>

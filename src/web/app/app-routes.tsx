@@ -17,11 +17,9 @@ function lazyPage<Name extends string>(load: () => Promise<Record<Name, Componen
 // for staff, or come later in a student's visit.
 const SessionPage = lazyPage(() => import("./routes/session-page.tsx"), "SessionPage");
 const RecordingsPage = lazyPage(() => import("./routes/recordings-page.tsx"), "RecordingsPage");
-const RecordingPage = lazyPage(
-  () => import("../features/recordings/components/recording-page.tsx"),
-  "RecordingPage",
-);
+const RecordingPage = lazyPage(() => import("./routes/recording-page.tsx"), "RecordingPage");
 const SessionsPage = lazyPage(() => import("./routes/sessions-page.tsx"), "SessionsPage");
+const WallIndexPage = lazyPage(() => import("./routes/wall-index-page.tsx"), "WallIndexPage");
 const WallPage = lazyPage(() => import("./routes/wall-page.tsx"), "WallPage");
 const GradingIndexPage = lazyPage(() => import("./routes/grading-index-page.tsx"), "GradingIndexPage");
 const GradingPage = lazyPage(() => import("./routes/grading-page.tsx"), "GradingPage");
@@ -44,6 +42,7 @@ export function AppRoutes() {
           <Route path={paths.recording.pattern} element={<RecordingPage />} />
           <Route element={<RequireRole roles={staff} />}>
             <Route path={paths.sessions.pattern} element={<SessionsPage />} />
+            <Route path={paths.walls.pattern} element={<WallIndexPage />} />
             <Route path={paths.labWall.pattern} element={<WallPage />} />
             <Route path={paths.grading.pattern} element={<GradingIndexPage />} />
             <Route path={paths.labGrading.pattern} element={<GradingPage />} />

@@ -10,7 +10,9 @@ export function LanguageSwitcher() {
   const id = useId();
   return (
     <div className="language-switcher">
-      <label htmlFor={id} className="language-label">
+      {/* The languages are named in their own words, which say what the list is: the label is for
+          screen readers, and its room in the header for the pages. */}
+      <label htmlFor={id} className="visually-hidden">
         {t("app.language")}
       </label>
       <select

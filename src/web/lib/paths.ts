@@ -28,6 +28,10 @@ export const paths = {
     to: (sessionId: string, terminal?: number) =>
       `/recordings/${encodeURIComponent(sessionId)}${terminal === undefined ? "" : `?terminal=${terminal}`}`,
   },
+  walls: {
+    pattern: "/wall",
+    to: () => "/wall",
+  },
   labWall: {
     pattern: "/labs/:labId/wall",
     /** `view`: the wall's search, filters and sort as URL parameters (features/wall/lib/wall-view.ts). */

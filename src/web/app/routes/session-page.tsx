@@ -1,6 +1,7 @@
 // /sessions/:sessionId: one session with everything around it, each part from its own feature: staff's
 // announcements to the student (announcements), the card and boot log (sessions), the console, the
-// raised hand (help), the self-checks (grading), files in and out of the home (files).
+// lab's tasks (labs), the raised hand (help), the self-checks (grading), files in and out of the home
+// (files).
 import { useCallback, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { Link, useNavigate, useParams } from "react-router";
@@ -17,6 +18,7 @@ import { FilesPanel } from "../../features/files/components/files-panel.tsx";
 import { SelfCheckPanel } from "../../features/grading/components/self-check-panel.tsx";
 import { HelpPanel } from "../../features/help/components/help-panel.tsx";
 import { useLabs, useLabTitles } from "../../features/labs/api/get-labs.ts";
+import { LabTasks } from "../../features/labs/components/lab-tasks.tsx";
 import { useSession } from "../../features/sessions/api/get-session.ts";
 import { useSessionChanged } from "../../features/sessions/api/session-changed.ts";
 import { BootLogPanel, EarlierBootLog } from "../../features/sessions/components/boot-log-panel.tsx";
@@ -39,7 +41,7 @@ export function SessionPage() {
       ) : gone ? (
         <div className="panel" role="alert">
           <h2 className="panel-title">{t("sessions.detail.notFound")}</h2>
-          <p>{t("sessions.detail.notFoundBody")}</p>
+          <NotFoundBody />
         </div>
       ) : !session ? (
         <ErrorPanel
@@ -54,6 +56,15 @@ export function SessionPage() {
         </>
       )}
     </main>
+  );
+}
+
+/** Why a session may not be there, and where to look instead: staff and students look elsewhere. */
+function NotFoundBody() {
+  const { t } = useTranslation();
+  const me = useSignedInUser();
+  return (
+    <p>{isStaff(me.role) ? t("sessions.detail.notFoundBodyStaff") : t("sessions.detail.notFoundBody")}</p>
   );
 }
 
@@ -80,16 +91,17 @@ function SessionDetails({ session }: { session: Session }) {
   const navigate = useNavigate();
   const bootLog = useBootLogPlacement(session);
   const me = useSignedInUser();
+  const lab = labs.data?.find((each) => each.id === session.labId);
   return (
     <>
       {/* First: a word to the whole class ("the proxy is down") must be seen before anything else. */}
       {me.username === session.owner && <AnnouncementBanners sessionId={session.id} />}
       <SessionCard
         session={session}
-        lab={labs.data?.find((lab) => lab.id === session.labId)}
+        lab={lab}
         labTitle={labTitle(session.labId)}
         headingLevel={2}
-        showDetailsLink={false}
+        showOpenLink={false}
         onEnded={() => navigate(paths.home.to())}
       />
       {/* Right after the card (the boot log while it boots), so the console is on screen at once. */}
@@ -97,15 +109,12 @@ function SessionDetails({ session }: { session: Session }) {
       <SessionConsole
         key={session.id}
         session={session}
-        terminals={
-          labs.isPending
-            ? undefined
-            : (labs.data?.find((lab) => lab.id === session.labId)?.session.terminals ?? 0)
-        }
+        terminals={labs.isPending ? undefined : (lab?.session.terminals ?? 0)}
         onConnectionChange={bootLog.onConsoleConnection}
       />
       {/* Below the console, so the connected console keeps its place on the screen. */}
       {bootLog.shown && bootLog.folded && <EarlierBootLog sessionId={session.id} />}
+      {lab && <LabTasks lab={lab} />}
       <HelpPanel session={session} onChanged={sessionChanged} />
       <dl className="details">
         <dt>{t("sessions.detail.student")}</dt>

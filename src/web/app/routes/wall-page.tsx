@@ -79,6 +79,7 @@ export function WallPage() {
               screens={wall.screens}
               matches={matches}
               isIdle={idleNow}
+              selfCheckMaxScore={selfCheckMaxScore}
               label={t("wall.label")}
               StatusBadge={StatusBadge}
               HandBadge={HandBadge}

@@ -1,5 +1,8 @@
-// An xterm.js terminal wired to a console connection: sized to its box by a ResizeObserver, with
-// copy on select, Ctrl+Shift+C/V, a guard before pasting many lines, a sticky Ctrl for the key bar
+// An xterm.js terminal wired to a console connection, always at the guest's size: the BFF's copy of
+// the screen is at that size, and a replay drawn at any other would put new output over old rows.
+// The keyboard holder's window fits the guest to its box (on open, when it gets the keyboard, and
+// when the box or the text size changes); everyone else sees the holder's size, scrolling if their
+// box is smaller. With copy on select, Ctrl+Shift+C/V, a guard before pasting many lines, a sticky Ctrl for the key bar
 // and a font size control. A plain class: the React hook only creates and disposes it.
 import { FitAddon } from "@xterm/addon-fit";
 import { Terminal } from "@xterm/xterm";
@@ -41,11 +44,18 @@ export class ConsoleTerminal {
   private readonly listeners = new Set<() => void>();
   private local: LocalState;
   private state: ConsoleTerminalState;
-  private fitFrame = 0;
+  /** The size the terminal was last given: the guest's. */
+  private shownSize = { cols: 0, rows: 0 };
+  /** Whether this window could fit the guest at the last state change (connected, with the keyboard). */
+  private drivesSize = false;
   private readonly autoFit = new AutoFit(() => this.fitAutomatically());
 
   /** `path`: the console socket's path and query (see console-url.ts). */
-  constructor(host: HTMLElement, path: string, notices: ConsoleNotices) {
+  constructor(
+    private readonly host: HTMLElement,
+    path: string,
+    notices: ConsoleNotices,
+  ) {
     this.local = {
       fontSize: loadFontSize(),
       screenReaderMode: loadScreenReaderMode(),
@@ -62,8 +72,14 @@ export class ConsoleTerminal {
       disableStdin: true,
     });
     this.terminal.loadAddon(this.fitAddon);
-    this.terminal.open(host);
-    this.fitAddon.fit();
+    // In a box of its own without padding: the fit add-on measures the terminal's parent and counts
+    // only the terminal's own padding, so in the padded host it would propose a row too many.
+    const box = document.createElement("div");
+    box.className = "console-terminal";
+    host.append(box);
+    this.disposers.push(() => box.remove());
+    this.terminal.open(box);
+    this.shownSize = { cols: this.terminal.cols, rows: this.terminal.rows };
 
     this.connection = new ConsoleConnection(path, {
       write: (bytes, written) => this.terminal.write(bytes, written),
@@ -87,8 +103,10 @@ export class ConsoleTerminal {
       disposable(this.terminal.onBinary((data) => this.connection.sendBinaryString(data))),
       disposable(this.terminal.onSelectionChange(() => this.copyOnSelect())),
       listen(host, "paste", (event) => this.interceptPaste(event as ClipboardEvent), { capture: true }),
-      observeSize(host, () => this.scheduleFit()),
-      disposable(this.terminal.onResize(() => this.autoFit.windowResized())),
+      observeSize(host, () => this.autoFit.windowResized()),
+      // A guest larger than the box (a smaller window watching, or the moment before a fit) scrolls:
+      // its bottom rows, where the prompt is, stay in view.
+      disposable(this.terminal.onResize(() => this.showBottom())),
       () => this.autoFit.dispose(),
     );
     this.terminal.attachCustomKeyEventHandler((event) => this.clipboardKeys(event));
@@ -120,7 +138,8 @@ export class ConsoleTerminal {
 
   /** Gives the guest's terminal this window's size (through the VM's agent; nothing is typed). */
   fitGuest(): void {
-    this.sendGuestSize();
+    const size = this.windowSize();
+    if (size) this.connection.fitGuest(size.cols, size.rows);
     this.focus();
   }
 
@@ -129,7 +148,8 @@ export class ConsoleTerminal {
     this.terminal.options.fontSize = fontSize;
     saveFontSize(fontSize);
     this.setLocal({ fontSize });
-    this.fitAddon.fit();
+    this.showBottom();
+    this.autoFit.windowResized();
   }
 
   setScreenReaderMode(on: boolean): void {
@@ -161,7 +181,6 @@ export class ConsoleTerminal {
   }
 
   dispose(): void {
-    cancelAnimationFrame(this.fitFrame);
     for (const dispose of this.disposers) dispose();
     this.connection.dispose();
     this.terminal.dispose();
@@ -210,21 +229,34 @@ export class ConsoleTerminal {
     return false;
   }
 
-  private sendGuestSize(): void {
-    const cols = clamp(this.terminal.cols, guestSizeLimits.minCols, guestSizeLimits.maxCols);
-    const rows = clamp(this.terminal.rows, guestSizeLimits.minRows, guestSizeLimits.maxRows);
-    this.connection.fitGuest(cols, rows);
+  private showBottom(): void {
+    this.host.scrollTo({ top: this.host.scrollHeight });
+  }
+
+  /** The columns and rows this window's box holds at the current text size; none while hidden. */
+  private windowSize(): { cols: number; rows: number } | undefined {
+    const proposed = this.fitAddon.proposeDimensions();
+    if (!proposed || !Number.isFinite(proposed.cols) || !Number.isFinite(proposed.rows)) return undefined;
+    return {
+      cols: clamp(proposed.cols, guestSizeLimits.minCols, guestSizeLimits.maxCols),
+      rows: clamp(proposed.rows, guestSizeLimits.minRows, guestSizeLimits.maxRows),
+    };
   }
 
   /** Only the keyboard holder's window drives the guest's size (the BFF ignores anyone else's). */
   private fitAutomatically(): void {
-    const { status, keyboard } = this.connection.getState();
-    if (status.kind === "connected" && keyboard?.canType) this.sendGuestSize();
+    const { status, keyboard, guestSize } = this.connection.getState();
+    if (status.kind !== "connected" || !keyboard?.canType) return;
+    const size = this.windowSize();
+    if (!size || (guestSize && size.cols === guestSize.cols && size.rows === guestSize.rows)) return;
+    this.connection.fitGuest(size.cols, size.rows);
   }
 
-  private scheduleFit(): void {
-    cancelAnimationFrame(this.fitFrame);
-    this.fitFrame = requestAnimationFrame(() => this.fitAddon.fit());
+  /** Shows the guest's size, in the order of the output around it: what came before is at the old size. */
+  private showGuestSize(size: { cols: number; rows: number }): void {
+    if (size.cols === this.shownSize.cols && size.rows === this.shownSize.rows) return;
+    this.shownSize = size;
+    this.terminal.write(emptyWrite, () => this.terminal.resize(size.cols, size.rows));
   }
 
   private setLocal(change: Partial<LocalState>): void {
@@ -234,6 +266,10 @@ export class ConsoleTerminal {
 
   private refresh(): void {
     const connectionState = this.connection.getState();
+    if (connectionState.guestSize) this.showGuestSize(connectionState.guestSize);
+    const drivesSize = connectionState.status.kind === "connected" && !!connectionState.keyboard?.canType;
+    if (drivesSize && !this.drivesSize) this.autoFit.windowResized();
+    this.drivesSize = drivesSize;
     this.terminal.options.disableStdin = !connectionState.keyboard?.canType;
     this.state = { ...connectionState, ...this.local };
     for (const listener of this.listeners) listener();

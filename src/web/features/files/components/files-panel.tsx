@@ -164,9 +164,11 @@ function TransferState({
   doneText: (path: string, bytes: number) => string;
 }) {
   if (transfer.state === "idle") return null;
+  // A transfer refused before its first byte moved has no progress to show, only why.
+  const progress = transfer.state === "failed" && transfer.progress?.done === 0 ? null : transfer.progress;
   return (
     <>
-      {transfer.progress && <TransferProgress progress={transfer.progress} label={progressLabel} />}
+      {progress && <TransferProgress progress={progress} label={progressLabel} />}
       <p role="status" className="files-status">
         {transfer.state === "done" && doneText(transfer.path, transfer.bytes)}
       </p>

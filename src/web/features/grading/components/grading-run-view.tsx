@@ -111,7 +111,8 @@ function RerunButton({
 function ResultsTable({ lab, items }: { lab: LocalizedLab; items: GradingRunItem[] }) {
   const { t } = useTranslation();
   return (
-    <div className="table-scroll">
+    // A column a check: a lab of many checks scrolls sideways, which a keyboard must reach too.
+    <div className="table-scroll" tabIndex={0} role="region" aria-label={t("grading.results.label")}>
       <table className="table grading-table" aria-label={t("grading.results.label")}>
         <thead>
           <tr>
@@ -119,8 +120,8 @@ function ResultsTable({ lab, items }: { lab: LocalizedLab; items: GradingRunItem
             <th scope="col">{t("grading.results.state")}</th>
             <th scope="col">{t("grading.results.score")}</th>
             {lab.checks.map((check) => (
-              <th key={check.id} scope="col" title={check.title.text} translate="no">
-                {check.id}
+              <th key={check.id} scope="col" className="grading-check-heading">
+                <LangText text={check.title} />
               </th>
             ))}
             <th scope="col">{t("grading.results.gradable")}</th>

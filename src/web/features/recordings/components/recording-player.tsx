@@ -2,6 +2,7 @@
 // the console): xterm.js is most of its weight.
 import { Terminal } from "@xterm/xterm";
 import "@xterm/xterm/css/xterm.css";
+import "../recordings.css";
 import { useEffect, useRef, useState, useSyncExternalStore } from "react";
 import { useTranslation } from "react-i18next";
 import { terminalAppearance } from "../../../lib/terminal-appearance.ts";

@@ -24,9 +24,21 @@ function playerWithScreen() {
 beforeEach(() => vi.useFakeTimers());
 afterEach(() => vi.useRealTimers());
 
+describe("parseCast", () => {
+  it("reads whose session and which lab from Lab Console's header keys", () => {
+    const header = { version: 2, width: 80, height: 24, timestamp: 1 };
+    const lab_console = { sessionId: "linux-basics-x", owner: "alice", labId: "linux-basics" };
+    expect(parseCast(JSON.stringify({ ...header, lab_console })).session).toEqual({
+      owner: "alice",
+      labId: "linux-basics",
+    });
+  });
+});
+
 describe("CastPlayer", () => {
   it("parses the size and output events, skipping markers", () => {
     expect(cast).toMatchObject({ width: 100, height: 30, duration: 601.5 });
+    expect(cast.session).toBeUndefined();
     expect(cast.events.map((event) => event.text)).toEqual(["one ", "two ", "three"]);
   });
 

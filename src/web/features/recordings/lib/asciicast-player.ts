@@ -11,6 +11,8 @@ export interface CastEvent {
 export interface Cast {
   width: number;
   height: number;
+  /** Whose session and which lab, from Lab Console's header keys; absent in a file from elsewhere. */
+  session?: { owner: string; labId: string };
   events: CastEvent[];
   duration: number;
 }
@@ -18,7 +20,12 @@ export interface Cast {
 /** Output events only; markers and input (never recorded here) are skipped. */
 export function parseCast(text: string): Cast {
   const lines = text.split("\n").filter((line) => line.trim() !== "");
-  const header = JSON.parse(lines[0] ?? "{}") as { width?: number; height?: number };
+  const header = JSON.parse(lines[0] ?? "{}") as {
+    width?: number;
+    height?: number;
+    lab_console?: { owner?: unknown; labId?: unknown };
+  };
+  const { owner, labId } = header.lab_console ?? {};
   const events: CastEvent[] = [];
   for (const line of lines.slice(1)) {
     const event = JSON.parse(line) as [number, string, string];
@@ -27,6 +34,7 @@ export function parseCast(text: string): Cast {
   return {
     width: header.width ?? 80,
     height: header.height ?? 24,
+    ...(typeof owner === "string" && typeof labId === "string" ? { session: { owner, labId } } : {}),
     events,
     duration: events.at(-1)?.at ?? 0,
   };

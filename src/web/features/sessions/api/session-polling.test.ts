@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
 import type { Session, SessionList } from "../../../../common/api.ts";
-import { changingPollMs, sessionListPollMs, sessionPollMs, stablePollMs } from "./session-polling.ts";
+import {
+  changingPollMs,
+  sessionListPollMs,
+  sessionPollMs,
+  stablePollMs,
+  waitingHandPollMs,
+} from "./session-polling.ts";
 
 function buildSession(overrides: Partial<Session> = {}): Session {
   return {
@@ -31,6 +37,13 @@ describe("session polling", () => {
     expect(sessionPollMs(buildSession({ status: "starting" }))).toBe(changingPollMs);
     expect(sessionPollMs(buildSession({ status: "stopping" }))).toBe(changingPollMs);
     expect(sessionPollMs(buildSession({ status: "running" }))).toBe(stablePollMs);
+  });
+
+  it("polls a session under a second while its raised hand waits, and slowly once it is answered", () => {
+    const help = { raisedAt: "2026-01-01T10:05:00.000Z", note: "stuck" };
+    expect(sessionPollMs(buildSession({ help: { ...help, acknowledgedBy: null } }))).toBe(waitingHandPollMs);
+    expect(waitingHandPollMs).toBeLessThan(1000);
+    expect(sessionPollMs(buildSession({ help: { ...help, acknowledgedBy: "tara" } }))).toBe(stablePollMs);
   });
 
   it("keeps the slow period between 9 and 11 s so tabs drift apart", () => {

@@ -9,6 +9,10 @@ export const changingPollMs = 1500;
 // instead of hitting the BFF in the same second every ten seconds.
 export const stablePollMs = 9000 + Math.round(Math.random() * 2000);
 
+// While the student's raised hand waits, the answer must show at once: the TA may be typing "look
+// at the console" while they talk. Conditional requests keep each poll to a 304 from the BFF's cache.
+export const waitingHandPollMs = 750;
+
 export function isChanging(status: Session["status"]): boolean {
   return status === "starting" || status === "stopping";
 }
@@ -23,5 +27,6 @@ export function sessionListPollMs(list: SessionList | undefined): number {
 
 export function sessionPollMs(session: Session | undefined): number {
   if (!session) return stablePollMs;
+  if (session.help && session.help.acknowledgedBy === null) return waitingHandPollMs;
   return isChanging(session.status) ? changingPollMs : stablePollMs;
 }

@@ -1,12 +1,15 @@
 import { useTranslation } from "react-i18next";
-import { Link } from "react-router";
+import { Link, useNavigate } from "react-router";
 import type { Session } from "../../../../common/api.ts";
 import { ErrorText } from "../../../components/error-text.tsx";
 import { paths } from "../../../lib/paths.ts";
 import type { LocalizedLab } from "../../../lib/localize-lab.ts";
 import { useCreateSession } from "../api/create-session.ts";
 
-/** Launch for a lab, or a link to the person's session when one is already active (one per lab). */
+/**
+ * Launch for a lab, or a link to the person's session when one is already active (one per lab). A
+ * launch goes straight to the new session's page, where it boots and its console opens.
+ */
 export function LaunchLabButton({
   lab,
   activeSession,
@@ -16,6 +19,7 @@ export function LaunchLabButton({
 }) {
   const { t } = useTranslation();
   const createSession = useCreateSession();
+  const navigate = useNavigate();
 
   if (activeSession) {
     return (
@@ -36,7 +40,9 @@ export function LaunchLabButton({
         className="button button-primary"
         aria-label={t("sessions.launch.label", { lab: lab.title.text })}
         disabled={createSession.isPending}
-        onClick={() => createSession.mutate(lab.id)}
+        onClick={() =>
+          createSession.mutate(lab.id, { onSuccess: (session) => navigate(paths.session.to(session.id)) })
+        }
       >
         {createSession.isPending ? t("sessions.launch.pending") : t("sessions.launch.button")}
       </button>

@@ -26,14 +26,14 @@ export function SessionCard({
   lab,
   labTitle,
   headingLevel = 3,
-  showDetailsLink = true,
+  showOpenLink = true,
   onEnded,
 }: {
   session: Session;
   lab: LocalizedLab | undefined;
   labTitle: LocalText;
   headingLevel?: 2 | 3;
-  showDetailsLink?: boolean;
+  showOpenLink?: boolean;
   onEnded?: () => void;
 }) {
   const { t } = useTranslation();
@@ -78,9 +78,9 @@ export function SessionCard({
       )}
 
       <div className="card-actions">
-        {showDetailsLink && (
+        {showOpenLink && (
           <Link className="button" to={paths.session.to(session.id)}>
-            {t("sessions.card.details")}
+            {t("sessions.card.open")}
           </Link>
         )}
         {live && <ExtendSessionButton session={session} lab={lab} />}

@@ -50,6 +50,7 @@ export function WallGrid({
   screens,
   matches,
   isIdle,
+  selfCheckMaxScore,
   label,
   StatusBadge,
   HandBadge,
@@ -60,6 +61,8 @@ export function WallGrid({
   /** The current search's matches by session; undefined without a search. */
   matches: ReadonlyMap<string, WallMatch> | undefined;
   isIdle: (session: WallSession) => boolean;
+  /** The points a self-check of the lab can earn; undefined until the lab is known. */
+  selfCheckMaxScore: number | undefined;
   label: string;
 } & WallBadges) {
   const listRef = useRef<HTMLUListElement>(null);
@@ -154,6 +157,7 @@ export function WallGrid({
             screen={screens.get(session.sessionId)}
             match={matches?.get(session.sessionId)}
             idle={isIdle(session)}
+            selfCheckMaxScore={selfCheckMaxScore}
             inTabOrder={session.sessionId === currentId}
             enlarged={opened?.sessionId === session.sessionId ? opened.by : undefined}
             handlers={handlers}
@@ -183,6 +187,7 @@ const WallTile = memo(function WallTile({
   screen,
   match,
   idle,
+  selfCheckMaxScore,
   inTabOrder,
   enlarged,
   handlers,
@@ -193,6 +198,7 @@ const WallTile = memo(function WallTile({
   screen: WallScreen | undefined;
   match: WallMatch | undefined;
   idle: boolean;
+  selfCheckMaxScore: number | undefined;
   inTabOrder: boolean;
   enlarged: Opened["by"] | undefined;
   handlers: TileHandlers;
@@ -250,7 +256,13 @@ const WallTile = memo(function WallTile({
             )}
           </span>
         )}
-        {session.score !== null && <span className="muted">{t("wall.score", { score: session.score })}</span>}
+        {session.score !== null && (
+          <span className="muted">
+            {selfCheckMaxScore === undefined
+              ? t("wall.score", { score: session.score })
+              : t("wall.scoreOf", { score: session.score, count: selfCheckMaxScore })}
+          </span>
+        )}
         {session.section !== null && (
           <span className="muted" translate="no">
             {session.section}

@@ -1,0 +1,135 @@
+import { expect, test } from "./fixtures.ts";
+import { ConsoleView } from "./pages/console-view.ts";
+import { browserLocales, translator, type Language } from "./support/catalog.ts";
+import type { LabSummary } from "../src/common/api.ts";
+
+// A new student's first minutes in the serial console, as a newcomer met them
+// (the newcomer walk, items 1-3 and 6): the prompt is there without a key pressed, the shell starts in a home it
+// can write, the guest is as wide as the window without a click, and whoever looks again (a reload, a
+// TA who starts observing at another window size) sees exactly the screen the student sees.
+for (const language of ["en", "ja"] as const) {
+  test(`a student's serial console in ${language}: prompt, home, size and screen are right without a click`, async ({
+    browser,
+    apiAs,
+    pageAs,
+  }) => {
+    const t = translator(language);
+    const alice = await apiAs("alice");
+    const session = await alice.launchRunning("linux-basics");
+    const context = await browser.newContext({
+      storageState: await alice.request.storageState(),
+      locale: browserLocales[language],
+      viewport: { width: 1280, height: 800 },
+    });
+    try {
+      const student = new ConsoleView(await context.newPage(), t);
+      await student.goto(session.id);
+      await expect(student.region).toHaveAttribute("data-status", "connected");
+
+      // The shell's prompt, with no key pressed: the fit to the window redraws it.
+      await expect(student.rows).toContainText(/student@[\w-]+:~\$/);
+      // A real guest's boot, without the emulator's words.
+      await expect(student.rows).toContainText("cloud-init: finished");
+      await expect(student.rows).not.toContainText("emulated");
+      // Wider than the 80 columns the guest boots with, and the guest says so itself.
+      await expect.poll(async () => (await student.shownGuestSize()).cols).toBeGreaterThan(100);
+      const { cols, rows } = await student.shownGuestSize();
+      await student.run("stty size");
+      await expect(student.rows).toContainText(`${rows} ${cols}`);
+      const longLine = `${"a".repeat(40)}-one-line-${"z".repeat(50)}`;
+      await student.run(`echo ${longLine}`);
+      expect(await student.screenLines()).toContain(longLine);
+
+      // The home, where the lab says everything happens, is where the shell starts, and writable.
+      await student.run("echo writ''ten > here.txt; cat ~/here.txt; ls");
+      await expect(student.rows).toContainText("written");
+      await expect(student.rows).not.toContainText("Read-only file system");
+
+      // A cleared screen, then new output: what a reload and an observer restore must not mix up.
+      await student.run("clear; seq 1 5; echo after-clear");
+      await expect(student.rows).not.toContainText("writ''ten");
+      const seen = await student.screenLines();
+      await student.reload();
+      await expect(student.region).toHaveAttribute("data-status", "connected");
+      await expect.poll(() => student.screenLines()).toEqual(seen);
+
+      const ta = new ConsoleView(await pageAs("tara"));
+      await ta.page.setViewportSize({ width: 900, height: 700 });
+      await ta.goto(session.id);
+      await expect(ta.region).toHaveAttribute("data-status", "connected");
+      await expect(ta.guestSize).toHaveText(`${cols}×${rows}`);
+      await expect.poll(() => ta.screenLines()).toEqual(seen);
+      await student.run("echo live-after-observe");
+      await expect.poll(() => ta.screenLines()).toEqual(await student.screenLines());
+    } finally {
+      await context.close();
+    }
+  });
+}
+
+function titleIn(lab: LabSummary, language: Language): string {
+  return language === "en" ? lab.title : (lab.translations?.title?.[language] ?? lab.title);
+}
+
+for (const language of ["en", "ja"] as const) {
+  test(`a TA's first minutes in ${language}: the class wall is in the navigation, with its announcements`, async ({
+    browser,
+    apiAs,
+  }) => {
+    const t = translator(language);
+    const alice = await apiAs("alice");
+    const lab = (await alice.labs()).find((each) => each.id === "linux-basics");
+    if (!lab) throw new Error("labs/linux-basics.yaml is missing");
+    await alice.launchRunning(lab.id);
+    const tara = await apiAs("tara");
+    const context = await browser.newContext({
+      storageState: await tara.request.storageState(),
+      locale: browserLocales[language],
+    });
+    try {
+      const page = await context.newPage();
+      await page.goto("/");
+      const nav = page.getByRole("navigation", { name: t("app.nav.label") });
+      await nav.getByRole("link", { name: t("app.nav.wall") }).click();
+      await expect(page.getByRole("heading", { name: t("wall.index.title"), level: 1 })).toBeVisible();
+      await page
+        .getByRole("main")
+        .getByRole("link", { name: titleIn(lab, language) })
+        .click();
+      await expect(page.getByRole("heading", { level: 1 })).toHaveText(
+        `${t("wall.title")}: ${titleIn(lab, language)}`,
+      );
+      await expect(page.getByRole("heading", { name: t("announcements.form.title") })).toBeVisible();
+      await expect(page.getByRole("link", { name: t("wall.observe", { student: "alice" }) })).toBeVisible();
+    } finally {
+      await context.close();
+    }
+  });
+
+  test(`an instructor's first minutes in ${language}: every page in one row of navigation at 1280 pixels`, async ({
+    browser,
+    apiAs,
+  }) => {
+    const t = translator(language);
+    const ivan = await apiAs("ivan");
+    const context = await browser.newContext({
+      storageState: await ivan.request.storageState(),
+      locale: browserLocales[language],
+      viewport: { width: 1280, height: 800 },
+    });
+    try {
+      const page = await context.newPage();
+      await page.goto("/");
+      const nav = page.getByRole("navigation", { name: t("app.nav.label") });
+      await expect(nav.getByRole("link")).toHaveCount(8);
+      const brand = await page.getByRole("link", { name: t("app.name"), exact: true }).boundingBox();
+      const signOut = await page.getByRole("button", { name: t("auth.signOut") }).boundingBox();
+      const lastPage = await nav.getByRole("link").last().boundingBox();
+      if (!brand || !signOut || !lastPage) throw new Error("the header is not on screen");
+      // One row: the last page and the sign-out button sit beside the name, not under it.
+      for (const box of [signOut, lastPage]) expect(box.y).toBeLessThan(brand.y + brand.height);
+    } finally {
+      await context.close();
+    }
+  });
+}
