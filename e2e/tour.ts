@@ -155,7 +155,7 @@ test("the screenshot tour of docs/tour", async ({ page, apiAs, pageAs }) => {
     ...shots.flatMap((shot) => [
       `## ${shot.caption}`,
       "",
-      `*${shot.who}*`,
+      `_${shot.who}_`,
       "",
       `![${shot.caption}](${shot.file})`,
       "",

@@ -329,6 +329,22 @@ describe("killing a guest", () => {
     expect(existsSync(other.homeDir)).toBe(false);
   });
 
+  it("prints its boot on the serial line as a terminal shows it: every line feed after a CR", async () => {
+    const guest = await startGuest({
+      name: "lab-vm-boot-lines",
+      rootDir,
+      userData: "#cloud-config\nruncmd: [echo from runcmd]\n",
+      cloudInitDelayMs: 300,
+    });
+    const serial = new SerialTranscript(guest);
+    await serial.waitFor(/cloud-init: finished/, patient(5000));
+    expect(serial.text).toContain("from runcmd\r\n");
+    expect(serial.text).toMatch(/Cloud-init v\. [^\r\n]*\r\n/);
+    expect(serial.text.replaceAll("\r\n", "")).not.toContain("\n");
+    serial.detach();
+    await guest.kill();
+  });
+
   it("keeps the home when asked", async () => {
     const guest = await startGuest({
       name: "lab-vm-keep",

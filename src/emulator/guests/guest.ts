@@ -37,6 +37,7 @@ import type { GuestImage } from "./images.ts";
 import { removeTree } from "./remove-tree.ts";
 import { sandboxAvailable } from "./sandbox-support.ts";
 import { GUEST_UID, SANDBOX_PATH, runsPrivileged, type SandboxBackend } from "./sandbox.ts";
+import { SerialOutputProcessing } from "./serial-output.ts";
 import { SerialLine, type SerialAttachment, type SerialHandlers } from "./serial-line.ts";
 
 export type { SerialAttachment, SerialHandlers } from "./serial-line.ts";
@@ -230,8 +231,9 @@ class SandboxedGuest implements Guest {
     this.layout = layout;
     this.holdings = new GuestHoldings(layout, owned);
     this.relay = new GuestRelay(name, layout.relaySocket);
-    this.serial = new SerialLine(child.stdin as Writable, child.stdout as Readable);
-    child.stdout?.on("data", (chunk: Buffer) => this.consoleLog.append(chunk));
+    const serialOutput = (child.stdout as Readable).pipe(new SerialOutputProcessing());
+    this.serial = new SerialLine(child.stdin as Writable, serialOutput);
+    serialOutput.on("data", (chunk: Buffer) => this.consoleLog.append(chunk));
     this.agent = new GuestAgent({
       hostname: layout.hostname,
       username,

@@ -34,6 +34,11 @@ export interface ConsoleNotices {
 }
 
 const scrollbackLines = 5000;
+// A console opened while the VM boots asks for the window's size before the guest's agent runs. An
+// automatic fit the agent could not take is asked again every few seconds, quietly, for as long as a
+// boot takes at most (docs/console.md); only then, or after a click on Fit, is the failure shown.
+const automaticFitRetryMs = 5000;
+const automaticFitRetries = 36;
 const emptyWrite = new Uint8Array(0);
 
 export class ConsoleTerminal {
@@ -48,6 +53,12 @@ export class ConsoleTerminal {
   private shownSize = { cols: 0, rows: 0 };
   /** Whether this window could fit the guest at the last state change (connected, with the keyboard). */
   private drivesSize = false;
+  /** The last fit was this window's own (not a click), and how often it was asked again. */
+  private automaticFit = {
+    last: false,
+    retries: 0,
+    timer: undefined as ReturnType<typeof setTimeout> | undefined,
+  };
   private readonly autoFit = new AutoFit(() => this.fitAutomatically());
 
   /** `path`: the console socket's path and query (see console-url.ts). */
@@ -139,6 +150,7 @@ export class ConsoleTerminal {
   /** Gives the guest's terminal this window's size (through the VM's agent; nothing is typed). */
   fitGuest(): void {
     const size = this.windowSize();
+    this.automaticFit.last = false;
     if (size) this.connection.fitGuest(size.cols, size.rows);
     this.focus();
   }
@@ -181,6 +193,7 @@ export class ConsoleTerminal {
   }
 
   dispose(): void {
+    clearTimeout(this.automaticFit.timer);
     for (const dispose of this.disposers) dispose();
     this.connection.dispose();
     this.terminal.dispose();
@@ -249,7 +262,22 @@ export class ConsoleTerminal {
     if (status.kind !== "connected" || !keyboard?.canType) return;
     const size = this.windowSize();
     if (!size || (guestSize && size.cols === guestSize.cols && size.rows === guestSize.rows)) return;
+    this.automaticFit.last = true;
     this.connection.fitGuest(size.cols, size.rows);
+  }
+
+  /** The failure to show: none while an automatic fit is still being asked again. */
+  private shownFitFailure(failure: ConsoleState["fitFailure"]): ConsoleState["fitFailure"] {
+    const automatic = this.automaticFit;
+    if (failure !== "agent-unreachable" || !automatic.last || automatic.retries >= automaticFitRetries) {
+      return failure;
+    }
+    automatic.timer ??= setTimeout(() => {
+      automatic.timer = undefined;
+      automatic.retries += 1;
+      this.fitAutomatically();
+    }, automaticFitRetryMs);
+    return null;
   }
 
   /** Shows the guest's size, in the order of the output around it: what came before is at the old size. */
@@ -268,10 +296,17 @@ export class ConsoleTerminal {
     const connectionState = this.connection.getState();
     if (connectionState.guestSize) this.showGuestSize(connectionState.guestSize);
     const drivesSize = connectionState.status.kind === "connected" && !!connectionState.keyboard?.canType;
-    if (drivesSize && !this.drivesSize) this.autoFit.windowResized();
+    if (drivesSize && !this.drivesSize) {
+      this.automaticFit.retries = 0;
+      this.autoFit.windowResized();
+    }
     this.drivesSize = drivesSize;
     this.terminal.options.disableStdin = !connectionState.keyboard?.canType;
-    this.state = { ...connectionState, ...this.local };
+    this.state = {
+      ...connectionState,
+      fitFailure: this.shownFitFailure(connectionState.fitFailure),
+      ...this.local,
+    };
     for (const listener of this.listeners) listener();
   }
 }
