@@ -33,6 +33,7 @@ for (const language of ["en", "ja"] as const) {
       await expect(student.rows).not.toContainText("emulated");
       // Wider than the 80 columns the guest boots with, and the guest says so itself.
       await expect.poll(async () => (await student.shownGuestSize()).cols).toBeGreaterThan(100);
+      await student.fitsItsBox();
       const { cols, rows } = await student.shownGuestSize();
       await student.run("stty size");
       await expect(student.rows).toContainText(`${rows} ${cols}`);
@@ -48,7 +49,7 @@ for (const language of ["en", "ja"] as const) {
       // A cleared screen, then new output: what a reload and an observer restore must not mix up.
       await student.run("clear; seq 1 5; echo after-clear");
       await expect(student.rows).not.toContainText("writ''ten");
-      const seen = await student.screenLines();
+      const seen = await student.screenAtPrompt();
       await student.reload();
       await expect(student.region).toHaveAttribute("data-status", "connected");
       await expect.poll(() => student.screenLines()).toEqual(seen);
@@ -60,7 +61,7 @@ for (const language of ["en", "ja"] as const) {
       await expect(ta.guestSize).toHaveText(`${cols}×${rows}`);
       await expect.poll(() => ta.screenLines()).toEqual(seen);
       await student.run("echo live-after-observe");
-      await expect.poll(() => ta.screenLines()).toEqual(await student.screenLines());
+      await expect.poll(() => ta.screenLines()).toEqual(await student.screenAtPrompt());
     } finally {
       await context.close();
     }

@@ -92,6 +92,7 @@ test("the screenshot tour of docs/tour", async ({ page, apiAs, pageAs }) => {
   await shoot(ta, "07-ta-walls", "TA", "The class wall, one a lab, is in the navigation.");
   await ta.getByRole("main").getByRole("link", { name: lab.title }).click();
   await expect(ta.getByTestId("wall-tile")).toHaveCount(2);
+  await expect(ta.getByTestId("wall-screen").filter({ hasText: "hello.txt" })).toHaveCount(1);
   await shoot(
     ta,
     "08-ta-class-wall",

@@ -78,6 +78,14 @@ export class ConsoleView {
       .toBe(true);
   }
 
+  /** The screen's rows once the shell is back at its prompt: nothing more is coming. */
+  async screenAtPrompt(): Promise<string[]> {
+    await expect
+      .poll(async () => (await this.screenLines()).filter((line) => line !== "").at(-1))
+      .toMatch(/\$$/);
+    return this.screenLines();
+  }
+
   /** The screen's rows as a person reads them, trailing blanks left out. */
   async screenLines(): Promise<string[]> {
     return this.rows.evaluate((rows) => [...rows.children].map((row) => (row.textContent ?? "").trimEnd()));

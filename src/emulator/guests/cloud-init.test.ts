@@ -113,6 +113,13 @@ runcmd:
     expect(own.notEmulated).toEqual([]);
     const others = parse("#cloud-config\nusers:\n  - name: student\n  - name: ta\n  - bob\n", "student");
     expect(others.notEmulated).toEqual(["users ignored: ta, bob (a guest here has one user, student)"]);
+    const more = parse(
+      "#cloud-config\nusers:\n  - name: student\n    sudo: ALL=(ALL) ALL\n    groups: wheel\n  - {}\n",
+    );
+    expect(more.notEmulated).toEqual([
+      "users ignored for student: sudo, groups",
+      "users ignored: an entry without a name (a guest here has one user, student)",
+    ]);
     expect(others.log).toEqual([]);
   });
 

@@ -109,12 +109,22 @@ export function parseCloudConfig(userData: string | undefined, guestUser = "stud
   return config;
 }
 
+/** What the guest's own user has from the start: its name, a description, bash, no password. */
+const ownUserKeys = new Set(["name", "gecos", "shell", "lock_passwd"]);
+
 function readUsers(value: unknown, guestUser: string, config: CloudConfig): void {
-  const entries = Array.isArray(value) ? value : [value];
-  const others = entries
-    .map((entry: unknown) => (isRecord(entry) ? entry.name : entry))
-    .filter((name) => name !== "default" && name !== guestUser)
-    .map((name) => (typeof name === "string" ? name : JSON.stringify(name)));
+  const entries: unknown[] = Array.isArray(value) ? value : [value];
+  const others: string[] = [];
+  for (const entry of entries) {
+    const name = isRecord(entry) ? entry.name : entry;
+    if (name === "default") continue;
+    if (name !== guestUser) {
+      others.push(typeof name === "string" ? name : "an entry without a name");
+      continue;
+    }
+    const extra = isRecord(entry) ? Object.keys(entry).filter((key) => !ownUserKeys.has(key)) : [];
+    if (extra.length > 0) config.notEmulated.push(`users ignored for ${guestUser}: ${extra.join(", ")}`);
+  }
   if (others.length > 0) {
     config.notEmulated.push(`users ignored: ${others.join(", ")} (a guest here has one user, ${guestUser})`);
   }

@@ -231,7 +231,8 @@ class SandboxedGuest implements Guest {
     this.layout = layout;
     this.holdings = new GuestHoldings(layout, owned);
     this.relay = new GuestRelay(name, layout.relaySocket);
-    const serialOutput = (child.stdout as Readable).pipe(new SerialOutputProcessing());
+    const serialOutput = new SerialOutputProcessing();
+    (child.stdout as Readable).pipe(serialOutput);
     this.serial = new SerialLine(child.stdin as Writable, serialOutput);
     serialOutput.on("data", (chunk: Buffer) => this.consoleLog.append(chunk));
     this.agent = new GuestAgent({
@@ -244,7 +245,10 @@ class SandboxedGuest implements Guest {
     });
     this.sandbox = new GuestProcess(name, child, {
       started: (init) => void this.relay.start(init, () => this.sandbox.running),
-      booted: () => this.agent.booted(),
+      booted: () => {
+        serialOutput.shellStarted();
+        this.agent.booted();
+      },
       poweredOff: () => this.events.emit("poweroff"),
       exited: (unexpected) => this.onExit(unexpected),
     });

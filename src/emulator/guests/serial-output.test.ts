@@ -22,6 +22,19 @@ describe("a serial line's output processing (ONLCR)", () => {
     expect(await through("prompt\r\n", "out\r", "\nend\n")).toBe("prompt\r\nout\r\nend\r\n");
   });
 
+  it("passes everything as it is once the console's shell runs: its pty's termios are the programs'", async () => {
+    const processing = new SerialOutputProcessing();
+    const out: Buffer[] = [];
+    processing.on("data", (chunk: Buffer) => out.push(chunk));
+    processing.write(Buffer.from("boot\n"));
+    await new Promise((resolve) => setImmediate(resolve));
+    processing.shellStarted();
+    // vim with ONLCR off moves down a row, in the same column, with a bare LF.
+    processing.end(Buffer.from("\x1b[5;10Hx\ny"));
+    await new Promise((resolve) => processing.on("end", resolve));
+    expect(Buffer.concat(out).toString()).toBe("boot\r\n\x1b[5;10Hx\ny");
+  });
+
   it("passes every other byte as it is", async () => {
     expect(await through("\x1b[2J\x1b[H", "\r", "é\t\n")).toBe("\x1b[2J\x1b[H\ré\t\r\n");
   });

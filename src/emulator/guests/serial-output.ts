@@ -1,9 +1,10 @@
-// What a real guest's ttyS0 does to everything written to it: termios OPOST|ONLCR, the kernel's
-// default, sends each line feed as CR LF. Whatever the console's shell prints has already passed its
-// pty, which did the same; the boot's own lines (the service manager, cloud-init and what runcmd
-// prints, before the console's shell) are written to the line directly, and a bare LF would reach
-// the screen as a staircase. A CR LF is left alone: ONLCR would make it CR CR LF, which a terminal
-// draws the same.
+// What a real guest's ttyS0 does to what the boot writes to it: termios OPOST|ONLCR, the kernel's
+// default, sends each line feed as CR LF. The boot's own lines (the service manager, cloud-init and
+// what runcmd prints, before the console's shell) are written to the line directly, and a bare LF
+// would reach the screen as a staircase. Once the console's shell runs, everything passes its pty,
+// whose termios the programs themselves set (vim turns ONLCR off and moves down a row with a bare
+// LF): from then on the bytes pass as they are. A CR LF is left alone: ONLCR would make it CR CR LF,
+// which a terminal draws the same.
 import { Transform, type TransformCallback } from "node:stream";
 
 const carriageReturn = 0x0d;
@@ -12,8 +13,18 @@ const lineFeed = 0x0a;
 export class SerialOutputProcessing extends Transform {
   /** The last byte of the previous chunk: a CR there makes an LF that opens this one no bare LF. */
   private lastByte = -1;
+  private shellRuns = false;
+
+  /** The boot is over and the console's shell writes through its pty from now on. */
+  shellStarted(): void {
+    this.shellRuns = true;
+  }
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
+    if (this.shellRuns) {
+      done(null, chunk);
+      return;
+    }
     const previous = this.lastByte;
     this.lastByte = chunk.at(-1) ?? previous;
     const bare = bareLineFeeds(chunk, previous);

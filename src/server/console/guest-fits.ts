@@ -2,6 +2,11 @@
 // A resize re-flows the screen copy's whole scrollback (milliseconds of the event loop every user
 // shares), and each fit is a request to the VM's agent: at most one per interval, one at a time, the
 // latest size asked for wins.
+//
+// Until the agent has answered once (a console opened while the VM boots asks before the agent
+// runs, and asks again until it does), a fit first checks that the agent answers, by setting the size
+// the guest already has (no SIGWINCH: the kernel signals only a change). Only then do the screen
+// copy and the viewers change size: a fit that would fail leaves every screen as it was.
 import type { FastifyBaseLogger } from "fastify";
 import type { GuestSizeOutcome, GuestSize, SetGuestSize } from "./guest-size.ts";
 import type { ConsoleLimits } from "./limits.ts";
@@ -11,9 +16,11 @@ export interface GuestFitsDeps<Asker> {
   limits: Pick<ConsoleLimits, "initialCols" | "initialRows" | "fitIntervalMs" | "fitTimeoutMs">;
   setGuestSize: SetGuestSize;
   log: FastifyBaseLogger;
-  /** Sizes the screen copy; called before the agent is asked, and again to undo a failed fit. */
+  /**
+   * Sizes the screen copy and the viewers' terminals; called before the agent is asked (the guest's
+   * redraw at the new size may come before its answer), and again to undo a failed fit.
+   */
   resizeScreen(size: GuestSize): void;
-  fitted(size: GuestSize): void;
   failed(asker: Asker, outcome: Extract<GuestSizeOutcome, { ok: false }>, size: GuestSize): void;
 }
 
@@ -24,6 +31,8 @@ export class GuestFits<Asker> {
   private timer: NodeJS.Timeout | undefined;
   private inFlight = false;
   private lastFitAt = -Infinity;
+  /** The agent answered the last time it was asked; until then, fits check first. */
+  private agentAnswers = false;
   private readonly stopped = new AbortController();
 
   constructor(private readonly deps: GuestFitsDeps<Asker>) {
@@ -67,21 +76,23 @@ export class GuestFits<Asker> {
     if (size.cols === previous.cols && size.rows === previous.rows) return;
     this.lastFitAt = performance.now();
     this.inFlight = true;
-    // The screen copy first: the guest redraws at the new size as soon as the agent has set it,
-    // which may reach us before the agent's answer does.
-    this.deps.resizeScreen(size);
-    this.current = size;
-    const outcome = await this.deps.setGuestSize(this.deps.sessionId, size, {
-      signal: this.stopped.signal,
-      timeoutMs: this.deps.limits.fitTimeoutMs,
-    });
+    const check = this.agentAnswers ? { ok: true as const } : await this.setGuestSize(previous);
+    let outcome = check;
+    if (check.ok && !this.stopped.signal.aborted) {
+      // The screen copy and the viewers first: the guest redraws at the new size as soon as the
+      // agent has set it, which may reach us before the agent's answer does.
+      this.deps.resizeScreen(size);
+      this.current = size;
+      outcome = await this.setGuestSize(size);
+      if (!outcome.ok && !this.stopped.signal.aborted) {
+        this.deps.resizeScreen(previous);
+        this.current = previous;
+      }
+    }
     this.inFlight = false;
     if (this.stopped.signal.aborted) return;
-    if (outcome.ok) {
-      this.deps.fitted(size);
-    } else {
-      this.deps.resizeScreen(previous);
-      this.current = previous;
+    this.agentAnswers = outcome.ok || outcome.failure !== "agent-unreachable";
+    if (!outcome.ok) {
       this.deps.log.info(
         { sessionId: this.deps.sessionId, failure: outcome.failure, reason: outcome.reason },
         "console fit failed",
@@ -89,5 +100,12 @@ export class GuestFits<Asker> {
       this.deps.failed(asker, outcome, size);
     }
     this.schedule();
+  }
+
+  private setGuestSize(size: GuestSize) {
+    return this.deps.setGuestSize(this.deps.sessionId, size, {
+      signal: this.stopped.signal,
+      timeoutMs: this.deps.limits.fitTimeoutMs,
+    });
   }
 }

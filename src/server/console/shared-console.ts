@@ -127,8 +127,10 @@ export class SharedConsole implements ViewerEvents {
       limits,
       setGuestSize: deps.setGuestSize,
       log,
-      resizeScreen: ({ cols, rows }) => this.screen.resize(cols, rows),
-      fitted: (size) => this.broadcast({ type: "guest-size", ...size }),
+      resizeScreen: (size) => {
+        this.screen.resize(size.cols, size.rows);
+        this.broadcast({ type: "guest-size", ...size });
+      },
       failed: (asker, outcome, size) => asker.send({ type: "fit-failed", code: outcome.failure, ...size }),
     });
   }

@@ -38,7 +38,7 @@ const scrollbackLines = 5000;
 // automatic fit the agent could not take is asked again every few seconds, quietly, for as long as a
 // boot takes at most (docs/console.md); only then, or after a click on Fit, is the failure shown.
 const automaticFitRetryMs = 5000;
-const automaticFitRetries = 36;
+const automaticFitRetryForMs = 3 * 60_000;
 const emptyWrite = new Uint8Array(0);
 
 export class ConsoleTerminal {
@@ -53,12 +53,12 @@ export class ConsoleTerminal {
   private shownSize = { cols: 0, rows: 0 };
   /** Whether this window could fit the guest at the last state change (connected, with the keyboard). */
   private drivesSize = false;
-  /** The last fit was this window's own (not a click), and how often it was asked again. */
-  private automaticFit = {
-    last: false,
-    retries: 0,
-    timer: undefined as ReturnType<typeof setTimeout> | undefined,
-  };
+  /** Whether the last fit was this window's own (not a click), and until when it is asked again. */
+  private readonly automaticFit: {
+    last: boolean;
+    giveUpAt: number;
+    timer: ReturnType<typeof setTimeout> | undefined;
+  } = { last: false, giveUpAt: 0, timer: undefined };
   private readonly autoFit = new AutoFit(() => this.fitAutomatically());
 
   /** `path`: the console socket's path and query (see console-url.ts). */
@@ -115,6 +115,11 @@ export class ConsoleTerminal {
       disposable(this.terminal.onSelectionChange(() => this.copyOnSelect())),
       listen(host, "paste", (event) => this.interceptPaste(event as ClipboardEvent), { capture: true }),
       observeSize(host, () => this.autoFit.windowResized()),
+      // A tab the student is not looking at does not fit the guest (their other tab may); coming
+      // back to it does.
+      listen(document, "visibilitychange", () => {
+        if (!document.hidden) this.autoFit.windowResized();
+      }),
       // A guest larger than the box (a smaller window watching, or the moment before a fit) scrolls:
       // its bottom rows, where the prompt is, stay in view.
       disposable(this.terminal.onResize(() => this.showBottom())),
@@ -150,6 +155,7 @@ export class ConsoleTerminal {
   /** Gives the guest's terminal this window's size (through the VM's agent; nothing is typed). */
   fitGuest(): void {
     const size = this.windowSize();
+    this.stopAutomaticFitRetries();
     this.automaticFit.last = false;
     if (size) this.connection.fitGuest(size.cols, size.rows);
     this.focus();
@@ -193,7 +199,7 @@ export class ConsoleTerminal {
   }
 
   dispose(): void {
-    clearTimeout(this.automaticFit.timer);
+    this.stopAutomaticFitRetries();
     for (const dispose of this.disposers) dispose();
     this.connection.dispose();
     this.terminal.dispose();
@@ -259,7 +265,7 @@ export class ConsoleTerminal {
   /** Only the keyboard holder's window drives the guest's size (the BFF ignores anyone else's). */
   private fitAutomatically(): void {
     const { status, keyboard, guestSize } = this.connection.getState();
-    if (status.kind !== "connected" || !keyboard?.canType) return;
+    if (status.kind !== "connected" || !keyboard?.canType || document.hidden) return;
     const size = this.windowSize();
     if (!size || (guestSize && size.cols === guestSize.cols && size.rows === guestSize.rows)) return;
     this.automaticFit.last = true;
@@ -269,15 +275,22 @@ export class ConsoleTerminal {
   /** The failure to show: none while an automatic fit is still being asked again. */
   private shownFitFailure(failure: ConsoleState["fitFailure"]): ConsoleState["fitFailure"] {
     const automatic = this.automaticFit;
-    if (failure !== "agent-unreachable" || !automatic.last || automatic.retries >= automaticFitRetries) {
-      return failure;
-    }
+    const retrying =
+      failure === "agent-unreachable" &&
+      automatic.last &&
+      this.drivesSize &&
+      performance.now() < automatic.giveUpAt;
+    if (!retrying) return failure;
     automatic.timer ??= setTimeout(() => {
       automatic.timer = undefined;
-      automatic.retries += 1;
       this.fitAutomatically();
     }, automaticFitRetryMs);
     return null;
+  }
+
+  private stopAutomaticFitRetries(): void {
+    clearTimeout(this.automaticFit.timer);
+    this.automaticFit.timer = undefined;
   }
 
   /** Shows the guest's size, in the order of the output around it: what came before is at the old size. */
@@ -297,9 +310,10 @@ export class ConsoleTerminal {
     if (connectionState.guestSize) this.showGuestSize(connectionState.guestSize);
     const drivesSize = connectionState.status.kind === "connected" && !!connectionState.keyboard?.canType;
     if (drivesSize && !this.drivesSize) {
-      this.automaticFit.retries = 0;
+      this.automaticFit.giveUpAt = performance.now() + automaticFitRetryForMs;
       this.autoFit.windowResized();
     }
+    if (!drivesSize) this.stopAutomaticFitRetries();
     this.drivesSize = drivesSize;
     this.terminal.options.disableStdin = !connectionState.keyboard?.canType;
     this.state = {
@@ -328,7 +342,7 @@ function listen(
   target: EventTarget,
   type: string,
   handler: (event: Event) => void,
-  options: AddEventListenerOptions,
+  options: AddEventListenerOptions = {},
 ): () => void {
   target.addEventListener(type, handler, options);
   return () => target.removeEventListener(type, handler, options);
