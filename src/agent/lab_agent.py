@@ -398,6 +398,16 @@ class RunningGroups:
         self.lock = threading.Lock()
         # Checks are counted here and in the agent's set of every group (terminals too).
         self.parent = parent
+        # Held while a group starts and is counted, and while a stopping agent kills them all: a
+        # SIGTERM between a start and its count would leave that group running (one set shares it).
+        self.spawning = parent.spawning if parent is not None else threading.Lock()
+
+    def spawn(self, start):
+        """Starts a process group with start() and counts it, as one step."""
+        with self.spawning:
+            child = start()
+            self.add(child.pid)
+        return child
 
     def add(self, pid):
         with self.lock:
@@ -416,7 +426,7 @@ class RunningGroups:
             return pid in self.pids
 
     def kill_all(self):
-        with self.lock:
+        with self.spawning, self.lock:
             for pid in list(self.pids):
                 kill_group(pid)
 
@@ -533,18 +543,19 @@ def run_check(spec, run_as, cancelled, running):
     argv, options = check_launch(run_as, spec["run"])
     started = time.monotonic()
     try:
-        child = subprocess.Popen(
-            argv,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            start_new_session=True,
-            close_fds=True,
-            **options
+        child = running.spawn(
+            lambda: subprocess.Popen(
+                argv,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+                close_fds=True,
+                **options
+            )
         )
     except (OSError, subprocess.SubprocessError) as error:
         raise HttpError(500, "spawn_failed", 'Cannot start check "%s": %s' % (spec["id"], error))
-    running.add(child.pid)
     output = Tail(OUTPUT_BYTES)
     stdout_tail = Tail(STDOUT_TAIL_BYTES)
     deadline = started + spec["timeoutSeconds"]
@@ -1058,19 +1069,23 @@ class Terminal:
             if run_as.switch:
                 # As login and sshd do: `tty`, screen and mesg expect the student's terminal to be theirs.
                 os.fchown(slave, run_as.uid, -1)
-            self.child = subprocess.Popen(
-                # A leading "-" in argv[0] makes it a login shell: the student's profile runs, as at the
-                # console. That is what the student expects here; checks never get one.
-                ["-" + os.path.basename(shell)],
-                executable=shell,
-                stdin=slave,
-                stdout=slave,
-                stderr=slave,
-                start_new_session=True,
-                preexec_fn=child_setup(run_as, run_as.own_gid, controlling_terminal=True),
-                close_fds=True,
-                cwd=run_as.home,
-                env=env,
+            # The shell leads its session and process group: an agent that stops kills the group, as it
+            # kills running checks.
+            self.child = running.spawn(
+                lambda: subprocess.Popen(
+                    # A leading "-" in argv[0] makes it a login shell: the student's profile runs, as at
+                    # the console. That is what the student expects here; checks never get one.
+                    ["-" + os.path.basename(shell)],
+                    executable=shell,
+                    stdin=slave,
+                    stdout=slave,
+                    stderr=slave,
+                    start_new_session=True,
+                    preexec_fn=child_setup(run_as, run_as.own_gid, controlling_terminal=True),
+                    close_fds=True,
+                    cwd=run_as.home,
+                    env=env,
+                )
             )
         except (OSError, subprocess.SubprocessError) as error:
             os.close(master)
@@ -1081,9 +1096,6 @@ class Terminal:
             os.close(slave)
         self.master = master
         os.set_blocking(master, False)
-        # The shell leads its session and process group: an agent that stops kills the group, as it
-        # kills running checks.
-        running.add(self.child.pid)
 
     def run(self, request):
         """Answers 101 and relays; ends with the exit frame once the shell is done, or without one
