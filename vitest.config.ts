@@ -3,7 +3,9 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["src/**/*.test.ts", "src/**/*.test.tsx"],
-    testTimeout: 30_000,
+    // A test's waits stretch with the machine's load (common/testing/patience.ts, up to six times):
+    // its own budget must cover them, or a busy machine fails it for being busy.
+    testTimeout: 60_000,
     // expect.poll's own default gives up after one second, which a busy machine can take for anything.
     expect: { poll: { timeout: 10_000 } },
     hookTimeout: 60_000,

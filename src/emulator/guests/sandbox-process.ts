@@ -71,8 +71,11 @@ export async function killInNamespace(init: ProcessIdentity, text: string): Prom
   return killed.length;
 }
 
-/** How long stopping every process of a guest may take before it counts as impossible. */
-const stopTimeoutMs = 10_000;
+/**
+ * How long stopping every process of a guest may take before it counts as impossible. It returns as
+ * soon as none runs; on a machine loaded several times over, a pass over /proc alone takes seconds.
+ */
+const stopTimeoutMs = 30_000;
 
 /**
  * Sends SIGSTOP to every process in the pid namespace of `init`, itself included, until none runs:

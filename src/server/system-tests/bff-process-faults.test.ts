@@ -194,7 +194,8 @@ describe("the grading agent killed in the middle of its checks", () => {
     const grades = await ivan.get(`/api/labs/${labId}/grades.json`);
     expect(grades.status).toBe(200);
     await bff.kill("SIGTERM");
-  });
+    // Four VMs, two runs and an agent's restart: over a minute on a busy machine.
+  }, 120_000);
 });
 
 describe("the BFF killed with SIGKILL in the middle of a grading run", () => {
