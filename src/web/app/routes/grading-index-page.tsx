@@ -1,50 +1,22 @@
-// /grading: the labs from the labs feature, each a link to its grading page.
+// /grading: the labs, each a link to its grading page.
 import { useTranslation } from "react-i18next";
-import { Link } from "react-router";
-import { LangText } from "../../components/lang-text.tsx";
-import { ErrorPanel, Loading } from "../../components/page-state.tsx";
 import { paths } from "../../lib/paths.ts";
-import { useLabs } from "../../features/labs/api/get-labs.ts";
-import "../../features/grading/grading.css";
+import { LabIndex } from "./lab-index.tsx";
 
 /** Staff pick the lab to grade. */
 export function GradingIndexPage() {
   const { t } = useTranslation();
-  const labs = useLabs();
   return (
-    <main className="page">
-      <title>{t("app.pageTitle", { page: t("grading.index.title") })}</title>
-      <h1 className="page-title">{t("grading.index.title")}</h1>
-      <p className="lead">{t("grading.index.lead")}</p>
-      {labs.isPending ? (
-        <Loading label={t("labs.catalog.loading")} />
-      ) : !labs.data ? (
-        <ErrorPanel
-          title={t("labs.catalog.loadFailed")}
-          error={labs.error}
-          onRetry={() => void labs.refetch()}
-        />
-      ) : labs.data.length === 0 ? (
-        <p className="empty">{t("grading.index.empty")}</p>
-      ) : (
-        <ul className="grading-lab-list">
-          {labs.data.map((lab) => (
-            <li key={lab.id} className="card">
-              <h2 className="card-title">
-                <Link to={paths.labGrading.to(lab.id)}>
-                  <LangText text={lab.title} />
-                </Link>
-              </h2>
-              <p className="muted small">
-                {t("grading.index.summary", {
-                  count: lab.checks.length,
-                  points: lab.checks.reduce((sum, check) => sum + check.points, 0),
-                })}
-              </p>
-            </li>
-          ))}
-        </ul>
-      )}
-    </main>
+    <LabIndex
+      title={t("grading.index.title")}
+      lead={t("grading.index.lead")}
+      linkTo={paths.labGrading.to}
+      summary={(lab) =>
+        t("grading.index.summary", {
+          count: lab.checks.length,
+          points: lab.checks.reduce((sum, check) => sum + check.points, 0),
+        })
+      }
+    />
   );
 }
