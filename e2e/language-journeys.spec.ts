@@ -3,19 +3,15 @@ import { expect, test } from "./fixtures.ts";
 import { CheckMyWorkPanel } from "./pages/check-my-work.ts";
 import { ConsoleView } from "./pages/console-view.ts";
 import { HomePage } from "./pages/home-page.ts";
+import { timelineStep } from "./pages/session-card.ts";
 import { SessionPage } from "./pages/session-page.ts";
 import { SignInPage } from "./pages/sign-in-page.ts";
 import { expectAccessible, expectNoUntranslatedText } from "./support/accessibility.ts";
-import { browserLocales, translator, type Language } from "./support/catalog.ts";
+import { browserLocales, labTitleIn, translator, type Language } from "./support/catalog.ts";
 
 // The same student journey in each language the console speaks, chosen by the browser's language
 // alone: sign in, launch, the console, "Check my work". At each step the page must be free of English
 // UI text (in Japanese and Chinese) and of axe's WCAG 2.1 AA violations, in the light and dark theme.
-
-/** The lab's title as the page shows it in `language`, from the lab file's translations. */
-function titleIn(lab: LabSummary, language: Language): string {
-  return language === "en" ? lab.title : (lab.translations?.title?.[language] ?? lab.title);
-}
 
 function checkTitleIn(lab: LabSummary, checkId: string, language: Language): string {
   const check = lab.checks.find((each) => each.id === checkId);
@@ -31,7 +27,7 @@ for (const language of ["en", "ja", "zh"] as const) {
     const t = translator(language);
     const lab = (await (await apiAs("alice")).labs()).find((each) => each.id === "linux-basics");
     if (!lab) throw new Error("labs/linux-basics.yaml is missing");
-    const labTitle = titleIn(lab, language);
+    const labTitle = labTitleIn(lab, language);
     const context = await browser.newContext({ locale: browserLocales[language] });
     const page = await context.newPage();
     const checkPage = async (state: string) => {
@@ -62,8 +58,8 @@ for (const language of ["en", "ja", "zh"] as const) {
       await expect(card).toBeVisible();
       await checkPage("launching");
       await expect(card).toHaveAttribute("data-status", "running");
-      await expect(home.timelineStep(card, "Running")).toHaveAttribute("data-state", "done");
-      await expect(home.timelineStep(card, "Running")).toContainText(t("sessions.phase.Running"));
+      await expect(timelineStep(card, "Running", t)).toHaveAttribute("data-state", "done");
+      await expect(timelineStep(card, "Running", t)).toContainText(t("sessions.phase.Running"));
       await checkPage("timeline, running");
 
       // The lab's tasks in the page's language, each with its points.

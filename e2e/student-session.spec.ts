@@ -1,5 +1,6 @@
 import { expect, test } from "./fixtures.ts";
 import { HomePage } from "./pages/home-page.ts";
+import { timelineStep } from "./pages/session-card.ts";
 import { SessionPage } from "./pages/session-page.ts";
 import { SignInPage } from "./pages/sign-in-page.ts";
 import { translator } from "./support/catalog.ts";
@@ -33,10 +34,10 @@ test("a student signs in, launches a lab, lands on it, reads its tasks, sees it 
     await expect(task).toContainText(t("labs.tasks.points", { count: check.points }));
     await expect(task).toContainText(t(check.selfCheck ? "labs.tasks.selfCheck" : "labs.tasks.gradedLater"));
   }
-  await expect(home.timelineStep(card, "Running")).toHaveAttribute("data-state", "done");
+  await expect(timelineStep(card, "Running", t)).toHaveAttribute("data-state", "done");
   await expect(card).toHaveAttribute("data-status", "running");
   for (const step of ["Pending", "Scheduling", "Scheduled"]) {
-    await expect(home.timelineStep(card, step)).toHaveAttribute("data-state", "done");
+    await expect(timelineStep(card, step, t)).toHaveAttribute("data-state", "done");
   }
   await expect(card).toContainText("Time left");
 

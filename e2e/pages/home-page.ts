@@ -1,5 +1,6 @@
 import type { Locator, Page } from "@playwright/test";
 import { translator, type Translate } from "../support/catalog.ts";
+import { endSessionOn } from "./session-card.ts";
 
 /** The start page: the person's sessions, then the lab catalog. */
 export class HomePage {
@@ -34,20 +35,8 @@ export class HomePage {
     return this.mySessions.getByRole("article", { name: labTitle });
   }
 
-  /** A step of the start-up timeline by KubeVirt's phase name, whatever the page's language. */
-  timelineStep(card: Locator, step: string): Locator {
-    return card
-      .getByRole("list", { name: this.t("sessions.timeline.label") })
-      .getByRole("listitem")
-      .and(this.page.locator(`[data-step="${step}"]`));
-  }
-
   /** Clicks "End session" on the lab's card and confirms in the dialog. */
   async endSession(labTitle: string): Promise<void> {
-    await this.sessionCard(labTitle)
-      .getByRole("button", { name: this.t("sessions.end.button") })
-      .click();
-    const dialog = this.page.getByRole("dialog", { name: this.t("sessions.end.confirmTitle") });
-    await dialog.getByRole("button", { name: this.t("sessions.end.button") }).click();
+    await endSessionOn(this.sessionCard(labTitle), this.t);
   }
 }

@@ -1,5 +1,6 @@
 import type { Page } from "@playwright/test";
 import { translator, type Translate } from "../support/catalog.ts";
+import { endSessionOn } from "./session-card.ts";
 
 /** A session's own page: its card (timeline, time left, End), its tasks and the rest. */
 export class SessionPage {
@@ -25,10 +26,6 @@ export class SessionPage {
 
   /** Clicks "End session" on the card and confirms in the dialog. */
   async endSession(labTitle: string): Promise<void> {
-    await this.card(labTitle)
-      .getByRole("button", { name: this.t("sessions.end.button") })
-      .click();
-    const dialog = this.page.getByRole("dialog", { name: this.t("sessions.end.confirmTitle") });
-    await dialog.getByRole("button", { name: this.t("sessions.end.button") }).click();
+    await endSessionOn(this.card(labTitle), this.t);
   }
 }

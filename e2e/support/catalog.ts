@@ -3,6 +3,7 @@
 import en from "../../src/web/locales/en.json" with { type: "json" };
 import ja from "../../src/web/locales/ja.json" with { type: "json" };
 import zh from "../../src/web/locales/zh.json" with { type: "json" };
+import type { LabSummary } from "../../src/common/api.ts";
 
 export const catalogs = { en, ja, zh } as const;
 export type Language = keyof typeof catalogs;
@@ -57,4 +58,9 @@ export function englishOnlyWords(language: Exclude<Language, "en">): Set<string>
 
 function texts(catalog: Catalog): string[] {
   return Object.values(catalog).flatMap((value) => (typeof value === "string" ? [value] : texts(value)));
+}
+
+/** A lab's title as the page shows it in `language`, from the lab file's translations. */
+export function labTitleIn(lab: LabSummary, language: Language): string {
+  return language === "en" ? lab.title : (lab.translations?.title?.[language] ?? lab.title);
 }

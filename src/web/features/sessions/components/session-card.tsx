@@ -5,6 +5,8 @@ import { Elapsed, TimeLeft } from "../../../components/duration.tsx";
 import { LangText } from "../../../components/lang-text.tsx";
 import { useLanguage } from "../../../lib/i18n/use-language.ts";
 import type { LocalText } from "../../../lib/i18n/pick-translation.ts";
+import { useLabSetup } from "../api/get-boot-log.ts";
+import { runningSince, type LabSetup } from "../lib/lab-setup.ts";
 import { sessionNoticeText } from "../lib/session-notice.ts";
 import type { LocalizedLab } from "../../../lib/localize-lab.ts";
 import { paths } from "../../../lib/paths.ts";
@@ -43,6 +45,7 @@ export function SessionCard({
   const me = useSignedInUser();
   const { language } = useLanguage();
   const notice = sessionNoticeText(session, t, language);
+  const setup = useLabSetup(session);
 
   return (
     <article className="card session-card" aria-labelledby={titleId} data-status={session.status}>
@@ -52,15 +55,20 @@ export function SessionCard({
         </Heading>
         <StatusBadge status={session.status} />
       </header>
-      <ProgressAnnouncement session={session} labTitle={labTitle} />
+      <ProgressAnnouncement session={session} setup={setup} labTitle={labTitle} />
 
       <p className="session-summary">
         <SessionSummary session={session} />
       </p>
 
-      {live && <SessionTimeline session={session} />}
+      {live && <SessionTimeline session={session} setup={setup} />}
       {session.status === "starting" && session.start === "cold" && (
         <p className="muted small">{t("sessions.card.startHint")}</p>
+      )}
+      {setup.state === "running" && (
+        <p className="muted small" data-testid="setup-hint">
+          {t("sessions.card.setupHint")}
+        </p>
       )}
       {live && session.start === "warm" && (
         <p className="muted small" data-start="warm">
@@ -97,12 +105,22 @@ export function SessionCard({
  * Launch progress for screen readers: the start-up step while the VM starts, then its status. Only
  * changes are read out (not the card as it first appears, nor the ticking clocks).
  */
-function ProgressAnnouncement({ session, labTitle }: { session: Session; labTitle: LocalText }) {
+function ProgressAnnouncement({
+  session,
+  setup,
+  labTitle,
+}: {
+  session: Session;
+  setup: LabSetup;
+  labTitle: LocalText;
+}) {
   const { t } = useTranslation();
   const step =
     session.status === "starting"
       ? t(`sessions.phase.${currentStep(session)}`)
-      : t(`sessions.status.${session.status}`);
+      : setup.state === "running"
+        ? t("sessions.timeline.settingUp")
+        : t(`sessions.status.${session.status}`);
   return (
     <p className="visually-hidden" role="status">
       {t("sessions.card.progress", { lab: labTitle.text, step })}
@@ -135,8 +153,4 @@ function SessionSummary({ session }: { session: Session }) {
     case "failed":
       return t("sessions.card.failed");
   }
-}
-
-function runningSince(session: Session): string {
-  return session.timeline.find((entry) => entry.phase === "Running")?.at ?? session.createdAt;
 }

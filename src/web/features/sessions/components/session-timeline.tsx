@@ -2,6 +2,7 @@ import { useTranslation } from "react-i18next";
 import type { Session } from "../../../../common/api.ts";
 import { Elapsed } from "../../../components/duration.tsx";
 import { useFormat } from "../../../lib/i18n/use-format.ts";
+import { runningSince, type LabSetup } from "../lib/lab-setup.ts";
 
 // The VMI phases a start goes through, in order, as KubeVirt names them.
 const steps = ["Pending", "Scheduling", "Scheduled", "Running"] as const;
@@ -10,9 +11,10 @@ type StepState = "done" | "current" | "upcoming";
 
 /**
  * Where a VM start has got to, with the seconds each step took and a ticking clock on the current one,
- * so a 20-second start reads as progress rather than a hang.
+ * so a 20-second start reads as progress rather than a hang. After Running comes the lab's set-up,
+ * when there is a way to tell when it ends (lib/lab-setup.ts).
  */
-export function SessionTimeline({ session }: { session: Session }) {
+export function SessionTimeline({ session, setup }: { session: Session; setup: LabSetup }) {
   const { t } = useTranslation();
   const format = useFormat();
   const current = currentStepIndex(session);
@@ -48,7 +50,37 @@ export function SessionTimeline({ session }: { session: Session }) {
           </li>
         );
       })}
+      {setup.state !== "unknown" && <SetupStep session={session} setup={setup} />}
     </ol>
+  );
+}
+
+function SetupStep({ session, setup }: { session: Session; setup: LabSetup }) {
+  const { t } = useTranslation();
+  const format = useFormat();
+  const state: StepState =
+    setup.state === "finished" ? "done" : setup.state === "running" ? "current" : "upcoming";
+  return (
+    <li
+      className="timeline-step"
+      data-step="Setup"
+      data-state={state}
+      aria-current={state === "current" ? "step" : undefined}
+    >
+      <span className="timeline-marker" aria-hidden="true" />
+      <span className="timeline-name">
+        {state === "current" ? t("sessions.timeline.settingUp") : t("sessions.timeline.setUp")}
+      </span>
+      <span className="timeline-time">
+        {setup.state === "running" ? (
+          <Elapsed since={runningSince(session)} />
+        ) : setup.state === "finished" && setup.at ? (
+          t("sessions.timeline.after", {
+            duration: format.elapsed(Math.max(0, Date.parse(setup.at) - Date.parse(session.createdAt))),
+          })
+        ) : null}
+      </span>
+    </li>
   );
 }
 
