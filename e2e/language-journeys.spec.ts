@@ -80,6 +80,14 @@ for (const language of ["en", "ja", "zh"] as const) {
       await expect(notes).toContainText(t("grading.check.failed"));
       await expect(notes).toContainText(t("grading.outcome.exit", { code: 1 }));
       await checkPage("self-check results");
+
+      // Ended, the session stays on the home page as a record with its last score.
+      await sessionPage.endSession(labTitle);
+      await expect(home.heading).toBeVisible();
+      const past = home.pastSession(labTitle);
+      await expect(past).toContainText(t("sessions.past.score", { score: 2, count: 3 }));
+      await expect(past.getByRole("link", { name: t("sessions.past.recording") })).toBeVisible();
+      await checkPage("home, a past session");
     } finally {
       await context.close();
     }

@@ -45,6 +45,8 @@ test("a student signs in, launches a lab, lands on it, reads its tasks, sees it 
   await expect(page.getByRole("dialog")).toBeHidden();
   await expect(home.heading).toBeVisible();
   await expect(home.sessionCard(lab.title)).toBeHidden();
+  // Not gone without a trace: the ended session is a past one, with no self-check yet.
+  await expect(home.pastSession(lab.title)).toContainText(t("sessions.past.notChecked"));
   await expect(home.launchButton(lab.title)).toBeEnabled();
 
   await home.signOut.click();

@@ -6,6 +6,7 @@ import { endSessionOn } from "./session-card.ts";
 export class HomePage {
   readonly heading;
   readonly mySessions;
+  readonly pastSessions;
   readonly catalog;
   readonly signOut;
   readonly currentUser;
@@ -17,6 +18,7 @@ export class HomePage {
   ) {
     this.heading = page.getByRole("heading", { name: t("home.title"), level: 1 });
     this.mySessions = page.getByRole("region", { name: t("sessions.mine.title"), exact: true });
+    this.pastSessions = page.getByRole("region", { name: t("sessions.past.title"), exact: true });
     this.catalog = page.getByRole("region", { name: t("labs.catalog.title"), exact: true });
     this.signOut = page.getByRole("button", { name: t("auth.signOut") });
     this.currentUser = page.getByTestId("current-user");
@@ -33,6 +35,11 @@ export class HomePage {
 
   sessionCard(labTitle: string): Locator {
     return this.mySessions.getByRole("article", { name: labTitle });
+  }
+
+  /** The newest ended session of the lab, as one row of "Past sessions". */
+  pastSession(labTitle: string): Locator {
+    return this.pastSessions.getByRole("listitem").filter({ hasText: labTitle }).first();
   }
 
   /** Clicks "End session" on the lab's card and confirms in the dialog. */

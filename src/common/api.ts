@@ -175,6 +175,25 @@ export const Session = z.object({
 });
 export type Session = z.output<typeof Session>;
 
+/**
+ * GET /api/past-sessions: the signed-in person's own sessions that have ended, newest first, each with
+ * its last self-check. Read from the audit log's launches, so kept as long as it keeps them.
+ */
+export const PastSession = z.object({
+  id: z.string(),
+  labId: z.string(),
+  startedAt: z.string(),
+  /** When it ended (the audit log's "end"); null when the console did not end it (deleted in the cluster). */
+  endedAt: z.nullable(z.string()),
+  /** The last "Check my work"; null when there was none. A score of null: the VM could not be checked. */
+  lastSelfCheck: z.nullable(
+    z.object({ checkedAt: z.string(), score: z.nullable(z.number()), maxScore: z.number() }),
+  ),
+});
+export type PastSession = z.output<typeof PastSession>;
+export const PastSessionList = z.object({ items: z.array(PastSession) });
+export type PastSessionList = z.output<typeof PastSessionList>;
+
 export const CreateSessionRequest = z.object({ labId: z.string().check(z.minLength(1), z.maxLength(40)) });
 export type CreateSessionRequest = z.output<typeof CreateSessionRequest>;
 

@@ -61,6 +61,7 @@ import { RecordingStore } from "./recordings/recording-store.ts";
 import { registerRecordingRoutes } from "./recordings/routes.ts";
 import { createSessionReads, type SessionsReadMode } from "./sessions/reads.ts";
 import { registerBootLogRoute } from "./sessions/boot-log-routes.ts";
+import { registerPastSessionsRoute } from "./sessions/past-sessions-routes.ts";
 import { registerRestartRoute } from "./sessions/restart-routes.ts";
 import { registerSessionRoutes } from "./sessions/routes.ts";
 import { LabNetworkPolicies } from "./sessions/lab-network-policy.ts";
@@ -277,6 +278,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerSessionRoutes(app, { sessions, audit: operations.audit });
   registerRestartRoute(app, { cluster: deps.cluster, audit: operations.audit });
   registerBootLogRoute(app, { source: reads.source, cluster: deps.cluster });
+  registerPastSessionsRoute(app, {
+    audit: operations.audit,
+    lastSelfCheck: async (sessionId) => (await deps.gradingRepository.listSelfChecks(sessionId, 1))[0],
+    liveSessionIds: async () =>
+      new Set((await reads.source.snapshot()).sessions.map((session) => session.id)),
+  });
   operations.register({ sessions, warmPatchRefusals });
   const findSession = async (id: string) =>
     (await reads.source.snapshot()).sessions.find((session) => session.id === id);

@@ -6,6 +6,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PastSessionList } from "../../common/api.ts";
 import { GradingRun, SelfCheck, SelfCheckHistory } from "../../common/grading-api.ts";
 import { startTestEmulator, type TestEmulator } from "../../emulator/testing/start.ts";
 import { eventually } from "../../common/testing/patience.ts";
@@ -256,5 +257,38 @@ describe("grading runs over real sessions", () => {
     expect(scores.get("alice")).toEqual(["6", "6", "2", "1", "3"]);
     expect(scores.get("tara")).toEqual(["5", "6", "2", "0", "3"]);
     expect(scores.get("bob")).toEqual(["", "6", "", "", ""]);
+  });
+});
+
+describe("a student's past sessions", () => {
+  it("lists their ended sessions, with the last self-check, and nobody else's", async () => {
+    const carol = await bff.signIn("carol");
+    const id = await launch("carol", carol);
+    const checked = await carol.post(`/api/sessions/${id}/checks`);
+    expect(checked.status).toBe(201);
+    // Still running: not past yet.
+    expect(PastSessionList.parse((await carol.get("/api/past-sessions")).body).items).toEqual([]);
+
+    expect((await carol.delete(`/api/sessions/${id}`)).status).toBe(202);
+    const past = await eventually(
+      async () => PastSessionList.parse((await carol.get("/api/past-sessions")).body).items,
+      (items) => items.length > 0,
+      { what: "carol's ended session among her past sessions" },
+    );
+    expect(past).toEqual([
+      {
+        id,
+        labId: lab.id,
+        startedAt: expect.any(String),
+        endedAt: expect.any(String),
+        lastSelfCheck: { checkedAt: expect.any(String), score: 0, maxScore: 3 },
+      },
+    ]);
+    expect(Date.parse(past[0]!.endedAt!)).toBeGreaterThanOrEqual(Date.parse(past[0]!.startedAt));
+    // A TA who ended a session of their own would see it; carol's is hers alone.
+    for (const other of ["alice", "tara", "ivan"]) {
+      const items = PastSessionList.parse((await browserOf.get(other)!.get("/api/past-sessions")).body).items;
+      expect(items.map((item) => item.id)).not.toContain(id);
+    }
   });
 });

@@ -8,9 +8,13 @@ import { LabCatalog } from "../../features/labs/components/lab-catalog.tsx";
 import { useSessions } from "../../features/sessions/api/get-sessions.ts";
 import { LaunchLabButton } from "../../features/sessions/components/launch-lab-button.tsx";
 import { MySessions } from "../../features/sessions/components/my-sessions.tsx";
+import { PastSessions } from "../../features/sessions/components/past-sessions.tsx";
 import { visibleSessions } from "../../features/sessions/lib/visible-sessions.ts";
 
-/** Everyone's start page: their own sessions on top, then the catalog to launch from. */
+/**
+ * Everyone's start page: their own sessions on top, the ended ones under them (a student who just
+ * ended one finds its record where it was), then the catalog to launch from.
+ */
 export function HomePage() {
   const { t } = useTranslation();
   const me = useSignedInUser();
@@ -26,6 +30,7 @@ export function HomePage() {
       <h1 className="page-title">{t("home.title")}</h1>
       <p className="lead">{t("home.lead")}</p>
       <MySessions query={sessions} labs={labs.data} labTitle={labTitle} />
+      {sessions.data && <PastSessions live={active} labTitle={labTitle} />}
       <LabCatalog
         renderAction={(lab) => (
           <LaunchLabButton lab={lab} activeSession={active.find((session) => session.labId === lab.id)} />

@@ -7,4 +7,6 @@ export const sessionKeys = {
   list: (filters: SessionFilters) => [...sessionKeys.lists(), filters] as const,
   details: () => [...sessionKeys.all, "detail"] as const,
   detail: (sessionId: string) => [...sessionKeys.details(), sessionId] as const,
+  /** The person's ended sessions, asked again whenever the set of their live ones (`liveIds`) changes. */
+  past: (liveIds: string) => [...sessionKeys.all, "past", liveIds] as const,
 };
