@@ -123,12 +123,17 @@ for (const language of ["en", "ja"] as const) {
   test(`a TA's first minutes in ${language}: the class wall is in the navigation, with its announcements`, async ({
     browser,
     apiAs,
+    pageAs,
   }) => {
     const t = translator(language);
     const alice = await apiAs("alice");
     const lab = (await alice.labs()).find((each) => each.id === "linux-basics");
     if (!lab) throw new Error("labs/linux-basics.yaml is missing");
-    await alice.launchRunning(lab.id);
+    const session = await alice.launchRunning(lab.id);
+    // The student at work in her console, as the TA will find her.
+    const student = new ConsoleView(await pageAs("alice"));
+    await student.goto(session.id);
+    await expect(student.rows).toContainText(/student@[\w-]+:~\$/);
     const tara = await apiAs("tara");
     const context = await browser.newContext({
       storageState: await tara.request.storageState(),
@@ -148,17 +153,26 @@ for (const language of ["en", "ja"] as const) {
         `${t("wall.title")}: ${labTitleIn(lab, language)}`,
       );
       await expect(page.getByRole("heading", { name: t("announcements.form.title") })).toBeVisible();
-      await expect(page.getByRole("link", { name: t("wall.observe", { student: "alice" }) })).toBeVisible();
+      // From the wall to the student's own screen: a look over the shoulder, keyboard still hers.
+      await page.getByRole("link", { name: t("wall.observe", { student: "alice" }) }).click();
+      const observed = new ConsoleView(page, t);
+      await expect(observed.region).toHaveAttribute("data-status", "connected");
+      await expect.poll(() => observed.screenLines()).toEqual(await student.screenAtPrompt());
+      await expect(observed.takeKeyboard).toBeVisible();
     } finally {
       await context.close();
     }
   });
 
-  test(`an instructor's first minutes in ${language}: every page in one row of navigation at 1280 pixels`, async ({
+  test(`an instructor's first minutes in ${language}: one row of navigation, then a lab graded with its checks' titles`, async ({
     browser,
     apiAs,
   }) => {
     const t = translator(language);
+    const alice = await apiAs("alice");
+    const lab = (await alice.labs()).find((each) => each.id === "linux-basics");
+    if (!lab) throw new Error("labs/linux-basics.yaml is missing");
+    await alice.launchRunning(lab.id);
     const ivan = await apiAs("ivan");
     const context = await browser.newContext({
       storageState: await ivan.request.storageState(),
@@ -176,6 +190,21 @@ for (const language of ["en", "ja"] as const) {
       if (!brand || !signOut || !lastPage) throw new Error("the header is not on screen");
       // One row: the last page and the sign-out button sit beside the name, not under it.
       for (const box of [signOut, lastPage]) expect(box.y).toBeLessThan(brand.y + brand.height);
+
+      // Grading one lab: the results name each check by its title, in the page's language.
+      await nav.getByRole("link", { name: t("app.nav.grading") }).click();
+      await page
+        .getByRole("main")
+        .getByRole("link", { name: labTitleIn(lab, language) })
+        .click();
+      await page.getByRole("button", { name: t("grading.start.button") }).click();
+      const results = page.getByRole("table", { name: t("grading.results.label") });
+      await expect(results.getByRole("rowheader", { name: "alice" })).toBeVisible();
+      for (const check of lab.checks) {
+        const title =
+          language === "en" ? check.title : (check.translations?.title?.[language] ?? check.title);
+        await expect(results.getByRole("columnheader", { name: title })).toBeVisible();
+      }
     } finally {
       await context.close();
     }
