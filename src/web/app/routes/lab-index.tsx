@@ -7,7 +7,6 @@ import type { LocalizedLab } from "../../lib/localize-lab.ts";
 import { LangText } from "../../components/lang-text.tsx";
 import { ErrorPanel, Loading } from "../../components/page-state.tsx";
 import { useLabs } from "../../features/labs/api/get-labs.ts";
-import "../../features/grading/grading.css";
 
 export function LabIndex({
   title,
@@ -39,7 +38,7 @@ export function LabIndex({
       ) : labs.data.length === 0 ? (
         <p className="empty">{t("grading.index.empty")}</p>
       ) : (
-        <ul className="grading-lab-list">
+        <ul className="lab-index-list">
           {labs.data.map((lab) => (
             <li key={lab.id} className="card">
               <h2 className="card-title">

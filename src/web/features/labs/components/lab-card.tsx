@@ -16,7 +16,7 @@ export function LabCard({ lab, action }: { lab: LocalizedLab; action: ReactNode 
       <h3 id={titleId} className="card-title">
         <LangText text={lab.title} />
       </h3>
-      <LabDescription source={lab.description} />
+      <LabDescription source={lab.description} headingLevel={4} />
       <ul className="lab-facts" aria-label={t("labs.card.facts")}>
         <li>{format.coarse(lab.session.minutes * 60_000)}</li>
         <li>{t("labs.card.vm", { cpu: lab.vm.cpu, memory: lab.vm.memory })}</li>

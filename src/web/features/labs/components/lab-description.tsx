@@ -4,8 +4,13 @@ import { languageInfo } from "../../../lib/i18n/languages.ts";
 import type { LocalText } from "../../../lib/i18n/pick-translation.ts";
 import { parsePlainMarkdown, type Inline } from "../../../lib/plain-markdown.ts";
 
-/** A lab's description as paragraphs, headings and lists; every character goes through React's escaping. */
-export function LabDescription({ source }: { source: LocalText }) {
+/**
+ * A lab's description as paragraphs, headings and lists; every character goes through React's escaping.
+ * Its headings sit one level under the heading of whatever holds it (`headingLevel`): a card's h3, a
+ * panel's h2.
+ */
+export function LabDescription({ source, headingLevel }: { source: LocalText; headingLevel: 3 | 4 }) {
+  const Heading = headingLevel === 3 ? "h3" : "h4";
   const { language } = useLanguage();
   const blocks = useMemo(() => parsePlainMarkdown(source.text), [source.text]);
   return (
@@ -16,9 +21,9 @@ export function LabDescription({ source }: { source: LocalText }) {
       {blocks.map((block, index) => {
         if (block.kind === "heading") {
           return (
-            <h4 key={index} className="lab-description-heading">
+            <Heading key={index} className="lab-description-heading">
               <Inlines inlines={block.inlines} />
-            </h4>
+            </Heading>
           );
         }
         if (block.kind === "list") {

@@ -15,7 +15,7 @@ export function LabTasks({ lab }: { lab: LocalizedLab }) {
       <h2 id="lab-tasks-title" className="panel-title">
         {t("labs.tasks.title")}
       </h2>
-      <LabDescription source={lab.description} />
+      <LabDescription source={lab.description} headingLevel={3} />
       {lab.checks.length === 0 ? (
         <p className="muted">{t("labs.tasks.none")}</p>
       ) : (
