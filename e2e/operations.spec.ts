@@ -2,6 +2,7 @@ import { formatTimeLeft } from "../src/web/lib/i18n/durations.ts";
 import { expect, test } from "./fixtures.ts";
 import { HomePage } from "./pages/home-page.ts";
 import { SessionsPage } from "./pages/sessions-page.ts";
+import { translator } from "./support/catalog.ts";
 
 test("a student sees the time left on their session and extends it once", async ({ apiAs, pageAs, lab }) => {
   const alice = await apiAs("alice");
@@ -83,6 +84,20 @@ test("an instructor reads the doctor's checks and the audit log", async ({ apiAs
     await expect(checks.nth(index)).toHaveAttribute("data-status", "ok");
   }
   await expect(page.getByRole("table", { name: "Room per lab" })).toContainText(lab.title);
+
+  // The checks' own texts in the reader's language, not only the page around them.
+  const ja = translator("ja");
+  await page.getByLabel(translator("en")("app.language"), { exact: true }).selectOption("ja");
+  const checksInJapanese = page.getByRole("list", { name: ja("doctor.checks") }).getByRole("listitem");
+  const kvmInJapanese = checksInJapanese.filter({
+    has: page.getByRole("heading", { name: ja("doctor.texts.kvmTitle"), exact: true }),
+  });
+  await expect(kvmInJapanese).toHaveAttribute("data-status", "ok");
+  await expect(kvmInJapanese).toContainText(
+    ja("doctor.texts.kvmWith", { names: "" }).replace(/[\s。]+$/, ""),
+  );
+  await expect(checksInJapanese.filter({ hasText: ja("doctor.texts.warmPatchesOk") })).toHaveCount(1);
+  await page.getByLabel(ja("app.language"), { exact: true }).selectOption("en");
 
   await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Audit log" }).click();
   await expect(page.getByRole("heading", { name: "Audit log", level: 1 })).toBeVisible();

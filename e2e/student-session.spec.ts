@@ -5,6 +5,24 @@ import { SessionPage } from "./pages/session-page.ts";
 import { SignInPage } from "./pages/sign-in-page.ts";
 import { translator } from "./support/catalog.ts";
 
+test("the sign-in page opens with nothing in the browser's console, from the address and from /", async ({
+  page,
+}) => {
+  const problems: string[] = [];
+  page.on("console", (message) => {
+    if (message.type() === "error" || message.type() === "warning") problems.push(message.text());
+  });
+  page.on("pageerror", (error) => problems.push(error.message));
+  const signIn = new SignInPage(page);
+  await signIn.goto();
+  await expect(signIn.heading).toBeVisible();
+  // Nobody is signed in: the home page sends the browser on to sign-in.
+  await page.goto("/");
+  await expect(signIn.heading).toBeVisible();
+  await expect(page).toHaveURL(/\/sign-in/);
+  expect(problems).toEqual([]);
+});
+
 test("a student signs in, launches a lab, lands on it, reads its tasks, sees it reach Running and ends it", async ({
   page,
   lab,

@@ -25,6 +25,14 @@ export const Me = z.object({
 });
 export type Me = z.output<typeof Me>;
 
+/**
+ * GET /api/auth/session: who this browser is signed in as, `user: null` for nobody, always 200. The
+ * SPA asks it on every first load, where a 401 from /api/me would be an error in the browser's console
+ * before anyone could have signed in.
+ */
+export const SignInState = z.object({ user: z.nullable(Me) });
+export type SignInState = z.output<typeof SignInState>;
+
 export const LoginRequest = z.object({
   username: z.string().check(z.minLength(1), z.maxLength(64)),
   password: z.string().check(z.minLength(1), z.maxLength(256)),

@@ -34,7 +34,10 @@ export const ScheduledClass = z.object({
   expected: z.number(),
   createdBy: z.string(),
   createdAt: z.string(),
-  /** When the pool starts booting VMs: the start minus the lead time. */
+  /**
+   * When the pool starts booting VMs: the start minus the lead time, or when the class was scheduled
+   * if that was later (then it is already past).
+   */
   warmFrom: z.string(),
   /** What the pool aims to hold unclaimed now: 0 outside the class's window. */
   target: z.number(),

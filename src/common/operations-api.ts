@@ -2,6 +2,7 @@
 // report and the audit log. Extending a session answers with the Session of api.ts.
 import * as z from "zod/mini";
 import { Role } from "./api.ts";
+import { DoctorText } from "./doctor-texts.ts";
 
 /** How many more sessions of one lab the cluster has room for right now. */
 export const LabCapacity = z.object({
@@ -43,6 +44,16 @@ export const DoctorCheck = z.object({
   details: z.array(z.string()),
   /** What to do about a warn or fail (commands included); null when nothing is to be done. */
   fix: z.nullable(z.string()),
+  /**
+   * The same title, summary, details and fix as sentences by key (doctor-texts.ts), for the SPA to say
+   * in the reader's language; the fix one line each. The strings above are their English.
+   */
+  texts: z.object({
+    title: DoctorText,
+    summary: DoctorText,
+    details: z.array(DoctorText),
+    fix: z.array(DoctorText),
+  }),
 });
 export type DoctorCheck = z.output<typeof DoctorCheck>;
 

@@ -238,6 +238,12 @@ describe("a guest's isolation", () => {
     serial.detach();
   });
 
+  it("shows only its own processes, with no host path in any command line, as a VM would", async () => {
+    const commandLines = await commandLinesIn(main);
+    expect(commandLines).toContain("/bin/bash -l");
+    expect(commandLines.filter((line) => line.includes(rootDir) || line.includes(process.cwd()))).toEqual([]);
+  });
+
   it("has no network: the host's loopback is out of reach", async () => {
     let connections = 0;
     const server = net.createServer((socket) => {
@@ -413,6 +419,7 @@ describe("a guest in an unshare sandbox", () => {
       );
       expect(reply).toBe("over unshare");
       socket.destroy();
+      expect((await commandLinesIn(guest)).filter((line) => line.includes(rootDir))).toEqual([]);
     } finally {
       await guest.kill();
     }
@@ -420,6 +427,17 @@ describe("a guest in an unshare sandbox", () => {
     expect(await processesRunning("lab-vm-unshare")).toEqual([]);
   });
 });
+
+/** The command line of every process the guest sees, as `ps -ef` shows them, pid 1 first. */
+async function commandLinesIn(guest: Guest): Promise<string[]> {
+  const serial = await promptOn(guest);
+  serial.type(
+    `for p in $(ls /proc | sort -n); do [ -r /proc/$p/cmdline ] && echo "<$(tr '\\0' ' ' < /proc/$p/cmdline)>"; done; echo do''ne\r`,
+  );
+  const output = await serial.waitFor(/\ndone\r\n/);
+  serial.detach();
+  return [...output.matchAll(/^<(.*?) ?>\r$/gm)].map((match) => match[1] ?? "");
+}
 
 async function childrenOfThisProcess(pids: number[]): Promise<number[]> {
   const children: number[] = [];

@@ -228,6 +228,9 @@ function bwrapArgs(plan: SandboxPlan, steps: MountStep[], privileged: boolean): 
     // Without its own session the guest could open /dev/tty of the emulator's terminal and inject input.
     "--new-session",
     "--unshare-pid",
+    // The guest's own first process is its pid 1, as on a VM (and in the unshare backend): bwrap's own
+    // reaper would be pid 1 inside, showing the guest bwrap's whole command line, host paths included.
+    "--as-pid-1",
     "--unshare-net",
     "--unshare-uts",
     "--unshare-ipc",

@@ -115,6 +115,26 @@ describe("the users file while the console runs", () => {
     });
   });
 
+  it("says who a browser is signed in as, with a 200 for nobody too, as the access rules judge it", async () => {
+    const state = async (cookie?: string) => {
+      const response = await app.inject({ url: "/api/auth/session", headers: cookie ? { cookie } : {} });
+      return { status: response.statusCode, body: response.json() as unknown };
+    };
+    expect(await state()).toEqual({ status: 200, body: { user: null } });
+    const bob = await signIn("bob");
+    expect(await state(bob.cookie)).toEqual({
+      status: 200,
+      body: { user: { username: "bob", role: "student", sections: [] } },
+    });
+    await writeUsers({ tara: "ta", ivan: "instructor" });
+    await eventually(
+      () => me(bob.cookie),
+      (status) => status === 401,
+      { what: "the removed student's sign-in to be refused" },
+    );
+    expect(await state(bob.cookie)).toEqual({ status: 200, body: { user: null } });
+  });
+
   it("refuses a TA whose sections changed, who signs in again with the new ones", async () => {
     await writeUsers({ tara: { role: "ta", sections: ["a"] }, ivan: "instructor" });
     await eventually(

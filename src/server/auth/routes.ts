@@ -1,7 +1,13 @@
 // Sign-in, sign-out and "who am I"; and an instructor signing someone out everywhere. Signing in
 // through an OpenID provider has routes of its own (oidc/routes.ts).
 import type { FastifyInstance } from "fastify";
-import { LoginRequest, type AuthConfig, type LogoutResult, type Me } from "../../common/api.ts";
+import {
+  LoginRequest,
+  type AuthConfig,
+  type LogoutResult,
+  type Me,
+  type SignInState,
+} from "../../common/api.ts";
 import { signedInUser } from "../access/policy.ts";
 import type { AuditLog } from "../audit/audit-log.ts";
 import { addressKey } from "../http/client-address.ts";
@@ -41,6 +47,10 @@ export function registerAuthRoutes(
       ? { mode: "oidc", providerName: authenticator.providerName }
       : { mode: "demo" },
   );
+  // Public, and 200 for nobody too: the same sign-in the access rules accept (findSignIn), or null.
+  app.get("/api/auth/session", open, async (request): Promise<SignInState> => ({
+    user: findSignIn(request, signIns)?.user ?? null,
+  }));
   registerAdminSignOutRoute(app, { signIns, audit });
 
   app.post("/api/auth/login", open, async (request, reply): Promise<Me> => {

@@ -7,7 +7,7 @@ import { DomainError, labNotFound } from "../errors/domain-error.ts";
 import type { SessionSnapshot, SessionSource } from "../sessions/source.ts";
 import { claimable } from "./warm-claims.ts";
 import { claimedByClass } from "./warm-pool.ts";
-import { poolTarget, warmFrom, type PoolTiming } from "./pool-plan.ts";
+import { bootingFrom, poolTarget, type PoolTiming } from "./pool-plan.ts";
 import type { ClassRecord, ClassRepository } from "./repository.ts";
 
 export interface ClassScheduleDeps {
@@ -87,7 +87,7 @@ export class ClassSchedule {
       expected: record.expected,
       createdBy: record.createdBy,
       createdAt: new Date(record.createdAt).toISOString(),
-      warmFrom: new Date(warmFrom(record, this.deps.timing)).toISOString(),
+      warmFrom: new Date(bootingFrom(record, this.deps.timing)).toISOString(),
       target: poolTarget(record, claimed, now, this.deps.timing),
       pool: { ready, booting: warm.length - ready, claimed },
     };

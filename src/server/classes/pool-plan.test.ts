@@ -1,6 +1,6 @@
 // How many warm VMs a class holds at each point of its day.
 import { describe, expect, it } from "vitest";
-import { defaultPoolTiming, poolTarget, reserveOf } from "./pool-plan.ts";
+import { bootingFrom, defaultPoolTiming, poolTarget, reserveOf } from "./pool-plan.ts";
 import type { ClassRecord } from "./repository.ts";
 
 const minute = 60_000;
@@ -38,6 +38,14 @@ describe("a class's warm pool target", () => {
   it("keeps only the reserve once the arrivals are over", () => {
     expect(at(16, 0)).toBe(4);
     expect(at(119, 40)).toBe(4);
+  });
+
+  it("says booting starts with the lead time, or when the class was scheduled if that came later", () => {
+    expect(bootingFrom(aClass, defaultPoolTiming)).toBe(start - 15 * minute);
+    const scheduledLate = { ...aClass, createdAt: start - 5 * minute };
+    expect(bootingFrom(scheduledLate, defaultPoolTiming)).toBe(start - 5 * minute);
+    // The pool boots for it at once: its window opened before it was scheduled.
+    expect(poolTarget(scheduledLate, 0, scheduledLate.createdAt, defaultPoolTiming)).toBe(40);
   });
 
   it("reserves a tenth of the class, at least two, never more than the class", () => {

@@ -21,6 +21,15 @@ export function warmFrom(record: ClassRecord, timing: PoolTiming): number {
 }
 
 /**
+ * When the pool starts booting the class's VMs, as people are told: the start of its window, or the
+ * moment the class was scheduled when that came later (a class scheduled 5 minutes ahead boots on the
+ * pool's next pass, not 15 minutes before its start, which is past).
+ */
+export function bootingFrom(record: ClassRecord, timing: PoolTiming): number {
+  return Math.max(warmFrom(record, timing), record.createdAt);
+}
+
+/**
  * Unclaimed VMs to hold now: none outside the window; before the start and while latecomers come,
  * one for every expected student who has not launched yet (never fewer than the reserve, for the
  * unexpected ones); then the reserve.

@@ -1,5 +1,13 @@
 // The doctor's checks, each a pure function of what was read from the cluster, so every verdict can
-// be tested without one. Each says ok, warn or fail, what it found, why it matters and how to fix it.
+// be tested without one. Each says ok, warn or fail, what it found, why it matters and how to fix it,
+// in sentences by key (common/doctor-texts.ts) that the SPA says in the reader's language.
+import {
+  renderDoctorText,
+  say,
+  verbatim,
+  type DoctorText,
+  type DoctorTextKey,
+} from "../../common/doctor-texts.ts";
 import type { DoctorCheck } from "../../common/operations-api.ts";
 import type { KubeVirt, Namespace, Node } from "../kube/cluster-facts.ts";
 import {
@@ -37,93 +45,84 @@ export interface ClusterReadings {
 
 type Check = (readings: ClusterReadings) => DoctorCheck;
 
-function result(
+/** A check's verdict, its English rendered from the sentences for `npm run doctor` and API clients. */
+export function result(
   id: string,
-  title: string,
+  title: DoctorText,
   status: DoctorCheck["status"],
-  summary: string,
-  details: string[] = [],
-  fix: string | null = null,
+  summary: DoctorText,
+  details: DoctorText[] = [],
+  fix: DoctorText[] = [],
 ): DoctorCheck {
-  return { id, title, status, summary, details, fix };
+  return {
+    id,
+    title: renderDoctorText(title),
+    status,
+    summary: renderDoctorText(summary),
+    details: details.map((detail) => renderDoctorText(detail)),
+    fix: fix.length > 0 ? fix.map((line) => renderDoctorText(line)).join("\n") : null,
+    texts: { title, summary, details, fix },
+  };
 }
 
 export const clusterCheck: Check = ({ kubernetesVersion }) => {
-  const title = "The cluster answers";
+  const title = say("clusterTitle");
   if (!kubernetesVersion.ok) {
     return result(
       "cluster",
       title,
       "fail",
-      `The Kubernetes API does not answer: ${kubernetesVersion.error}`,
-      ["Without the API nothing else can be checked, and no session can start."],
-      "Check the cluster the console is pointed at (LAB_KUBECONFIG or KUBECONFIG; in a pod, its service " +
-        "account) with `kubectl version`, and that the network lets the console reach the API server.",
+      say("clusterNoAnswer", { error: kubernetesVersion.error }),
+      [say("clusterNoAnswerWhy")],
+      [say("clusterFix")],
     );
   }
-  return result("cluster", title, "ok", `Kubernetes ${kubernetesVersion.value} answers.`);
+  return result("cluster", title, "ok", say("clusterOk", { version: kubernetesVersion.value }));
 };
 
 export const kubeVirtCheck: Check = ({ kubeVirt }) => {
-  const title = "KubeVirt is installed";
+  const title = say("kubeVirtTitle");
   if (!kubeVirt.ok)
-    return result(
-      "kubevirt",
-      title,
-      "fail",
-      `The KubeVirt custom resource could not be read: ${kubeVirt.error}`,
-    );
+    return result("kubevirt", title, "fail", say("kubeVirtUnreadable", { error: kubeVirt.error }));
   const cr = kubeVirt.value;
   if (!cr) {
-    return result(
-      "kubevirt",
-      title,
-      "fail",
-      "KubeVirt is not installed: the cluster has no KubeVirt custom resource.",
-      [],
-      "Install KubeVirt (the operator, then a KubeVirt resource): https://kubevirt.io/user-guide/cluster_admin/installation/",
-    );
+    return result("kubevirt", title, "fail", say("kubeVirtMissing"), [], [say("kubeVirtInstallFix")]);
   }
-  const version = cr.status?.observedKubeVirtVersion ?? "an unknown version";
+  const version = cr.status?.observedKubeVirtVersion ?? say("unknownVersion");
   const where = `${cr.metadata.namespace ?? ""}/${cr.metadata.name ?? ""}`;
   if (cr.status?.phase !== "Deployed") {
     return result(
       "kubevirt",
       title,
       "warn",
-      `KubeVirt ${version} is installed but not ready (phase ${cr.status?.phase ?? "unknown"}).`,
-      [`KubeVirt resource: ${where}`],
-      `Look at \`kubectl -n ${cr.metadata.namespace ?? "kubevirt"} get kubevirt,pods\` until the phase is Deployed.`,
+      say("kubeVirtNotReady", { version, phase: cr.status?.phase ?? say("unknown") }),
+      [say("kubeVirtResource", { where })],
+      [say("kubeVirtNotReadyFix", { namespace: cr.metadata.namespace ?? "kubevirt" })],
     );
   }
-  return result("kubevirt", title, "ok", `KubeVirt ${version} is deployed.`, [`KubeVirt resource: ${where}`]);
+  return result("kubevirt", title, "ok", say("kubeVirtDeployed", { version }), [
+    say("kubeVirtResource", { where }),
+  ]);
 };
 
 export const imageVolumeCheck: Check = ({ kubeVirt, kubernetesVersion, apiServerMetrics, nodes }) => {
-  const title = "ImageVolume: KubeVirt, Kubernetes and the container runtime agree";
+  const title = say("imageVolumeTitle");
   const cr = kubeVirt.ok ? kubeVirt.value : undefined;
   const kvVersion = parseVersion(cr?.status?.observedKubeVirtVersion);
   const k8sVersion = parseVersion(kubernetesVersion.ok ? kubernetesVersion.value : undefined);
   if (!cr || !kvVersion || !k8sVersion) {
-    return result(
-      "image-volume",
-      title,
-      "warn",
-      "Not checked: the KubeVirt and Kubernetes versions are not both known (see the checks above).",
-    );
+    return result("image-volume", title, "warn", say("imageVolumeVersionsUnknown"));
   }
   const kubeVirtGate = kubeVirtImageVolumeGate(cr, kvVersion);
   const details = [
-    `KubeVirt ${cr.status?.observedKubeVirtVersion}: ImageVolume is ${onOff(kubeVirtGate.enabled)} because ${kubeVirtGate.because}.`,
+    say("imageVolumeKubeVirtGate", {
+      version: cr.status?.observedKubeVirtVersion ?? "",
+      state: onOff(kubeVirtGate.enabled),
+      because: kubeVirtGate.because,
+    }),
   ];
   if (!kubeVirtGate.enabled) {
-    return result(
-      "image-volume",
-      title,
-      "ok",
-      "KubeVirt does not use image volumes: container disks are copied in by helper containers, which works everywhere.",
-      details,
-    );
+    return result("image-volume", title, "ok", say("imageVolumeNotUsed"), details);
   }
 
   const k8sGate = kubernetesImageVolumeGate(
@@ -131,59 +130,53 @@ export const imageVolumeCheck: Check = ({ kubeVirt, kubernetesVersion, apiServer
     k8sVersion,
   );
   details.push(
-    `Kubernetes ${kubernetesVersion.ok ? kubernetesVersion.value : ""}: ImageVolume is ${onOff(k8sGate.enabled)} because ${k8sGate.because}.`,
+    say("imageVolumeKubernetesGate", {
+      version: kubernetesVersion.ok ? kubernetesVersion.value : "",
+      state: onOff(k8sGate.enabled),
+      because: k8sGate.because,
+    }),
   );
   if (!apiServerMetrics.ok)
-    details.push(`The API server's /metrics could not be read: ${apiServerMetrics.error}`);
-  const disableFix = disableInKubeVirtFix(cr, atLeast(kvVersion, 1, 8));
+    details.push(say("imageVolumeMetricsUnreadable", { error: apiServerMetrics.error }));
+  const disable = disableInKubeVirtFix(cr, atLeast(kvVersion, 1, 8));
 
   if (!k8sGate.enabled) {
     const why = [
-      "With KubeVirt's gate on, virt-controller mounts every containerDisk as a pod image volume. With " +
-        "Kubernetes' gate off, the API server silently drops those volumes and their mounts from the launcher " +
-        "pod: the pod is accepted without any warning, and then fails with " +
-        '`exec: "/container-disk-binary/usr/bin/container-disk": no such file or directory`. No VM starts.',
+      say("imageVolumeDropped", {
+        failure: 'exec: "/container-disk-binary/usr/bin/container-disk": no such file or directory',
+      }),
     ];
     if (k8sGate.source === "version") {
       return result(
         "image-volume",
         title,
         "warn",
-        "KubeVirt mounts container disks as image volumes, and Kubernetes' ImageVolume gate is probably off.",
-        [...details, ...why, "The API server's gate could not be read, so this is judged from its version."],
-        `${disableFix}\nOr let the console read /metrics (see deploy/base) so the doctor can tell for sure.`,
+        say("imageVolumeProbablyOff"),
+        [...details, ...why, say("imageVolumeJudgedFromVersion")],
+        [say("imageVolumeProbablyOffFix", { disable })],
       );
     }
     return result(
       "image-volume",
       title,
       "fail",
-      "KubeVirt mounts container disks as image volumes, but Kubernetes' ImageVolume gate is off: no VM will start.",
+      say("imageVolumeOff"),
       [...details, ...why],
-      `${disableFix}\nOr turn on Kubernetes' ImageVolume feature gate (API server and kubelets) on nodes whose ` +
-        "runtime supports it (containerd 2.1+ or CRI-O 1.31+).",
+      [say("imageVolumeOffFix", { disable })],
     );
   }
 
   // Only the API server's gate is in sight: the kubelets' gate (and how the runtimes are configured)
   // would need nodes/proxy to read, which is root on every node and must not be granted (see
   // permissions.ts). So no text may claim more than "the API server's gate is on".
-  const apiServerGateOn =
-    k8sGate.source === "metrics"
-      ? "The API server's ImageVolume gate is on"
-      : "The API server's ImageVolume gate should be on (judged from its version)";
-  const notVisible =
-    "The kubelets' ImageVolume gate and the container runtimes' configuration cannot be checked from here: " +
-    "reading a kubelet needs nodes/proxy, which is root on every node. If launcher pods fail to mount their " +
-    "container disks, check the kubelets' --feature-gates (or featureGates in their configuration file).";
+  const gate = say(k8sGate.source === "metrics" ? "apiServerGateOn" : "apiServerGateProbablyOn");
+  const notVisible = say("kubeletsNotVisible");
   if (!nodes.ok) {
-    return result(
-      "image-volume",
-      title,
-      "warn",
-      `${apiServerGateOn}; the nodes' container runtimes could not be read.`,
-      [...details, nodes.error, notVisible],
-    );
+    return result("image-volume", title, "warn", say("imageVolumeNodesUnreadable", { gate }), [
+      ...details,
+      verbatim(nodes.error),
+      notVisible,
+    ]);
   }
   const tooOld = nodes.value.filter(
     (node) => runtimeSupportsImageVolumes(node.status?.nodeInfo?.containerRuntimeVersion) === false,
@@ -191,6 +184,7 @@ export const imageVolumeCheck: Check = ({ kubeVirt, kubernetesVersion, apiServer
   const unknown = nodes.value.filter(
     (node) => runtimeSupportsImageVolumes(node.status?.nodeInfo?.containerRuntimeVersion) === undefined,
   );
+  // Facts as the nodes report them: "node-1 (containerd://1.7.2), node-2 (unknown runtime)".
   const runtimes = (list: Node[]) =>
     list
       .map(
@@ -203,62 +197,43 @@ export const imageVolumeCheck: Check = ({ kubeVirt, kubernetesVersion, apiServer
       "image-volume",
       title,
       "fail",
-      `${apiServerGateOn}, but ${tooOld.length} node(s) run a container runtime too old for image volumes: VMs placed there will not start.`,
-      [
-        ...details,
-        `Too old: ${runtimes(tooOld)}. Image volumes need containerd 2.1 or newer (or CRI-O 1.31+).`,
-        notVisible,
-      ],
-      `Upgrade containerd on those nodes, or: ${disableFix}`,
+      say("imageVolumeRuntimesTooOld", { gate, nodes: tooOld.length }),
+      [...details, say("imageVolumeTooOldList", { runtimes: runtimes(tooOld) }), notVisible],
+      [say("imageVolumeUpgradeFix", { disable })],
     );
   }
   if (unknown.length > 0) {
-    return result(
-      "image-volume",
-      title,
-      "warn",
-      `${apiServerGateOn}; some nodes' container runtimes are not known to support image volumes.`,
-      [
-        ...details,
-        `Unknown: ${runtimes(unknown)}. Image volumes need containerd 2.1+ or CRI-O 1.31+.`,
-        notVisible,
-      ],
-    );
+    return result("image-volume", title, "warn", say("imageVolumeRuntimesUnknown", { gate }), [
+      ...details,
+      say("imageVolumeUnknownList", { runtimes: runtimes(unknown) }),
+      notVisible,
+    ]);
   }
-  return result(
-    "image-volume",
-    title,
-    "ok",
-    `${apiServerGateOn} and every node's container runtime is recent enough for image volumes; the kubelets' gate cannot be checked from here.`,
-    [...details, notVisible],
-  );
+  return result("image-volume", title, "ok", say("imageVolumeOk", { gate }), [...details, notVisible]);
 };
 
-function disableInKubeVirtFix(cr: KubeVirt, hasDisabledList: boolean): string {
+/** The steps that turn KubeVirt's ImageVolume gate off, one per line (none when there is no way). */
+function disableInKubeVirtFix(cr: KubeVirt, hasDisabledList: boolean): DoctorText[] {
   const name = cr.metadata.name ?? "kubevirt";
   const namespace = cr.metadata.namespace ?? "kubevirt";
   const explicit = cr.spec?.configuration?.developerConfiguration?.featureGates?.includes("ImageVolume");
-  const steps: string[] = [];
-  if (explicit) {
-    steps.push(
-      `Remove ImageVolume from spec.configuration.developerConfiguration.featureGates: \`kubectl -n ${namespace} edit kubevirt ${name}\`.`,
-    );
-  }
+  const steps: DoctorText[] = [];
+  if (explicit) steps.push(say("disableRemoveExplicit", { namespace, name }));
   if (hasDisabledList) {
     steps.push(
-      `Turn KubeVirt's gate off (back to copying container disks): add ImageVolume to ` +
-        `spec.configuration.developerConfiguration.disabledFeatureGates, for example\n` +
-        `  kubectl -n ${namespace} patch kubevirt ${name} --type merge -p ` +
-        `'{"spec":{"configuration":{"developerConfiguration":{"disabledFeatureGates":["ImageVolume"]}}}}'\n` +
-        `(that replaces the list: keep any gates already in it). Check it again after every KubeVirt upgrade.`,
+      say("disableAddToDisabledList", {
+        command:
+          `kubectl -n ${namespace} patch kubevirt ${name} --type merge -p ` +
+          `'{"spec":{"configuration":{"developerConfiguration":{"disabledFeatureGates":["ImageVolume"]}}}}'`,
+      }),
     );
   }
-  return steps.join("\n");
+  return steps;
 }
 
 export const kvmCheck: Check = ({ nodes }) => {
-  const title = "Nodes with KVM";
-  if (!nodes.ok) return result("kvm", title, "fail", `The nodes could not be read: ${nodes.error}`);
+  const title = say("kvmTitle");
+  if (!nodes.ok) return result("kvm", title, "fail", say("nodesUnreadable", { error: nodes.error }));
   const withKvm = nodes.value.filter(
     (node) => (parseQuantity(node.status?.allocatable?.[kvmDevice]) ?? 0) > 0,
   );
@@ -268,11 +243,9 @@ export const kvmCheck: Check = ({ nodes }) => {
       "kvm",
       title,
       "fail",
-      `No node exposes ${kvmDevice}: VMs can be created but never scheduled.`,
-      [`${nodes.value.length} node(s): ${names(nodes.value) || "none"}.`],
-      "Enable hardware virtualization (VT-x/AMD-V) on the nodes, or nested virtualization on cloud VMs; " +
-        "check that virt-handler runs on them (`kubectl -n kubevirt get pods -o wide`) and that " +
-        "`kubectl get nodes -o jsonpath='{..allocatable}'` lists devices.kubevirt.io/kvm.",
+      say("kvmNone", { device: kvmDevice }),
+      [say("kvmNodes", { nodes: nodes.value.length, names: names(nodes.value) || say("none") })],
+      [say("kvmFix")],
     );
   }
   const without = nodes.value.filter((node) => !withKvm.includes(node));
@@ -280,10 +253,10 @@ export const kvmCheck: Check = ({ nodes }) => {
     "kvm",
     title,
     "ok",
-    `${withKvm.length} of ${nodes.value.length} node(s) expose ${kvmDevice}.`,
+    say("kvmSome", { withKvm: withKvm.length, nodes: nodes.value.length, device: kvmDevice }),
     [
-      `With KVM: ${names(withKvm)}.`,
-      ...(without.length > 0 ? [`Without: ${names(without)} (VMs do not go there).`] : []),
+      say("kvmWith", { names: names(withKvm) }),
+      ...(without.length > 0 ? [say("kvmWithout", { names: names(without) })] : []),
     ],
   );
 };
@@ -291,14 +264,14 @@ export const kvmCheck: Check = ({ nodes }) => {
 const enforceLabel = "pod-security.kubernetes.io/enforce";
 
 export const vmNamespaceCheck: Check = ({ namespace, vmNamespace }) => {
-  const title = "The VM namespace admits virt-launcher pods";
+  const title = say("vmNamespaceTitle");
   const labelFix = `kubectl label namespace ${vmNamespace} ${enforceLabel}=privileged --overwrite`;
   if (!namespace.ok) {
     return result(
       "vm-namespace",
       title,
       "fail",
-      `The namespace ${vmNamespace} could not be read: ${namespace.error}`,
+      say("namespaceUnreadable", { namespace: vmNamespace, error: namespace.error }),
     );
   }
   if (!namespace.value) {
@@ -306,87 +279,77 @@ export const vmNamespaceCheck: Check = ({ namespace, vmNamespace }) => {
       "vm-namespace",
       title,
       "fail",
-      `The namespace ${vmNamespace} (LAB_NAMESPACE) does not exist: no session can start.`,
+      say("namespaceMissing", { namespace: vmNamespace }),
       [],
-      `Apply deploy/base, or: kubectl create namespace ${vmNamespace} && ${labelFix}`,
+      [say("namespaceCreateFix", { namespace: vmNamespace, labelFix })],
     );
   }
   const level = namespace.value.metadata.labels?.[enforceLabel];
-  const why =
-    "virt-launcher pods need privileges (KVM and tun devices, extra capabilities), which only the privileged Pod Security level admits.";
+  const why = say("namespaceWhyPrivileged");
   if (level === "privileged") {
-    return result("vm-namespace", title, "ok", `${vmNamespace} enforces the privileged Pod Security level.`, [
-      why,
-    ]);
+    return result("vm-namespace", title, "ok", say("namespacePrivileged", { namespace: vmNamespace }), [why]);
   }
   if (level === undefined) {
     return result(
       "vm-namespace",
       title,
       "warn",
-      `${vmNamespace} has no ${enforceLabel} label: the cluster's default level applies.`,
-      [
-        why,
-        "If the cluster's default is baseline or restricted, launcher pods are refused and VMs never start.",
-      ],
-      labelFix,
+      say("namespaceNoLabel", { namespace: vmNamespace, label: enforceLabel }),
+      [why, say("namespaceDefaultRisk")],
+      [verbatim(labelFix)],
     );
   }
   return result(
     "vm-namespace",
     title,
     "fail",
-    `${vmNamespace} enforces the ${level} Pod Security level: launcher pods are refused and no VM starts.`,
+    say("namespaceRefused", { namespace: vmNamespace, level }),
     [why],
-    labelFix,
+    [verbatim(labelFix)],
   );
 };
 
 export const permissionsCheck: Check = ({ required, forbidden, vmNamespace, leaseNamespace }) => {
-  const title = "The console's own permissions";
+  const title = say("permissionsTitle");
   if (!required.ok || !forbidden.ok) {
     const error = !required.ok ? required.error : !forbidden.ok ? forbidden.error : "";
     return result(
       "permissions",
       title,
       "fail",
-      `The API server would not answer access reviews: ${error}`,
+      say("accessReviewsRefused", { error }),
       [],
-      "The console needs `create selfsubjectaccessreviews.authorization.k8s.io` (every authenticated user has it by default).",
+      [say("accessReviewsFix")],
     );
   }
   const missing = required.value.filter((entry) => !entry.allowed);
   const dangerous = forbidden.value.filter((entry) => entry.allowed && entry.permission.severity === "fail");
   const tooMuch = forbidden.value.filter((entry) => entry.allowed && entry.permission.severity === "warn");
+  const line = (key: DoctorTextKey, permission: Permission | ForbiddenPermission) =>
+    say(key, {
+      permission: describePermission(permission),
+      scope: scopeOf(permission, { vmNamespace, leaseNamespace }),
+      why: permission.why,
+    });
   const details = [
-    ...missing.map(
-      ({ permission }) =>
-        `Missing: ${describePermission(permission)}${scopeOf(permission, { vmNamespace, leaseNamespace })} (${permission.why}).`,
-    ),
-    ...dangerous.map(
-      ({ permission }) =>
-        `Allowed but must not be: ${describePermission(permission)}${scopeOf(permission, { vmNamespace })}. ${permission.why}`,
-    ),
-    ...tooMuch.map(
-      ({ permission }) =>
-        `Allowed but not needed: ${describePermission(permission)}${scopeOf(permission, { vmNamespace })} (${permission.why}).`,
-    ),
+    ...missing.map(({ permission }) => line("permissionMissing", permission)),
+    ...dangerous.map(({ permission }) => line("permissionDangerous", permission)),
+    ...tooMuch.map(({ permission }) => line("permissionNotNeeded", permission)),
   ];
-  const adminHint =
-    "If the doctor ran with an administrator's kubeconfig instead of the console's own, run it as the console: " +
-    "`kubectl -n lab-console exec deploy/lab-console -- npm run doctor`, or open the instructor page.";
+  const adminHint = say("runAsConsoleHint");
   if (dangerous.length > 0) {
     return result(
       "permissions",
       title,
       "fail",
-      `The console's credentials may ${whatTheyMay(
-        dangerous.map((entry) => entry.permission),
-        vmNamespace,
-      )}: a path to root on the nodes.`,
+      say("permissionsDangerous", {
+        what: whatTheyMay(
+          dangerous.map((entry) => entry.permission),
+          vmNamespace,
+        ),
+      }),
       details,
-      `Bind the console's service account only to the roles in deploy/base (rbac-sessions.yaml, rbac-cluster.yaml, rbac-leases.yaml) and remove every other binding ` +
-        `(\`kubectl get rolebindings,clusterrolebindings -A -o wide | grep lab-console\`).\n${adminHint}`,
+      [say("permissionsDangerousFix"), adminHint],
     );
   }
   if (missing.length > 0) {
@@ -394,60 +357,52 @@ export const permissionsCheck: Check = ({ required, forbidden, vmNamespace, leas
       "permissions",
       title,
       "fail",
-      `The console lacks ${missing.length} permission(s) it needs.`,
+      say("permissionsMissing", { missing: missing.length }),
       details,
-      "Apply the RBAC in deploy/base (rbac-sessions.yaml, rbac-cluster.yaml, rbac-leases.yaml) to the console's service account.",
+      [say("permissionsMissingFix")],
     );
   }
   if (tooMuch.length > 0) {
-    return result(
-      "permissions",
-      title,
-      "warn",
-      "The console has everything it needs, and more than it should.",
-      details,
-      adminHint,
-    );
+    return result("permissions", title, "warn", say("permissionsTooMuch"), details, [adminHint]);
   }
   return result(
     "permissions",
     title,
     "ok",
-    `Everything the console needs is allowed (${required.value.length} checks); it cannot create, exec into or attach to pods in ${vmNamespace}, nor reach the kubelets' API.`,
+    say("permissionsOk", { checks: required.value.length, namespace: vmNamespace }),
   );
 };
 
 /** "create pods, exec into pods in lab-sessions and reach the kubelets' API (nodes/proxy) cluster-wide". */
-function whatTheyMay(permissions: ForbiddenPermission[], vmNamespace: string): string {
+function whatTheyMay(permissions: ForbiddenPermission[], vmNamespace: string): DoctorText {
   const whats = (scope: ForbiddenPermission["scope"]) => [
     ...new Set(permissions.filter((permission) => permission.scope === scope).map(({ what }) => what)),
   ];
   const inNamespace = whats("vm-namespace");
   const clusterWide = whats("cluster");
-  return [
-    ...(inNamespace.length > 0 ? [`${inNamespace.join(", ")} in ${vmNamespace}`] : []),
-    ...(clusterWide.length > 0 ? [`${clusterWide.join(", ")} cluster-wide`] : []),
-  ].join(" and ");
+  const here = say("dangerousInNamespace", { what: inNamespace.join(", "), namespace: vmNamespace });
+  const everywhere = say("dangerousClusterWide", { what: clusterWide.join(", ") });
+  if (inNamespace.length > 0 && clusterWide.length > 0)
+    return say("dangerousBoth", { inNamespace: here, clusterWide: everywhere });
+  return inNamespace.length > 0 ? here : everywhere;
 }
 
+/** Where a permission applies, said after it: " in lab-sessions", " cluster-wide". */
 function scopeOf(
   permission: Permission | ForbiddenPermission,
   namespaces: { vmNamespace: string; leaseNamespace?: string },
-): string {
-  if (permission.scope === "cluster") return " cluster-wide";
-  return ` in ${permission.scope === "lease-namespace" ? namespaces.leaseNamespace : namespaces.vmNamespace}`;
+): DoctorText {
+  if (permission.scope === "cluster") return say("scopeClusterWide");
+  return say("scopeIn", {
+    namespace:
+      (permission.scope === "lease-namespace" ? namespaces.leaseNamespace : namespaces.vmNamespace) ?? "",
+  });
 }
 
 export const cpuAllocationRatioCheck: Check = ({ kubeVirt }) => {
-  const title = "CPU allocation ratio";
+  const title = say("cpuRatioTitle");
   const cr = kubeVirt.ok ? kubeVirt.value : undefined;
-  if (!cr)
-    return result(
-      "cpu-allocation-ratio",
-      title,
-      "warn",
-      "Not known: the KubeVirt resource could not be read.",
-    );
+  if (!cr) return result("cpu-allocation-ratio", title, "warn", say("kubeVirtResourceUnknown"));
   const configured = cr.spec?.configuration?.developerConfiguration?.cpuAllocationRatio;
   const ratio = typeof configured === "number" && configured > 0 ? configured : defaultCpuAllocationRatio;
   const example = launcherPodRequest({ vcpus: 2, memoryBytes: 4 * 2 ** 30 }, { cpuAllocationRatio: ratio });
@@ -455,33 +410,27 @@ export const cpuAllocationRatioCheck: Check = ({ kubeVirt }) => {
     "cpu-allocation-ratio",
     title,
     "ok",
-    `cpuAllocationRatio is ${ratio}${configured === undefined ? " (the default)" : ""}: each vCPU requests ${Math.ceil(1000 / ratio)}m of a node's CPU.`,
+    say(configured === undefined ? "cpuRatioDefault" : "cpuRatio", {
+      ratio,
+      millis: Math.ceil(1000 / ratio),
+    }),
     [
-      `A 2 vCPU / 4Gi lab VM's compute container requests ${example.cpuMillis - consoleLogSidecar.cpuMillis}m CPU and ` +
-        `${Math.round((example.memoryBytes - consoleLogSidecar.memoryBytes) / 2 ** 20)}Mi memory, its console-log ` +
-        "sidecar 5m and 35M; the capacity estimate uses the same numbers.",
+      say("cpuRatioExample", {
+        cpu: example.cpuMillis - consoleLogSidecar.cpuMillis,
+        memory: Math.round((example.memoryBytes - consoleLogSidecar.memoryBytes) / 2 ** 20),
+      }),
     ],
   );
 };
 
 export const serialConsoleLogCheck: Check = ({ kubeVirt }) => {
-  const title = "Serial console log";
+  const title = say("serialLogTitle");
   const cr = kubeVirt.ok ? kubeVirt.value : undefined;
-  if (!cr)
-    return result("serial-console-log", title, "warn", "Not known: the KubeVirt resource could not be read.");
+  if (!cr) return result("serial-console-log", title, "warn", say("kubeVirtResourceUnknown"));
   const disabled = cr.spec?.configuration?.virtualMachineOptions?.disableSerialConsoleLog !== undefined;
-  return result(
-    "serial-console-log",
-    title,
-    "ok",
-    disabled
-      ? "Off cluster-wide (virtualMachineOptions.disableSerialConsoleLog); Lab Console's VMs turn it on for themselves."
-      : "On: every VM's serial output is kept in its guest-console-log container.",
-    [
-      "Lab Console's VMs set logSerialConsole: true, which overrides the cluster's default, so boot output " +
-        "written while nobody watched can be shown. Each VM's sidecar requests 5m CPU and 35M memory.",
-    ],
-  );
+  return result("serial-console-log", title, "ok", say(disabled ? "serialLogOff" : "serialLogOn"), [
+    say("serialLogWhy"),
+  ]);
 };
 
 export const allChecks: readonly Check[] = [
@@ -495,6 +444,6 @@ export const allChecks: readonly Check[] = [
   serialConsoleLogCheck,
 ];
 
-function onOff(enabled: boolean): string {
-  return enabled ? "on" : "off";
+function onOff(enabled: boolean): DoctorText {
+  return say(enabled ? "on" : "off");
 }

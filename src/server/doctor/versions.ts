@@ -1,4 +1,5 @@
 // Version strings and feature-gate states as the two projects define them.
+import { say, type DoctorText } from "../../common/doctor-texts.ts";
 import type { KubeVirt } from "../kube/cluster-facts.ts";
 
 export interface Version {
@@ -20,8 +21,8 @@ export function atLeast(version: Version, major: number, minor: number): boolean
 
 export interface GateState {
   enabled: boolean;
-  /** Why, in words: "listed in featureGates", "on by default (Beta) since KubeVirt 1.9"... */
-  because: string;
+  /** Why, as a clause: "it is listed in …featureGates", "Beta gates are on by default from KubeVirt 1.9…" */
+  because: DoctorText;
 }
 
 /**
@@ -31,29 +32,31 @@ export interface GateState {
  */
 export function kubeVirtImageVolumeGate(kubeVirt: KubeVirt, version: Version): GateState {
   const developer = kubeVirt.spec?.configuration?.developerConfiguration;
-  if (!atLeast(version, 1, 6))
-    return { enabled: false, because: "KubeVirt before 1.6 has no ImageVolume gate" };
+  if (!atLeast(version, 1, 6)) return { enabled: false, because: say("becauseKubeVirtTooOld") };
   if (developer?.featureGates?.includes("ImageVolume")) {
     return {
       enabled: true,
-      because: "it is listed in spec.configuration.developerConfiguration.featureGates",
+      because: say("becauseInFeatureGates"),
     };
   }
   if (atLeast(version, 1, 8) && developer?.disabledFeatureGates?.includes("ImageVolume")) {
     return {
       enabled: false,
-      because: "it is listed in spec.configuration.developerConfiguration.disabledFeatureGates",
+      because: say("becauseInDisabledFeatureGates"),
     };
   }
   if (atLeast(version, 1, 9)) {
     return {
       enabled: true,
-      because: "Beta gates are on by default from KubeVirt 1.9 and it is not disabled",
+      because: say("becauseBetaOnByDefault"),
     };
   }
   return {
     enabled: false,
-    because: `it is ${atLeast(version, 1, 7) ? "Beta" : "Alpha"} and off by default in KubeVirt ${version.major}.${version.minor} unless listed in featureGates`,
+    because: say("becauseOffByDefault", {
+      stage: atLeast(version, 1, 7) ? "Beta" : "Alpha",
+      version: `${version.major}.${version.minor}`,
+    }),
   };
 }
 
@@ -73,7 +76,10 @@ export function kubernetesImageVolumeGate(
       const enabled = Number(found[2]) === 1;
       return {
         enabled,
-        because: `the API server reports kubernetes_feature_enabled{name="ImageVolume"} ${enabled ? 1 : 0}`,
+        because: say("becauseMetrics", {
+          metric: 'kubernetes_feature_enabled{name="ImageVolume"}',
+          value: enabled ? 1 : 0,
+        }),
         source: "metrics",
       };
     }
@@ -81,20 +87,20 @@ export function kubernetesImageVolumeGate(
   if (!atLeast(version, 1, 31)) {
     return {
       enabled: false,
-      because: "Kubernetes before 1.31 has no ImageVolume feature",
+      because: say("becauseKubernetesTooOld"),
       source: "version",
     };
   }
   if (atLeast(version, 1, 35)) {
     return {
       enabled: true,
-      because: "it is on by default from Kubernetes 1.35 (assumed from the version)",
+      because: say("becauseKubernetesOnByDefault"),
       source: "version",
     };
   }
   return {
     enabled: false,
-    because: `it is off by default in Kubernetes ${version.major}.${version.minor} (assumed from the version)`,
+    because: say("becauseKubernetesOffByDefault", { version: `${version.major}.${version.minor}` }),
     source: "version",
   };
 }

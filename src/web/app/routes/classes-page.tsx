@@ -8,8 +8,10 @@ import { useCancelClass } from "../../features/classes/api/change-classes.ts";
 import { useClasses } from "../../features/classes/api/get-classes.ts";
 import { ScheduleClassForm } from "../../features/classes/components/schedule-class-form.tsx";
 import { useLabs, useLabTitles } from "../../features/labs/api/get-labs.ts";
+import { useClockText } from "../../lib/clock.ts";
 import { useFormat } from "../../lib/i18n/use-format.ts";
 import { useSignedInUser } from "../../lib/signed-in-user.ts";
+import "../../features/classes/classes.css";
 
 export function ClassesPage() {
   const { t } = useTranslation();
@@ -73,12 +75,10 @@ function ClassTable({ classes, canCancel }: { classes: ScheduledClass[]; canCanc
                 <td>
                   {t("classes.list.span", {
                     start: format.dateTime(each.startsAt),
-                    end: format.time(each.endsAt),
+                    end: format.shortTime(each.endsAt),
                   })}
                   <br />
-                  <span className="muted small">
-                    {t("classes.list.warmFrom", { time: format.dateTime(each.warmFrom) })}
-                  </span>
+                  <BootingFrom warmFrom={each.warmFrom} />
                 </td>
                 <td>{format.number(each.expected)}</td>
                 <td data-ready={each.pool.ready}>
@@ -113,4 +113,15 @@ function ClassTable({ classes, canCancel }: { classes: ScheduledClass[]; canCanc
       )}
     </>
   );
+}
+
+/** When the pool boots the class's VMs: "from" a time still to come, "since" one already past. */
+function BootingFrom({ warmFrom }: { warmFrom: string }) {
+  const { t } = useTranslation();
+  const format = useFormat();
+  const time = format.dateTime(warmFrom);
+  const text = useClockText((now) =>
+    Date.parse(warmFrom) > now ? t("classes.list.warmFrom", { time }) : t("classes.list.warmSince", { time }),
+  );
+  return <span className="muted small">{text}</span>;
 }

@@ -5,12 +5,13 @@ import { ErrorPanel, Loading } from "../../components/page-state.tsx";
 import { useFormat } from "../../lib/i18n/use-format.ts";
 import { CapacityPanel } from "../../features/capacity/components/capacity-panel.tsx";
 import { useDoctorReport } from "../../features/doctor/api/get-doctor.ts";
+import { useDoctorText } from "../../features/doctor/use-doctor-text.ts";
 import { useLabTitles } from "../../features/labs/api/get-labs.ts";
 import "../../features/doctor/doctor.css";
 
 /**
- * The doctor's checks, run by the BFF with its own credentials: the same as `npm run doctor`. The
- * checks' own texts come from the server in English, for operators; the page marks them so.
+ * The doctor's checks, run by the BFF with its own credentials: the same as `npm run doctor`. Each
+ * check's texts come as sentences by key, said here in the page's language.
  */
 export function DoctorPage() {
   const { t } = useTranslation();
@@ -64,6 +65,11 @@ export function DoctorPage() {
 
 function DoctorCheckItem({ check }: { check: DoctorCheck }) {
   const { t } = useTranslation();
+  const say = useDoctorText();
+  const { texts } = check;
+  // The fix's lines as one text, a line each (as a list param is said), else the BFF's own.
+  const fix =
+    texts.fix.length > 0 ? say({ key: "verbatim", params: { text: texts.fix } }, check.fix ?? "") : null;
   const titleId = `doctor-${check.id}`;
   return (
     <li
@@ -73,25 +79,25 @@ function DoctorCheckItem({ check }: { check: DoctorCheck }) {
       data-status={check.status}
     >
       <header className="doctor-check-header">
-        <h2 id={titleId} className="card-title" lang="en">
-          {check.title}
+        <h2 id={titleId} className="card-title">
+          {say(texts.title, check.title)}
         </h2>
         <span className={`doctor-status doctor-status-${check.status}`}>
           {t(`doctor.status.${check.status}`)}
         </span>
       </header>
-      <p lang="en">{check.summary}</p>
-      {check.details.length > 0 && (
-        <ul className="doctor-details" lang="en">
-          {check.details.map((detail) => (
-            <li key={detail}>{detail}</li>
+      <p>{say(texts.summary, check.summary)}</p>
+      {texts.details.length > 0 && (
+        <ul className="doctor-details">
+          {texts.details.map((detail, index) => (
+            <li key={index}>{say(detail, check.details[index] ?? "")}</li>
           ))}
         </ul>
       )}
-      {check.fix && (
+      {fix && (
         <div className="doctor-fix">
           <h3 className="doctor-fix-title">{t("doctor.fix")}</h3>
-          <pre lang="en">{check.fix}</pre>
+          <pre>{fix}</pre>
         </div>
       )}
     </li>

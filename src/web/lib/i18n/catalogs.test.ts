@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { sessionNoticeReasons } from "../../../common/api.ts";
 import { consoleNoticeReasons, ScreenBlankReason } from "../../../common/console-protocol.ts";
+import { doctorTexts } from "../../../common/doctor-texts.ts";
 import { errorReasons } from "../../../common/error-reasons.ts";
 import en from "../../locales/en.json";
 import ja from "../../locales/ja.json";
@@ -93,8 +94,13 @@ describe("message catalogs", () => {
       ...sessionNoticeReasons.map((reason) => `sessions.notices.${reason}`),
       ...consoleNoticeReasons.map((reason) => `console.notices.${reason}`),
       ...ScreenBlankReason.options.map((reason) => `console.blankScreen.${reason}`),
+      ...Object.keys(doctorTexts).map((key) => `doctor.texts.${key}`),
     ];
     expect(wanted.filter((key) => !keys.has(key))).toEqual([]);
+  });
+
+  it("says the doctor's sentences in English exactly as the BFF and `npm run doctor` do", () => {
+    expect(en.doctor.texts).toEqual(doctorTexts);
   });
 
   it("notices a missing key, so the checks above can fail", () => {

@@ -13,6 +13,7 @@ export function useFormat(): Format {
 export function createFormat(locale: string) {
   const dateTime = new Intl.DateTimeFormat(locale, { dateStyle: "medium", timeStyle: "short" });
   const time = new Intl.DateTimeFormat(locale, { timeStyle: "medium" });
+  const shortTime = new Intl.DateTimeFormat(locale, { timeStyle: "short" });
   const number = new Intl.NumberFormat(locale);
   return {
     locale,
@@ -20,6 +21,8 @@ export function createFormat(locale: string) {
     dateTime: (iso: string) => dateTime.format(new Date(iso)),
     /** An ISO 8601 instant as a time of day, with seconds. */
     time: (iso: string) => time.format(new Date(iso)),
+    /** An ISO 8601 instant as a time of day to the minute, as `dateTime` writes its time. */
+    shortTime: (iso: string) => shortTime.format(new Date(iso)),
     number: (value: number) => number.format(value),
     elapsed: (ms: number) => formatElapsed(ms, locale),
     coarse: (ms: number) => formatCoarse(ms, locale),

@@ -1,17 +1,16 @@
 import { queryOptions, useQuery } from "@tanstack/react-query";
-import { Me } from "../../../../common/api.ts";
+import { SignInState, type Me } from "../../../../common/api.ts";
 import { apiRequest } from "../../../lib/api-client.ts";
-import { isApiError } from "../../../lib/api-error.ts";
 import { authKeys } from "./auth-keys.ts";
 
-/** The signed-in person, or null when nobody is signed in (401 is an answer here, not an error). */
+/**
+ * The signed-in person, or null when nobody is signed in. Asked of /api/auth/session, which says
+ * "nobody" with a 200: /api/me's 401 would show as an error in the browser's console on every first
+ * visit to the sign-in page.
+ */
 export async function getMe(signal?: AbortSignal): Promise<Me | null> {
-  try {
-    return await apiRequest("/me", { schema: Me, signal });
-  } catch (error) {
-    if (isApiError(error, 401)) return null;
-    throw error;
-  }
+  const { user } = await apiRequest("/auth/session", { schema: SignInState, signal });
+  return user;
 }
 
 export const meQueryOptions = () =>
