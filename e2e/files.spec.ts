@@ -15,12 +15,15 @@ test("a student uploads a file from the session page, sees its progress, and dow
   const files = new FilesPanel(page);
   await files.goto(session.id);
 
+  // The page's own words, not the browser's "Choose File / No file chosen".
+  await expect(files.upload).toContainText("Choose a file…No file chosen");
   const data = randomBytes(3 * 1024 * 1024);
   await files.upload.getByLabel("File", { exact: true }).setInputFiles({
     name: "results.bin",
     mimeType: "application/octet-stream",
     buffer: data,
   });
+  await expect(files.upload).toContainText("Choose a file…results.bin");
   await files.upload.getByRole("button", { name: "Upload" }).click();
   const uploadProgress = files.upload.getByRole("progressbar", { name: "Upload progress" });
   await expect(uploadProgress).toBeVisible();

@@ -72,16 +72,29 @@ function UploadForm({ sessionId }: { sessionId: string }) {
       }}
     >
       <h3 id={`${id}-title`}>{t("files.upload.label")}</h3>
-      <label>
-        {t("files.upload.choose")}
-        <input
-          type="file"
-          onChange={(event) => {
-            setFile(event.target.files?.[0] ?? null);
-            reset();
-          }}
-        />
-      </label>
+      {/* The browser's own file button speaks the browser's language, not the page's: this one
+          speaks the page's, and the real input (hidden, still focusable) does the choosing. */}
+      <div className="file-choice">
+        <span id={`${id}-file`}>{t("files.upload.choose")}</span>
+        <span className="file-choice-row">
+          <label className="button">
+            {t("files.upload.pick")}
+            <input
+              type="file"
+              className="visually-hidden"
+              aria-labelledby={`${id}-file`}
+              aria-describedby={`${id}-chosen`}
+              onChange={(event) => {
+                setFile(event.target.files?.[0] ?? null);
+                reset();
+              }}
+            />
+          </label>
+          <span id={`${id}-chosen`} className="muted" translate={file ? "no" : undefined}>
+            {file?.name ?? t("files.upload.noFile")}
+          </span>
+        </span>
+      </div>
       <label>
         {t("files.upload.saveAs")}
         <input
