@@ -8,6 +8,7 @@ import { expect, test } from "./fixtures.ts";
 import { CheckMyWorkPanel } from "./pages/check-my-work.ts";
 import { ConsoleView } from "./pages/console-view.ts";
 import { HomePage } from "./pages/home-page.ts";
+import { timelineStep } from "./pages/session-card.ts";
 import { SessionPage } from "./pages/session-page.ts";
 import { SignInPage } from "./pages/sign-in-page.ts";
 
@@ -55,6 +56,13 @@ test("the screenshot tour of docs/tour", async ({ page, apiAs, pageAs }) => {
   );
   const card = session.card(lab.title);
   await expect(card).toHaveAttribute("data-status", "running", { timeout: 120_000 });
+  await expect(timelineStep(card, "Setup", session.t)).toHaveAttribute("data-state", "current");
+  await shoot(
+    page,
+    "03b-setting-up",
+    "student",
+    "Running is not ready yet: cloud-init runs the lab's set-up, about a minute, before the prompt.",
+  );
   const terminal = new ConsoleView(page);
   await terminal.region.scrollIntoViewIfNeeded();
   await expect(terminal.rows).toContainText(/student@[\w-]+:~\$/, { timeout: 120_000 });
@@ -146,6 +154,17 @@ test("the screenshot tour of docs/tour", async ({ page, apiAs, pageAs }) => {
   );
   await ivan.goto("/admin/audit");
   await shoot(ivan, "14-instructor-audit", "instructor", "The audit log: who did what to which session.");
+
+  // The student again, after ending the session.
+  await page.bringToFront();
+  await session.endSession(lab.title);
+  await expect(home.pastSession(lab.title)).toBeVisible();
+  await shoot(
+    page,
+    "15-student-past-sessions",
+    "student",
+    "After End: the session stays on the home page as a record, with its last self-check.",
+  );
 
   const index = [
     "# A tour of Lab Console",
