@@ -31,11 +31,13 @@ export function useBootLog(sessionId: string, { follow }: { follow: boolean }) {
 
 /**
  * The lab's set-up on a running VM (lib/lab-setup.ts), from its boot log, read until it says or until
- * the set-up is long past: a session reopened an hour later reads nothing.
+ * the set-up is long past: a session reopened an hour later, or a warm VM's, reads nothing.
  */
 export function useLabSetup(session: Session): LabSetup {
   const followed =
-    session.status === "running" && Date.now() - Date.parse(runningSince(session)) < setupFollowedForMs;
+    session.status === "running" &&
+    session.start === "cold" &&
+    Date.now() - Date.parse(runningSince(session)) < setupFollowedForMs;
   const query = useQuery({
     queryKey: bootLogKey(session.id),
     queryFn: ({ signal }) => getBootLog(session.id, signal),

@@ -55,6 +55,12 @@ describe("a lab's set-up, from its boot log", () => {
     });
   });
 
+  it("is over on a warm VM, set up before the class", () => {
+    expect(labSetup({ ...session("running"), start: "warm" }, undefined, runningAt)).toEqual({
+      state: "finished",
+    });
+  });
+
   it("cannot tell without a boot log, nor long after Running with no final message", () => {
     expect(labSetup(session("running"), { lines: [], logging: "off" }, runningAt)).toEqual({
       state: "unknown",

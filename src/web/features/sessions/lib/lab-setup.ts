@@ -24,6 +24,8 @@ const finishedLine = /Cloud-init v\. \S+ finished at ([^.]*)\./;
 
 export function labSetup(session: Session, bootLog: BootLog | undefined, now: number): LabSetup {
   if (session.status !== "running") return { state: "waiting" };
+  // A warm VM was set up before the class, ahead of its claim.
+  if (session.start === "warm") return { state: "finished" };
   if (!bootLog || bootLog.logging === "off") return { state: "unknown" };
   const finished = cloudInitFinished(bootLog.lines);
   if (finished) return finished;
