@@ -81,8 +81,7 @@ for (const language of ["en", "ja"] as const) {
   }) => {
     const t = translator(language);
     const alice = await apiAs("alice");
-    const lab = (await alice.labs()).find((each) => each.id === "linux-basics");
-    if (!lab) throw new Error("labs/linux-basics.yaml is missing");
+    const lab = await alice.lab("linux-basics");
     const session = await alice.launchRunning(lab.id);
     const context = await browser.newContext({
       storageState: await alice.request.storageState(),
@@ -127,8 +126,7 @@ for (const language of ["en", "ja"] as const) {
   }) => {
     const t = translator(language);
     const alice = await apiAs("alice");
-    const lab = (await alice.labs()).find((each) => each.id === "linux-basics");
-    if (!lab) throw new Error("labs/linux-basics.yaml is missing");
+    const lab = await alice.lab("linux-basics");
     const session = await alice.launchRunning(lab.id);
     // The student at work in her console, as the TA will find her.
     const student = new ConsoleView(await pageAs("alice"));
@@ -170,8 +168,7 @@ for (const language of ["en", "ja"] as const) {
   }) => {
     const t = translator(language);
     const alice = await apiAs("alice");
-    const lab = (await alice.labs()).find((each) => each.id === "linux-basics");
-    if (!lab) throw new Error("labs/linux-basics.yaml is missing");
+    const lab = await alice.lab("linux-basics");
     await alice.launchRunning(lab.id);
     const ivan = await apiAs("ivan");
     const context = await browser.newContext({

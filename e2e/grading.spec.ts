@@ -1,22 +1,14 @@
 import { readFile } from "node:fs/promises";
-import type { LabSummary } from "../src/common/api.ts";
 import { expect, test } from "./fixtures.ts";
 import { CheckMyWorkPanel } from "./pages/check-my-work.ts";
 import { ConsoleView } from "./pages/console-view.ts";
 import { GradingPage } from "./pages/grading-page.ts";
-import type { LabApi } from "./support/lab-api.ts";
 
 // linux-basics: its self-checks are ~/hello.txt containing hello (2 points) and the directory
 // ~/notes (1 point); five checks make 10 points in all.
-async function linuxBasics(api: LabApi): Promise<LabSummary> {
-  const lab = (await api.labs()).find((each) => each.id === "linux-basics");
-  if (!lab) throw new Error("labs/linux-basics.yaml is missing");
-  return lab;
-}
-
 test("a student checks their work, fixes the task in the console, and passes", async ({ apiAs, pageAs }) => {
   const alice = await apiAs("alice");
-  const lab = await linuxBasics(alice);
+  const lab = await alice.lab("linux-basics");
   const session = await alice.launchRunning(lab.id);
 
   const page = await pageAs("alice");
@@ -60,7 +52,7 @@ test("an instructor grades three students, follows the run, and downloads the CS
   pageAs,
 }) => {
   const owners = ["alice", "bob", "tara"] as const;
-  const lab = await linuxBasics(await apiAs("alice"));
+  const lab = await (await apiAs("alice")).lab("linux-basics");
   const sessions = new Map<string, string>();
   try {
     for (const owner of owners) {

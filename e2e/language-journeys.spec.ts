@@ -25,8 +25,7 @@ for (const language of ["en", "ja", "zh"] as const) {
     apiAs,
   }) => {
     const t = translator(language);
-    const lab = (await (await apiAs("alice")).labs()).find((each) => each.id === "linux-basics");
-    if (!lab) throw new Error("labs/linux-basics.yaml is missing");
+    const lab = await (await apiAs("alice")).lab("linux-basics");
     const labTitle = labTitleIn(lab, language);
     const context = await browser.newContext({ locale: browserLocales[language] });
     const page = await context.newPage();

@@ -26,6 +26,13 @@ export class LabApi {
     return z.array(LabSummary).parse(await response.json());
   }
 
+  /** One lab of the catalog: the example labs in labs/ that the tests rely on. */
+  async lab(id: string): Promise<LabSummary> {
+    const lab = (await this.labs()).find((each) => each.id === id);
+    if (!lab) throw new Error(`labs/${id}.yaml is missing`);
+    return lab;
+  }
+
   async launch(labId: string): Promise<Session> {
     const response = await this.request.post("/api/sessions", { data: { labId }, headers: mutationHeaders });
     expect(response.status(), `launch ${labId} as ${this.username}: ${await response.text()}`).toBe(201);
