@@ -6,7 +6,8 @@ import baseConfig, { e2eDataDir } from "../playwright.config.ts";
 // `npm run docs:screenshots`. Separate from the suite so CI never rewrites a tracked file; realistic
 // timing so the timeline shows real step times.
 const repoRoot = fileURLToPath(new URL("..", import.meta.url));
-const port = 18082;
+// TOUR_PORT: to take the pictures beside an e2e run, which holds 18080-18082.
+const port = Number(process.env.TOUR_PORT ?? 18082);
 
 export default defineConfig({
   ...baseConfig,

@@ -7,7 +7,7 @@ test("a student cannot see another student's session", async ({ apiAs, pageAs, l
   const page = await pageAs("alice");
   const home = new HomePage(page);
   await home.goto();
-  await expect(home.mySessions).toContainText("No sessions yet");
+  await expect(home.mySessions).toContainText("No running sessions");
   await expect(home.mySessions.getByRole("article")).toHaveCount(0);
 
   await page.goto(`/sessions/${bobSession.id}`);

@@ -34,7 +34,7 @@ test("a student signs in, launches a lab, lands on it, reads its tasks, sees it 
   const home = new HomePage(page);
   await expect(home.heading).toBeVisible();
   await expect(home.currentUser).toHaveText(/alice\s*Student/);
-  await expect(home.mySessions).toContainText("No sessions yet");
+  await expect(home.mySessions).toContainText("No running sessions");
 
   // Launch goes to the session, where the VM boots and the console opens: no "Details" to find.
   await home.launchButton(lab.title).click();

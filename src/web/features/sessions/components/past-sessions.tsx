@@ -53,12 +53,17 @@ function PastSessionItem({ session, labTitle }: { session: PastSession; labTitle
         <LangText text={labTitle} />
       </strong>
       <span className="muted">
-        {session.endedAt
-          ? t("sessions.past.ran", {
-              start: format.dateTime(session.startedAt),
-              end: format.dateTime(session.endedAt),
-            })
-          : t("sessions.past.started", { start: format.dateTime(session.startedAt) })}
+        {!session.endedAt
+          ? t("sessions.past.started", { start: format.dateTime(session.startedAt) })
+          : sameDay(session.startedAt, session.endedAt)
+            ? t("sessions.past.ranSameDay", {
+                start: format.dateTime(session.startedAt),
+                endTime: format.shortTime(session.endedAt),
+              })
+            : t("sessions.past.ran", {
+                start: format.dateTime(session.startedAt),
+                end: format.dateTime(session.endedAt),
+              })}
       </span>
       <span data-testid="past-score">
         {!check
@@ -70,4 +75,9 @@ function PastSessionItem({ session, labTitle }: { session: PastSession; labTitle
       <Link to={paths.recording.to(session.id)}>{t("sessions.past.recording")}</Link>
     </li>
   );
+}
+
+/** In the reader's own time zone, as the dates are shown. */
+function sameDay(a: string, b: string): boolean {
+  return new Date(a).toDateString() === new Date(b).toDateString();
 }
