@@ -18,7 +18,15 @@ function aScreen(
   batchBytes = 1024 * 1024,
 ): ConsoleScreen {
   const screen = new ConsoleScreen(
-    { ...options, scrollback, archiveAfterMs, archiveBusyShare, batchIntervalMs, batchBytes },
+    {
+      ...options,
+      scrollback,
+      searchableRows: 100,
+      archiveAfterMs,
+      archiveBusyShare,
+      batchIntervalMs,
+      batchBytes,
+    },
     () => {},
   );
   screens.push(screen);
