@@ -393,7 +393,7 @@ export class ConsoleScreen {
     this.lastRead = buffer.baseY > 0 ? this.terminal.registerMarker(-buffer.cursorY - 1) : undefined;
   }
 
-  /** Before an erase in display (ED) on the normal screen: keeps the rows it takes off the screen. */
+  /** Before an erase in display (ED) on the normal screen: keeps as text the rows it takes away. */
   private keepErased(mode: number): void {
     if (this.terminal.buffer.active.type !== "normal") return;
     const buffer = this.terminal.buffer.normal;
@@ -402,12 +402,15 @@ export class ConsoleScreen {
     if (mode !== 3 && !wholeScreen) return;
     this.readScrolledUp();
     if (wholeScreen) this.keepDeparted(this.screenRows());
+    // The archive is the older part of the scrollback: a replay must not bring it back.
+    if (mode === 3) this.archive.clear();
   }
 
   /** Before a full reset (RIS), which erases both buffers: keeps the normal screen's rows. */
   private keepResetScreen(): void {
     this.readScrolledUp();
     this.keepDeparted(this.screenRows());
+    this.archive.clear();
     // The reset replaces the buffers, not disposing the marker: every row after it is new.
     this.lastRead?.dispose();
     this.lastRead = undefined;
