@@ -9,20 +9,24 @@
 //
 // In-process: 300 screen copies as the hub keeps them (screen.ts), fed realistic busy output, 10
 // lines each between passes, searched as one wall searches them (wall-matches.ts). Exact p50/p99 of
-// a pass over all 300, and of a new search over all 300.
+// a pass over all 300, and of a new search over all 300, and the heap the 300 copies take; once for
+// each depth of searchable rows asked for (--searchable-rows 100,1000: side by side, in one run).
 //
 // Walls: one TA opens 40 walls on 5 screens full of long rows and changes a costly search on each
 // every 100 ms (the second security review's attack). /api/healthz's p95 and a console's echo p95,
 // each beside its value with no wall, side by side (goal: within 2x): the BFF opens three walls a
 // person, and their searches share one person's budget.
 //
-//   npm run bench:wall [-- --consoles 300 --seconds 10 --part all|real|in-process|walls]
+//   npm run bench:wall [-- --consoles 300 --seconds 10 --part all|real|in-process|walls
+//                          --searchable-rows 1000]
 //
 // The emulator and the BFF run as processes of their own (the BFF as bench:console starts it); CPU
 // is read from /proc for the BFF's process alone.
 import { readFile, rm } from "node:fs/promises";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { ConsoleServerMessage } from "../src/common/console-protocol.ts";
 import type { WallSearch } from "../src/common/wall-protocol.ts";
 import { defaultConsoleLimits } from "../src/server/console/limits.ts";
@@ -40,6 +44,7 @@ const { values: args } = parseArgs({
     consoles: { type: "string", default: "300" },
     seconds: { type: "string", default: "10" },
     part: { type: "string", default: "all" },
+    "searchable-rows": { type: "string", default: String(defaultConsoleLimits.searchableLines) },
   },
 });
 const consoleCount = Number(args.consoles);
@@ -247,12 +252,21 @@ function percentile(sorted: number[], quantile: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil(quantile * sorted.length) - 1)]!;
 }
 
-async function inProcess(): Promise<void> {
+/** The JS heap in use after a full collection, in MB: where the rows kept as text live. */
+function heapMb(): number {
+  setFlagsFromString("--expose-gc");
+  (runInNewContext("gc") as () => void)();
+  return process.memoryUsage().heapUsed / 1024 / 1024;
+}
+
+async function inProcess(searchableRows: number): Promise<void> {
   const screenCount = 300;
   const rounds = 40;
   console.log(
-    `\nIn this process: ${screenCount} screen copies, a full scrollback each, ${rounds} passes of 10 lines a screen`,
+    `\nIn this process: ${screenCount} screen copies, a full scrollback each, ${searchableRows} searchable rows, ` +
+      `${rounds} passes of 10 lines a screen`,
   );
+  const heapBefore = heapMb();
   const parsed = new Map<number, () => void>();
   const screens = Array.from(
     { length: screenCount },
@@ -262,6 +276,7 @@ async function inProcess(): Promise<void> {
           cols: defaultConsoleLimits.initialCols,
           rows: defaultConsoleLimits.initialRows,
           scrollback: defaultConsoleLimits.scrollbackLines,
+          searchableRows,
           archiveAfterMs: defaultConsoleLimits.scrollbackArchiveAfterMs,
           archiveBusyShare: defaultConsoleLimits.scrollbackArchiveBusyShare,
           batchIntervalMs: 0,
@@ -285,6 +300,13 @@ async function inProcess(): Promise<void> {
     line += lines;
   };
   await print(1000);
+  // Quiet: the scrollback archived, the rows that left the screens read (before any search reads them).
+  await new Promise((resolve) => setTimeout(resolve, defaultConsoleLimits.scrollbackArchiveAfterMs * 2));
+  for (const screen of screens) screen.searchableScrollback();
+  const heap = heapMb() - heapBefore;
+  console.log(
+    `  JS heap of the ${screenCount} copies, quiet: ${heap.toFixed(1)} MB (${((heap * 1024) / screenCount).toFixed(0)} KB a screen)`,
+  );
   const ids = screens.map((_, index) => `s${index}`);
   const text = (index: number) => screens[index]!.text().rows;
   console.log(
@@ -434,5 +456,7 @@ async function walls(): Promise<void> {
 }
 
 if (args.part === "all" || args.part === "real") await real();
-if (args.part === "all" || args.part === "in-process") await inProcess();
+if (args.part === "all" || args.part === "in-process") {
+  for (const rows of args["searchable-rows"].split(",")) await inProcess(Number(rows));
+}
 if (args.part === "all" || args.part === "walls") await walls();

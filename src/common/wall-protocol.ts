@@ -63,7 +63,10 @@ export const WallMatch = z.object({
   sessionId: z.string(),
   /** The matches on the visible screen (the rows last sent), to highlight; at most 50. */
   hits: z.array(WallHit),
-  /** Matches in the newest 100 rows of scrollback the BFF keeps, above the visible screen (at most 50 a row). */
+  /**
+   * Matches in the rows that left the screen, as the BFF keeps them: scrolled up or cleared off (at
+   * most 50 a row; docs/class-wall.md).
+   */
   scrollbackHits: z.number(),
 });
 export type WallMatch = z.output<typeof WallMatch>;

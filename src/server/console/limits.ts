@@ -25,6 +25,11 @@ export interface ConsoleLimits {
    * from growing its terminal to the whole scrollback.
    */
   scrollbackArchiveBusyShare: number;
+  /**
+   * The rows that left each screen (scrolled up, or erased by `clear`) kept as text for the class
+   * wall's search: as deep as the scrollback (docs/benchmarks.md, "The wall's search").
+   */
+  searchableLines: number;
   /** While output flows, the screen copy parses it in batches at most this often (screen.ts). */
   screenBatchIntervalMs: number;
   /**
@@ -89,6 +94,7 @@ export const defaultConsoleLimits: ConsoleLimits = {
   scrollbackLines: 1_000,
   scrollbackArchiveAfterMs: 250,
   scrollbackArchiveBusyShare: 0.1,
+  searchableLines: 1_000,
   screenBatchIntervalMs: 20,
   seedLogMaxBytes: 512 * 1024,
   seedLogSettleMs: 250,

@@ -18,7 +18,15 @@ function aScreen(
   batchBytes = 1024 * 1024,
 ): ConsoleScreen {
   const screen = new ConsoleScreen(
-    { ...options, scrollback, archiveAfterMs, archiveBusyShare, batchIntervalMs, batchBytes },
+    {
+      ...options,
+      scrollback,
+      searchableRows: 100,
+      archiveAfterMs,
+      archiveBusyShare,
+      batchIntervalMs,
+      batchBytes,
+    },
     () => {},
   );
   screens.push(screen);
@@ -187,6 +195,20 @@ describe("ConsoleScreen archiving its scrollback while quiet", () => {
     expect(await shown(after)).toBe(await shown(before));
     expect(after).toContain("line-35");
     expect(after).not.toContain("line-34\x1b");
+  });
+
+  it("replays none of the scrollback that `clear` or a reset erased, archived or not", async () => {
+    for (const erase of ["\x1b[H\x1b[2J\x1b[3J$ ", "\x1bc$ "]) {
+      const screen = aScreen(options.scrollback, 0);
+      const lines = Buffer.from(Array.from({ length: 60 }, (_, line) => `line-${line}`).join("\r\n"));
+      screen.write(lines);
+      await screen.snapshot();
+      await quietMoment();
+      screen.write(Buffer.from(erase));
+      const replay = await screen.snapshot();
+      expect(replay).not.toContain("line-");
+      expect(await shown(replay)).toBe(await reference(Buffer.concat([lines, Buffer.from(erase)])));
+    }
   });
 
   it("ends with the screen and scrollback of a terminal that parsed every byte, quiet moments or not", async () => {

@@ -10,11 +10,16 @@
 //
 // Once output has been quiet for a moment, the rows that scrolled off the screen move out of the
 // terminal into a serialized archive (scrollback-archive.ts), which takes a twentieth of the memory;
-// a snapshot is the archive followed by the terminal's own serialization. The newest archived rows
-// are also kept as plain text, for the class wall's search (searchableScrollback), which reads only
-// the rows that scrolled up since it last read.
+// a snapshot is the archive followed by the terminal's own serialization.
+//
+// The rows that left the normal screen are also kept as plain text, for the class wall's search
+// (searchableScrollback): those that scrolled up, and those erased from it (`clear`, Ctrl-L, a
+// reset), which a TA counts as gone the same way but which never reach the terminal's scrollback.
+// The text is read lazily, only the rows that scrolled up since the last read (a marker on the newest
+// row read), and always before the terminal loses rows: before they move to the archive, and before
+// an erase of the scrollback (bash's `clear` erases the screen and then the scrollback).
 import serializePackage from "@xterm/addon-serialize";
-import headlessPackage, { type ITerminalAddon } from "@xterm/headless";
+import headlessPackage, { type IBufferLine, type IMarker, type ITerminalAddon } from "@xterm/headless";
 import { PlainRunFinder } from "./plain-runs.ts";
 import { archiveChunkRows, ScrollbackArchive } from "./scrollback-archive.ts";
 
@@ -22,12 +27,30 @@ import { archiveChunkRows, ScrollbackArchive } from "./scrollback-archive.ts";
 const { Terminal } = headlessPackage;
 const { SerializeAddon } = serializePackage;
 
+/** A row as plain text (trailing blanks trimmed). */
+function rowText(line: IBufferLine | undefined): string {
+  return line?.translateToString(true) ?? "";
+}
+
 /**
- * The most rows above the screen the class wall searches. A new search reads them on every screen
- * (docs/benchmarks.md): the whole scrollback (1,000 rows) would cost ten times as much, and a text
- * copy of the whole archive would double the archive's memory.
+ * The same rows, flattened to keep. xterm.js builds a row a character at a time, which V8 holds as a
+ * chain of strings, one a character: about 2 KB for a row of 80, 600 MB for a thousand rows on 300
+ * screens. Joined, they are one flat string, and the rows split from it slices of it (no row holds a
+ * line break).
  */
-export const searchableScrollbackRows = 100;
+function flattened(rows: string[]): string[] {
+  return rows.join("\n").split("\n");
+}
+
+/**
+ * Rows that left the screen, oldest first, numbered: as many were kept before `first` and dropped.
+ * `from` tells one screen copy's rows from another's, which number theirs from 0 too.
+ */
+export interface DepartedRows {
+  rows: readonly string[];
+  first: number;
+  from: symbol;
+}
 
 /** The visible screen as text, for miniatures (the class wall). */
 export interface ScreenText {
@@ -39,6 +62,8 @@ export interface ScreenOptions {
   cols: number;
   rows: number;
   scrollback: number;
+  /** The most rows that left the screen kept as text for the class wall's search, newest kept. */
+  searchableRows: number;
   /** How long output must have been quiet before the scrollback moves to the archive. */
   archiveAfterMs: number;
   /** The share of the time archiving between slices of a batch may take (0 never, 1 always). */
@@ -78,12 +103,14 @@ export class ConsoleScreen {
   private readonly queue: Uint8Array[] = [];
   private readonly snapshots: PendingSnapshot[] = [];
   private readonly archive = new ScrollbackArchive();
-  /** The newest archived rows as plain text, oldest first: the archive holds them serialized. */
-  private archivedText: string[] = [];
-  /** Rows that scrolled up off the normal screen since the start (or more: see searchableScrollback). */
-  private scrolledRows = 0;
-  /** What searchableScrollback last gave, once asked: it reads only the rows that scrolled up since. */
-  private lastSearchable: { rows: string[]; scrolledRows: number } | undefined;
+  /** The rows that left the normal screen as plain text, oldest first (see searchableScrollback). */
+  private departed: DepartedRows = { rows: [], first: 0, from: Symbol("screen copy") };
+  /**
+   * The newest row of the normal buffer's scrollback read into `departed`. It moves with its row as
+   * the buffer scrolls and reflows, and is disposed when its row is trimmed (every row left is
+   * newer); none when the scrollback was empty. Never a row of the screen: erasing one disposes it.
+   */
+  private lastRead: IMarker | undefined;
   private archiveTimer: NodeJS.Timeout | undefined;
   private archiveBudgetMs = busyArchiveBudgetMaxMs;
   private archiveBudgetAt = performance.now();
@@ -112,13 +139,22 @@ export class ConsoleScreen {
     this.serializer = new SerializeAddon();
     // The addon is typed against @xterm/xterm's Terminal; the headless one has the same buffer API.
     this.terminal.loadAddon(this.serializer as unknown as ITerminalAddon);
-    // Counted for searchableScrollback, which checks what it reads: no need to tell scrolls apart.
-    this.terminal.onScroll(() => {
-      if (this.terminal.buffer.active.type === "normal") this.scrolledRows += 1;
-    });
-    // Watched, not handled: returning false lets xterm.js set the region as usual.
+    // Watched, not handled: returning false lets xterm.js go on as usual.
     this.terminal.parser.registerCsiHandler({ final: "r" }, (params) => {
       this.noteScrollRegion(params);
+      return false;
+    });
+    this.terminal.parser.registerCsiHandler({ final: "J" }, (params) => {
+      this.keepErased(Number(params[0]) || 0);
+      return false;
+    });
+    // While the alternate screen shows, no marker can be set on the normal buffer: read on the way in.
+    this.terminal.parser.registerCsiHandler({ prefix: "?", final: "h" }, (params) => {
+      if (params.some((mode) => mode === 47 || mode === 1047 || mode === 1049)) this.readScrolledUp();
+      return false;
+    });
+    this.terminal.parser.registerEscHandler({ final: "c" }, () => {
+      this.keepResetScreen();
       return false;
     });
   }
@@ -154,9 +190,11 @@ export class ConsoleScreen {
 
   resize(cols: number, rows: number): void {
     if (this.disposed) return;
+    this.readScrolledUp();
     this.terminal.resize(cols, rows);
-    // Reflowed: the rows above the screen are not the ones read before.
-    this.lastSearchable = undefined;
+    // The rows above the screen are reflowed, and the marker may not follow its row: they count as
+    // read. A narrower screen may push a row or two of its own up with them, unsearched from then on.
+    if (this.terminal.buffer.active.type === "normal") this.markScrollbackRead();
     // A resize sets both buffers' scroll regions back to the whole screen.
     this.scrollRegionSet.normal = false;
     this.scrollRegionSet.alternate = false;
@@ -190,24 +228,15 @@ export class ConsoleScreen {
   }
 
   /**
-   * Up to `searchableScrollbackRows` rows just above the normal buffer's screen as plain text
-   * (trailing blanks trimmed), oldest first: the newest archived rows, then the terminal's own.
-   * Rows above the screen no longer change, so only those that scrolled up since the last call are
-   * read (a busy screen's ten a second, not a hundred). Scrolling inside a region, a reset or a
-   * cleared scrollback also count as scrolls, or as none; the row just above the new ones tells:
-   * when it is not the newest of the last answer, everything is read again.
+   * The rows that left the normal screen, as plain text (trailing blanks trimmed), oldest first, the
+   * newest `searchableRows` of them: those that scrolled up, and the rows an erase of the whole
+   * screen or a reset wiped (up to the last that showed anything), in the order they left. Rows keep
+   * the width they had when they left; only those that left since the last call are read. A new
+   * object when rows were added, never changed after: readers compare the last one they got.
    */
-  searchableScrollback(): string[] {
-    const last = this.lastSearchable;
-    const scrolled = this.scrolledRows - (last?.scrolledRows ?? 0);
-    let rows: string[] | undefined;
-    if (last && last.rows.length > 0 && scrolled < searchableScrollbackRows) {
-      const [joint, ...fresh] = this.newestScrollback(scrolled + 1);
-      if (joint === last.rows.at(-1)) rows = last.rows.concat(fresh).slice(-searchableScrollbackRows);
-    }
-    rows ??= this.newestScrollback(searchableScrollbackRows);
-    this.lastSearchable = { rows, scrolledRows: this.scrolledRows };
-    return rows;
+  searchableScrollback(): DepartedRows {
+    this.readScrolledUp();
+    return this.departed;
   }
 
   dispose(): void {
@@ -217,8 +246,8 @@ export class ConsoleScreen {
     clearTimeout(this.batchTimer);
     this.terminal.dispose();
     this.archive.clear();
-    this.archivedText = [];
-    this.lastSearchable = undefined;
+    this.departed = { ...this.departed, rows: [] };
+    this.lastRead = undefined;
     this.queue.length = 0;
     for (const snapshot of this.snapshots.splice(0)) snapshot.resolve("");
   }
@@ -297,7 +326,7 @@ export class ConsoleScreen {
 
   /** The archived rows, then the terminal's: the screen as a fresh terminal would print it. */
   private serialize(): string {
-    this.keepArchivedRows(this.options.scrollback - this.terminal.buffer.normal.baseY);
+    this.archive.keepRows(this.options.scrollback - this.terminal.buffer.normal.baseY);
     return this.archive.serialize(this.terminal.rows) + this.serializer.serialize();
   }
 
@@ -323,11 +352,7 @@ export class ConsoleScreen {
     let end = buffer.baseY;
     while (end > 0 && buffer.getLine(end)?.isWrapped) end -= 1;
     if (end === 0) return;
-    const newest: string[] = [];
-    for (let y = Math.max(0, end - searchableScrollbackRows); y < end; y += 1) {
-      newest.push(buffer.getLine(y)?.translateToString(true) ?? "");
-    }
-    this.archivedText = this.archivedText.concat(newest).slice(-searchableScrollbackRows);
+    this.readScrolledUp();
     for (let start = 0; start < end;) {
       let stop = Math.min(start + archiveChunkRows, end);
       while (stop < end && buffer.getLine(stop)?.isWrapped) stop += 1;
@@ -343,26 +368,69 @@ export class ConsoleScreen {
     const kept = buffer.baseY - end;
     this.terminal.options.scrollback = kept;
     this.terminal.options.scrollback = this.options.scrollback;
-    this.keepArchivedRows(this.options.scrollback - kept);
+    this.archive.keepRows(this.options.scrollback - kept);
   }
 
-  /** The newest `count` rows above the normal screen (fewer when there are fewer), oldest first. */
-  private newestScrollback(count: number): string[] {
+  /** Reads into `departed` the rows that scrolled up off the normal screen since the last read. */
+  private readScrolledUp(): void {
+    // The normal buffer does not scroll while the alternate one shows: it was read on the way in.
+    if (this.disposed || this.terminal.buffer.active.type !== "normal") return;
     const buffer = this.terminal.buffer.normal;
-    const fromTerminal = Math.min(buffer.baseY, count);
-    const rows = this.archivedText.slice(Math.max(0, this.archivedText.length - (count - fromTerminal)));
-    for (let y = buffer.baseY - fromTerminal; y < buffer.baseY; y += 1) {
-      rows.push(buffer.getLine(y)?.translateToString(true) ?? "");
-    }
+    const lastRead = this.lastRead?.isDisposed ? undefined : this.lastRead;
+    const from = Math.max(lastRead ? lastRead.line + 1 : 0, buffer.baseY - this.options.searchableRows);
+    if (from >= buffer.baseY) return;
+    const rows: string[] = [];
+    for (let y = from; y < buffer.baseY; y += 1) rows.push(rowText(buffer.getLine(y)));
+    this.keepDeparted(rows);
+    this.markScrollbackRead();
+  }
+
+  /** Marks the normal buffer's newest row above the screen (the active one) as the last read. */
+  private markScrollbackRead(): void {
+    const buffer = this.terminal.buffer.normal;
+    this.lastRead?.dispose();
+    // An offset from the cursor's row.
+    this.lastRead = buffer.baseY > 0 ? this.terminal.registerMarker(-buffer.cursorY - 1) : undefined;
+  }
+
+  /** Before an erase in display (ED) on the normal screen: keeps as text the rows it takes away. */
+  private keepErased(mode: number): void {
+    if (this.terminal.buffer.active.type !== "normal") return;
+    const buffer = this.terminal.buffer.normal;
+    // 3 erases the scrollback: read it first. 2 erases the screen, and so does 0 from the top left.
+    const wholeScreen = mode === 2 || (mode === 0 && buffer.cursorX === 0 && buffer.cursorY === 0);
+    if (mode !== 3 && !wholeScreen) return;
+    this.readScrolledUp();
+    if (wholeScreen) this.keepDeparted(this.screenRows());
+    // The archive is the older part of the scrollback: a replay must not bring it back.
+    if (mode === 3) this.archive.clear();
+  }
+
+  /** Before a full reset (RIS), which erases both buffers: keeps the normal screen's rows. */
+  private keepResetScreen(): void {
+    this.readScrolledUp();
+    this.keepDeparted(this.screenRows());
+    this.archive.clear();
+    // The reset replaces the buffers, not disposing the marker: every row after it is new.
+    this.lastRead?.dispose();
+    this.lastRead = undefined;
+  }
+
+  /** The normal screen's rows as text, up to the last that shows anything. */
+  private screenRows(): string[] {
+    const buffer = this.terminal.buffer.normal;
+    const rows: string[] = [];
+    for (let y = 0; y < this.terminal.rows; y += 1) rows.push(rowText(buffer.getLine(buffer.baseY + y)));
+    while (rows.length > 0 && rows.at(-1)!.trim() === "") rows.pop();
     return rows;
   }
 
-  /** Drops the oldest archived rows not needed to keep `rows`, and their text. */
-  private keepArchivedRows(rows: number): void {
-    this.archive.keepRows(rows);
-    if (this.archivedText.length > this.archive.rows) {
-      this.archivedText = this.archivedText.slice(this.archivedText.length - this.archive.rows);
-    }
+  /** Adds rows after the ones kept, keeping the newest `searchableRows`. */
+  private keepDeparted(rows: string[]): void {
+    if (rows.length === 0) return;
+    const all = this.departed.rows.concat(flattened(rows));
+    const dropped = Math.max(0, all.length - this.options.searchableRows);
+    this.departed = { ...this.departed, rows: all.slice(dropped), first: this.departed.first + dropped };
   }
 
   /**

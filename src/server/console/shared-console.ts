@@ -30,7 +30,7 @@ import { ConsoleKeyboard } from "./keyboard.ts";
 import type { ConsoleLimits } from "./limits.ts";
 import { LogSeeding, type ConsoleLogReader, type SeededScreen } from "./log-seeding.ts";
 import { viewersMessage } from "./presence.ts";
-import { ConsoleScreen, type ScreenText } from "./screen.ts";
+import { ConsoleScreen, type DepartedRows, type ScreenText } from "./screen.ts";
 import { UpstreamConnector, type OpenUpstream } from "./upstream-connector.ts";
 import type { UpstreamLine } from "./upstream.ts";
 import type { ConsoleViewer, ViewerEvents, ViewerIdentity } from "./viewer.ts";
@@ -97,6 +97,7 @@ export class SharedConsole implements ViewerEvents {
         cols: limits.initialCols,
         rows: limits.initialRows,
         scrollback: limits.scrollbackLines,
+        searchableRows: limits.searchableLines,
         archiveAfterMs: limits.scrollbackArchiveAfterMs,
         archiveBusyShare: limits.scrollbackArchiveBusyShare,
         batchIntervalMs: limits.screenBatchIntervalMs,
@@ -160,8 +161,8 @@ export class SharedConsole implements ViewerEvents {
     return this.screen.text();
   }
 
-  /** The newest rows above the screen as text, for the class wall's search. */
-  searchableScrollback(): string[] {
+  /** The rows that left the screen as text, for the class wall's search. */
+  searchableScrollback(): DepartedRows {
     return this.screen.searchableScrollback();
   }
 

@@ -200,6 +200,15 @@ describe("the class wall's search", () => {
       return match?.hits.length === 0 && match.scrollbackHits === 1;
     }, "the needle in the scrollback");
     expect(wall.matchesFor(plain)?.size).toBe(shown.length + 1);
+
+    // Cleared off the screen (and the scrollback, by bash's `clear`), it is still found above it.
+    const cleared = sessions[shown[1]!]!;
+    await typeAs(shown[1]!, "clear", "$");
+    await wall.until(() => {
+      const match = wall.matchesFor(plain)?.get(cleared);
+      return match?.hits.length === 0 && match.scrollbackHits === 1;
+    }, "the cleared needle in the scrollback");
+    expect(wall.matchesFor(plain)?.size).toBe(shown.length + 1);
   });
 
   it("ends the wall on a frame that is not a wall message", async () => {

@@ -1,16 +1,18 @@
 // One wall's search state: what is searched again, and when a `matches` frame is due.
 import { describe, expect, it } from "vitest";
 import type { WallSearch } from "../../common/wall-protocol.ts";
-import { WallMatches } from "./wall-matches.ts";
+import { ConsoleScreen } from "../console/screen.ts";
+import { type ScrollbackRows, WallMatches } from "./wall-matches.ts";
 
 const search: WallSearch = { query: "denied", regex: false, matchCase: false };
 
-function aWall(scrollback: Record<string, string[]> = {}) {
+function aWall(scrollback: Record<string, string[] | ScrollbackRows> = {}) {
   const asked: string[] = [];
   const matches = new WallMatches({
     scrollbackOf: (id) => {
       asked.push(id);
-      return scrollback[id] ?? [];
+      const rows = scrollback[id] ?? [];
+      return Array.isArray(rows) ? { rows, first: 0, from: Symbol(id) } : rows;
     },
   });
   return { matches, asked };
@@ -107,5 +109,55 @@ describe("WallMatches", () => {
     matches.setSearch({ query: "zzz", regex: false, matchCase: false });
     matches.searchUntil(Infinity);
     expect(matches.takeMessage()).toEqual(none);
+  });
+
+  it("counts the scrollback's hits as it gains rows at its end and loses them at its start", () => {
+    const from = Symbol("a");
+    const scrollback: Record<string, ScrollbackRows> = { a: { rows: ["denied", "x", "y"], first: 0, from } };
+    const { matches } = aWall(scrollback);
+    matches.screenSent("a", ["$"]);
+    matches.setSearch(search);
+    matches.searchUntil(Infinity);
+    expect(matches.takeMessage()).toMatchObject({ matches: [{ scrollbackHits: 1 }] });
+    scrollback.a = { rows: ["x", "y", "denied denied", "z"], first: 1, from };
+    matches.screenSent("a", ["$"]);
+    matches.searchUntil(Infinity);
+    expect(matches.takeMessage()).toMatchObject({ matches: [{ scrollbackHits: 2 }] });
+    // Another screen copy's rows (the console opened anew), numbered as if they went on from the
+    // last: searched anew.
+    scrollback.a = { rows: ["y", "other", "z", "denied"], first: 2, from: Symbol("a, anew") };
+    matches.screenSent("a", ["$"]);
+    matches.searchUntil(Infinity);
+    expect(matches.takeMessage()).toMatchObject({ matches: [{ scrollbackHits: 1 }] });
+  });
+
+  it("finds what `clear` took off a screen copy, in its scrollback", async () => {
+    const screen = new ConsoleScreen(
+      {
+        cols: 80,
+        rows: 24,
+        scrollback: 1000,
+        searchableRows: 1000,
+        archiveAfterMs: 60_000,
+        archiveBusyShare: 0,
+        batchIntervalMs: 0,
+        batchBytes: 0,
+      },
+      () => undefined,
+    );
+    try {
+      // What bash prints for `echo hello_world_x` and then `clear` (TERM=xterm: ED 2, then ED 3).
+      screen.write(Buffer.from("$ echo hello_world_x\r\nhello_world_x\r\n$ clear\r\n\x1b[H\x1b[2J\x1b[3J$ "));
+      await screen.snapshot();
+      const matches = new WallMatches({ scrollbackOf: () => screen.searchableScrollback() });
+      matches.screenSent("a", screen.text().rows);
+      matches.setSearch({ query: "hello_world_x", regex: false, matchCase: false });
+      matches.searchUntil(Infinity);
+      expect(matches.takeMessage()).toMatchObject({
+        matches: [{ sessionId: "a", hits: [], scrollbackHits: 2 }],
+      });
+    } finally {
+      screen.dispose();
+    }
   });
 });

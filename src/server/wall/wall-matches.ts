@@ -4,25 +4,40 @@
 // are searched again (and every screen when the search changes), oldest first, a row at a time in
 // slices the caller bounds: a slow pattern (a screen of long rows may take a hundred milliseconds)
 // delays answers, never the event loop. A row searched before is not searched again: on a screen
-// that scrolls, most rows only moved up (see Searching).
+// that scrolls, most rows only moved up, and the scrollback above it (a thousand rows) only gains a
+// few at its end (see Searching).
 import type { WallMatch, WallSearch, WallServerMessage } from "../../common/wall-protocol.ts";
 import { BadPattern, compileSearch, maxHits, type RowHit, type RowMatcher } from "./wall-search.ts";
 
-export interface WallMatchesDeps {
-  /** The rows above a session's screen, oldest first; none when its console is not open here. */
-  scrollbackOf(sessionId: string): string[];
+/**
+ * The rows above a screen, oldest first, numbered: `first` is how many were above it before the
+ * first of these. They only gain rows at the end and lose them at the start, as long as they come
+ * from the same copy of the screen (`from`: one opened anew numbers its rows anew).
+ */
+export interface ScrollbackRows {
+  rows: readonly string[];
+  first: number;
+  from: symbol;
 }
 
-/** Rows and the hits found in each. */
+export interface WallMatchesDeps {
+  /** The rows above a session's screen; none when its console is not open here. */
+  scrollbackOf(sessionId: string): ScrollbackRows;
+}
+
+/** Rows that have hits, by number (see ScrollbackRows), oldest first, and how many each has. */
+type RowsHits = { row: number; count: number }[];
+
+/** The last search of one screen: its scrollback's rows and hits, its rows and their hits. */
 interface SearchedRows {
-  rows: readonly string[];
-  hits: (readonly RowHit[])[];
+  /** Of the scrollback, only the rows with hits, by number (most rows have none). */
+  scrollback: ScrollbackRows & { hits: RowsHits };
+  screen: { rows: readonly string[]; hits: (readonly RowHit[])[] };
 }
 
 interface SearchedScreen {
   /** The rows as this wall last sent them. */
   rows: string[];
-  /** The last search of the scrollback and the screen's rows below it, as one. */
   searched?: SearchedRows;
   /** Undefined when nothing matched. */
   match?: WallMatch;
@@ -31,35 +46,83 @@ interface SearchedScreen {
 const noSearch: WallSearch = { query: "", regex: false, matchCase: false };
 
 /**
- * One screen's search under way: its scrollback and rows as one, as they were when it began, and
- * the hits of the rows searched so far. A row the same as in the last search keeps its hits: where
- * the first row now is in that search says how far the rows scrolled up (a wrong guess costs only
- * searching again, since hits depend on a row's text alone).
+ * What the last search of the scrollback found that it still has, and how many of its rows that
+ * search covered: their numbers say how many it lost at its start. Undefined when none can be kept.
+ */
+function keptOf(
+  scrollback: ScrollbackRows,
+  before: SearchedRows["scrollback"] | undefined,
+): { rows: number; hits: RowsHits } | undefined {
+  if (!before || before.from !== scrollback.from) return undefined;
+  const lost = scrollback.first - before.first;
+  const rows = before.rows.length - lost;
+  if (rows <= 0) return undefined;
+  return { rows, hits: before.hits.filter((hit) => hit.row >= scrollback.first) };
+}
+
+/**
+ * One screen's search under way: its scrollback and rows as they were when it began, and the hits
+ * of the rows searched so far, the scrollback's first. Rows searched last time keep their hits: the
+ * scrollback's (see keptOf: no time spent on the thousand rows that did not change), and a screen
+ * row the same as in the last search, where the first row now is in that search saying how far the
+ * rows scrolled up. A wrong guess costs only searching again, since hits depend on a row's text alone.
  */
 class Searching {
-  readonly hits: (readonly RowHit[])[] = [];
-  private readonly shift: number;
+  /** The hits in the scrollback's rows searched so far (those before `scrollbackNext`). */
+  readonly scrollbackHits: RowsHits;
+  private scrollbackNext: number;
+  /** Each screen row's hits, for the rows searched so far. */
+  readonly screenHits: (readonly RowHit[])[];
+  private screenNext = 0;
+  private readonly screenShift: number;
 
   constructor(
     readonly sessionId: string,
-    readonly rows: readonly string[],
-    readonly scrollbackRows: number,
+    readonly scrollback: ScrollbackRows,
+    readonly screen: readonly string[],
     private readonly before: SearchedRows | undefined,
   ) {
-    this.shift = Math.max(0, before?.rows.indexOf(rows[0] ?? "") ?? 0);
+    const kept = keptOf(scrollback, before?.scrollback);
+    this.scrollbackHits = kept?.hits ?? [];
+    this.scrollbackNext = kept?.rows ?? 0;
+    this.screenHits = new Array<readonly RowHit[]>(screen.length);
+    this.screenShift = Math.max(0, before?.screen.rows.indexOf(screen[0] ?? "") ?? 0);
   }
 
   get done(): boolean {
-    return this.hits.length === this.rows.length;
+    return this.scrollbackNext === this.scrollback.rows.length && this.screenNext === this.screen.length;
+  }
+
+  /** Takes the hits of the screen rows that are the same as in the last search, up to the next that is not. */
+  reuseSearched(): void {
+    const earlier = this.before?.screen;
+    if (!earlier || this.scrollbackNext < this.scrollback.rows.length) return;
+    const { screen, screenHits, screenShift: shift } = this;
+    let index = this.screenNext;
+    while (index < screen.length && earlier.rows[index + shift] === screen[index]) {
+      screenHits[index] = earlier.hits[index + shift]!;
+      index += 1;
+    }
+    this.screenNext = index;
   }
 
   searchNextRow(matcher: RowMatcher): void {
-    const index = this.hits.length;
-    const row = this.rows[index]!;
-    const earlier = this.before;
-    this.hits.push(
-      earlier?.rows[index + this.shift] === row ? earlier.hits[index + this.shift]! : matcher.hitsIn(row),
-    );
+    const { rows, first } = this.scrollback;
+    if (this.scrollbackNext < rows.length) {
+      const count = matcher.hitsIn(rows[this.scrollbackNext]!).length;
+      if (count > 0) this.scrollbackHits.push({ row: first + this.scrollbackNext, count });
+      this.scrollbackNext += 1;
+      return;
+    }
+    this.screenHits[this.screenNext] = matcher.hitsIn(this.screen[this.screenNext]!);
+    this.screenNext += 1;
+  }
+
+  get searched(): SearchedRows {
+    return {
+      scrollback: { ...this.scrollback, hits: this.scrollbackHits },
+      screen: { rows: this.screen, hits: this.screenHits },
+    };
   }
 }
 
@@ -109,7 +172,8 @@ export class WallMatches {
 
   /**
    * Searches due screens, a row at a time, until `deadline` (performance.now()), at least one row
-   * each call; how many screens it finished, and whether some are still due.
+   * each call (rows searched before do not count); how many screens it finished, and whether some
+   * are still due.
    */
   searchUntil(deadline: number): { searched: number; more: boolean } {
     const matcher = this.matcher;
@@ -118,7 +182,9 @@ export class WallMatches {
     while (matcher) {
       const job = this.searching ?? this.nextScreen();
       if (!job) break;
-      while (!job.done) {
+      // Rows searched before cost next to nothing: only the matcher's rows count against the deadline
+      // (reading the clock for each of a thousand rows of scrollback would cost more than the rest).
+      for (job.reuseSearched(); !job.done; job.reuseSearched()) {
         if (rows > 0 && performance.now() >= deadline) return { searched, more: true };
         job.searchNextRow(matcher);
         rows += 1;
@@ -157,12 +223,10 @@ export class WallMatches {
       this.due.delete(sessionId);
       const screen = this.screens.get(sessionId);
       if (!screen) continue;
-      // As one, since the rows that scroll up off the screen are the scrollback's newest.
-      const scrollback = this.deps.scrollbackOf(sessionId);
       this.searching = new Searching(
         sessionId,
-        [...scrollback, ...screen.rows],
-        scrollback.length,
+        this.deps.scrollbackOf(sessionId),
+        screen.rows,
         screen.searched,
       );
       return this.searching;
@@ -175,13 +239,11 @@ export class WallMatches {
     const screen = this.screens.get(job.sessionId);
     if (!screen) return;
     const hits: WallMatch["hits"] = [];
-    job.hits.slice(job.scrollbackRows).forEach((rowHits, row) => {
+    job.screenHits.forEach((rowHits, row) => {
       for (const hit of rowHits) if (hits.length < maxHits) hits.push({ row, ...hit });
     });
-    const scrollbackHits = job.hits
-      .slice(0, job.scrollbackRows)
-      .reduce((total, rowHits) => total + rowHits.length, 0);
-    screen.searched = { rows: job.rows, hits: job.hits };
+    const scrollbackHits = job.scrollbackHits.reduce((total, hit) => total + hit.count, 0);
+    screen.searched = job.searched;
     screen.match =
       hits.length > 0 || scrollbackHits > 0 ? { sessionId: job.sessionId, hits, scrollbackHits } : undefined;
   }

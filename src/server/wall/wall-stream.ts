@@ -14,7 +14,7 @@ import {
   type WallSession,
 } from "../../common/wall-protocol.ts";
 import type { SearchBudget } from "./search-budget.ts";
-import { WallMatches } from "./wall-matches.ts";
+import { type ScrollbackRows, WallMatches } from "./wall-matches.ts";
 
 /** What the wall needs of the console hub (and, with replicas, of console placement). */
 export interface WallConsoles {
@@ -23,8 +23,13 @@ export interface WallConsoles {
   /** The console's screen when it is open here. */
   screenOf(
     sessionId: string,
-  ): { screenVersion: number; screenText(): WallScreenText; searchableScrollback(): string[] } | undefined;
+  ):
+    | { screenVersion: number; screenText(): WallScreenText; searchableScrollback(): ScrollbackRows }
+    | undefined;
 }
+
+/** A console not open here. */
+const noScrollback: ScrollbackRows = { rows: [], first: 0, from: Symbol("no console") };
 
 export interface WallScreenText {
   rows: string[];
@@ -82,7 +87,7 @@ export class WallStream {
 
   constructor(private readonly deps: WallStreamDeps) {
     this.matches = new WallMatches({
-      scrollbackOf: (id) => deps.consoles.screenOf(id)?.searchableScrollback() ?? [],
+      scrollbackOf: (id) => deps.consoles.screenOf(id)?.searchableScrollback() ?? noScrollback,
     });
     deps.socket.on("close", () => this.close());
     // ws closes the socket itself after an error (1009 for a frame over maxPayload, 1002 for a bad one).
