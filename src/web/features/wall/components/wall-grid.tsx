@@ -270,7 +270,12 @@ const WallTile = memo(function WallTile({
         )}
       </div>
       <pre className="wall-screen" translate="no" data-testid="wall-screen">
-        {screen && <WallScreenText rows={screen.rows} hits={hits} />}
+        {screen && screen.rows.some((row) => row !== "") ? (
+          <WallScreenText rows={screen.rows} hits={hits} />
+        ) : (
+          // A dark tile says nothing: the VM has printed nothing yet (it is still booting).
+          <span className="wall-screen-blank">{t("wall.blankScreen")}</span>
+        )}
       </pre>
       <p className="wall-note">{session.help?.note}</p>
       {enlarged && <WallEnlarged session={session} screen={screen} hits={hits} tapped={enlarged === "tap"} />}
