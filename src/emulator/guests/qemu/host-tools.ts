@@ -18,6 +18,7 @@ export const hostTools = {
   "apt-cache": "apt",
   "dpkg-deb": "dpkg",
   chroot: "coreutils",
+  setpriv: "util-linux",
 } as const;
 
 export type HostTool = keyof typeof hostTools;
