@@ -34,6 +34,9 @@ export const imagePackages = [
   "ifupdown",
   "isc-dhcp-client",
   "procps",
+  // cloud-init's locale module runs update-locale, which only this package ships: without it
+  // cloud-init ends with status "error".
+  "locales",
   "less",
   "nano",
   "ca-certificates",
@@ -47,7 +50,9 @@ const extraFiles: Record<string, string> = {
   "etc/fstab": `LABEL=${rootLabel} / ext4 defaults,errors=remount-ro 0 1\n`,
   // Only the NoCloud seed is ever there: probing cloud providers' metadata addresses would only
   // cost boot time.
-  "etc/cloud/cloud.cfg.d/90-lab-console.cfg": "datasource_list: [ NoCloud, None ]\n",
+  // C.UTF-8 is built into glibc, so cloud-init need not generate a locale at each first boot (as the
+  // sandboxed guests, whose LANG is C.UTF-8).
+  "etc/cloud/cloud.cfg.d/90-lab-console.cfg": "datasource_list: [ NoCloud, None ]\nlocale: C.UTF-8\n",
   // A fresh machine-id on each VMI's first boot (systemd writes it when the file is empty).
   "etc/machine-id": "",
 };
