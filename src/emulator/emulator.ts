@@ -44,6 +44,7 @@ import { createFaults, type EmulatorFaults } from "./faults/faults.ts";
 import { withFaults } from "./faults/front-door.ts";
 import { RequestFaults } from "./faults/request-faults.ts";
 import { noGuests, type GuestRuntime } from "./guests/guest-runtime.ts";
+import { createQemuGuests } from "./guests/qemu/qemu-guests.ts";
 import { createSandboxGuests, type SecretPlace } from "./guests/sandbox-guests.ts";
 import { Connections } from "./http/connections.ts";
 import { normalizePathPrefix, withPathPrefix } from "./http/path-prefix.ts";
@@ -79,9 +80,10 @@ export interface EmulatorOptions {
   serviceAccountKubeconfigs?: ServiceAccountKubeconfig[];
   /**
    * What runs inside Running VMIs: "sandbox" (default) a bash per VMI in a sandbox under
-   * `<stateDir>/guests`, "none" nothing (no console), or a runtime of your own.
+   * `<stateDir>/guests`, "qemu" a Debian guest under QEMU per VMI (qemu/qemu-guests.ts), "none"
+   * nothing (no console), or a runtime of your own.
    */
-  guests?: "sandbox" | "none" | GuestRuntime;
+  guests?: "sandbox" | "qemu" | "none" | GuestRuntime;
   /**
    * Start guests even where the host gives them no cgroup limits (npm run emulator reads
    * LAB_EMULATOR_UNLIMITED_GUESTS=1): only for guests you trust. Otherwise their VMIs fail there.
@@ -162,6 +164,9 @@ async function guestRuntimeFor(
 ) {
   const guests = options.guests ?? "sandbox";
   if (guests === "none") return noGuests;
+  if (guests === "qemu") {
+    return createQemuGuests({ registry, stateDir, log: (line) => console.log(`emulator: ${line}`) });
+  }
   if (guests === "sandbox") {
     return createSandboxGuests({
       registry,

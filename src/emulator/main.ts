@@ -22,7 +22,8 @@ const usage = `Usage: npm run emulator -- [options]
   --timing MODE         realistic (VMs Running after ~20 s) or fast (default realistic)
   --config FILE         cluster settings (YAML): versions, feature gates, nodes
   --state-dir DIR       where the CA, tokens and guests are kept (default .lab/emulator)
-  --guests MODE         sandbox (a bash in each Running VMI) or none (default sandbox)
+  --guests MODE         sandbox (a bash in each Running VMI), qemu (a Debian guest under
+                        QEMU, built from packages on first use) or none (default sandbox)
   --rbac PATH           enforce RBAC from these YAML files or folders (repeatable)
   --service-account-kubeconfig NAMESPACE/NAME=PATH
                         write a kubeconfig for that service account (repeatable)
@@ -74,8 +75,8 @@ function readOptions(): { options: EmulatorOptions; exitWithStdin: boolean } | u
   if (values.timing !== "realistic" && values.timing !== "fast") {
     fail(`--timing must be realistic or fast, got "${values.timing}"`);
   }
-  if (values.guests !== "sandbox" && values.guests !== "none") {
-    fail(`--guests must be sandbox or none, got "${values.guests}"`);
+  if (values.guests !== "sandbox" && values.guests !== "qemu" && values.guests !== "none") {
+    fail(`--guests must be sandbox, qemu or none, got "${values.guests}"`);
   }
   const unlimited = process.env[UNLIMITED_GUESTS_ENV] ?? "";
   if (!["", "0", "1"].includes(unlimited)) fail(`${UNLIMITED_GUESTS_ENV} must be 1 or 0, got "${unlimited}"`);

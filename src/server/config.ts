@@ -21,9 +21,11 @@ export const serviceAccountDir = "/var/run/secrets/kubernetes.io/serviceaccount"
 export type ClusterSource =
   | { kind: "kubeconfig"; path: string }
   | { kind: "in-cluster" }
-  | { kind: "embedded-emulator"; kubeconfigPath: string; timing: EmulatorTiming };
+  | { kind: "embedded-emulator"; kubeconfigPath: string; timing: EmulatorTiming; guests: EmulatorGuests };
 
 export type EmulatorTiming = "realistic" | "fast";
+/** What runs in the embedded emulator's VMs: sandboxed emulated guests, or a real Linux under QEMU. */
+export type EmulatorGuests = "sandbox" | "qemu";
 
 export interface Config {
   host: string;
@@ -219,6 +221,7 @@ const EnvSchema = z.object({
   LAB_KUBECONFIG: z.string().min(1).optional(),
   KUBECONFIG: z.string().min(1).optional(),
   LAB_EMULATOR_TIMING: z.enum(["realistic", "fast"]).default("realistic"),
+  LAB_EMULATOR_GUESTS: z.enum(["sandbox", "qemu"]).default("sandbox"),
   LAB_VM_SIZES: vmSizesJson.optional(),
   LAB_CLUSTER_CIDRS: cidrList.optional(),
   LAB_SESSIONS_READ_MODE: z.enum(["cache", "direct"]).default("cache"),
@@ -366,5 +369,6 @@ function chooseCluster(values: EnvValues, dataDir: string, inCluster: boolean): 
     kind: "embedded-emulator",
     kubeconfigPath: path.join(dataDir, "kubeconfig"),
     timing: values.LAB_EMULATOR_TIMING,
+    guests: values.LAB_EMULATOR_GUESTS,
   };
 }

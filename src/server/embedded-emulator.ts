@@ -44,8 +44,9 @@ export interface EmbeddedEmulatorOptions {
   /** Where the emulator's own output goes, line by line. */
   log: { info(message: string): void };
   readyWithinMs?: number;
-  /** Benches only: guests "none" (no process behind a VM), and a cluster file (nodes, versions). */
-  guests?: "sandbox" | "none";
+  /** What runs in the VMs (LAB_EMULATOR_GUESTS); benches use "none": no process behind a VM. */
+  guests?: "sandbox" | "qemu" | "none";
+  /** Benches only: a cluster file (nodes, versions). */
   clusterConfigFile?: string;
 }
 
@@ -61,6 +62,7 @@ export function startEmbeddedEmulatorFor(
     projectRoot,
     kubeconfigPath: cluster.kubeconfigPath,
     timing: cluster.timing,
+    guests: cluster.guests,
     log,
   });
 }

@@ -297,7 +297,7 @@ describe("a guest's agent", () => {
       userList: [{ userName: "student", domain: "" }],
     });
     expect(info.timezone).toMatch(/^.+, -?\d+$/);
-    const users = main.userList();
+    const users = await main.userList();
     expect(users.metadata).toEqual({});
     expect(users.items).toEqual([{ userName: "student", domain: "", loginTime: expect.any(Number) }]);
     expect(Math.abs((users.items[0]?.loginTime ?? 0) - Date.now() / 1000)).toBeLessThan(600);

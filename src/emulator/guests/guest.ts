@@ -32,6 +32,7 @@ import type { GuestAgentInfo, GuestFileSystemList, GuestOsUserList } from "./gue
 import { defaultGuestLimits, type GuestLimits } from "./guest-limits.ts";
 import { GuestProcess } from "./guest-process.ts";
 import { GuestRelay } from "./guest-relay.ts";
+import type { RunningGuest } from "./guest-runtime.ts";
 import { allocateGuestUid, releaseGuestUid } from "./guest-uids.ts";
 import type { GuestImage } from "./images.ts";
 import { removeTree } from "./remove-tree.ts";
@@ -78,8 +79,8 @@ export interface GuestEvents {
   poweroff: [];
 }
 
-export interface Guest {
-  readonly name: string;
+/** A sandboxed guest: what every running guest offers, and the host-side reach of a sandbox. */
+export interface Guest extends RunningGuest {
   /**
    * The guest's home as the host reaches it: inside the running guest (its disk is the guest's own
    * tmpfs), afterwards the copy kill({ keepHome: true }) left on the host.
@@ -91,21 +92,8 @@ export interface Guest {
   readonly bootLog: readonly string[];
   /** True from the end of cloud-init until the guest stops (KubeVirt's AgentConnected condition). */
   readonly agentConnected: boolean;
-  /** The serial output since boot as complete lines (what the guest-console-log container prints). */
-  consoleLogLines(): string[];
-  /** Attach to the serial line. The newest attachment wins: the previous one gets onClose("replaced"). */
-  attach(handlers: SerialHandlers): SerialAttachment;
-  /**
-   * A TCP connection to `port` on the guest's loopback, as port-forward makes it. Rejects with code
-   * ECONNREFUSED when nothing listens there, EGUESTSTOPPED when the guest is gone.
-   */
-  connect(port: number): Promise<net.Socket>;
   on<E extends keyof GuestEvents>(event: E, listener: (...args: GuestEvents[E]) => void): void;
   off<E extends keyof GuestEvents>(event: E, listener: (...args: GuestEvents[E]) => void): void;
-  /** Bodies of KubeVirt's guestosinfo, userlist and filesystemlist subresources. */
-  guestOsInfo(): Promise<GuestAgentInfo>;
-  userList(): GuestOsUserList;
-  filesystemList(): Promise<GuestFileSystemList>;
   /** Ends every process of the guest, then removes its files and cgroups; keepHome copies the home out first. */
   kill(options?: { keepHome?: boolean }): Promise<void>;
   /** Kills the guest's processes whose command line contains `text`, as an OOM kill would; returns how many. */
@@ -115,8 +103,6 @@ export interface Guest {
    * uses CPU or answers until resume(). The serial line stays attached; input waits in its pipe.
    */
   pause(): Promise<void>;
-  /** Between pause() and resume(): nothing in it runs, not even its answer to an ACPI shutdown. */
-  readonly paused: boolean;
   /** Lets every process run again (SIGCONT). */
   resume(): Promise<void>;
 }
@@ -295,7 +281,7 @@ class SandboxedGuest implements Guest {
     return this.agent.guestOsInfo();
   }
 
-  userList(): GuestOsUserList {
+  async userList(): Promise<GuestOsUserList> {
     return this.agent.userList();
   }
 

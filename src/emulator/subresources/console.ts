@@ -5,8 +5,7 @@
 import type { WebSocket, WebSocketServer } from "ws";
 import type { Registry } from "../apiserver/registry.ts";
 import { field, stringField } from "../cluster/objects.ts";
-import type { GuestRuntime } from "../guests/guest-runtime.ts";
-import type { Guest } from "../guests/guest.ts";
+import type { GuestRuntime, RunningGuest } from "../guests/guest-runtime.ts";
 import { badRequest } from "../http/status.ts";
 import type { UpgradeContext } from "../http/upgrade.ts";
 import { kubevirtInternalError, targetVmi, vmiConflict } from "./kubevirt-target.ts";
@@ -49,7 +48,7 @@ export class ConsoleStreams {
     return ws !== undefined;
   }
 
-  private stream(vmiUid: string, guest: Guest, ws: WebSocket): void {
+  private stream(vmiUid: string, guest: RunningGuest, ws: WebSocket): void {
     this.open.set(vmiUid, ws);
     let paused = false;
     const attachment = guest.attach({

@@ -38,7 +38,7 @@ export async function serveGuestAgent(
     case "guestosinfo":
       return sendJson(response, 200, await guest.guestOsInfo());
     case "userlist":
-      return sendJson(response, 200, guest.userList());
+      return sendJson(response, 200, await guest.userList());
     default:
       return sendJson(response, 200, await guest.filesystemList());
   }
