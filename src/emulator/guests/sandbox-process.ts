@@ -116,24 +116,30 @@ export async function stopNamespace(init: ProcessIdentity): Promise<ProcessIdent
 }
 
 /**
- * Sends SIGCONT to the processes stopNamespace stopped, again until none of them stays stopped: a
- * program that follows its child's stops (util-linux script, which holds the guest's console PTY,
- * stops itself when it hears its shell stopped) may stop once more after its first SIGCONT.
+ * Sends SIGCONT to the processes stopNamespace stopped, again until none of them stays stopped.
+ * A program that follows its child's stops (util-linux script, which holds the guest's console PTY,
+ * stops itself when waitpid reports its shell stopped) must find its children running already when
+ * it runs again, or it stops itself at a moment no pass may see (its console then stays dead): so
+ * each pass reads every state first and then continues the youngest processes first, children
+ * before the parents that started them, with nothing awaited between the signals.
  */
 export async function continueProcesses(processes: readonly ProcessIdentity[]): Promise<void> {
   for (let pass = 0; pass < 100; pass++) {
-    let continued = 0;
-    for (const identity of processes) {
-      const stat = await readStat(identity.pid);
-      if (!stat || stat.startTime !== identity.startTime || stat.state !== "T") continue;
+    const states = await Promise.all(processes.map((identity) => readStat(identity.pid)));
+    const stopped = processes
+      .filter((identity, index) => {
+        const stat = states[index];
+        return stat !== undefined && stat.startTime === identity.startTime && stat.state === "T";
+      })
+      .toSorted((a, b) => Number(b.startTime) - Number(a.startTime) || b.pid - a.pid);
+    if (stopped.length === 0) return;
+    for (const identity of stopped) {
       try {
         process.kill(identity.pid, "SIGCONT");
-        continued++;
       } catch {
         // gone meanwhile
       }
     }
-    if (continued === 0) return;
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }
