@@ -10,7 +10,7 @@
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { cp, mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { isAlive } from "../host-signals.ts";
 import { buildInitramfs, initramfsModules, initScript, rootLabel } from "./initramfs.ts";
 import { findTool, requireTools, run } from "./host-tools.ts";
@@ -27,6 +27,10 @@ export const imagePackages = [
   "kmod",
   "cloud-init",
   "qemu-guest-agent",
+  // systemd-logind handles the ACPI power button that a VMI's deletion presses, and cannot start
+  // without the system bus: without dbus the guest ignores the button and is killed at the end of
+  // its grace period.
+  "dbus",
   "python3",
   "sudo",
   "git",
@@ -102,7 +106,9 @@ export async function ensureGuestImage(
   stateDir: string,
   log: (line: string) => void = () => {},
 ): Promise<GuestImageFiles> {
-  const imagesDir = join(stateDir, "qemu-images");
+  // Absolute: the initramfs is archived from inside its own folder, so a relative path (such as
+  // `npm run guest-image`'s default) would point nowhere there.
+  const imagesDir = resolve(stateDir, "qemu-images");
   const dir = join(imagesDir, imageKey());
   if (existsSync(join(dir, "image.json"))) return filesOf(dir);
   requireTools(imageTools);

@@ -16,6 +16,7 @@ import type { RunningGuest } from "../guest-runtime.ts";
 import { SerialLine, type SerialAttachment, type SerialHandlers } from "../serial-line.ts";
 import { AgentChannel } from "./agent-channel.ts";
 import { agentFileSystemList, agentInfo, agentUserList } from "./agent-info.ts";
+import { guestListensOn } from "./guest-listeners.ts";
 import { findTool, run } from "./host-tools.ts";
 import type { GuestImageFiles } from "./image.ts";
 import { writeNoCloudSeed } from "./nocloud-seed.ts";
@@ -160,15 +161,19 @@ export class QemuGuest implements RunningGuest {
 
   /**
    * Through a forward from a loopback port of the host to the guest's address, added to QEMU's user
-   * network the first time a guest port is asked for. WARNING: QEMU accepts on the host before it
-   * dials the guest, so a guest port nobody listens on is a connection that closes at once, not
-   * ECONNREFUSED.
+   * network the first time a guest port is asked for. QEMU accepts on the host before it dials the
+   * guest, so a guest port nobody listens on would be a connection that closes at once; the guest's
+   * kernel is asked first (guest-listeners.ts), and such a port is ECONNREFUSED, as virt-api's dial
+   * finds it. WARNING: before the guest agent answers (the first seconds of the boot) every port
+   * counts as refused, and when the agent fails to answer the port is dialled unasked.
    */
   async connect(port: number): Promise<net.Socket> {
     if (!Number.isInteger(port) || port < 1 || port > 65535) {
       throw new RangeError(`port must be an integer from 1 to 65535, not ${port}`);
     }
     if (!this.running || this.ending) throw guestError("EGUESTSTOPPED", `guest ${this.name} is not running`);
+    const listening = this.agent.connected ? await guestListensOn(this.agent, port).catch(() => true) : false;
+    if (!listening) throw guestError("ECONNREFUSED", `nothing in guest ${this.name} listens on port ${port}`);
     let forward = this.forwards.get(port);
     if (!forward) {
       forward = this.addForward(port);
