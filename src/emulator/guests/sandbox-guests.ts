@@ -1,12 +1,8 @@
 // The GuestRuntime that gives each Running VMI a real guest (guest.ts): bash in a sandbox,
 // booted with the VMI's cloud-init user data, held to the VMI's memory and vCPUs and to the cluster
-// config's process and disk limits. Guests are kept by VMI uid for the subresources.
-//
-// Each emulator keeps its guests' files in a folder named after its pid under the guests directory,
-// so two emulators sharing a state directory never touch each other's guests; folders of emulators
-// that are gone (crashed, SIGKILLed) are removed at start.
+// config's process and disk limits. Guests are kept by VMI uid for the subresources (guest-table.ts),
+// their files in this emulator's own folder (guest-folders.ts).
 import { realpathSync } from "node:fs";
-import { mkdir, readdir } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseQuantity } from "../../common/quantity.ts";
@@ -22,7 +18,8 @@ import { removeTree } from "./remove-tree.ts";
 import { guestVisibleHostPaths, type SandboxBackend } from "./sandbox.ts";
 import { field, stringField, type KubeObject } from "../cluster/objects.ts";
 import type { Registry } from "../apiserver/registry.ts";
-import { isAlive } from "./host-signals.ts";
+import { ownGuestsFolder } from "./guest-folders.ts";
+import { GuestTable } from "./guest-table.ts";
 
 export interface SandboxGuestsOptions {
   registry: Registry;
@@ -53,24 +50,13 @@ export interface SecretPlace {
 
 const checkout = fileURLToPath(new URL("../../..", import.meta.url));
 
-interface Entry {
-  /** Resolves with the guest once booted, undefined when the boot failed. */
-  booting: Promise<Guest | undefined>;
-  guest?: Guest;
-  events: GuestEvents;
-}
-
 export async function createSandboxGuests(options: SandboxGuestsOptions): Promise<SandboxGuests> {
   const problem = guestVisibleDataProblem([
     ...(options.secretPlaces ?? []),
     { what: "the program's checkout", path: checkout },
   ]);
   if (problem) throw new Error(problem);
-  await removeLeftoverGuests(options.guestsDir);
-  const rootDir = join(options.guestsDir, String(process.pid));
-  // 0700: guest root may leave setuid-root files in a guest's home or /tmp, which are host
-  // directories under here; no other host user may reach them.
-  await mkdir(rootDir, { recursive: true, mode: 0o700 });
+  const rootDir = await ownGuestsFolder(options.guestsDir);
   return new SandboxGuests(options.registry, rootDir, {
     timings: options.timings ?? timingsFor("fast"),
     images: options.images ?? [],
@@ -141,23 +127,8 @@ export function containerDiskImageOf(vmi: KubeObject): string | undefined {
   return undefined;
 }
 
-async function removeLeftoverGuests(guestsDir: string): Promise<void> {
-  let names: string[];
-  try {
-    names = await readdir(guestsDir);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
-    throw error;
-  }
-  for (const name of names) {
-    const pid = Number(name);
-    if (/^\d+$/.test(name) && pid !== process.pid && !isAlive(pid)) await removeTree(join(guestsDir, name));
-  }
-}
-
 export class SandboxGuests implements GuestRuntime {
-  private readonly entries = new Map<string, Entry>();
-  private closed = false;
+  private readonly guests = new GuestTable<Guest>();
 
   constructor(
     private readonly registry: Registry,
@@ -172,43 +143,30 @@ export class SandboxGuests implements GuestRuntime {
   ) {}
 
   async start(vmi: KubeObject, events: GuestEvents): Promise<void> {
-    if (this.closed) throw new Error("the emulator is shutting down");
     const uid = vmi.metadata.uid;
     const userData = userDataOf(this.registry, vmi);
     const { timings, images, sandbox, limits, acceptUnlimited } = this.settings;
-    const booting = startGuest({
-      name: vmi.metadata.name,
-      rootDir: this.rootDir,
-      image: guestImageFor(containerDiskImageOf(vmi), images),
-      cloudInitDelayMs: runcmdDelayMs(timings, vmi.metadata.name),
-      limits: guestLimitsOf(vmi, limits),
-      acceptUnlimited,
-      ...(userData === undefined ? {} : { userData }),
-      ...(sandbox ? { sandbox } : {}),
-    });
-    const entry: Entry = { booting: booting.catch(() => undefined), events };
-    this.entries.set(uid, entry);
-    let guest: Guest;
-    try {
-      guest = await booting;
-    } catch (error) {
-      if (this.entries.get(uid) === entry) this.entries.delete(uid);
-      throw error;
-    }
-    // Stopped (or the emulator closed) while it booted: stop() waits for the boot and kills it.
-    if (this.entries.get(uid) !== entry) throw new Error("the VMI was stopped while its guest booted");
-    entry.guest = guest;
+    const guest = await this.guests.boot(uid, events, () =>
+      startGuest({
+        name: vmi.metadata.name,
+        rootDir: this.rootDir,
+        image: guestImageFor(containerDiskImageOf(vmi), images),
+        cloudInitDelayMs: runcmdDelayMs(timings, vmi.metadata.name),
+        limits: guestLimitsOf(vmi, limits),
+        acceptUnlimited,
+        ...(userData === undefined ? {} : { userData }),
+        ...(sandbox ? { sandbox } : {}),
+      }),
+    );
     guest.on("agent", (connected) => events.agent(connected));
     guest.on("exit", (reason) => {
-      if (this.entries.get(uid) !== entry) return;
-      this.entries.delete(uid);
+      if (!this.guests.release(uid, guest)) return;
       events.exited("Failed", reason);
       void guest.kill().catch((error: unknown) => console.error("emulator: removing a dead guest:", error));
     });
     // As QEMU exits when its guest powers the machine off: the VMI succeeds, once the guest is gone.
     guest.on("poweroff", () => {
-      if (this.entries.get(uid) !== entry) return;
-      this.entries.delete(uid);
+      if (!this.guests.release(uid, guest)) return;
       void guest
         .kill()
         .catch((error: unknown) => console.error("emulator: removing a powered-off guest:", error))
@@ -218,33 +176,19 @@ export class SandboxGuests implements GuestRuntime {
   }
 
   async stop(vmi: KubeObject): Promise<void> {
-    const entry = this.entries.get(vmi.metadata.uid);
-    if (!entry) return;
-    this.entries.delete(vmi.metadata.uid);
-    await (await entry.booting)?.kill();
+    await (await this.guests.take(vmi.metadata.uid))?.kill();
   }
 
   find(vmiUid: string): Guest | undefined {
-    return this.entries.get(vmiUid)?.guest;
+    return this.guests.find(vmiUid);
   }
 
-  async crash(vmiUid: string, reason: string): Promise<boolean> {
-    const entry = this.entries.get(vmiUid);
-    if (!entry?.guest) return false;
-    this.entries.delete(vmiUid);
-    await entry.guest.kill();
-    entry.events.exited("Failed", reason);
-    return true;
+  crash(vmiUid: string, reason: string): Promise<boolean> {
+    return this.guests.crash(vmiUid, reason);
   }
 
   async close(): Promise<void> {
-    this.closed = true;
-    const entries = [...this.entries.values()];
-    this.entries.clear();
-    const results = await Promise.allSettled(entries.map(async (entry) => (await entry.booting)?.kill()));
-    for (const result of results) {
-      if (result.status === "rejected") console.error("emulator: killing a guest failed:", result.reason);
-    }
+    await this.guests.close();
     await removeTree(this.rootDir);
   }
 }
