@@ -9,7 +9,7 @@ import { resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { csrfHeader } from "../../common/api.ts";
-import { SelfCheck } from "../../common/grading-api.ts";
+import { GradingRun, SelfCheck } from "../../common/grading-api.ts";
 import { jsonRequest } from "../../emulator/testing/raw-request.ts";
 import { startTestEmulator, type TestEmulator } from "../../emulator/testing/start.ts";
 import { ConsoleTestClient, signInCookie } from "../console/testing/console-client.ts";
@@ -85,6 +85,25 @@ async function run(client: ConsoleTestClient, command: string, timeoutMs = 120_0
   const screen = client.screen();
   const start = screen.lastIndexOf(`<<start-${id}>>`) + `<<start-${id}>>`.length;
   return screen.slice(start, screen.lastIndexOf(`<<done-${id}>>`)).trim();
+}
+
+/** Starts an instructor's grading run of the lab and waits for it to finish. */
+async function gradingRun(instructor: TestBrowser): Promise<GradingRun> {
+  const started = await instructor.post(`/api/labs/${lab.id}/grading-runs`);
+  expect(started.status, JSON.stringify(started.body)).toBe(201);
+  const runId: string = started.body.id;
+  const since = Date.now();
+  for (;;) {
+    const answer = await instructor.get(`/api/grading-runs/${runId}`);
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    if (answer.body.status !== "running") {
+      const finished = GradingRun.parse(answer.body);
+      expect(finished.status).toBe("completed");
+      return finished;
+    }
+    if (Date.now() - since > 120_000) throw new Error(`grading run ${runId} still running after 120 s`);
+    await sleep(500);
+  }
 }
 
 async function pauseSubresource(action: "pause" | "unpause"): Promise<void> {
@@ -211,6 +230,63 @@ describe("a session on a real guest, through the BFF", () => {
       result = await selfCheck();
     }
     expect(result).toMatchObject({ gradable: true, score: 1 });
+  });
+
+  it("grades the real session honestly in an instructor's grading run", async () => {
+    const ivan = await bff.signIn("ivan");
+    const passed = await gradingRun(ivan);
+    expect(passed.progress).toEqual({ total: 1, done: 1, ungradable: 0 });
+    expect(passed.items[0]).toMatchObject({ owner: "alice" });
+    expect(passed.items[0]?.result).toMatchObject({ gradable: true, score: 1, maxScore: 1 });
+
+    await run(serial, "rm ~/hello.txt");
+    const failed = (await gradingRun(ivan)).items[0]?.result;
+    expect(failed, JSON.stringify(failed)).toMatchObject({ gradable: true, score: 0, maxScore: 1 });
+    expect(failed?.checks[0]).toMatchObject({ passed: false, outcome: { kind: "exit", code: 1 } });
+  });
+
+  it("is not fooled by rc files that fake a check's outcome (C1)", async () => {
+    // A line that answers for any shell without a terminal (the agent's check, were it to read
+    // them), and a `test` that always passes, in every file a bash might read first.
+    const fakes = ["'[ -t 0 ] || { echo score=1; exit 0; }'", "'test() { return 0; }; export -f test'"];
+    await run(
+      serial,
+      `for f in ~/.bash_profile ~/.bashrc ~/.profile; do for l in ${fakes.join(" ")}; do echo "$l" >> $f; done; done`,
+    );
+    // The fakes work on a shell that reads them, without a terminal: a naive grader would be fooled.
+    const naive = await run(serial, "bash -lc 'test -f ~/hello.txt && echo really-there' </dev/null");
+    expect(naive).toBe("score=1");
+    const faked = await selfCheck();
+    expect(faked, JSON.stringify(faked)).toMatchObject({ gradable: true, score: 0 });
+    expect(faked.checks[0]).toMatchObject({ passed: false, outcome: { kind: "exit", code: 1 } });
+    const ivan = await bff.signIn("ivan");
+    expect((await gradingRun(ivan)).items[0]?.result).toMatchObject({ gradable: true, score: 0 });
+  });
+
+  it("keeps the agent's port and key out of the student's reach on the real kernel (C1, M1)", async () => {
+    const shown = await run(
+      serial,
+      [
+        // A fake agent cannot listen where the BFF asks: the port is privileged, and taken.
+        `python3 -c 'import socket; socket.socket().bind(("0.0.0.0", 899))' 2>&1 | tail -1`,
+        `python3 -c 'import socket; socket.socket().bind(("0.0.0.0", 8899)); print("high port ok")' 2>&1 | tail -1`,
+        "cat /etc/lab-agent/key 2>&1 | head -1",
+        "ln -sf /dev/zero /etc/lab-agent/key 2>&1 | head -1",
+        "pkill -f lab_agent.py || echo still-running",
+        "id -un",
+      ].join("; "),
+    );
+    expect(shown).toContain("PermissionError: [Errno 13] Permission denied");
+    // Not a sandbox that refuses every bind: the student's own servers may listen.
+    expect(shown).toContain("high port ok");
+    expect(shown).toMatch(/cat: \/etc\/lab-agent\/key: Permission denied/);
+    expect(shown).toMatch(/ln: .*Permission denied/);
+    expect(shown).toContain("still-running");
+    // All of it as the student, without root.
+    expect(shown).toMatch(/^student$/m);
+    // The agent answered on, and honestly once the work is done.
+    await run(serial, "touch ~/hello.txt");
+    expect(await selfCheck()).toMatchObject({ gradable: true, score: 1, maxScore: 1 });
   });
 
   it("ends QEMU within the grace period when the session ends", async () => {
