@@ -116,7 +116,11 @@ export function WallGrid({
       focus: (sessionId, visible) => {
         setCurrent(sessionId);
         // Only a keyboard's focus enlarges: a click's would open what the click is about to leave.
-        if (visible) open({ sessionId, by: "focus" });
+        if (!visible) return;
+        // A screen enlarged under a resting mouse starts a hover of its own tile; the keyboard has
+        // moved on since, and its tile must not be swapped for that one when the hover's delay ends.
+        clearTimeout(hoverTimer.current);
+        open({ sessionId, by: "focus" });
       },
       blur: (sessionId) => {
         if (isOpen(sessionId, "focus")) open(null);
