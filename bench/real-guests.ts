@@ -7,13 +7,14 @@
 // minutes and the machine's cores.
 // The cached image and the QEMU guests' files live in .lab/real-guests/, the folder
 // `npm run test:real-guests` uses, so neither rebuilds the other's image.
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { SelfCheck } from "../src/common/grading-api.ts";
 import { ensureGuestImage } from "../src/emulator/guests/qemu/image.ts";
+import { qemuPidOf, residentMiB } from "../src/emulator/guests/qemu/testing/qemu-process.ts";
 import { startTestEmulator } from "../src/emulator/testing/start.ts";
 import { ConsoleTestClient, signInCookie } from "../src/server/console/testing/console-client.ts";
 import { aCheck, aGradingLab } from "../src/server/grading/testing/grading-fixtures.ts";
@@ -146,38 +147,20 @@ async function oneSession(guests: "qemu" | "sandbox"): Promise<SessionTimes> {
     await login;
     times.agentReady = await agentReady;
     if (guests === "qemu") {
-      const pid = qemuPid(sessionId);
-      times.rssMiB = pid === undefined ? undefined : rssMiB(pid);
+      const pid = qemuPidOf(sessionId);
+      times.rssMiB = pid === undefined ? undefined : residentMiB(pid);
     }
     const ended = await alice.delete(`/api/sessions/${sessionId}`);
     if (ended.status >= 300) throw new Error(`ending the session: ${ended.status}`);
     // The QEMU guest powers off on the ACPI button within seconds; wait for it, so nothing is left.
     const endedAt = performance.now();
-    while (qemuPid(sessionId) !== undefined && performance.now() - endedAt < 60_000) await sleep(250);
+    while (qemuPidOf(sessionId) !== undefined && performance.now() - endedAt < 60_000) await sleep(250);
     return times as SessionTimes;
   } finally {
     serial?.close();
     await bff.close();
     await emulator.close();
   }
-}
-
-/** The QEMU process of a session's VM, found by the guest name on its command line. */
-function qemuPid(sessionId: string): number | undefined {
-  for (const pid of readdirSync("/proc").filter((entry) => /^\d+$/.test(entry))) {
-    try {
-      const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8");
-      if (cmdline.includes("qemu-system") && cmdline.includes(`guest=${sessionId},`)) return Number(pid);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return undefined;
-}
-
-function rssMiB(pid: number): number {
-  const rss = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
-  return Math.round(Number(rss) / 1024);
 }
 
 function hostLine(): string {

@@ -4,13 +4,13 @@
 // an unpause of the VMI, and the session's end, which must end QEMU within the grace period. One VM,
 // booted once, shared by the tests in order. Prints what it measured. The image is kept in
 // .lab/real-guests between runs (the same folder as qemu-guest.real-guest.test.ts).
-import { readdirSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { csrfHeader } from "../../common/api.ts";
 import { GradingRun, SelfCheck } from "../../common/grading-api.ts";
 import { jsonRequest } from "../../emulator/testing/raw-request.ts";
+import { qemuPidOf, residentMiB } from "../../emulator/guests/qemu/testing/qemu-process.ts";
 import { startTestEmulator, type TestEmulator } from "../../emulator/testing/start.ts";
 import { ConsoleTestClient, signInCookie } from "../console/testing/console-client.ts";
 import { aCheck, aGradingLab } from "../grading/testing/grading-fixtures.ts";
@@ -56,24 +56,6 @@ async function selfCheck(): Promise<SelfCheck["result"]> {
   const answer = await alice.post(checksPath());
   expect(answer.status, JSON.stringify(answer.body)).toBe(201);
   return SelfCheck.parse(answer.body).result;
-}
-
-/** The QEMU process of the session's VM, found by the guest name on its command line. */
-function qemuPid(): number | undefined {
-  for (const pid of readdirSync("/proc").filter((entry) => /^\d+$/.test(entry))) {
-    try {
-      const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8");
-      if (cmdline.includes("qemu-system") && cmdline.includes(`guest=${sessionId},`)) return Number(pid);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return undefined;
-}
-
-function rssMiB(pid: number): number {
-  const rss = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
-  return Math.round(Number(rss) / 1024);
 }
 
 let next = 0;
@@ -207,9 +189,9 @@ describe("a session on a real guest, through the BFF", () => {
   });
 
   it("pauses and unpauses the VMI, and the guest works on", async () => {
-    const pid = qemuPid();
+    const pid = qemuPidOf(sessionId);
     expect(pid).toBeDefined();
-    measured["QEMU resident memory, booted and used"] = `${rssMiB(pid!)} MiB (guest memory 1 GiB)`;
+    measured["QEMU resident memory, booted and used"] = `${residentMiB(pid!)} MiB (guest memory 1 GiB)`;
 
     await pauseSubresource("pause");
     // A stopped guest's CPUs run nothing: what is typed waits in the line.
@@ -290,14 +272,15 @@ describe("a session on a real guest, through the BFF", () => {
   });
 
   it("ends QEMU within the grace period when the session ends", async () => {
-    const pid = qemuPid();
+    const pid = qemuPidOf(sessionId);
     expect(pid).toBeDefined();
     const ended = Date.now();
     const answer = await alice.delete(`/api/sessions/${sessionId}`);
     expect(answer.status, JSON.stringify(answer.body)).toBeLessThan(300);
-    while (qemuPid() !== undefined && Date.now() - ended < (graceSeconds + 30) * 1000) await sleep(250);
+    while (qemuPidOf(sessionId) !== undefined && Date.now() - ended < (graceSeconds + 30) * 1000)
+      await sleep(250);
     measured["session end to QEMU gone"] = since(ended);
-    expect(qemuPid()).toBeUndefined();
+    expect(qemuPidOf(sessionId)).toBeUndefined();
     // Well within the grace period: the guest shut itself down on the ACPI power button rather
     // than being killed when the period ran out.
     expect(Date.now() - ended).toBeLessThan(graceSeconds * 1000);
