@@ -1,4 +1,4 @@
-import { useQuery } from "@tanstack/react-query";
+import { queryOptions, useQuery } from "@tanstack/react-query";
 import { BootLog, type Session } from "../../../../common/api.ts";
 import { apiRequest } from "../../../lib/api-client.ts";
 import { labSetup, runningSince, setupFollowedForMs, type LabSetup } from "../lib/lab-setup.ts";
@@ -13,8 +13,12 @@ export function getBootLog(sessionId: string, signal?: AbortSignal): Promise<Boo
   return apiRequest(`/sessions/${encodeURIComponent(sessionId)}/boot-log`, { schema: BootLog, signal });
 }
 
-function bootLogKey(sessionId: string) {
-  return [...sessionKeys.detail(sessionId), "boot-log"] as const;
+/** One query for the boot log panel and the set-up step, which read the same log. */
+function bootLogQuery(sessionId: string) {
+  return queryOptions({
+    queryKey: [...sessionKeys.detail(sessionId), "boot-log"],
+    queryFn: ({ signal }) => getBootLog(sessionId, signal),
+  });
 }
 
 /**
@@ -23,8 +27,7 @@ function bootLogKey(sessionId: string) {
  */
 export function useBootLog(sessionId: string, { follow }: { follow: boolean }) {
   return useQuery({
-    queryKey: bootLogKey(sessionId),
-    queryFn: ({ signal }) => getBootLog(sessionId, signal),
+    ...bootLogQuery(sessionId),
     refetchInterval: (query) => (follow && query.state.data?.logging !== "off" ? bootLogPollMs : false),
   });
 }
@@ -39,8 +42,7 @@ export function useLabSetup(session: Session): LabSetup {
     session.start === "cold" &&
     Date.now() - Date.parse(runningSince(session)) < setupFollowedForMs;
   const query = useQuery({
-    queryKey: bootLogKey(session.id),
-    queryFn: ({ signal }) => getBootLog(session.id, signal),
+    ...bootLogQuery(session.id),
     enabled: followed,
     refetchInterval: (query) =>
       labSetup(session, query.state.data, Date.now()).state === "running" ? setupPollMs : false,
