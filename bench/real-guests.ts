@@ -3,10 +3,12 @@
 // What a real guest (Debian under QEMU, emulator/guests/qemu) costs, measured in one run: the image's
 // build cold (in a fresh temporary state folder, removed after) and cached, then one session launched
 // through the BFF on the QEMU emulator, timed from the launch, and the same session on the sandboxed
-// guests (the default, the bare baseline) side by side. One QEMU VM per run: under TCG a boot takes
-// minutes and the machine's cores.
+// guests (the default, the bare baseline) side by side; last, the real-guest suite as `npm test` runs
+// it, for the minutes it adds to CI. Under TCG a boot takes minutes and the machine's cores: about
+// 12 minutes in all.
 // The cached image and the QEMU guests' files live in .lab/real-guests/, the folder
 // `npm run test:real-guests` uses, so neither rebuilds the other's image.
+import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -15,6 +17,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { SelfCheck } from "../src/common/grading-api.ts";
 import { ensureGuestImage } from "../src/emulator/guests/qemu/image.ts";
 import { qemuPidOf, residentMiB } from "../src/emulator/guests/qemu/testing/qemu-process.ts";
+import { bootMs, realGuestsStateDir, realGuestVm } from "../src/emulator/guests/qemu/testing/real-guests.ts";
 import { startTestEmulator } from "../src/emulator/testing/start.ts";
 import { ConsoleTestClient, signInCookie } from "../src/server/console/testing/console-client.ts";
 import { aCheck, aGradingLab } from "../src/server/grading/testing/grading-fixtures.ts";
@@ -31,14 +34,11 @@ console.error = (...args: unknown[]) => {
   else printError(...args);
 };
 
-const realGuestsStateDir = path.join(projectRoot, ".lab/real-guests/emulator");
-const bootMs = 600_000;
-
 /** The lab of the real-guest suite: 2 vCPUs, 1 GiB, one self-check. */
 const lab = aGradingLab(
   [aCheck({ id: "hello-file", title: "Create ~/hello.txt", selfCheck: true, run: "test -f ~/hello.txt" })],
   {
-    vm: { cpu: 2, memory: "1Gi", image: "quay.io/containerdisks/debian:12", nested: false, cloudInit: null },
+    vm: realGuestVm,
     session: { minutes: 60, extendMinutes: 15, maxExtensions: 2, terminals: 1 },
   },
 );
@@ -95,6 +95,28 @@ async function main(): Promise<void> {
   console.log(
     `  xterm.js parsing errors on the consoles (systemd's cut colour sequences): ${xtermParsingErrors}`,
   );
+
+  // What `npm test` (and so CI) spends on real guests: the suite as CI runs it, after the image's
+  // cold build, which a fresh clone pays once. The Debian packages' install is the CI machine's own.
+  console.log("\n  the real-guest suite, as `npm test` runs it last (CI's goal: at most 10 minutes):");
+  const suiteStarted = performance.now();
+  const suite = spawnSync("npm", ["run", "--silent", "test:real-guests"], {
+    cwd: projectRoot,
+    encoding: "utf8",
+    env: { ...process.env, NO_COLOR: "1" },
+  });
+  const suiteMs = performance.now() - suiteStarted;
+  const tests = /Tests\s+(\d+ passed[^\n]*)/.exec(suite.stdout)?.[1];
+  console.log(
+    `  suite: ${minutes(suiteMs)} min, ${suite.status === 0 ? tests : `FAILED (exit ${suite.status})`}`,
+  );
+  console.log(
+    `  added to CI from a fresh clone: ${minutes(coldMs + suiteMs)} min (cold image ${seconds(coldMs)} s + suite)`,
+  );
+}
+
+function minutes(ms: number): string {
+  return (ms / 60_000).toFixed(1);
 }
 
 /** One session on an emulator with these guests, launched and timed through the BFF as a student. */

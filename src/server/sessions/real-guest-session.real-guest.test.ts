@@ -1,23 +1,26 @@
 // One session of a lab on a real guest (Debian under QEMU, emulator/guests/qemu), launched through
 // the BFF as a student launches one, and used through the product's own routes: the serial console's
-// autologin shell, the agent that cloud-init delivers (self-checks, a terminal, files), a pause and
-// an unpause of the VMI, and the session's end, which must end QEMU within the grace period. One VM,
-// booted once, shared by the tests in order. Prints what it measured. The image is kept in
-// .lab/real-guests between runs (the same folder as qemu-guest.real-guest.test.ts).
-import { resolve } from "node:path";
+// autologin shell on Debian's kernel under systemd, the agent that cloud-init delivers (self-checks,
+// grading runs, a terminal, files), KubeVirt's view of the guest agent, a pause and an unpause of the
+// VMI, the student's attempts to fake a grade, the idle check, and the session's end, which must end
+// QEMU within the grace period. One VM, booted once, shared by the tests in order. Prints what it
+// measured. The image is kept in .lab/real-guests between runs: only the first run builds it.
+import { release as hostKernel } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { csrfHeader } from "../../common/api.ts";
+import type { Session } from "../../common/api.ts";
 import { GradingRun, SelfCheck } from "../../common/grading-api.ts";
+import { eventually, patient } from "../../common/testing/patience.ts";
 import { jsonRequest } from "../../emulator/testing/raw-request.ts";
 import { qemuPidOf, residentMiB } from "../../emulator/guests/qemu/testing/qemu-process.ts";
+import { bootMs, realGuestsStateDir, realGuestVm } from "../../emulator/guests/qemu/testing/real-guests.ts";
 import { startTestEmulator, type TestEmulator } from "../../emulator/testing/start.ts";
 import { ConsoleTestClient, signInCookie } from "../console/testing/console-client.ts";
 import { aCheck, aGradingLab } from "../grading/testing/grading-fixtures.ts";
+import { annotationKeys } from "./labels.ts";
 import { startTestBff, testNamespace, type TestBff, type TestBrowser } from "../testing/test-bff.ts";
 
-const stateDir = resolve(".lab/real-guests/emulator");
-const bootMs = 600_000;
 const graceSeconds = 30;
 
 const lab = aGradingLab(
@@ -26,15 +29,26 @@ const lab = aGradingLab(
       id: "hello-file",
       title: "Create ~/hello.txt",
       selfCheck: true,
-      run: "test -f ~/hello.txt",
+      // Its pid for the tracing attack, and a second for the student's program to find it running.
+      run: "echo $$ > /tmp/check.pid; sleep 1; test -f ~/hello.txt",
       hint: "touch makes a file.",
     }),
   ],
   {
-    vm: { cpu: 2, memory: "1Gi", image: "quay.io/containerdisks/debian:12", nested: false, cloudInit: null },
-    session: { minutes: 60, extendMinutes: 15, maxExtensions: 2, terminals: 1 },
+    vm: realGuestVm,
+    session: {
+      minutes: 60,
+      extendMinutes: 15,
+      maxExtensions: 2,
+      terminals: 1,
+      idle: { minutes: 20, warnMinutes: 5, action: "pause" },
+    },
   },
 );
+
+const minute = 60_000;
+/** The BFF's clock runs ahead by this much: the idle test moves it, nothing else does. */
+let offsetMs = 0;
 
 let emulator: TestEmulator;
 let bff: TestBff;
@@ -58,17 +72,6 @@ async function selfCheck(): Promise<SelfCheck["result"]> {
   return SelfCheck.parse(answer.body).result;
 }
 
-let next = 0;
-/** Types a command into `client` and gives back what it printed between two markers. */
-async function run(client: ConsoleTestClient, command: string, timeoutMs = 120_000): Promise<string> {
-  const id = ++next;
-  client.type(`echo "<<"'sta''rt-${id}>>'; ${command}; echo "<<"'do''ne-${id}>>'\r`);
-  await client.until(() => client.screen().includes(`<<done-${id}>>`), `command ${id}`, timeoutMs);
-  const screen = client.screen();
-  const start = screen.lastIndexOf(`<<start-${id}>>`) + `<<start-${id}>>`.length;
-  return screen.slice(start, screen.lastIndexOf(`<<done-${id}>>`)).trim();
-}
-
 /** Starts an instructor's grading run of the lab and waits for it to finish. */
 async function gradingRun(instructor: TestBrowser): Promise<GradingRun> {
   const started = await instructor.post(`/api/labs/${lab.id}/grading-runs`);
@@ -88,6 +91,15 @@ async function gradingRun(instructor: TestBrowser): Promise<GradingRun> {
   }
 }
 
+/** When the idle pass last counted the session active (its VM's mark), on the BFF's clock. */
+async function lastActive(): Promise<number> {
+  const path = `/apis/kubevirt.io/v1/namespaces/${testNamespace}/virtualmachines/${sessionId}`;
+  const vm = (await jsonRequest(emulator.emulator, "GET", path)).json as {
+    metadata: { annotations?: Record<string, string> };
+  };
+  return Date.parse(vm.metadata.annotations?.[annotationKeys.lastActive] ?? "") || 0;
+}
+
 async function pauseSubresource(action: "pause" | "unpause"): Promise<void> {
   const answer = await jsonRequest(
     emulator.emulator,
@@ -99,9 +111,17 @@ async function pauseSubresource(action: "pause" | "unpause"): Promise<void> {
 }
 
 beforeAll(async () => {
-  emulator = await startTestEmulator({ guests: "qemu", stateDir, deployRbac: true });
+  emulator = await startTestEmulator({ guests: "qemu", stateDir: realGuestsStateDir, deployRbac: true });
   // Self-checks as often as the test asks: it polls for the agent while the guest boots.
-  bff = await startTestBff({ labs: [lab], emulator, gradingLimits: { selfCheckIntervalMs: 1 } });
+  bff = await startTestBff({
+    labs: [lab],
+    emulator,
+    gradingLimits: { selfCheckIntervalMs: 1 },
+    now: () => new Date(Date.now() + offsetMs),
+    // A look at the agent every second once the session is quiet; half a CPU second between two
+    // looks is work.
+    idleTiming: { passIntervalMs: 1000, activeCpuSeconds: 0.5 },
+  });
   alice = await bff.signIn("alice");
   cookie = await signInCookie(bff.url, "alice");
   launchedAt = Date.now();
@@ -150,7 +170,27 @@ describe("a session on a real guest, through the BFF", () => {
     measured["launch to the first login: prompt"] = since(launchedAt);
     await serial.untilScreenShows(`student@${sessionId}:~$`, bootMs);
     measured["launch to the console's shell prompt"] = since(launchedAt);
-    expect(await run(serial, "whoami; pwd")).toBe("student\n/home/student");
+    expect(await serial.run("whoami; pwd")).toBe("student\n/home/student");
+  });
+
+  it("runs Debian's kernel under systemd, not the host's, and cloud-init to the end", async () => {
+    const kernel = await serial.run("uname -r");
+    expect(kernel).toMatch(/^\d+\.\d+\.\d+-\d+-cloud-amd64$/);
+    expect(kernel).not.toBe(hostKernel());
+    expect(await serial.run("cat /proc/1/comm")).toBe("systemd");
+    expect(await serial.run("cloud-init status --wait --long", bootMs)).toMatch(/status: done/);
+  });
+
+  it("reports its qemu-guest-agent to KubeVirt, with the guest's answers", async () => {
+    const path = `/apis/subresources.kubevirt.io/v1/namespaces/${testNamespace}/virtualmachineinstances/${sessionId}/guestosinfo`;
+    const info = await eventually(
+      async () => await jsonRequest(emulator.emulator, "GET", path),
+      (answer) => answer.status === 200,
+      { what: "guestosinfo to answer", timeoutMs: 120_000 },
+    );
+    const { os } = info.json as { os: { id: string; kernelRelease: string } };
+    expect(os.id).toBe("debian");
+    expect(os.kernelRelease).not.toBe(hostKernel());
   });
 
   it("has its agent answer before the student's shell exists, and grades honestly", async () => {
@@ -162,7 +202,7 @@ describe("a session on a real guest, through the BFF", () => {
     expect(failed, JSON.stringify(failed)).toMatchObject({ gradable: true, score: 0, maxScore: 1 });
     expect(failed.checks[0]).toMatchObject({ passed: false, outcome: { kind: "exit", code: 1 } });
 
-    await run(serial, "touch ~/hello.txt");
+    await serial.run("touch ~/hello.txt");
     expect(await selfCheck()).toMatchObject({ gradable: true, score: 1, maxScore: 1 });
   });
 
@@ -170,7 +210,7 @@ describe("a session on a real guest, through the BFF", () => {
     const terminal = await ConsoleTestClient.connect(bff.url, sessionId, { cookie, terminal: 1 });
     try {
       await terminal.untilLive(60_000);
-      expect(await run(terminal, "echo ter''minal; id -un")).toBe("terminal\nstudent");
+      expect(await terminal.run("echo ter''minal; id -un")).toBe("terminal\nstudent");
     } finally {
       terminal.close();
     }
@@ -182,7 +222,7 @@ describe("a session on a real guest, through the BFF", () => {
       body: "from the browser\n",
     });
     expect(uploaded.status, await uploaded.clone().text()).toBe(200);
-    expect(await run(serial, "cat ~/upload.txt; stat -c %U ~/upload.txt")).toBe("from the browser\nstudent");
+    expect(await serial.run("cat ~/upload.txt; stat -c %U ~/upload.txt")).toBe("from the browser\nstudent");
     const downloaded = await fetch(url, { headers: { cookie } });
     expect(downloaded.status).toBe(200);
     expect(await downloaded.text()).toBe("from the browser\n");
@@ -203,7 +243,7 @@ describe("a session on a real guest, through the BFF", () => {
 
     await pauseSubresource("unpause");
     await serial.untilScreenShows("paused-typing", 60_000);
-    expect(await run(serial, "echo al''ive")).toBe("alive");
+    expect(await serial.run("echo al''ive")).toBe("alive");
     // virt-api refuses port-forward until virt-handler's next sync clears the Paused condition.
     const started = Date.now();
     let result = await selfCheck();
@@ -221,7 +261,7 @@ describe("a session on a real guest, through the BFF", () => {
     expect(passed.items[0]).toMatchObject({ owner: "alice" });
     expect(passed.items[0]?.result).toMatchObject({ gradable: true, score: 1, maxScore: 1 });
 
-    await run(serial, "rm ~/hello.txt");
+    await serial.run("rm ~/hello.txt");
     const failed = (await gradingRun(ivan)).items[0]?.result;
     expect(failed, JSON.stringify(failed)).toMatchObject({ gradable: true, score: 0, maxScore: 1 });
     expect(failed?.checks[0]).toMatchObject({ passed: false, outcome: { kind: "exit", code: 1 } });
@@ -231,12 +271,11 @@ describe("a session on a real guest, through the BFF", () => {
     // A line that answers for any shell without a terminal (the agent's check, were it to read
     // them), and a `test` that always passes, in every file a bash might read first.
     const fakes = ["'[ -t 0 ] || { echo score=1; exit 0; }'", "'test() { return 0; }; export -f test'"];
-    await run(
-      serial,
+    await serial.run(
       `for f in ~/.bash_profile ~/.bashrc ~/.profile; do for l in ${fakes.join(" ")}; do echo "$l" >> $f; done; done`,
     );
     // The fakes work on a shell that reads them, without a terminal: a naive grader would be fooled.
-    const naive = await run(serial, "bash -lc 'test -f ~/hello.txt && echo really-there' </dev/null");
+    const naive = await serial.run("bash -lc 'test -f ~/hello.txt && echo really-there' </dev/null");
     expect(naive).toBe("score=1");
     const faked = await selfCheck();
     expect(faked, JSON.stringify(faked)).toMatchObject({ gradable: true, score: 0 });
@@ -245,9 +284,34 @@ describe("a session on a real guest, through the BFF", () => {
     expect((await gradingRun(ivan)).items[0]?.result).toMatchObject({ gradable: true, score: 0 });
   });
 
+  it("keeps the student's programs out of a running check on the real kernel (no /proc/PID/fd, no ptrace)", async () => {
+    // Waits for the check's shell, then tries to read its descriptors, write a score line into its
+    // stdout and attach to it, as the student's own program would.
+    const injector = [
+      "rm -f /tmp/check.pid /tmp/inject.err",
+      "for i in $(seq 400); do [ -s /tmp/check.pid ] && break; sleep 0.05; done",
+      "pid=$(cat /tmp/check.pid)",
+      "readlink /proc/$pid/fd/1 2>>/tmp/inject.err || echo no-readlink >>/tmp/inject.err",
+      "echo score=1 2>>/tmp/inject.err >/proc/$pid/fd/1",
+      `python3 -c 'import ctypes, sys; libc = ctypes.CDLL(None, use_errno=True); print("ptrace", libc.ptrace(16, int(sys.argv[1]), 0, 0), ctypes.get_errno())' $pid >>/tmp/inject.err`,
+      "",
+    ].join("\n");
+    await serial.run(
+      `echo ${Buffer.from(injector).toString("base64")} | base64 -d > ~/inject.sh; (bash ~/inject.sh >/dev/null 2>&1 &)`,
+    );
+    const result = await selfCheck();
+    expect(result, JSON.stringify(result)).toMatchObject({ gradable: true, score: 0 });
+    expect(result.checks[0]).toMatchObject({ passed: false, outcome: { kind: "exit", code: 1 } });
+    await serial.run("while pgrep -f inject.sh >/dev/null; do sleep 0.2; done");
+    const attempts = await serial.run("cat /tmp/inject.err");
+    expect(attempts).toContain("no-readlink");
+    expect(attempts).toMatch(/\/fd\/1: Permission denied/);
+    // EPERM: the check runs with another group than the student's programs.
+    expect(attempts).toContain("ptrace -1 1");
+  });
+
   it("keeps the agent's port and key out of the student's reach on the real kernel (C1, M1)", async () => {
-    const shown = await run(
-      serial,
+    const shown = await serial.run(
       [
         // A fake agent cannot listen where the BFF asks: the port is privileged, and taken.
         `python3 -c 'import socket; socket.socket().bind(("0.0.0.0", 899))' 2>&1 | tail -1`,
@@ -267,8 +331,50 @@ describe("a session on a real guest, through the BFF", () => {
     // All of it as the student, without root.
     expect(shown).toMatch(/^student$/m);
     // The agent answered on, and honestly once the work is done.
-    await run(serial, "touch ~/hello.txt");
+    await serial.run("touch ~/hello.txt");
     expect(await selfCheck()).toMatchObject({ gradable: true, score: 1, maxScore: 1 });
+  });
+
+  it("counts the guest's real work as activity, and warns once it is quiet", async () => {
+    // A busy loop, started at the prompt, runs on after the last key.
+    await serial.run("(timeout 15 sh -c 'while :; do :; done' &)");
+    offsetMs = 16 * minute;
+    const sawWork = await eventually(lastActive, (at) => at >= Date.now() + offsetMs - patient(5000), {
+      what: "the agent's CPU time counted as activity",
+      timeoutMs: 30_000,
+    });
+    expect((await alice.get(`/api/sessions/${sessionId}`)).body.idle).toBeUndefined();
+
+    // Once it is over, only the idle shell is left: quiet. The loop's last second may still be
+    // counted once more and move the limit on; the clock then follows, as a quiet student's would.
+    await serial.run("while pgrep -f 'while :' >/dev/null; do sleep 0.5; done", 60_000);
+    let warned: Session["idle"];
+    for (let attempt = 1; !warned; attempt += 1) {
+      const since = Math.max(sawWork, await lastActive());
+      offsetMs = since + 16 * minute - Date.now();
+      const seen = await eventually(
+        async () => ({
+          idle: (await alice.get(`/api/sessions/${sessionId}`)).body.idle,
+          at: await lastActive(),
+        }),
+        ({ idle, at }) => idle?.state === "warning" || at > since,
+        { what: "the idle warning, or activity that moves the limit on", timeoutMs: 30_000 },
+      );
+      if (seen.idle?.state === "warning") warned = seen.idle;
+      else if (attempt === 3) throw new Error("the guest never went quiet: its agent kept seeing work");
+    }
+    expect(warned).toMatchObject({ state: "warning", action: "pause" });
+    await serial.until(
+      () => serial.lastMessage("status")?.notice?.reason === "idle_warning",
+      "the console's idle notice",
+    );
+    // A key in the console, and the student is back.
+    serial.type("\r");
+    await eventually(
+      async () => (await alice.get(`/api/sessions/${sessionId}`)).body.idle,
+      (idle) => idle === undefined,
+      { what: "the warning to clear" },
+    );
   });
 
   it("ends QEMU within the grace period when the session ends", async () => {

@@ -6,6 +6,7 @@ import type { TestBrowser } from "../../testing/test-bff.ts";
 export async function scheduleReadyClass(
   instructor: TestBrowser,
   class_: { labId: string; startsAt: Date; endsAt: Date; expected: number },
+  bootMs = 60_000,
 ): Promise<string> {
   const scheduled = await instructor.post("/api/classes", {
     labId: class_.labId,
@@ -21,7 +22,7 @@ export async function scheduleReadyClass(
         (each) => each.id === id,
       )?.pool.ready,
     (ready) => ready === class_.expected,
-    { timeoutMs: 60_000, what: `${class_.expected} warm VM(s) ready` },
+    { timeoutMs: bootMs, what: `${class_.expected} warm VM(s) ready` },
   );
   return id;
 }

@@ -18,6 +18,8 @@ import {
 
 const { Terminal } = headlessPackage;
 const emptyWrite = new Uint8Array(0);
+/** Numbers the markers of `run`, unique across clients that may share one screen. */
+let commandsRun = 0;
 
 export interface ConsoleClientOptions extends BrowserSocketOptions {
   mode?: "observe";
@@ -164,6 +166,19 @@ export class ConsoleTestClient {
       "the replay and a connected console",
       timeoutMs,
     );
+  }
+
+  /**
+   * Types `command` at the shell and gives back what it printed, found between two markers that are
+   * typed split in quotes, so that the echo of the typed line never matches them.
+   */
+  async run(command: string, timeoutMs = 120_000): Promise<string> {
+    const id = ++commandsRun;
+    this.type(`echo "<<"'sta''rt-${id}>>'; ${command}; echo "<<"'do''ne-${id}>>'\r`);
+    await this.untilScreenShows(`<<done-${id}>>`, timeoutMs);
+    const screen = this.screen();
+    const start = screen.lastIndexOf(`<<start-${id}>>`) + `<<start-${id}>>`.length;
+    return screen.slice(start, screen.lastIndexOf(`<<done-${id}>>`)).trim();
   }
 
   untilScreenShows(text: string, timeoutMs?: number): Promise<void> {
