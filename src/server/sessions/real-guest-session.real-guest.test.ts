@@ -9,7 +9,7 @@ import { release as hostKernel } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { csrfHeader } from "../../common/api.ts";
-import type { Session } from "../../common/api.ts";
+import { BootLog, type Session } from "../../common/api.ts";
 import { GradingRun, SelfCheck } from "../../common/grading-api.ts";
 import { eventually, patient } from "../../common/testing/patience.ts";
 import { jsonRequest } from "../../emulator/testing/raw-request.ts";
@@ -18,6 +18,7 @@ import { bootMs, realGuestsStateDir, realGuestVm } from "../../emulator/guests/q
 import { startTestEmulator, type TestEmulator } from "../../emulator/testing/start.ts";
 import { ConsoleTestClient, signInCookie } from "../console/testing/console-client.ts";
 import { aCheck, aGradingLab } from "../grading/testing/grading-fixtures.ts";
+import { labSetup } from "../../web/features/sessions/lib/lab-setup.ts";
 import { annotationKeys } from "./labels.ts";
 import { startTestBff, testNamespace, type TestBff, type TestBrowser } from "../testing/test-bff.ts";
 
@@ -166,11 +167,24 @@ describe("a session on a real guest, through the BFF", () => {
     })();
     serial = await ConsoleTestClient.connect(bff.url, sessionId, { cookie });
     await serial.untilLive(bootMs);
+    // A student who does not wait for the prompt types while the kernel boots, and again at the
+    // getty's first login: prompt (the autologin comes with the user data, at the end of the set-up).
+    serial.type("echo early-k''eys-boot\r");
     await serial.untilScreenShows("login:", bootMs);
     measured["launch to the first login: prompt"] = since(launchedAt);
+    serial.type("echo early-k''eys-login\r");
     await serial.untilScreenShows(`student@${sessionId}:~$`, bootMs);
     measured["launch to the console's shell prompt"] = since(launchedAt);
     expect(await serial.run("whoami; pwd")).toBe("student\n/home/student");
+    // Neither ran, as the session card's set-up hint warns. The second reached the guest: the first
+    // getty took it for a login name (and asked for a password) before the set-up restarted it.
+    const rows = serial
+      .screen()
+      .split("\n")
+      .map((row) => row.trim());
+    expect(rows.some((row) => row.endsWith("login: echo early-k''eys-login"))).toBe(true);
+    expect(rows).not.toContain("early-keys-boot");
+    expect(rows).not.toContain("early-keys-login");
   });
 
   it("runs Debian's kernel under systemd, not the host's, and cloud-init to the end", async () => {
@@ -179,6 +193,24 @@ describe("a session on a real guest, through the BFF", () => {
     expect(kernel).not.toBe(hostKernel());
     expect(await serial.run("cat /proc/1/comm")).toBe("systemd");
     expect(await serial.run("cloud-init status --wait --long", bootMs)).toMatch(/status: done/);
+  });
+
+  it("tells the page its set-up is over: cloud-init's last line is in the boot log", async () => {
+    const setup = await eventually(
+      async () => {
+        const session = await alice.get(`/api/sessions/${sessionId}`);
+        const log = await alice.get(`/api/sessions/${sessionId}/boot-log`);
+        return labSetup(session.body as Session, BootLog.parse(log.body), Date.now());
+      },
+      (each) => each.state === "finished",
+      { what: "cloud-init's final line in the boot log", timeoutMs: 120_000 },
+    );
+    // With its time, which the page shows: the guest's clock is the host's (QEMU's RTC), so it is
+    // within the boot of now.
+    expect(setup).toMatchObject({ state: "finished", at: expect.any(String) });
+    const at = Date.parse((setup as { at: string }).at);
+    expect(Date.now() - at).toBeLessThan(bootMs);
+    expect(at - launchedAt).toBeGreaterThan(-5000);
   });
 
   it("reports its qemu-guest-agent to KubeVirt, with the guest's answers", async () => {
