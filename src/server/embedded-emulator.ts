@@ -107,7 +107,8 @@ export async function startEmbeddedEmulator(options: EmbeddedEmulatorOptions): P
     createInterface({ input: stream }).on("line", (line) => {
       recentOutput.push(line);
       if (recentOutput.length > 20) recentOutput.shift();
-      log.info(`emulator: ${line}`);
+      // Its warnings name it already, as they must when it runs on its own.
+      log.info(`emulator: ${line.replace(/^emulator: /, "")}`);
     });
   }
   // Last resort if this process dies without a clean shutdown: never leave an orphaned emulator.
