@@ -99,6 +99,11 @@ func run(s settings, listener net.Listener, port int, dir string) int {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 
+	// When the launcher dies, stdout and stderr are pipes nobody reads: without this the next log line
+	// would kill the process with SIGPIPE before it removes its data. With SIGPIPE caught, such a
+	// write only fails.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+
 	signals := make(chan os.Signal, 2)
 	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM)
 	go func() {
