@@ -3,8 +3,10 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { createWriteStream, readFileSync } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import net from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { createInterface } from "node:readline";
 import { KubeConfig } from "@kubernetes/client-node";
 import { eventually } from "../common/testing/patience.ts";
@@ -44,7 +46,7 @@ export interface ControlPlane {
   exited: Promise<Exit>;
   /** The server's resident memory, where /proc tells it (Linux). */
   residentMegabytes(): Promise<number | undefined>;
-  /** Stops the server; it removes its data folder first. Safe to call more than once. */
+  /** Stops the server and removes its data folder. Safe to call more than once. */
   stop(): Promise<void>;
 }
 
@@ -76,9 +78,21 @@ function portInUse(port: number): SetupError {
 
 export async function startControlPlane(options: ControlPlaneOptions): Promise<ControlPlane> {
   const startedAt = Date.now();
+  // The launcher owns the data folder (etcd, certificates) and removes it once the server has exited.
+  // WARNING: the server's own removal is not enough: stopped before its post-start hooks finish,
+  // kube-apiserver exits through klog.Fatal (code 255, "PostStartHook ... failed"), past it.
+  const dataDir = await mkdtemp(path.join(tmpdir(), "lab-real-apiserver-"));
   const child = spawn(
     options.binary,
-    ["--kubeconfig", options.kubeconfig, "--port", String(options.port), "--exit-with-stdin"],
+    [
+      "--kubeconfig",
+      options.kubeconfig,
+      "--port",
+      String(options.port),
+      "--data-dir",
+      dataDir,
+      "--exit-with-stdin",
+    ],
     // Its own process group: Ctrl-C reaches only the launcher, which stops the server once, gracefully.
     // The stdin pipe is its lifeline: if the launcher dies, the pipe closes and the server stops.
     { stdio: ["pipe", "pipe", "pipe"], detached: true },
@@ -87,7 +101,10 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
   child.stderr.pipe(log);
   if (options.echoLog) child.stderr.pipe(options.echoLog);
   const exited = (once(child, "exit") as Promise<[number | null, NodeJS.Signals | null]>).then(
-    ([code, signal]) => ({ code, signal }),
+    async ([code, signal]) => {
+      await rm(dataDir, { recursive: true, force: true });
+      return { code, signal };
+    },
   );
   let stopped: Promise<void> | undefined;
   const stop = () => (stopped ??= stopChild(child, exited));
@@ -186,7 +203,10 @@ async function residentMegabytes(pid: number | undefined): Promise<number | unde
   }
 }
 
-/** SIGTERM, so the server stops etcd and removes its data; SIGKILL only if that hangs. */
+/**
+ * SIGTERM, so the server stops etcd and kube-apiserver; SIGKILL only if that hangs. Resolves once
+ * `exited` has, its data folder removed, even when the server had already stopped on its own.
+ */
 async function stopChild(child: ChildProcess, exited: Promise<Exit>): Promise<void> {
   const running = child.exitCode === null && child.signalCode === null;
   if (running) child.kill("SIGTERM");
