@@ -58,7 +58,8 @@ async function main(): Promise<void> {
   const binary = await realApiserverBinary((line) => console.log(line));
 
   await mkdir(cacheDir, { recursive: true });
-  const logFile = path.join(cacheDir, "apiserver.log");
+  // One log a port, so two servers side by side do not write into one file.
+  const logFile = path.join(cacheDir, `apiserver-${options.port}.log`);
   for (const [signal, why] of [
     ["SIGINT", "interrupted"],
     ["SIGTERM", "terminated"],
