@@ -5,7 +5,7 @@
 // both and removes its data folder.
 //
 // `npm run cluster:real` builds and runs it; run by hand it reports v0.0.0 as its version unless built
-// with the -ldflags that scripts/cluster-real.ts passes.
+// with the -ldflags that src/real-cluster/go-binary.ts passes.
 package main
 
 import (
