@@ -6,11 +6,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Lab } from "../../common/lab.ts";
 import { eventually } from "../../common/testing/patience.ts";
-import { jsonRequest } from "../../emulator/testing/raw-request.ts";
 import { startTestEmulator, type TestEmulator } from "../../emulator/testing/start.ts";
 import { runInConsole } from "../grading/testing/guest-console.ts";
 import { aLab } from "../sessions/testing/fixtures.ts";
 import { startTestBff, testNamespace, type TestBff, type TestBrowser } from "../testing/test-bff.ts";
+import { runningVmiUid, untilNewVmiRuns } from "./testing/session-vmi.ts";
 import { scheduleReadyClass } from "./testing/warm-class.ts";
 
 // A root service of the lab's own watches for a file the student makes, then powers the VM off, as
@@ -68,20 +68,9 @@ afterAll(async () => {
   await emulator?.close();
 });
 
-async function vmiUid(): Promise<string | undefined> {
-  const path = `/apis/kubevirt.io/v1/namespaces/${testNamespace}/virtualmachineinstances/${sessionId}`;
-  const answer = await jsonRequest(emulator.emulator, "GET", path);
-  const vmi = answer.json as { metadata?: { uid?: string }; status?: { phase?: string } };
-  return answer.status === 200 && vmi.status?.phase === "Running" ? vmi.metadata?.uid : undefined;
-}
-
 /** Waits for a new VMI to run in place of `before`, then checks the student's work on it. */
 async function selfCheckOnNewVmi(before: string | undefined) {
-  await eventually(
-    async () => ({ uid: await vmiUid(), session: (await alice.get(`/api/sessions/${sessionId}`)).body }),
-    ({ uid, session }) => uid !== undefined && uid !== before && session.status === "running",
-    { timeoutMs: 60_000, what: "a new VMI running" },
-  );
+  await untilNewVmiRuns(emulator, alice, sessionId, before, 60_000);
   const check = await eventually(
     () => alice.post(`/api/sessions/${sessionId}/checks`),
     (answer) =>
@@ -99,20 +88,20 @@ describe("a claimed warm VM", () => {
   });
 
   it("still does after a Restart", async () => {
-    const before = await vmiUid();
+    const before = await runningVmiUid(emulator, sessionId);
     expect((await alice.post(`/api/sessions/${sessionId}/restart`)).status).toBe(202);
     expect(await selfCheckOnNewVmi(before)).toMatchObject({ gradable: true, score: 1 });
   }, 120_000);
 
   it("still does after the guest powered itself off and KubeVirt booted it again", async () => {
-    const before = await vmiUid();
+    const before = await runningVmiUid(emulator, sessionId);
     const guest = { kubeConfig: emulator.kubeConfig, namespace: testNamespace, vmiName: sessionId };
     await runInConsole(guest, `touch ${powerButton}`);
     expect(await selfCheckOnNewVmi(before)).toMatchObject({ gradable: true, score: 1 });
   }, 120_000);
 
   it("still does after its guest crashed", async () => {
-    const before = await vmiUid();
+    const before = await runningVmiUid(emulator, sessionId);
     expect(await emulator.emulator.faults.killGuest(testNamespace, sessionId)).toBe(true);
     expect(await selfCheckOnNewVmi(before)).toMatchObject({ gradable: true, score: 1 });
   }, 120_000);

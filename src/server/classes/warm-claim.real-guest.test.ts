@@ -7,12 +7,17 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SelfCheck } from "../../common/grading-api.ts";
 import { eventually } from "../../common/testing/patience.ts";
 import { qemuPidOf } from "../../emulator/guests/qemu/testing/qemu-process.ts";
-import { bootMs, realGuestsStateDir, realGuestVm } from "../../emulator/guests/qemu/testing/real-guests.ts";
-import { jsonRequest } from "../../emulator/testing/raw-request.ts";
+import {
+  bootMs,
+  Measurements,
+  realGuestsStateDir,
+  realGuestVm,
+} from "../../emulator/guests/qemu/testing/real-guests.ts";
 import { startTestEmulator, type TestEmulator } from "../../emulator/testing/start.ts";
 import { ConsoleTestClient, signInCookie } from "../console/testing/console-client.ts";
 import { aCheck, aGradingLab } from "../grading/testing/grading-fixtures.ts";
-import { startTestBff, testNamespace, type TestBff, type TestBrowser } from "../testing/test-bff.ts";
+import { startTestBff, type TestBff, type TestBrowser } from "../testing/test-bff.ts";
+import { runningVmiUid, untilNewVmiRuns } from "./testing/session-vmi.ts";
 import { scheduleReadyClass } from "./testing/warm-class.ts";
 
 const lab = aGradingLab(
@@ -34,15 +39,7 @@ let alice: TestBrowser;
 let cookie: string;
 let sessionId: string;
 let serial: ConsoleTestClient | undefined;
-const measured: Record<string, string> = {};
-const since = (start: number) => `${((Date.now() - start) / 1000).toFixed(1)} s`;
-
-async function vmiUid(): Promise<string | undefined> {
-  const path = `/apis/kubevirt.io/v1/namespaces/${testNamespace}/virtualmachineinstances/${sessionId}`;
-  const answer = await jsonRequest(emulator.emulator, "GET", path);
-  const vmi = answer.json as { metadata?: { uid?: string }; status?: { phase?: string } };
-  return answer.status === 200 && vmi.status?.phase === "Running" ? vmi.metadata?.uid : undefined;
-}
+const measured = new Measurements("warm VM on a real guest");
 
 /** A self-check as the student asks for one; while the guest boots, again until its agent answers. */
 async function gradableSelfCheck(): Promise<SelfCheck["result"]> {
@@ -79,17 +76,13 @@ beforeAll(async () => {
     },
     bootMs,
   );
-  measured["class scheduled to warm VM ready"] = since(scheduled);
+  measured.since("class scheduled to warm VM ready", scheduled);
   alice = await bff.signIn("alice");
   cookie = await signInCookie(bff.url, "alice");
 }, 900_000);
 
 afterAll(async () => {
-  console.log(
-    `warm VM on a real guest:\n${Object.entries(measured)
-      .map(([what, value]) => `  ${what}: ${value}`)
-      .join("\n")}`,
-  );
+  measured.print();
   serial?.close();
   await bff?.close();
   await emulator?.close();
@@ -101,12 +94,12 @@ describe("a warm VM on a real guest", () => {
     const answer = await alice.post("/api/sessions", { labId: lab.id });
     expect(answer.body).toMatchObject({ start: "warm", status: "running" });
     sessionId = answer.body.id;
-    measured["launch to a claimed, running session"] = since(launched);
+    measured.since("launch to a claimed, running session", launched);
 
     serial = await ConsoleTestClient.connect(bff.url, sessionId, { cookie });
     await serial.untilLive(60_000);
     await serial.untilScreenShows(`student@${sessionId}:~$`, 60_000);
-    measured["launch to the console's shell prompt"] = since(launched);
+    measured.since("launch to the console's shell prompt", launched);
     expect(await serial.run("whoami; pwd")).toBe("student\n/home/student");
   });
 
@@ -117,14 +110,10 @@ describe("a warm VM on a real guest", () => {
   });
 
   it("restarts from a fresh disk, and grades with the session's key again", async () => {
-    const before = await vmiUid();
+    const before = await runningVmiUid(emulator, sessionId);
     const restarted = Date.now();
     expect((await alice.post(`/api/sessions/${sessionId}/restart`)).status).toBe(202);
-    await eventually(
-      async () => ({ uid: await vmiUid(), session: (await alice.get(`/api/sessions/${sessionId}`)).body }),
-      ({ uid, session }) => uid !== undefined && uid !== before && session.status === "running",
-      { timeoutMs: 120_000, what: "a new VMI running" },
-    );
+    await untilNewVmiRuns(emulator, alice, sessionId, before, bootMs);
     // The console follows the new VMI by itself: the new boot's autologin shell shows in the same window.
     const promptsBefore = serial!.rowsContaining(`student@${sessionId}:~$`);
     await serial!.until(
@@ -132,10 +121,10 @@ describe("a warm VM on a real guest", () => {
       "the new boot's shell prompt",
       bootMs,
     );
-    measured["restart to the console's shell prompt"] = since(restarted);
+    measured.since("restart to the console's shell prompt", restarted);
     expect(await serial!.run("test -e ~/hello.txt && echo kept || echo fresh")).toBe("fresh");
     const check = await gradableSelfCheck();
-    measured["restart to a gradable self-check"] = since(restarted);
+    measured.since("restart to a gradable self-check", restarted);
     expect(check).toMatchObject({ score: 0, maxScore: 1 });
     expect(check.checks[0]).toMatchObject({ passed: false, outcome: { kind: "exit", code: 1 } });
   });
@@ -148,6 +137,6 @@ describe("a warm VM on a real guest", () => {
       (pid) => pid === undefined,
       { timeoutMs: 60_000, what: "QEMU to end" },
     );
-    measured["session end to QEMU gone"] = since(ended);
+    measured.since("session end to QEMU gone", ended);
   });
 });

@@ -8,6 +8,12 @@ import { startTestEmulator, type TestEmulator } from "../../emulator/testing/sta
 import { eventually } from "../../common/testing/patience.ts";
 import { startTestBff, testNamespace, type TestBff, type TestBrowser } from "../testing/test-bff.ts";
 import { aCheck, aGradingLab } from "./testing/grading-fixtures.ts";
+import {
+  checkTracerLog,
+  refusedTracing,
+  startCheckTracer,
+  traceableCheckRun,
+} from "./testing/check-tracing.ts";
 import { runInConsole } from "./testing/guest-console.ts";
 
 const lab = aGradingLab([
@@ -17,7 +23,7 @@ const lab = aGradingLab([
   aCheck({
     id: "never-done",
     selfCheck: true,
-    run: "echo $$ > /tmp/check.pid; sleep 1; test -e ~/work-that-was-never-done",
+    run: traceableCheckRun("test -e ~/work-that-was-never-done"),
   }),
 ]);
 
@@ -99,28 +105,15 @@ describe("grading a student who tries to cheat", () => {
   });
 
   it("keeps the student's own programs out of a running check (no /proc/PID/fd, no ptrace)", async () => {
-    // Waits for the check's shell, then tries to read its descriptors, write a score line into its
-    // stdout and attach to it, as the student's own program would.
-    const injector = [
-      "rm -f /tmp/check.pid /tmp/inject.err",
-      "for i in $(seq 200); do [ -s /tmp/check.pid ] && break; sleep 0.05; done",
-      "pid=$(cat /tmp/check.pid)",
-      "readlink /proc/$pid/fd/1 2>>/tmp/inject.err || echo no-readlink >>/tmp/inject.err",
-      "echo score=1 2>>/tmp/inject.err >/proc/$pid/fd/1",
-      `python3 -c 'import ctypes, sys; libc = ctypes.CDLL(None, use_errno=True); print("ptrace", libc.ptrace(16, int(sys.argv[1]), 0, 0), ctypes.get_errno())' $pid >>/tmp/inject.err`,
-      "",
-    ].join("\n");
-    await inConsole(
-      `echo ${Buffer.from(injector).toString("base64")} | base64 -d > ~/inject.sh; (bash ~/inject.sh >/dev/null 2>&1 &); true`,
-    );
+    await inConsole(startCheckTracer);
     const result = await selfCheck();
     expect(result.checks.find((check) => check.checkId === "never-done")).toMatchObject({
       points: 0,
       outcome: { kind: "exit", code: 1 },
     });
-    const attempts = await inConsole("cat /tmp/inject.err");
-    expect(attempts).toContain("no-readlink");
-    expect(attempts).toMatch(/\/fd\/1: Permission denied/);
-    expect(attempts).toContain("ptrace -1 1");
+    const attempts = await inConsole(checkTracerLog);
+    expect(attempts).toContain(refusedTracing.readDescriptors);
+    expect(attempts).toMatch(refusedTracing.writeIntoStdout);
+    expect(attempts).toContain(refusedTracing.ptrace);
   });
 });

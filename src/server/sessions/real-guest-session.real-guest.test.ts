@@ -14,9 +14,20 @@ import { GradingRun, SelfCheck } from "../../common/grading-api.ts";
 import { eventually, patient } from "../../common/testing/patience.ts";
 import { jsonRequest } from "../../emulator/testing/raw-request.ts";
 import { qemuPidOf, residentMiB } from "../../emulator/guests/qemu/testing/qemu-process.ts";
-import { bootMs, realGuestsStateDir, realGuestVm } from "../../emulator/guests/qemu/testing/real-guests.ts";
+import {
+  bootMs,
+  Measurements,
+  realGuestsStateDir,
+  realGuestVm,
+} from "../../emulator/guests/qemu/testing/real-guests.ts";
 import { startTestEmulator, type TestEmulator } from "../../emulator/testing/start.ts";
 import { ConsoleTestClient, signInCookie } from "../console/testing/console-client.ts";
+import {
+  checkTracerLog,
+  refusedTracing,
+  startCheckTracer,
+  traceableCheckRun,
+} from "../grading/testing/check-tracing.ts";
 import { aCheck, aGradingLab } from "../grading/testing/grading-fixtures.ts";
 import { labSetup } from "../../web/features/sessions/lib/lab-setup.ts";
 import { annotationKeys } from "./labels.ts";
@@ -30,8 +41,8 @@ const lab = aGradingLab(
       id: "hello-file",
       title: "Create ~/hello.txt",
       selfCheck: true,
-      // Its pid for the tracing attack, and a second for the student's program to find it running.
-      run: "echo $$ > /tmp/check.pid; sleep 1; test -f ~/hello.txt",
+      // Found running by the tracing attack.
+      run: traceableCheckRun("test -f ~/hello.txt"),
       hint: "touch makes a file.",
     }),
   ],
@@ -60,8 +71,7 @@ let serial: ConsoleTestClient;
 let launchedAt = 0;
 let agentReady: Promise<void> = Promise.resolve();
 const reasonsWhileBooting = new Set<string>();
-const measured: Record<string, string> = {};
-const since = (start: number) => `${((Date.now() - start) / 1000).toFixed(1)} s`;
+const measured = new Measurements("real guest through the BFF, measured from the launch");
 
 function checksPath(): string {
   return `/api/sessions/${sessionId}/checks`;
@@ -136,15 +146,11 @@ beforeAll(async () => {
       throw new Error(`the session never ran: ${JSON.stringify(answer.body)}`);
     await sleep(500);
   }
-  measured["launch to session running (image ready)"] = since(launchedAt);
+  measured.since("launch to session running (image ready)", launchedAt);
 }, 900_000);
 
 afterAll(async () => {
-  console.log(
-    `real guest through the BFF, measured from the launch:\n${Object.entries(measured)
-      .map(([what, value]) => `  ${what}: ${value}`)
-      .join("\n")}`,
-  );
+  measured.print();
   serial?.close();
   await bff?.close();
   await emulator?.close();
@@ -158,7 +164,7 @@ describe("a session on a real guest, through the BFF", () => {
       for (;;) {
         const result = await selfCheck();
         if (result.gradable) {
-          measured["launch to the first gradable self-check"] = since(launchedAt);
+          measured.since("launch to the first gradable self-check", launchedAt);
           return;
         }
         reasonsWhileBooting.add(result.reason ?? "(no reason)");
@@ -171,10 +177,10 @@ describe("a session on a real guest, through the BFF", () => {
     // getty's first login: prompt (the autologin comes with the user data, at the end of the set-up).
     serial.type("echo early-k''eys-boot\r");
     await serial.untilScreenShows("login:", bootMs);
-    measured["launch to the first login: prompt"] = since(launchedAt);
+    measured.since("launch to the first login: prompt", launchedAt);
     serial.type("echo early-k''eys-login\r");
     await serial.untilScreenShows(`student@${sessionId}:~$`, bootMs);
-    measured["launch to the console's shell prompt"] = since(launchedAt);
+    measured.since("launch to the console's shell prompt", launchedAt);
     expect(await serial.run("whoami; pwd")).toBe("student\n/home/student");
     // Neither ran, as the session card's set-up hint warns. The second reached the guest: the first
     // getty took it for a login name (and asked for a password) before the set-up restarted it.
@@ -263,7 +269,7 @@ describe("a session on a real guest, through the BFF", () => {
   it("pauses and unpauses the VMI, and the guest works on", async () => {
     const pid = qemuPidOf(sessionId);
     expect(pid).toBeDefined();
-    measured["QEMU resident memory, booted and used"] = `${residentMiB(pid!)} MiB (guest memory 1 GiB)`;
+    measured.add("QEMU resident memory, booted and used", `${residentMiB(pid!)} MiB (guest memory 1 GiB)`);
 
     await pauseSubresource("pause");
     // A stopped guest's CPUs run nothing: what is typed waits in the line.
@@ -317,29 +323,14 @@ describe("a session on a real guest, through the BFF", () => {
   });
 
   it("keeps the student's programs out of a running check on the real kernel (no /proc/PID/fd, no ptrace)", async () => {
-    // Waits for the check's shell, then tries to read its descriptors, write a score line into its
-    // stdout and attach to it, as the student's own program would.
-    const injector = [
-      "rm -f /tmp/check.pid /tmp/inject.err",
-      "for i in $(seq 400); do [ -s /tmp/check.pid ] && break; sleep 0.05; done",
-      "pid=$(cat /tmp/check.pid)",
-      "readlink /proc/$pid/fd/1 2>>/tmp/inject.err || echo no-readlink >>/tmp/inject.err",
-      "echo score=1 2>>/tmp/inject.err >/proc/$pid/fd/1",
-      `python3 -c 'import ctypes, sys; libc = ctypes.CDLL(None, use_errno=True); print("ptrace", libc.ptrace(16, int(sys.argv[1]), 0, 0), ctypes.get_errno())' $pid >>/tmp/inject.err`,
-      "",
-    ].join("\n");
-    await serial.run(
-      `echo ${Buffer.from(injector).toString("base64")} | base64 -d > ~/inject.sh; (bash ~/inject.sh >/dev/null 2>&1 &)`,
-    );
+    await serial.run(startCheckTracer);
     const result = await selfCheck();
     expect(result, JSON.stringify(result)).toMatchObject({ gradable: true, score: 0 });
     expect(result.checks[0]).toMatchObject({ passed: false, outcome: { kind: "exit", code: 1 } });
-    await serial.run("while pgrep -f inject.sh >/dev/null; do sleep 0.2; done");
-    const attempts = await serial.run("cat /tmp/inject.err");
-    expect(attempts).toContain("no-readlink");
-    expect(attempts).toMatch(/\/fd\/1: Permission denied/);
-    // EPERM: the check runs with another group than the student's programs.
-    expect(attempts).toContain("ptrace -1 1");
+    const attempts = await serial.run(checkTracerLog);
+    expect(attempts).toContain(refusedTracing.readDescriptors);
+    expect(attempts).toMatch(refusedTracing.writeIntoStdout);
+    expect(attempts).toContain(refusedTracing.ptrace);
   });
 
   it("keeps the agent's port and key out of the student's reach on the real kernel (C1, M1)", async () => {
@@ -417,7 +408,7 @@ describe("a session on a real guest, through the BFF", () => {
     expect(answer.status, JSON.stringify(answer.body)).toBeLessThan(300);
     while (qemuPidOf(sessionId) !== undefined && Date.now() - ended < (graceSeconds + 30) * 1000)
       await sleep(250);
-    measured["session end to QEMU gone"] = since(ended);
+    measured.since("session end to QEMU gone", ended);
     expect(qemuPidOf(sessionId)).toBeUndefined();
     // Well within the grace period: the guest shut itself down on the ACPI power button rather
     // than being killed when the period ran out.

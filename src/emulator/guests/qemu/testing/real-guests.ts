@@ -18,3 +18,23 @@ export const realGuestVm: Lab["vm"] = {
   nested: false,
   cloudInit: null,
 };
+
+/** What a real-guest test timed, by name; printed at its end (the figures of docs/benchmarks.md). */
+export class Measurements {
+  private readonly figures: [string, string][] = [];
+
+  constructor(private readonly heading: string) {}
+
+  /** Records `what` as the seconds since `start` (Date.now() then). */
+  since(what: string, start: number): void {
+    this.add(what, `${((Date.now() - start) / 1000).toFixed(1)} s`);
+  }
+
+  add(what: string, value: string): void {
+    this.figures.push([what, value]);
+  }
+
+  print(): void {
+    console.log(`${this.heading}:\n${this.figures.map(([what, value]) => `  ${what}: ${value}`).join("\n")}`);
+  }
+}
