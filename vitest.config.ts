@@ -3,8 +3,9 @@ import { configDefaults, defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["src/**/*.test.ts", "src/**/*.test.tsx"],
-    // Real guests boot for minutes: npm run test:real-guests runs them (vitest.real-guests.config.ts).
-    exclude: [...configDefaults.exclude, "src/**/*.real-guest.test.ts"],
+    // Real guests boot for minutes, and a real API server is built with Go: npm run test:real-guests
+    // and test:real-cluster run them (vitest.real-guests.config.ts, vitest.real-cluster.config.ts).
+    exclude: [...configDefaults.exclude, "src/**/*.real-guest.test.ts", "src/**/*.real-cluster.test.ts"],
     // A test's waits stretch with the machine's load (common/testing/patience.ts, up to six times):
     // its own budget must cover them, or a busy machine fails it for being busy.
     testTimeout: 60_000,

@@ -141,32 +141,7 @@ export class WarmClaims {
 
   /** True when this launch, and nobody else, turned the warm VM into the student's session. */
   private async take(warm: WarmVm, user: Me, expiresAt: Date, claimedAt: string): Promise<boolean> {
-    const section = launchSectionOf(user);
-    // A warm VM was booted for a class, not a section: it takes its student's now.
-    const sectionLabel: JsonPatchOperation[] =
-      section === null
-        ? []
-        : [{ op: "add", path: metadataPath("labels", labelKeys.section), value: sectionLabelValue(section) }];
-    const operations: JsonPatchOperation[] = [
-      // A VM on its way out keeps its labels, and may still be patched: it is nobody's session.
-      { op: "test", path: "/metadata/deletionTimestamp", value: null },
-      { op: "test", path: metadataPath("labels", labelKeys.warmFor), value: warm.classId },
-      { op: "remove", path: metadataPath("labels", labelKeys.warmFor) },
-      { op: "add", path: metadataPath("labels", labelKeys.ownerId), value: ownerIdFor(user.username) },
-      { op: "add", path: metadataPath("labels", labelKeys.fromClass), value: warm.classId },
-      ...sectionLabel,
-      // The whole map: nothing of the warm period's annotations carries over into the session.
-      {
-        op: "add",
-        path: "/metadata/annotations",
-        value: {
-          [annotationKeys.owner]: user.username,
-          [annotationKeys.expiresAt]: expiresAt.toISOString(),
-          [annotationKeys.extensions]: "0",
-          [annotationKeys.claimedAt]: claimedAt,
-        },
-      },
-    ];
+    const operations = claimPatch({ classId: warm.classId, user, expiresAt, claimedAt });
     try {
       await this.deps.cluster.patchVirtualMachine(warm.name, operations);
       return true;
@@ -188,4 +163,43 @@ function shuffled<T>(items: T[]): T[] {
     [copy[index], copy[other]] = [copy[other] as T, copy[index] as T];
   }
   return copy;
+}
+
+/**
+ * The claim: a JSON patch that applies only while the VM is still a warm VM of the class and not on
+ * its way out, so of two launches that race for it exactly one gets it (the other's test fails: 422).
+ */
+export function claimPatch(claim: {
+  classId: string;
+  user: Me;
+  expiresAt: Date;
+  claimedAt: string;
+}): JsonPatchOperation[] {
+  const { classId, user, expiresAt, claimedAt } = claim;
+  const section = launchSectionOf(user);
+  // A warm VM was booted for a class, not a section: it takes its student's now.
+  const sectionLabel: JsonPatchOperation[] =
+    section === null
+      ? []
+      : [{ op: "add", path: metadataPath("labels", labelKeys.section), value: sectionLabelValue(section) }];
+  return [
+    // A VM on its way out keeps its labels, and may still be patched: it is nobody's session.
+    { op: "test", path: "/metadata/deletionTimestamp", value: null },
+    { op: "test", path: metadataPath("labels", labelKeys.warmFor), value: classId },
+    { op: "remove", path: metadataPath("labels", labelKeys.warmFor) },
+    { op: "add", path: metadataPath("labels", labelKeys.ownerId), value: ownerIdFor(user.username) },
+    { op: "add", path: metadataPath("labels", labelKeys.fromClass), value: classId },
+    ...sectionLabel,
+    // The whole map: nothing of the warm period's annotations carries over into the session.
+    {
+      op: "add",
+      path: "/metadata/annotations",
+      value: {
+        [annotationKeys.owner]: user.username,
+        [annotationKeys.expiresAt]: expiresAt.toISOString(),
+        [annotationKeys.extensions]: "0",
+        [annotationKeys.claimedAt]: claimedAt,
+      },
+    },
+  ];
 }
