@@ -76,10 +76,6 @@ describe("a watch the API server ends", () => {
     );
     emulator.emulator.faults.compactHistory();
     emulator.emulator.faults.endWatches();
-    for (let i = 0; i < 8; i++) {
-      await new Promise((r) => setTimeout(r, 1000));
-      console.error("DBG", JSON.stringify(counter.snapshot()), cache.restarts, cache.stale);
-    }
     await waitFor(() => succeeded("list") === lists + 1, "a list after the 410", 15_000);
     await createVm("made-after-the-list");
     await waitFor(() => cache.get("made-after-the-list") !== undefined, "the VM in the view");
