@@ -9,7 +9,9 @@ export function traceableCheckRun(test: string): string {
 }
 
 const tracer = [
+  // A pid file of an earlier check is gone before the test asks for the next one.
   "rm -f /tmp/check.pid /tmp/check-tracing.log",
+  "touch /tmp/check-tracer.ready",
   "for i in $(seq 400); do [ -s /tmp/check.pid ] && break; sleep 0.05; done",
   "pid=$(cat /tmp/check.pid)",
   "readlink /proc/$pid/fd/1 2>>/tmp/check-tracing.log || echo no-readlink >>/tmp/check-tracing.log",
@@ -19,8 +21,11 @@ const tracer = [
   "",
 ].join("\n");
 
-/** Typed at the student's prompt: starts the tracer in the background, waiting for the next check. */
-export const startCheckTracer = `echo ${Buffer.from(tracer).toString("base64")} | base64 -d > ~/check-tracer.sh; (bash ~/check-tracer.sh >/dev/null 2>&1 &)`;
+/**
+ * Typed at the student's prompt: starts the tracer in the background and returns once it waits for
+ * the next check (on a slow guest its start could otherwise come after the check's).
+ */
+export const startCheckTracer = `rm -f /tmp/check-tracer.ready; echo ${Buffer.from(tracer).toString("base64")} | base64 -d > ~/check-tracer.sh; (bash ~/check-tracer.sh >/dev/null 2>&1 &); until [ -e /tmp/check-tracer.ready ]; do sleep 0.05; done`;
 
 /** Typed once the check ran: waits for the tracer to finish and prints what it met. */
 export const checkTracerLog =
