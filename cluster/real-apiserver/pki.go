@@ -46,33 +46,12 @@ func serialNumber() (*big.Int, error) {
 
 // newCA makes a self-signed certificate authority.
 func newCA(commonName string) (*keyPair, error) {
-	key, keyPEM, err := newKey()
-	if err != nil {
-		return nil, err
-	}
-	serial, err := serialNumber()
-	if err != nil {
-		return nil, err
-	}
-	now := time.Now()
-	template := &x509.Certificate{
-		SerialNumber:          serial,
+	return signed(&x509.Certificate{
 		Subject:               pkix.Name{CommonName: commonName},
-		NotBefore:             now.Add(-time.Minute),
-		NotAfter:              now.Add(certLifetime),
 		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
 		BasicConstraintsValid: true,
 		IsCA:                  true,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, template, template, &key.PublicKey, key)
-	if err != nil {
-		return nil, err
-	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		return nil, err
-	}
-	return &keyPair{cert: cert, key: key, certPEM: pemCert(der), keyPEM: keyPEM}, nil
+	}, nil)
 }
 
 // leafSpec says who a certificate names and what it may be used for.
@@ -85,26 +64,33 @@ type leafSpec struct {
 }
 
 func (ca *keyPair) issue(spec leafSpec) (*keyPair, error) {
+	return signed(&x509.Certificate{
+		Subject:     pkix.Name{CommonName: spec.commonName, Organization: spec.organization},
+		KeyUsage:    x509.KeyUsageDigitalSignature,
+		ExtKeyUsage: []x509.ExtKeyUsage{spec.usage},
+		DNSNames:    spec.dnsNames,
+		IPAddresses: spec.ips,
+	}, ca)
+}
+
+// signed gives template a new key, a serial number and its lifetime, and signs it with issuer's key,
+// or with its own when issuer is nil (a self-signed CA).
+func signed(template *x509.Certificate, issuer *keyPair) (*keyPair, error) {
 	key, keyPEM, err := newKey()
 	if err != nil {
 		return nil, err
 	}
-	serial, err := serialNumber()
-	if err != nil {
+	if template.SerialNumber, err = serialNumber(); err != nil {
 		return nil, err
 	}
 	now := time.Now()
-	template := &x509.Certificate{
-		SerialNumber: serial,
-		Subject:      pkix.Name{CommonName: spec.commonName, Organization: spec.organization},
-		NotBefore:    now.Add(-time.Minute),
-		NotAfter:     now.Add(certLifetime),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{spec.usage},
-		DNSNames:     spec.dnsNames,
-		IPAddresses:  spec.ips,
+	template.NotBefore = now.Add(-time.Minute)
+	template.NotAfter = now.Add(certLifetime)
+	parent, parentKey := template, key
+	if issuer != nil {
+		parent, parentKey = issuer.cert, issuer.key
 	}
-	der, err := x509.CreateCertificate(rand.Reader, template, ca.cert, &key.PublicKey, ca.key)
+	der, err := x509.CreateCertificate(rand.Reader, template, parent, &key.PublicKey, parentKey)
 	if err != nil {
 		return nil, err
 	}
