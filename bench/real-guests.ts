@@ -16,7 +16,8 @@ import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { SelfCheck } from "../src/common/grading-api.ts";
 import { ensureGuestImage } from "../src/emulator/guests/qemu/image.ts";
-import { qemuPidOf, residentMiB } from "../src/emulator/guests/qemu/testing/qemu-process.ts";
+import { residentMiB } from "../src/common/resident-memory.ts";
+import { qemuPidOf, untilQemuGone } from "../src/emulator/guests/qemu/testing/qemu-process.ts";
 import { bootMs, realGuestsStateDir, realGuestVm } from "../src/emulator/guests/qemu/testing/real-guests.ts";
 import { startTestEmulator } from "../src/emulator/testing/start.ts";
 import { ConsoleTestClient, signInCookie } from "../src/server/console/testing/console-client.ts";
@@ -175,8 +176,7 @@ async function oneSession(guests: "qemu" | "sandbox"): Promise<SessionTimes> {
     const ended = await alice.delete(`/api/sessions/${sessionId}`);
     if (ended.status >= 300) throw new Error(`ending the session: ${ended.status}`);
     // The QEMU guest powers off on the ACPI button within seconds; wait for it, so nothing is left.
-    const endedAt = performance.now();
-    while (qemuPidOf(sessionId) !== undefined && performance.now() - endedAt < 60_000) await sleep(250);
+    await untilQemuGone(sessionId, 60_000);
     return times as SessionTimes;
   } finally {
     serial?.close();

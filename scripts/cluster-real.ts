@@ -3,9 +3,8 @@
 // emulator (docs/real-apiserver.md). Builds the Go program when its sources changed, starts it, waits
 // for /readyz, installs KubeVirt's CRDs and, with --bff-kubeconfig, deploy/base's namespaces, service
 // account and RBAC with a kubeconfig holding that service account's token. Ctrl-C stops it and it
-// removes its data. The parts are in src/real-cluster/, for tests too; this is only their command line.
-//
-// Test infrastructure: nothing in `npm test` or CI runs this yet (issue 38).
+// removes its data. The parts are in src/real-cluster/, which the real-cluster tests use too; this is
+// only their command line.
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { parseArgs } from "node:util";
@@ -100,7 +99,7 @@ async function printReady(
   logFile: string,
   { crds, crdsAfterMs }: { crds: string[]; crdsAfterMs: number },
 ): Promise<void> {
-  const rss = await plane.residentMegabytes();
+  const rss = plane.residentMiB();
   const relative = (file: string) => path.relative(process.cwd(), file) || file;
   console.log(
     [
@@ -108,7 +107,7 @@ async function printReady(
       `Ready: kube-apiserver ${plane.version} with etcd at ${plane.server}`,
       `  /readyz after ${seconds(plane.readyAfterMs)}; CRDs installed after ${seconds(crdsAfterMs)} ` +
         `(${seconds(Date.now() - startedAt)} in all)` +
-        (rss === undefined ? "" : `; resident memory ${rss} MB`),
+        (rss === undefined ? "" : `; resident memory ${rss} MiB`),
       `  CRDs: ${crds.join(", ")}`,
       `  admin:  kubectl --kubeconfig ${relative(options.kubeconfig)} get vm -A`,
       ...(options.bffKubeconfig === undefined

@@ -3,12 +3,13 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { createWriteStream, readFileSync } from "node:fs";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { KubeConfig } from "@kubernetes/client-node";
+import { residentMiB } from "../common/resident-memory.ts";
 import { eventually } from "../common/testing/patience.ts";
 import { apiRequest } from "./api-requests.ts";
 import { SetupError } from "./setup-error.ts";
@@ -44,8 +45,8 @@ export interface ControlPlane {
   readyAfterMs: number;
   /** Resolves once the server has stopped, by stop() or on its own. */
   exited: Promise<Exit>;
-  /** The server's resident memory, where /proc tells it (Linux). */
-  residentMegabytes(): Promise<number | undefined>;
+  /** The server's resident memory in MiB, where /proc tells it (Linux). */
+  residentMiB(): number | undefined;
   /** Stops the server and removes its data folder. Safe to call more than once. */
   stop(): Promise<void>;
 }
@@ -128,7 +129,7 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
       version: version.gitVersion ?? "?",
       readyAfterMs,
       exited,
-      residentMegabytes: () => residentMegabytes(child.pid),
+      residentMiB: () => (child.pid === undefined ? undefined : residentMiB(child.pid)),
       stop,
     };
   } catch (error) {
@@ -189,17 +190,6 @@ function logTail(logFile: string): string {
     return `Its log's last lines (all in ${logFile}):\n${lines.join("\n")}`;
   } catch {
     return `See ${logFile}.`;
-  }
-}
-
-async function residentMegabytes(pid: number | undefined): Promise<number | undefined> {
-  if (pid === undefined) return undefined;
-  try {
-    const status = await readFile(`/proc/${pid}/status`, "utf8");
-    const kb = /^VmRSS:\s+(\d+) kB$/m.exec(status)?.[1];
-    return kb === undefined ? undefined : Math.round(Number(kb) / 1024);
-  } catch {
-    return undefined;
   }
 }
 

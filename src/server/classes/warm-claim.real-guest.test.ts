@@ -5,8 +5,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SelfCheck } from "../../common/grading-api.ts";
-import { eventually } from "../../common/testing/patience.ts";
-import { qemuPidOf } from "../../emulator/guests/qemu/testing/qemu-process.ts";
+import { untilQemuGone } from "../../emulator/guests/qemu/testing/qemu-process.ts";
 import {
   bootMs,
   Measurements,
@@ -132,11 +131,7 @@ describe("a warm VM on a real guest", () => {
   it("ends QEMU when the session ends", async () => {
     const ended = Date.now();
     expect((await alice.delete(`/api/sessions/${sessionId}`)).status).toBeLessThan(300);
-    await eventually(
-      async () => qemuPidOf(sessionId),
-      (pid) => pid === undefined,
-      { timeoutMs: 60_000, what: "QEMU to end" },
-    );
+    await untilQemuGone(sessionId, 60_000);
     measured.since("session end to QEMU gone", ended);
   });
 });

@@ -54,14 +54,14 @@ async function createVm(owner: string | { warmFor: string }) {
   return { objects, created };
 }
 
-/** What is stored, read by the administrator (nothing of the BFF's own reading in between). */
-async function stored(plural: "virtualmachines", name: string): Promise<VirtualMachine> {
+/** The VM as stored, read by the administrator (nothing of the BFF's own reading in between). */
+async function storedVm(name: string): Promise<VirtualMachine> {
   const api = cluster.admin.makeApiClient(CustomObjectsApi);
   return (await api.getNamespacedCustomObject({
     group: "kubevirt.io",
     version: "v1",
     namespace,
-    plural,
+    plural: "virtualmachines",
     name,
   })) as VirtualMachine;
 }
@@ -81,7 +81,7 @@ describe("the BFF's cluster code on a real API server", () => {
   it("creates a session's VM that KubeVirt's schema keeps whole, and its user data owned by it", async () => {
     const { objects, created } = await createVm(alice.username);
     const name = created.metadata.name!;
-    const vm = await stored("virtualmachines", name);
+    const vm = await storedVm(name);
     // A field KubeVirt's structural schema does not know would be pruned, silently.
     expect(vm.spec).toEqual(objects.virtualMachine.spec);
     expect(vm.metadata.labels).toEqual(objects.virtualMachine.metadata.labels);
@@ -133,7 +133,7 @@ describe("the BFF's cluster code on a real API server", () => {
     );
     expect(outcomes.sort()).toEqual([200, 422]);
     const winner = first.status === "fulfilled" ? "alice" : "bob";
-    const vm = await stored("virtualmachines", name);
+    const vm = await storedVm(name);
     expect(vm.metadata.annotations?.["labconsole.dev/owner"]).toBe(winner);
     expect(vm.metadata.labels?.["labconsole.dev/warm-for"]).toBeUndefined();
 

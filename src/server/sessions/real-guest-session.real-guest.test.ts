@@ -8,12 +8,12 @@
 import { release as hostKernel } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { csrfHeader } from "../../common/api.ts";
-import { BootLog, type Session } from "../../common/api.ts";
+import { BootLog, csrfHeader, type Session } from "../../common/api.ts";
 import { GradingRun, SelfCheck } from "../../common/grading-api.ts";
 import { eventually, patient } from "../../common/testing/patience.ts";
 import { jsonRequest } from "../../emulator/testing/raw-request.ts";
-import { qemuPidOf, residentMiB } from "../../emulator/guests/qemu/testing/qemu-process.ts";
+import { residentMiB } from "../../common/resident-memory.ts";
+import { qemuPidOf, untilQemuGone } from "../../emulator/guests/qemu/testing/qemu-process.ts";
 import {
   bootMs,
   Measurements,
@@ -29,9 +29,16 @@ import {
   traceableCheckRun,
 } from "../grading/testing/check-tracing.ts";
 import { aCheck, aGradingLab } from "../grading/testing/grading-fixtures.ts";
+import { finishedGradingRun } from "../grading/testing/grading-runs.ts";
 import { labSetup } from "../../web/features/sessions/lib/lab-setup.ts";
 import { annotationKeys } from "./labels.ts";
-import { startTestBff, testNamespace, type TestBff, type TestBrowser } from "../testing/test-bff.ts";
+import {
+  launchRunning,
+  startTestBff,
+  testNamespace,
+  type TestBff,
+  type TestBrowser,
+} from "../testing/test-bff.ts";
 
 const graceSeconds = 30;
 
@@ -83,23 +90,13 @@ async function selfCheck(): Promise<SelfCheck["result"]> {
   return SelfCheck.parse(answer.body).result;
 }
 
-/** Starts an instructor's grading run of the lab and waits for it to finish. */
+/** Starts an instructor's grading run of the lab and waits for it to complete. */
 async function gradingRun(instructor: TestBrowser): Promise<GradingRun> {
   const started = await instructor.post(`/api/labs/${lab.id}/grading-runs`);
   expect(started.status, JSON.stringify(started.body)).toBe(201);
-  const runId: string = started.body.id;
-  const since = Date.now();
-  for (;;) {
-    const answer = await instructor.get(`/api/grading-runs/${runId}`);
-    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
-    if (answer.body.status !== "running") {
-      const finished = GradingRun.parse(answer.body);
-      expect(finished.status).toBe("completed");
-      return finished;
-    }
-    if (Date.now() - since > 120_000) throw new Error(`grading run ${runId} still running after 120 s`);
-    await sleep(500);
-  }
+  const finished = await finishedGradingRun(instructor, started.body.id, 120_000);
+  expect(finished.status).toBe("completed");
+  return finished;
 }
 
 /** When the idle pass last counted the session active (its VM's mark), on the BFF's clock. */
@@ -136,16 +133,7 @@ beforeAll(async () => {
   alice = await bff.signIn("alice");
   cookie = await signInCookie(bff.url, "alice");
   launchedAt = Date.now();
-  const created = await alice.post("/api/sessions", { labId: lab.id });
-  expect(created.status, JSON.stringify(created.body)).toBe(201);
-  sessionId = created.body.id;
-  for (;;) {
-    const answer = await alice.get(`/api/sessions/${sessionId}`);
-    if (answer.body?.status === "running") break;
-    if (Date.now() - launchedAt > bootMs)
-      throw new Error(`the session never ran: ${JSON.stringify(answer.body)}`);
-    await sleep(500);
-  }
+  sessionId = await launchRunning(alice, lab.id, bootMs);
   measured.since("launch to session running (image ready)", launchedAt);
 }, 900_000);
 
@@ -183,13 +171,13 @@ describe("a session on a real guest, through the BFF", () => {
     measured.since("launch to the console's shell prompt", launchedAt);
     expect(await serial.run("whoami; pwd")).toBe("student\n/home/student");
     // Neither ran, as the session card's set-up hint warns. The second reached the guest: the first
-    // getty took it for a login name (and asked for a password) before the set-up restarted it.
+    // getty took it for a login name (and asked for a password) before the set-up restarted it. Its
+    // echo may share or wrap rows with the kernel's and cloud-init's console lines.
+    expect(serial.screen().replaceAll("\n", "")).toContain("echo early-k''eys-login");
     const rows = serial
       .screen()
       .split("\n")
       .map((row) => row.trim());
-    // (Its echo may share or wrap rows with the kernel's and cloud-init's console lines.)
-    expect(serial.screen().replaceAll("\n", "")).toContain("echo early-k''eys-login");
     expect(rows).not.toContain("early-keys-boot");
     expect(rows).not.toContain("early-keys-login");
   });
@@ -270,7 +258,10 @@ describe("a session on a real guest, through the BFF", () => {
   it("pauses and unpauses the VMI, and the guest works on", async () => {
     const pid = qemuPidOf(sessionId);
     expect(pid).toBeDefined();
-    measured.add("QEMU resident memory, booted and used", `${residentMiB(pid!)} MiB (guest memory 1 GiB)`);
+    measured.add(
+      "QEMU resident memory, booted and used",
+      `${residentMiB(pid!) ?? "?"} MiB (guest memory 1 GiB)`,
+    );
 
     await pauseSubresource("pause");
     // A stopped guest's CPUs run nothing: what is typed waits in the line.
@@ -407,10 +398,8 @@ describe("a session on a real guest, through the BFF", () => {
     const ended = Date.now();
     const answer = await alice.delete(`/api/sessions/${sessionId}`);
     expect(answer.status, JSON.stringify(answer.body)).toBeLessThan(300);
-    while (qemuPidOf(sessionId) !== undefined && Date.now() - ended < (graceSeconds + 30) * 1000)
-      await sleep(250);
+    await untilQemuGone(sessionId, (graceSeconds + 30) * 1000);
     measured.since("session end to QEMU gone", ended);
-    expect(qemuPidOf(sessionId)).toBeUndefined();
     // Well within the grace period: the guest shut itself down on the ACPI power button rather
     // than being killed when the period ran out.
     expect(Date.now() - ended).toBeLessThan(graceSeconds * 1000);

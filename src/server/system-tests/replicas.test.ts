@@ -18,6 +18,7 @@ import {
   type TestPostgres,
   type TestSchema,
 } from "../db/postgres/testing/test-postgres.ts";
+import { finishedGradingRun } from "../grading/testing/grading-runs.ts";
 import { runInConsole } from "../grading/testing/guest-console.ts";
 import { createLeaseClient, type LeaseClient } from "../kube/leases.ts";
 import { startReplica, type Replica } from "../testing/replicas.ts";
@@ -53,15 +54,6 @@ function untilConnected(client: ConsoleTestClient): Promise<void> {
 
 function itemOf(run: GradingRun, sessionId: string) {
   return run.items.find((item) => item.sessionId === sessionId);
-}
-
-async function finishedRun(browser: TestBrowser, runId: string): Promise<GradingRun> {
-  const answer = await eventually(
-    () => browser.get(`/api/grading-runs/${runId}`),
-    (each) => each.body?.status !== undefined && each.body.status !== "running",
-    { timeoutMs: 20_000, what: `grading run ${runId} to finish` },
-  );
-  return GradingRun.parse(answer.body);
 }
 
 function environment(name: string): Record<string, string> {
@@ -288,7 +280,7 @@ describe("grading across two replicas", () => {
     const ivan = await signIn(other, "ivan");
     const started = await ivan.post(`/api/labs/${labId}/grading-runs`, { sessionIds: [sessions.alice] });
     expect(started.status).toBe(201);
-    const finished = await finishedRun(ivan, started.body.id as string);
+    const finished = await finishedGradingRun(ivan, started.body.id as string);
     expect(finished).toMatchObject({ status: "completed", progress: { total: 1, done: 1, ungradable: 0 } });
   });
 
@@ -343,7 +335,7 @@ describe("grading across two replicas", () => {
     );
     expect(handoverMs).toBeLessThan(leaseDurationSeconds * 1000 + patient(leaseDurationSeconds * 1000));
 
-    const finished = await finishedRun(ivanOnSurvivor, runId);
+    const finished = await finishedGradingRun(ivanOnSurvivor, runId);
     expect(finished.status).toBe("completed");
     expect(finished.progress).toEqual({ total: 2, done: 2, ungradable: 0 });
     // Recorded once: alice's result is the one from before the kill; bob's was graded again.

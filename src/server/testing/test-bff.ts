@@ -254,8 +254,15 @@ export class TestBrowser {
   }
 }
 
-/** Launches a session of `labId` as this browser does and waits until its VM runs; returns its id. */
-export async function launchRunning(browser: TestBrowser, labId: string): Promise<string> {
+/**
+ * Launches a session of `labId` as this browser does and waits until its VM runs (a real guest's
+ * takes minutes: give it a `timeoutMs`); returns its id.
+ */
+export async function launchRunning(
+  browser: TestBrowser,
+  labId: string,
+  timeoutMs = 20_000,
+): Promise<string> {
   const created = await browser.post("/api/sessions", { labId });
   if (created.status !== 201) {
     throw new Error(`launching ${labId} answered ${created.status}: ${JSON.stringify(created.body)}`);
@@ -264,7 +271,7 @@ export async function launchRunning(browser: TestBrowser, labId: string): Promis
   await eventually(
     () => browser.get(`/api/sessions/${id}`),
     (answer) => answer.body?.status === "running",
-    { what: `session ${id} running`, timeoutMs: 20_000 },
+    { what: `session ${id} running`, timeoutMs },
   );
   return id;
 }

@@ -1,5 +1,6 @@
-// The host's view of a QEMU guest, for the real-guest tests and bench: its process, and its memory.
+// The host's view of a QEMU guest, for the real-guest tests and bench: its process, found and waited out.
 import { readdirSync, readFileSync } from "node:fs";
+import { eventually } from "../../../../common/testing/patience.ts";
 
 /** The QEMU process of a VMI's guest, found by the guest name on its command line (qemu-command.ts). */
 export function qemuPidOf(vmiName: string): number | undefined {
@@ -14,8 +15,11 @@ export function qemuPidOf(vmiName: string): number | undefined {
   return undefined;
 }
 
-/** A process's resident memory, in MiB. */
-export function residentMiB(pid: number): number {
-  const rss = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
-  return Math.round(Number(rss) / 1024);
+/** Resolves once the VMI's QEMU has exited; fails after `timeoutMs` (made patient). */
+export async function untilQemuGone(vmiName: string, timeoutMs: number): Promise<void> {
+  await eventually(
+    async () => qemuPidOf(vmiName),
+    (pid) => pid === undefined,
+    { timeoutMs, what: `the QEMU of ${vmiName} to end` },
+  );
 }
