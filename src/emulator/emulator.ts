@@ -4,7 +4,7 @@
 // at it (and one per requested service account).
 import { createServer, type Server } from "node:https";
 import type { Socket } from "node:net";
-import { dirname, join, resolve } from "node:path";
+import { resolve } from "node:path";
 import { ownerReferencesPlugin } from "./apiserver/admission/owner-reference-admission.ts";
 import { createApiServer } from "./apiserver.ts";
 import {
@@ -23,37 +23,22 @@ import {
 } from "./apiserver/service-accounts.ts";
 import { ObjectStore } from "./apiserver/store.ts";
 import { apiServerWatchTiming, WatchHub, type WatchTiming } from "./apiserver/watch.ts";
-import {
-  kubernetesFeatureGates,
-  parseClusterConfig,
-  type ClusterConfig,
-  type ClusterConfigInput,
-} from "./cluster/cluster-config.ts";
+import { parseClusterConfig, type ClusterConfigInput } from "./cluster/cluster-config.ts";
 import { seedCluster } from "./seed.ts";
 import { renderKubeconfig, writeKubeconfig } from "./cluster/kubeconfig.ts";
 import { loadOrCreateServingMaterial } from "./cluster/tls.ts";
-import { EventRecorder } from "./controller/events.ts";
-import { startGarbageCollector } from "./controller/garbage-collector.ts";
 import { startNamespaceController } from "./controller/namespace-controller.ts";
 import { timingsFor, type TimingMode, type Timings } from "./cluster/timing.ts";
-import { VmiPauses } from "./subresources/pause.ts";
-import { VmController } from "./controller/vm-controller.ts";
-import { VmiLifecycle } from "./controller/vmi-lifecycle.ts";
 import { createFaultApi } from "./faults/fault-api.ts";
 import { createFaults, type EmulatorFaults } from "./faults/faults.ts";
 import { withFaults } from "./faults/front-door.ts";
 import { RequestFaults } from "./faults/request-faults.ts";
-import { noGuests, type GuestRuntime } from "./guests/guest-runtime.ts";
-import { createQemuGuests } from "./guests/qemu/qemu-guests.ts";
-import { createSandboxGuests, type SecretPlace } from "./guests/sandbox-guests.ts";
 import { Connections } from "./http/connections.ts";
 import { normalizePathPrefix, withPathPrefix } from "./http/path-prefix.ts";
-import { UpgradeRoutes } from "./http/upgrade.ts";
 import type { Authorizer } from "./rbac/attributes.ts";
 import { clusterDefaultsFile, createRbacAuthorizer, loadRbacFiles } from "./rbac/rbac.ts";
-import { ConsoleStreams } from "./subresources/console.ts";
-import { kubevirtKeepAlive, PortForwards, type PortForwardKeepAlive } from "./subresources/portforward.ts";
-import { createKubevirtUpgrader } from "./subresources/websocket.ts";
+import type { PortForwardKeepAlive } from "./subresources/portforward.ts";
+import { startKubevirtNode, type GuestsChoice } from "./kubevirt-node.ts";
 
 export interface EmulatorOptions {
   host?: string;
@@ -83,7 +68,7 @@ export interface EmulatorOptions {
    * `<stateDir>/guests`, "qemu" a Debian guest under QEMU per VMI (qemu/qemu-guests.ts), "none"
    * nothing (no console), or a runtime of your own.
    */
-  guests?: "sandbox" | "qemu" | "none" | GuestRuntime;
+  guests?: GuestsChoice;
   /**
    * Start guests even where the host gives them no cgroup limits (npm run emulator reads
    * LAB_EMULATOR_UNLIMITED_GUESTS=1): only for guests you trust. Otherwise their VMIs fail there.
@@ -144,41 +129,6 @@ function authorizerFor(options: EmulatorOptions): Authorizer {
   return createRbacAuthorizer(policy, { superUsers: [adminUser.username] });
 }
 
-/** The emulator's folders with secrets in them (its CA key and tokens; with npm start, DATA_DIR's). */
-function secretPlacesOf(options: EmulatorOptions, stateDir: string): SecretPlace[] {
-  const kubeconfigs = [
-    options.kubeconfigPath ?? defaultKubeconfigPath,
-    ...(options.serviceAccountKubeconfigs ?? []).map((account) => account.path),
-  ];
-  return [
-    { what: "the emulator's state directory", path: stateDir },
-    ...kubeconfigs.map((path) => ({ what: "the folder of the kubeconfig", path: dirname(resolve(path)) })),
-  ];
-}
-
-async function guestRuntimeFor(
-  options: EmulatorOptions,
-  registry: Registry,
-  stateDir: string,
-  context: { timings: Timings; images: ClusterConfig["images"]; limits: ClusterConfig["guestLimits"] },
-) {
-  const guests = options.guests ?? "sandbox";
-  if (guests === "none") return noGuests;
-  if (guests === "qemu") {
-    return createQemuGuests({ registry, stateDir, log: (line) => console.log(`emulator: ${line}`) });
-  }
-  if (guests === "sandbox") {
-    return createSandboxGuests({
-      registry,
-      guestsDir: join(stateDir, "guests"),
-      ...context,
-      acceptUnlimited: options.unlimitedGuests === true,
-      secretPlaces: secretPlacesOf(options, stateDir),
-    });
-  }
-  return guests;
-}
-
 export async function createEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
   const host = options.host ?? "127.0.0.1";
   const stateDir = resolve(options.stateDir ?? ".lab/emulator");
@@ -199,41 +149,22 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
   const store = new ObjectStore(options.watchHistorySize ?? 1000);
   const registry = new Registry(store);
   const watches = new WatchHub(store, { ...apiServerWatchTiming, ...options.watchTiming });
-  const recorder = new EventRecorder(registry);
-  const stopGarbageCollector = startGarbageCollector(registry);
   const stopNamespaceController = startNamespaceController(registry);
   const timings = timingsFor(options.timing ?? "realistic", options.timings);
-  const vmController = new VmController(registry, recorder, timings.backoffSecond);
-  const guests = await guestRuntimeFor(options, registry, stateDir, {
+  const node = await startKubevirtNode({
+    registry,
+    config,
     timings,
-    images: config.images,
-    limits: config.guestLimits,
+    stateDir,
+    guests: options.guests ?? "sandbox",
+    unlimitedGuests: options.unlimitedGuests === true,
+    kubeconfigPaths: [kubeconfigPath, ...serviceAccounts.map((account) => account.path)],
+    ...(options.portForwardKeepAlive ? { portForwardKeepAlive: options.portForwardKeepAlive } : {}),
   });
-  const lifecycle = new VmiLifecycle(registry, recorder, {
-    timings,
-    guests,
-    kubevirtVersion: config.kubevirt.version,
-    apiServerImageVolumes: kubernetesFeatureGates(config).some(
-      (gate) => gate.name === "ImageVolume" && gate.enabled,
-    ),
-  });
+  const { guests, consoles, pauses, upgrades } = node;
   seedCluster(registry, config);
 
-  const upgrader = createKubevirtUpgrader();
-  const consoles = new ConsoleStreams(registry, guests, upgrader);
-  const portForwards = new PortForwards(
-    registry,
-    guests,
-    upgrader,
-    options.portForwardKeepAlive ?? kubevirtKeepAlive,
-  );
-  const upgrades = new UpgradeRoutes();
-  upgrades.register("virtualmachineinstances/console", consoles.handle);
-  upgrades.register("virtualmachineinstances/portforward", portForwards.handle);
-  upgrades.register("virtualmachines/portforward", portForwards.handle);
-
   let port = options.port ?? 8443;
-  const pauses = new VmiPauses({ registry, guests, recorder, conditionLagMs: timings.toPausedCondition });
   // The cluster's own validating webhooks: configured, and added by the refuseWrites fault.
   const policyWebhooks = [...config.policyWebhooks];
   const api = createApiServer({
@@ -286,13 +217,9 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
     else socket.destroy();
   });
   const stopControllers = async () => {
-    pauses.close();
-    lifecycle.stop();
-    vmController.stop();
     stopNamespaceController();
-    stopGarbageCollector();
     watches.closeAll();
-    await guests.close();
+    await node.stop();
   };
   try {
     port = await listen(server, port, host);

@@ -125,8 +125,13 @@ function kubeVirtObject(config: ClusterConfig): JsonObject {
   };
 }
 
+/**
+ * Creates what is missing: everything in a fresh emulator; beside a real API server, what that
+ * cluster lacks of it (its own namespaces stay as they are).
+ */
 export function seedCluster(registry: Registry, config: ClusterConfig): void {
   for (const namespace of initialNamespaces) {
+    if (registry.find(namespaces, "", namespace.name)) continue;
     const admitted = admit(
       namespaces,
       { metadata: { name: namespace.name, labels: namespace.labels ?? {} } },
@@ -135,7 +140,10 @@ export function seedCluster(registry: Registry, config: ClusterConfig): void {
     registry.create(namespaces, admitted.object);
   }
   config.nodes.forEach((node, index) => {
+    if (registry.find(nodes, "", node.name)) return;
     registry.create(nodes, nodeObject(node, index, config), { keepStatus: true });
   });
-  registry.create(kubeVirts, kubeVirtObject(config), { keepStatus: true });
+  if (registry.store.list(kubeVirts).length === 0) {
+    registry.create(kubeVirts, kubeVirtObject(config), { keepStatus: true });
+  }
 }

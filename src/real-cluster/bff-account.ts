@@ -53,8 +53,19 @@ async function createBffAccount(admin: KubeConfig): Promise<void> {
       if (object === null) continue;
       const what = `deploy/base/${file}'s ${object.kind} ${object.metadata.name}`;
       await createObject(admin, collectionPath(object), object, what);
+      if (object.kind === "Namespace") await createDefaultServiceAccount(admin, object.metadata.name);
     }
   }
+}
+
+/**
+ * kube-controller-manager gives every namespace a `default` service account, and the ServiceAccount
+ * admission plugin refuses a pod whose account does not exist: without it no launcher pod could be
+ * created in lab-sessions. No controller manager runs here, so this stands in for it.
+ */
+async function createDefaultServiceAccount(admin: KubeConfig, namespace: string): Promise<void> {
+  const account = { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: "default", namespace } };
+  await createObject(admin, collectionPath(account), account, `the default service account of ${namespace}`);
 }
 
 /**

@@ -9,7 +9,12 @@ import type { ObjectStore } from "./store.ts";
 
 export interface DeleteOptions {
   preconditions?: { uid?: string; resourceVersion?: string };
+  /** Foreground keeps the object, marked foregroundDeletion, until the garbage collector has its dependents. */
+  propagationPolicy?: "Foreground" | "Background" | "Orphan";
 }
+
+/** The finalizer a foreground delete adds; the garbage collector removes it (garbage-collector.ts). */
+export const foregroundDeletion = "foregroundDeletion";
 
 export interface WriteOptions {
   /** Validate and compute the result without storing it (dryRun=All). */
@@ -210,11 +215,18 @@ export class Registry {
         `Precondition failed: ResourceVersion in precondition: ${resourceVersion}, ResourceVersion in object meta: ${current.metadata.resourceVersion}`,
       );
     }
-    if (hasFinalizers(current)) {
+    const finalizers = current.metadata.finalizers ?? [];
+    const foreground = options.propagationPolicy === "Foreground" && !finalizers.includes(foregroundDeletion);
+    if (hasFinalizers(current) || foreground) {
       if (current.metadata.deletionTimestamp) return current;
       const marked: KubeObject = {
         ...current,
-        metadata: { ...current.metadata, deletionTimestamp: timestamp(), deletionGracePeriodSeconds: 0 },
+        metadata: {
+          ...current.metadata,
+          ...(foreground ? { finalizers: [...finalizers, foregroundDeletion] } : {}),
+          deletionTimestamp: timestamp(),
+          deletionGracePeriodSeconds: 0,
+        },
       };
       // The namespace registry reports the namespace Terminating in the delete response already.
       if (resource === namespaces)

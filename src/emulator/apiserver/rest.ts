@@ -35,7 +35,7 @@ import type { Authorizer, UserInfo } from "../rbac/attributes.ts";
 import { admit, type Operation } from "./admission/admission.ts";
 import { enforceOwnerReferencePermissions } from "./admission/owner-reference-admission.ts";
 import { jsonPatch, mergePatch } from "./patch.ts";
-import type { Registry } from "./registry.ts";
+import type { DeleteOptions, Registry } from "./registry.ts";
 import { checkAgainstSchema } from "./openapi/schema.ts";
 import { matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector } from "./selectors.ts";
 import { objectKey } from "./store.ts";
@@ -471,8 +471,10 @@ export class RestHandler {
     const dryRun = dryRunOf(query);
     const raw = await readBody(request);
     let preconditions: { uid?: string; resourceVersion?: string } | undefined;
+    let propagationPolicy = propagationPolicyOf(query.get("propagationPolicy"));
     if (raw.length > 0) {
       const options = decodeBody(raw, mediaType(request));
+      if (isJsonObject(options)) propagationPolicy ??= propagationPolicyOf(options.propagationPolicy);
       if (isJsonObject(options) && isJsonObject(options.preconditions)) {
         const { uid, resourceVersion } = options.preconditions;
         preconditions = {
@@ -492,7 +494,12 @@ export class RestHandler {
     const deleted = this.context.registry.delete(resource, namespace, name, {
       dryRun,
       ...(preconditions ? { preconditions } : {}),
+      ...(propagationPolicy ? { propagationPolicy } : {}),
     });
     sendJson(response, 200, deleted);
   }
+}
+
+function propagationPolicyOf(value: unknown): DeleteOptions["propagationPolicy"] {
+  return value === "Foreground" || value === "Background" || value === "Orphan" ? value : undefined;
 }

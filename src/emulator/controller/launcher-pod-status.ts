@@ -1,5 +1,6 @@
 // The launcher pod's status at each step the kubelet would report: bound and creating its
-// containers, running with an IP, and finished. Init containers (the guest-console-log sidecar) get
+// containers, running with an IP, and finished. Init containers (the container disks' and the
+// guest-console-log sidecar) get
 // their own initContainerStatuses, as kubelet's convertToAPIContainerStatuses writes them; the pod
 // log API reads these states (subresources/container-log-status.ts).
 import { createHash } from "node:crypto";
@@ -9,6 +10,8 @@ import { condition } from "./kubevirt-state.ts";
 interface ContainerSpec {
   name: string;
   image: string;
+  /** An init container with restartPolicy Always: it keeps running beside the pod's containers. */
+  sidecar: boolean;
 }
 
 function containersOf(pod: KubeObject, list: "containers" | "initContainers"): ContainerSpec[] {
@@ -17,6 +20,7 @@ function containersOf(pod: KubeObject, list: "containers" | "initContainers"): C
     ? containers.map((container) => ({
         name: stringField(container, "name") ?? "",
         image: stringField(container, "image") ?? "",
+        sidecar: stringField(container, "restartPolicy") === "Always",
       }))
     : [];
 }
@@ -76,7 +80,17 @@ export function runningPodStatus(pod: KubeObject, podIP: string, image: string):
       true,
       runtimeContainerId(pod, container.name),
     );
-  // The guest-console-log sidecar is there only when serial console logging is on.
+  // Ordinary init containers (the container disks' binary copy and checks) ran to completion before
+  // the containers started; the guest-console-log sidecar, there only when serial console logging is
+  // on, keeps running (kubelet's computeInitContainerActions).
+  const completed = (container: ContainerSpec) => {
+    const containerID = runtimeContainerId(pod, container.name);
+    const at = timestamp();
+    const terminated = { exitCode: 0, reason: "Completed", startedAt: at, finishedAt: at, containerID };
+    return containerStatus(container.name, image, { terminated }, false, containerID);
+  };
+  const initStatus = (container: ContainerSpec) =>
+    container.sidecar ? running(container) : completed(container);
   const initContainers = containersOf(pod, "initContainers");
   return {
     ...(pod.status as JsonObject),
@@ -90,7 +104,7 @@ export function runningPodStatus(pod: KubeObject, podIP: string, image: string):
       condition("Ready", "True"),
     ],
     containerStatuses: containersOf(pod, "containers").map(running),
-    ...(initContainers.length > 0 ? { initContainerStatuses: initContainers.map(running) } : {}),
+    ...(initContainers.length > 0 ? { initContainerStatuses: initContainers.map(initStatus) } : {}),
   };
 }
 
@@ -107,7 +121,7 @@ export function finishedPodStatus(
   const succeeded = phase === "Succeeded";
   const terminate = (status: unknown): unknown => {
     const containerID = stringField(status, "containerID");
-    if (!containerID) return status;
+    if (!containerID || field(status, "state", "terminated") !== undefined) return status;
     const name = stringField(status, "name") ?? "";
     // virt-tail exits cleanly on SIGTERM; compute's exit code is the guest's outcome.
     const failed = !succeeded && name === "compute";

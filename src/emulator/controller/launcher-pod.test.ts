@@ -11,6 +11,8 @@ import {
 import { podRequests } from "./scheduler.ts";
 import { mutateNewVmi } from "../apiserver/admission/vmi-mutator.ts";
 import { vmiFromTemplate } from "./vm-controller.ts";
+import { withContainerDisks } from "./container-disks.ts";
+import { runningPodStatus } from "./launcher-pod-status.ts";
 
 const mebibyte = 2 ** 20;
 const gibibyte = 2 ** 30;
@@ -214,5 +216,37 @@ describe("the guest-console-log sidecar", () => {
       cpuMillis: requests.cpuMillis,
       memoryBytes: requests.memoryBytes,
     });
+  });
+});
+
+describe("a running launcher pod's init containers", () => {
+  // The kubelet runs ordinary init containers to completion before the pod's containers start, and
+  // keeps a sidecar (restartPolicy Always, KubeVirt's guest-console-log) running beside them
+  // (kubernetes pkg/kubelet/kuberuntime/kuberuntime_container.go, computeInitContainerActions). Seen
+  // on a real API server: with every init container "running", kubectl printed the pod as Init:1/3.
+  it("shows the container-disk ones Completed and only the console-log sidecar running", () => {
+    const withDisk = vmi(
+      { resources: { requests: { memory: "1Gi" } }, devices: {} },
+      { volumes: [{ name: "rootdisk", containerDisk: { image: "quay.io/containerdisks/fedora:41" } }] },
+    );
+    const built = buildLauncherPod(withDisk, launcherRequests(withDisk, 10), {
+      kubevirtVersion: "v1.9.0",
+      serialConsoleLog: true,
+    });
+    const launcherImage = "quay.io/kubevirt/virt-launcher:v1.9.0";
+    const pod = withContainerDisks(built, withDisk, { imageVolumes: false, launcherImage }) as KubeObject;
+    const status = runningPodStatus(pod, "10.244.0.2", launcherImage);
+    const states = (
+      status.initContainerStatuses as {
+        name: string;
+        ready: boolean;
+        state: Record<string, { reason?: string; exitCode?: number }>;
+      }[]
+    ).map((item) => [item.name, Object.keys(item.state)[0], item.state.terminated?.reason ?? "", item.ready]);
+    expect(states).toEqual([
+      ["guest-console-log", "running", "", true],
+      ["container-disk-binary", "terminated", "Completed", false],
+      ["volumerootdisk-init", "terminated", "Completed", false],
+    ]);
   });
 });

@@ -40,6 +40,8 @@ class ScriptedGuests implements GuestRuntime {
   private readonly events = new Map<string, GuestEvents>();
   private readonly holds = new Map<string, () => void>();
   holdBoots = false;
+  holdStops = false;
+  private readonly heldStops: (() => void)[] = [];
 
   async start(vmi: KubeObject, events: GuestEvents): Promise<void> {
     this.started.push(vmi.metadata.uid);
@@ -49,6 +51,12 @@ class ScriptedGuests implements GuestRuntime {
 
   async stop(vmi: KubeObject): Promise<void> {
     this.stopped.push(vmi.metadata.uid);
+    if (this.holdStops) await new Promise<void>((resolve) => this.heldStops.push(resolve));
+  }
+
+  releaseStops(): void {
+    this.holdStops = false;
+    for (const resolve of this.heldStops.splice(0)) resolve();
   }
 
   find(): undefined {
@@ -199,6 +207,39 @@ describe("VM and VMI lifecycle", () => {
         ?.items,
     ).toEqual([]);
     expect(guests.stopped).toContain(vmi.metadata.uid);
+  });
+
+  // The BFF ends a session with propagationPolicy Foreground. The API server then keeps the VM, marked
+  // with the foregroundDeletion finalizer, until the garbage collector has deleted the dependents that
+  // block it (k8s.io/apiserver pkg/registry/generic/registry/store.go, deletionFinalizersForGarbageCollection;
+  // kube-controller-manager's garbagecollector.go, processDeletingDependentsItem). Found on a real API
+  // server: the emulator deleted such a VM as soon as KubeVirt's own finalizer went.
+  it("keeps a VM deleted in the foreground until its VMI is gone, marked foregroundDeletion", async () => {
+    await client.create(vmsPath, vmManifest("fg-vm", { cores: 1, memory: "1Gi" }));
+    await client.until<Vmi>(`${vmisPath}/fg-vm`, phase("Running"), "the VMI to run");
+    guests.holdStops = true;
+    const deleted = await jsonRequest(cluster.emulator, "DELETE", `${vmsPath}/fg-vm`, {
+      apiVersion: "v1",
+      kind: "DeleteOptions",
+      propagationPolicy: "Foreground",
+    });
+    expect(deleted.status).toBe(200);
+    const marked = deleted.json as Vm;
+    expect(marked.metadata.deletionTimestamp).toBeDefined();
+    expect(marked.metadata.finalizers).toEqual([
+      "kubevirt.io/virtualMachineControllerFinalize",
+      "foregroundDeletion",
+    ]);
+    // While the guest is still shutting down, the VMI stays, and so does its owner.
+    await client.until<Vmi>(
+      `${vmisPath}/fg-vm`,
+      (vmi) => vmi.metadata.deletionTimestamp !== undefined,
+      "the VMI to be deleted",
+    );
+    expect((await client.get<Vm>(`${vmsPath}/fg-vm`))?.metadata.finalizers).toContain("foregroundDeletion");
+    guests.releaseStops();
+    await client.gone(`${vmisPath}/fg-vm`, "the VMI to be deleted");
+    await client.gone(`${vmsPath}/fg-vm`, "the VM to be deleted");
   });
 
   it("starts, restarts and stops a Halted VM through the subresources", async () => {

@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { FastifyInstance } from "fastify";
+import type { KubeConfig } from "@kubernetes/client-node";
 import { csrfHeader } from "../../common/api.ts";
 import type { Lab } from "../../common/lab.ts";
 import { eventually } from "../../common/testing/patience.ts";
@@ -33,10 +34,10 @@ import type { SessionsReadMode } from "../sessions/reads.ts";
 export const testNamespace = "lab-sessions";
 export const testAgentKeySecret = "a-test-agent-token-secret-long-enough";
 
-export interface TestBff {
+/** A test BFF on a cluster of the test's own (a real API server), given the BFF's credentials. */
+export interface TestBffOnCluster {
   url: string;
   app: FastifyInstance;
-  emulator: TestEmulator;
   kubeRequests: KubeRequestCounter;
   signIns: SignIns;
   /** Where this BFF writes console recordings. */
@@ -46,7 +47,11 @@ export interface TestBff {
   close(): Promise<void>;
 }
 
-export async function startTestBff(options: {
+export interface TestBff extends TestBffOnCluster {
+  emulator: TestEmulator;
+}
+
+export interface TestBffOptions {
   labs: Lab[];
   sessionsReadMode?: SessionsReadMode;
   /**
@@ -92,9 +97,31 @@ export async function startTestBff(options: {
   port?: number;
   /** A built SPA to serve (dist/web's layout); default none, the API alone. */
   webRoot?: string;
-}): Promise<TestBff> {
-  const ownsEmulator = options.emulator === undefined;
+}
+
+/** A test BFF on the emulator: its own, or a shared one given in the options. */
+export async function startTestBff(options: TestBffOptions): Promise<TestBff> {
   const emulator = options.emulator ?? (await startTestEmulator({ deployRbac: true }));
+  try {
+    const bff = await startTestBffOnCluster(emulator.bffKubeConfig(), options);
+    return {
+      ...bff,
+      emulator,
+      async close() {
+        await bff.close();
+        if (options.emulator === undefined) await emulator.close().catch(() => undefined);
+      },
+    };
+  } catch (error) {
+    if (options.emulator === undefined) await emulator.close().catch(() => undefined);
+    throw error;
+  }
+}
+
+export async function startTestBffOnCluster(
+  kubeConfig: KubeConfig,
+  options: Omit<TestBffOptions, "emulator">,
+): Promise<TestBffOnCluster> {
   const ownsDataDir = options.gradingDataDir === undefined;
   const gradingDataDir = options.gradingDataDir ?? (await mkdtemp(path.join(tmpdir(), "test-bff-")));
   const gradingRepository = SqliteGradingRepository.open(gradingDataDir);
@@ -104,7 +131,6 @@ export async function startTestBff(options: {
   const classRepository = SqliteClassRepository.open(gradingDataDir);
   const announcementRepository = SqliteAnnouncementRepository.open(gradingDataDir);
   const kubeRequests = new KubeRequestCounter();
-  const kubeConfig = emulator.bffKubeConfig();
   const cluster = createClusterClient(kubeConfig, {
     namespace: testNamespace,
     labelSelector: sessionsSelector,
@@ -163,7 +189,6 @@ export async function startTestBff(options: {
   return {
     url,
     app,
-    emulator,
     kubeRequests,
     signIns,
     recordingsDir: path.join(gradingDataDir, "recordings"),
@@ -184,7 +209,6 @@ export async function startTestBff(options: {
       await classRepository.close();
       await announcementRepository.close();
       if (ownsDataDir) await rm(gradingDataDir, { recursive: true, force: true });
-      if (ownsEmulator) await emulator.close().catch(() => undefined);
     },
   };
 }
