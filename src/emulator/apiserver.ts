@@ -8,21 +8,19 @@ import type { Duplex } from "node:stream";
 import type { TokenAuthenticator } from "./apiserver/authentication.ts";
 import { kubernetesFeatureGates, type ClusterConfig } from "./cluster/cluster-config.ts";
 import type { GuestRuntime } from "./guests/guest-runtime.ts";
-import { changeVmState, type LifecycleAction } from "./subresources/state-change.ts";
-import type { PauseAction, VmiPauses } from "./subresources/pause.ts";
+import type { VmiPauses } from "./subresources/pause.ts";
+import { createKubevirtSubresources, refuseUpgrade } from "./kubevirt-subresources.ts";
 import {
   apiGroupDocument,
   apiGroupList,
   apiResourceList,
   apiVersions,
-  kubevirtVersionInfo,
   versionInfo,
 } from "./apiserver/discovery.ts";
 import { decodeBody, mediaType, readBody } from "./http/body.ts";
-import { parseRequestInfo, toAttributes, type ResourceRequestInfo } from "./http/request-info.ts";
+import { parseRequestInfo, toAttributes } from "./http/request-info.ts";
 import {
   ApiError,
-  badRequest,
   internalError,
   methodNotAllowed,
   pathNotFound,
@@ -38,7 +36,6 @@ import { reviewSelfSubjectAccess } from "./rbac/self-subject-access-review.ts";
 import type { Registry } from "./apiserver/registry.ts";
 import { authorizationGroup, subresourcesGroup } from "./cluster/resources.ts";
 import type { RestHandler } from "./apiserver/rest.ts";
-import { guestAgentSubresources, serveGuestAgent } from "./subresources/guest-agent.ts";
 import { servePodLog } from "./subresources/pod-log.ts";
 
 export interface ApiServerParts {
@@ -56,10 +53,6 @@ export interface ApiServerParts {
   /** virt-api's pause and unpause, and virt-handler's syncs after them. */
   pauses: VmiPauses;
 }
-
-const lifecycleActions = new Set(["start", "stop", "restart"]);
-const pauseActions = new Set(["pause", "unpause"]);
-const streamingSubresources = new Set(["console", "portforward", "vnc", "usbredir", "vsock"]);
 
 function metricsText(config: ClusterConfig): string {
   const version = versionInfo(config);
@@ -82,6 +75,7 @@ export function createApiServer(parts: ApiServerParts): {
   onUpgrade: (request: IncomingMessage, socket: Duplex, head: Buffer) => void;
 } {
   const { config, authenticator, authorizer } = parts;
+  const subresources = createKubevirtSubresources(parts);
 
   /** The writer of a non-resource page, or undefined for an unknown path. */
   function nonResourcePage(url: URL): ((response: ServerResponse) => void) | undefined {
@@ -132,64 +126,6 @@ export function createApiServer(parts: ApiServerParts): {
     page(response);
   }
 
-  async function readOptionalBody(request: IncomingMessage): Promise<unknown> {
-    const body = await readBody(request);
-    return body.length === 0 ? undefined : decodeBody(body, mediaType(request));
-  }
-
-  async function serveKubevirtSubresource(
-    request: IncomingMessage,
-    response: ServerResponse,
-    info: ResourceRequestInfo,
-  ): Promise<void> {
-    if (info.version !== "v1" && info.version !== "v1alpha3") throw pathNotFound();
-    if (
-      (info.resource === "version" || info.resource === "healthz") &&
-      info.name === "" &&
-      info.namespace === ""
-    ) {
-      if (request.method !== "GET") throw methodNotAllowed();
-      return sendJson(
-        response,
-        200,
-        info.resource === "version" ? kubevirtVersionInfo(config) : { status: "ok" },
-      );
-    }
-    if (info.resource === "virtualmachines" && lifecycleActions.has(info.subresource) && info.name !== "") {
-      if (request.method !== "PUT") throw methodNotAllowed();
-      const options = await readOptionalBody(request);
-      changeVmState(parts.registry, info.subresource as LifecycleAction, info.namespace, info.name, options);
-      response.writeHead(202);
-      response.end();
-      return;
-    }
-    if (
-      info.resource === "virtualmachineinstances" &&
-      pauseActions.has(info.subresource) &&
-      info.name !== ""
-    ) {
-      if (request.method !== "PUT") throw methodNotAllowed();
-      const options = await readOptionalBody(request);
-      await parts.pauses.change(info.subresource as PauseAction, info.namespace, info.name, options);
-      response.writeHead(200);
-      response.end();
-      return;
-    }
-    if (
-      info.resource === "virtualmachineinstances" &&
-      guestAgentSubresources.has(info.subresource) &&
-      info.name !== ""
-    ) {
-      return serveGuestAgent(parts.registry, parts.guests, request, response, info);
-    }
-    if (streamingSubresources.has(info.subresource)) {
-      throw badRequest(
-        "websocket: the client is not using the websocket protocol: 'upgrade' token not found in 'Connection' header",
-      );
-    }
-    throw pathNotFound();
-  }
-
   async function selfSubjectAccessReview(
     request: IncomingMessage,
     response: ServerResponse,
@@ -232,7 +168,7 @@ export function createApiServer(parts: ApiServerParts): {
       if (info.verb !== "create" || info.name !== "") throw methodNotAllowed();
       return selfSubjectAccessReview(request, response, user);
     }
-    if (info.group === subresourcesGroup) return serveKubevirtSubresource(request, response, info);
+    if (info.group === subresourcesGroup) return subresources.serve(request, response, info);
     if (info.group === "" && info.resource === "pods" && info.subresource === "log" && info.name !== "") {
       return servePodLog(parts.registry, parts.guests, method, response, info, url.searchParams);
     }
@@ -267,20 +203,10 @@ export function createApiServer(parts: ApiServerParts): {
       if (!decision.allowed) {
         return rejectUpgrade(socket, { code: 403, body: forbiddenStatus(user, attributes, decision.reason) });
       }
-      const handler = parts.upgrades.find(info);
-      if (!handler) return rejectUpgrade(socket, pathNotFound());
-      // Handlers throw (or reject with) an ApiError for what goes wrong before the handshake.
-      Promise.resolve(handler({ request, socket, head, info, user })).catch((error: unknown) =>
-        refuseUpgrade(socket, error),
-      );
+      subresources.upgrade({ request, socket, head, info, user });
     } catch (error) {
       refuseUpgrade(socket, error);
     }
-  }
-
-  function refuseUpgrade(socket: Duplex, error: unknown): void {
-    if (!(error instanceof ApiError)) console.error(`emulator: websocket upgrade failed:`, error);
-    rejectUpgrade(socket, error instanceof ApiError ? error : internalError(String(error)));
   }
 
   return { onRequest, onUpgrade };

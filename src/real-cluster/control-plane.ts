@@ -39,6 +39,11 @@ export interface ControlPlane {
   server: string;
   /** The admin's. */
   kubeConfig: KubeConfig;
+  /**
+   * kube-apiserver's front-proxy client certificate and key (PEM files under the data folder's pki/,
+   * cluster/real-apiserver/pki.go), for tests that call an aggregated server as kube-apiserver does.
+   */
+  frontProxyClient: { certFile: string; keyFile: string };
   /** What /version reports, e.g. v1.34.3. */
   version: string;
   /** When the server gets to /readyz 200, in ms since the start. */
@@ -126,6 +131,10 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
     return {
       server,
       kubeConfig,
+      frontProxyClient: {
+        certFile: path.join(dataDir, "pki", "front-proxy-client.crt"),
+        keyFile: path.join(dataDir, "pki", "front-proxy-client.key"),
+      },
       version: version.gitVersion ?? "?",
       readyAfterMs,
       exited,

@@ -39,14 +39,20 @@ function yearsFromNow(years: number): Date {
   return date;
 }
 
-function createCa(): { certPem: string; keyPem: string } {
+export interface CertificateAndKey {
+  certPem: string;
+  keyPem: string;
+}
+
+/** A self-signed certificate authority, valid ten years. */
+export function createCertificateAuthority(commonName: string): CertificateAndKey {
   const keys = generateRsaKeyPair();
   const cert = forge.pki.createCertificate();
   cert.publicKey = forge.pki.publicKeyFromPem(keys.publicKeyPem);
   cert.serialNumber = serialNumber();
   cert.validity.notBefore = new Date(Date.now() - 60_000);
   cert.validity.notAfter = yearsFromNow(10);
-  const subject = [{ name: "commonName", value: "lab-console-emulator-ca" }];
+  const subject = [{ name: "commonName", value: commonName }];
   cert.setSubject(subject);
   cert.setIssuer(subject);
   cert.setExtensions([
@@ -58,10 +64,14 @@ function createCa(): { certPem: string; keyPem: string } {
   return { certPem: forge.pki.certificateToPem(cert), keyPem: keys.privateKeyPem };
 }
 
-function createServingCert(
-  ca: { certPem: string; keyPem: string },
-  names: string[],
-): { certPem: string; keyPem: string } {
+export interface LeafCertificate {
+  commonName: string;
+  /** serverAuth with these subject alternative names, or clientAuth (a client has no names). */
+  usage: { server: string[] } | "client";
+}
+
+/** A certificate signed by `ca`, valid a year. */
+export function signCertificate(ca: CertificateAndKey, leaf: LeafCertificate): CertificateAndKey {
   const keys = generateRsaKeyPair();
   const caCert = forge.pki.certificateFromPem(ca.certPem);
   const cert = forge.pki.createCertificate();
@@ -69,16 +79,23 @@ function createServingCert(
   cert.serialNumber = serialNumber();
   cert.validity.notBefore = new Date(Date.now() - 60_000);
   cert.validity.notAfter = yearsFromNow(1);
-  cert.setSubject([{ name: "commonName", value: "kube-apiserver" }]);
+  cert.setSubject([{ name: "commonName", value: leaf.commonName }]);
   cert.setIssuer(caCert.subject.attributes);
+  const names = leaf.usage === "client" ? [] : leaf.usage.server;
   cert.setExtensions([
     { name: "basicConstraints", cA: false },
     { name: "keyUsage", digitalSignature: true, keyEncipherment: true, critical: true },
-    { name: "extKeyUsage", serverAuth: true },
-    {
-      name: "subjectAltName",
-      altNames: names.map((name) => (isIP(name) ? { type: 7, ip: name } : { type: 2, value: name })),
-    },
+    leaf.usage === "client"
+      ? { name: "extKeyUsage", clientAuth: true }
+      : { name: "extKeyUsage", serverAuth: true },
+    ...(names.length === 0
+      ? []
+      : [
+          {
+            name: "subjectAltName",
+            altNames: names.map((name) => (isIP(name) ? { type: 7, ip: name } : { type: 2, value: name })),
+          },
+        ]),
   ]);
   cert.sign(forge.pki.privateKeyFromPem(ca.keyPem), forge.md.sha256.create());
   return { certPem: forge.pki.certificateToPem(cert), keyPem: keys.privateKeyPem };
@@ -120,11 +137,11 @@ export function loadOrCreateServingMaterial(stateDir: string, host: string): Ser
   const certPath = join(stateDir, "serving.crt");
   const keyPath = join(stateDir, "serving.key");
 
-  let ca: { certPem: string; keyPem: string };
+  let ca: CertificateAndKey;
   if (existsSync(caCertPath) && existsSync(caKeyPath)) {
     ca = { certPem: readFileSync(caCertPath, "utf8"), keyPem: readFileSync(caKeyPath, "utf8") };
   } else {
-    ca = createCa();
+    ca = createCertificateAuthority("lab-console-emulator-ca");
     writeFileSync(caKeyPath, ca.keyPem, { mode: 0o600 });
     writeFileSync(caCertPath, ca.certPem);
   }
@@ -136,7 +153,7 @@ export function loadOrCreateServingMaterial(stateDir: string, host: string): Ser
       return { caCertPem: ca.certPem, certPem, keyPem: readFileSync(keyPath, "utf8") };
     }
   }
-  const serving = createServingCert(ca, names);
+  const serving = signCertificate(ca, { commonName: "kube-apiserver", usage: { server: names } });
   writeFileSync(keyPath, serving.keyPem, { mode: 0o600 });
   writeFileSync(certPath, serving.certPem);
   return { caCertPem: ca.certPem, certPem: serving.certPem, keyPem: serving.keyPem };
