@@ -1,13 +1,17 @@
 // The emulator as KubeVirt and the node beside a real API server (`npm run emulator -- --apiserver
 // KUBECONFIG`): the objects live in that server; the emulator's controllers work on a copy of them
-// (remote/remote-mirror.ts) and run the guests, as virt-controller, virt-handler and the kubelet do.
+// (remote/remote-mirror.ts) and run the guests, as virt-controller, virt-handler and the kubelet do,
+// and it serves subresources.kubevirt.io to that server as virt-api does (aggregation/).
 import { resolve } from "node:path";
 import type { KubeConfig } from "@kubernetes/client-node";
 import { Registry } from "./apiserver/registry.ts";
 import { ObjectStore } from "./apiserver/store.ts";
 import { parseClusterConfig, type ClusterConfigInput } from "./cluster/cluster-config.ts";
 import { timingsFor, type TimingMode } from "./cluster/timing.ts";
+import { registerSubresourcesApiService } from "./aggregation/api-service-registration.ts";
+import { startSubresourcesServer, type SubresourcesServer } from "./aggregation/subresources-server.ts";
 import { startKubevirtNode, type GuestsChoice, type KubevirtNode } from "./kubevirt-node.ts";
+import { createKubevirtSubresources } from "./kubevirt-subresources.ts";
 import { RemoteApi } from "./remote/remote-api.ts";
 import { RemoteMirror } from "./remote/remote-mirror.ts";
 import { seedCluster } from "./seed.ts";
@@ -22,11 +26,16 @@ export interface BesideApiServerOptions {
   cluster?: ClusterConfigInput;
   guests?: GuestsChoice;
   unlimitedGuests?: boolean;
+  /** Where the subresources server listens for kube-apiserver; default 127.0.0.1 and any free port. */
+  host?: string;
+  port?: number;
   log?: (line: string) => void;
 }
 
 export interface BesideApiServer {
   node: KubevirtNode;
+  /** The aggregated server kube-apiserver proxies subresources.kubevirt.io to. */
+  subresources: SubresourcesServer;
   registry: Registry;
   /** Resolves once every change the controllers made so far has reached the API server. */
   flushed(): Promise<void>;
@@ -40,9 +49,12 @@ export async function startBesideApiServer(options: BesideApiServerOptions): Pro
   const registry = new Registry(new ObjectStore(1000));
   const mirror = new RemoteMirror({ store: registry.store, api: new RemoteApi(options.kubeConfig), log });
   await mirror.start();
-  let node: KubevirtNode;
+  const stops: (() => Promise<void>)[] = [() => mirror.stop()];
+  const stopAll = async () => {
+    for (const stop of stops.splice(0).reverse()) await stop();
+  };
   try {
-    node = await startKubevirtNode({
+    const node = await startKubevirtNode({
       registry,
       config,
       timings: timingsFor(options.timing ?? "realistic"),
@@ -51,18 +63,35 @@ export async function startBesideApiServer(options: BesideApiServerOptions): Pro
       unlimitedGuests: options.unlimitedGuests === true,
       kubeconfigPaths: [options.kubeconfigPath],
     });
+    stops.push(() => node.stop());
+    seedCluster(registry, config);
+    const subresources = await startSubresourcesServer({
+      kubeConfig: options.kubeConfig,
+      ...(options.host ? { host: options.host } : {}),
+      ...(options.port ? { port: options.port } : {}),
+      subresources: createKubevirtSubresources({
+        config,
+        registry,
+        guests: node.guests,
+        pauses: node.pauses,
+        upgrades: node.upgrades,
+      }),
+    });
+    stops.push(() => subresources.close());
+    await registerSubresourcesApiService(options.kubeConfig, {
+      host: subresources.host,
+      port: subresources.port,
+      caBundlePem: subresources.caBundlePem,
+    });
+    return {
+      node,
+      subresources,
+      registry,
+      flushed: () => mirror.flushed(),
+      close: stopAll,
+    };
   } catch (error) {
-    await mirror.stop();
+    await stopAll();
     throw error;
   }
-  seedCluster(registry, config);
-  return {
-    node,
-    registry,
-    flushed: () => mirror.flushed(),
-    async close() {
-      await node.stop();
-      await mirror.stop();
-    },
-  };
 }

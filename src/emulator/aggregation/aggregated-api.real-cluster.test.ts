@@ -25,7 +25,7 @@ import { ConsoleStreams } from "../subresources/console.ts";
 import { VmiPauses } from "../subresources/pause.ts";
 import { createKubevirtUpgrader } from "../subresources/websocket.ts";
 import { registerSubresourcesApiService } from "./api-service-registration.ts";
-import { kubeRequester } from "./kube-api.ts";
+import { kubeRequester } from "../remote/remote-api.ts";
 import { startSubresourcesServer, type SubresourcesServer } from "./subresources-server.ts";
 
 const run = promisify(execFile);

@@ -14,7 +14,7 @@ import { ApiError, internalError, pathNotFound, sendError, sendJson } from "../h
 import { rejectUpgrade, writeRawResponse } from "../http/upgrade.ts";
 import { subresourcesGroup } from "../cluster/resources.ts";
 import { authenticateFrontProxy, type AggregatedUser } from "./front-proxy-authenticator.ts";
-import type { KubeRequest } from "./kube-api.ts";
+import type { KubeRequest } from "../remote/remote-api.ts";
 import type { RequestHeaderConfig } from "./requestheader-config.ts";
 import { reviewAccess } from "./subject-access-review.ts";
 import { virtApiDiscovery } from "./virt-api-discovery.ts";

@@ -12,7 +12,7 @@
 // takes the APIServices over with its new port and CA.
 import type { KubeConfig } from "@kubernetes/client-node";
 import { subresourcesGroup } from "../cluster/resources.ts";
-import { kubeRequester, statusMessage, type KubeRequest } from "./kube-api.ts";
+import { RemoteApi, statusMessage, type KubeRequest } from "../remote/remote-api.ts";
 import { subresourceVersions, virtApiService } from "./virt-api-service.ts";
 
 export interface ApiServiceRegistration {
@@ -87,7 +87,18 @@ export async function registerSubresourcesApiService(
   kubeConfig: KubeConfig,
   registration: ApiServiceRegistration,
 ): Promise<void> {
-  const kubeRequest = kubeRequester(kubeConfig);
+  const api = new RemoteApi(kubeConfig);
+  try {
+    await applyRegistration(api.request, registration);
+  } finally {
+    api.close();
+  }
+}
+
+async function applyRegistration(
+  kubeRequest: KubeRequest,
+  registration: ApiServiceRegistration,
+): Promise<void> {
   const { namespace, name } = virtApiService;
   const host =
     registration.host === undefined || registration.host === "0.0.0.0" ? "127.0.0.1" : registration.host;

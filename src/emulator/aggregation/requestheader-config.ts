@@ -3,7 +3,7 @@
 // certificate names allowed, and the headers carrying the user. virt-api reads the same ConfigMap at
 // start (KubeVirt v1.9.0 pkg/virt-api/api.go readRequestHeader; pkg/util/tls/ca-manager.go for the CA
 // and the allowed names) and, like it, this refuses to start without the client CA.
-import { statusMessage, type KubeRequest } from "./kube-api.ts";
+import { statusMessage, type KubeRequest } from "../remote/remote-api.ts";
 
 export interface RequestHeaderConfig {
   /** PEM, one or more certificates. */

@@ -6,7 +6,7 @@
 // are not for RBAC; or /apis/GROUP/VERSION/namespaces/NS/expand-vm-spec. The verb is the HTTP method's
 // (a websocket's GET is "get", a PUT "update"). A path of any other shape is refused, as virt-api does.
 import type { AggregatedUser } from "./front-proxy-authenticator.ts";
-import { statusMessage, type KubeRequest } from "./kube-api.ts";
+import { statusMessage, type KubeRequest } from "../remote/remote-api.ts";
 
 export interface ResourceAttributes {
   namespace: string;

@@ -12,7 +12,7 @@ import { createCertificateAuthority, signCertificate } from "../cluster/tls.ts";
 import { Connections } from "../http/connections.ts";
 import type { KubevirtSubresources } from "../kubevirt-subresources.ts";
 import { createAggregatedFrontDoor } from "./aggregated-front-door.ts";
-import { kubeRequester } from "./kube-api.ts";
+import { RemoteApi } from "../remote/remote-api.ts";
 import { readRequestHeaderConfig } from "./requestheader-config.ts";
 import { virtApiServingNames } from "./virt-api-service.ts";
 
@@ -43,8 +43,12 @@ export async function startSubresourcesServer(
   options: SubresourcesServerOptions,
 ): Promise<SubresourcesServer> {
   const host = options.host ?? "127.0.0.1";
-  const kubeRequest = kubeRequester(options.kubeConfig);
-  const requestHeader = await readRequestHeaderConfig(kubeRequest);
+  const api = new RemoteApi(options.kubeConfig);
+  const kubeRequest = api.request;
+  const requestHeader = await readRequestHeaderConfig(kubeRequest).catch((error: unknown) => {
+    api.close();
+    throw error;
+  });
   const ca = createCertificateAuthority("lab-console-virt-api-ca");
   const serving = signCertificate(ca, {
     commonName: virtApiServingNames[0] ?? "virt-api",
@@ -86,6 +90,7 @@ export async function startSubresourcesServer(
       closing ??= new Promise<void>((resolve) => {
         server.close(() => resolve());
         connections.closeAll();
+        api.close();
       });
       return closing;
     },

@@ -1,8 +1,9 @@
 // Requests and watches against the real API server the emulator stands beside (`--apiserver`), as
-// plain JSON over one keep-alive agent, with the kubeconfig's server and credentials.
+// plain JSON over one keep-alive agent (the timers and a SubjectAccessReview per aggregated request
+// should not cost a TLS handshake each), with the kubeconfig's server and credentials.
 import https from "node:https";
 import type { KubeConfig } from "@kubernetes/client-node";
-import type { KubeObject } from "../cluster/objects.ts";
+import { isJsonObject, type KubeObject } from "../cluster/objects.ts";
 import type { ResourceType } from "../cluster/resources.ts";
 
 export interface RemoteAnswer {
@@ -15,7 +16,20 @@ export interface WatchEvent {
   object: KubeObject;
 }
 
-export type PatchType = "application/merge-patch+json" | "application/json";
+/** One request; every HTTP status resolves, only a failure to get an answer rejects. */
+export type KubeRequest = (
+  method: string,
+  path: string,
+  body?: unknown,
+  contentType?: string,
+) => Promise<RemoteAnswer>;
+
+/** The reason in a Kubernetes Status body, or the body itself. */
+export function statusMessage(answer: RemoteAnswer): string {
+  const { body } = answer;
+  if (isJsonObject(body) && typeof body.message === "string") return body.message;
+  return typeof body === "string" ? body : JSON.stringify(body);
+}
 
 /** The path of a kind's collection (namespace "" for all namespaces), an object, or its subresource. */
 export function resourcePath(
@@ -41,13 +55,12 @@ export class RemoteApi {
     this.server = server.replace(/\/+$/, "");
   }
 
-  /** One request; every HTTP status resolves, only a failure to get an answer rejects. */
-  async request(
+  readonly request: KubeRequest = async (
     method: string,
     path: string,
     body?: unknown,
-    contentType?: PatchType,
-  ): Promise<RemoteAnswer> {
+    contentType?: string,
+  ) => {
     const options = await this.options(method);
     const payload = body === undefined ? undefined : JSON.stringify(body);
     options.headers = {
@@ -82,7 +95,7 @@ export class RemoteApi {
       request.on("error", reject);
       request.end(payload);
     });
-  }
+  };
 
   /**
    * Watches a collection from a resourceVersion, one call of `onEvent` per event, until the server

@@ -1,25 +1,37 @@
 // A session's life through the BFF on a real kube-apiserver, with the emulator beside it as KubeVirt
-// and the node (emulator/beside-apiserver.ts): the BFF as deploy/base's service account, KubeVirt's
-// work done through the real server's API, and what an operator sees there with kubectl.
+// and the node (emulator/beside-apiserver.ts): the BFF as deploy/base's service account, its console
+// and the agent's port-forward through kube-apiserver's aggregation layer to the emulator's virt-api,
+// KubeVirt's work done through the real server's API, and what an operator sees there with kubectl.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SelfCheck } from "../../common/grading-api.ts";
 import { eventually } from "../../common/testing/patience.ts";
 import { startBesideApiServer, type BesideApiServer } from "../../emulator/beside-apiserver.ts";
 import { kubectlFor, type Kubectl } from "../../real-cluster/testing/kubectl.ts";
 import { startRealCluster, type RealCluster } from "../../real-cluster/testing/real-cluster.ts";
-import { launchRunning, startTestBffOnCluster, type TestBffOnCluster } from "../testing/test-bff.ts";
-import { aLab } from "./testing/fixtures.ts";
+import { ConsoleTestClient, signInCookie } from "../console/testing/console-client.ts";
+import { aCheck, aGradingLab } from "../grading/testing/grading-fixtures.ts";
+import {
+  launchRunning,
+  startTestBffOnCluster,
+  type TestBffOnCluster,
+  type TestBrowser,
+} from "../testing/test-bff.ts";
 
 const namespace = "lab-sessions";
-const lab = aLab();
+const lab = aGradingLab([
+  aCheck({ id: "hello-file", title: "Create ~/hello.txt", selfCheck: true, run: "test -f ~/hello.txt" }),
+]);
 
 let cluster: RealCluster;
 let kubevirt: BesideApiServer;
 let bff: TestBffOnCluster;
 let kubectl: Kubectl;
 let stateDir: string;
+let alice: TestBrowser;
+let sessionId = "";
 
 beforeAll(async () => {
   cluster = await startRealCluster();
@@ -32,7 +44,8 @@ beforeAll(async () => {
     timing: "fast",
     guests: "sandbox",
   });
-  bff = await startTestBffOnCluster(cluster.bff, { labs: [lab] });
+  bff = await startTestBffOnCluster(cluster.bff, { labs: [lab], gradingLimits: { selfCheckIntervalMs: 1 } });
+  alice = await bff.signIn("alice");
 }, 900_000);
 
 afterAll(async () => {
@@ -42,32 +55,72 @@ afterAll(async () => {
   if (stateDir) await rm(stateDir, { recursive: true, force: true });
 });
 
-describe("a session on a real API server, KubeVirt emulated beside it", () => {
-  let sessionId = "";
+interface Vmi {
+  metadata: { uid: string };
+  status: { phase: string; nodeName: string };
+}
 
+async function serverVmi(): Promise<Vmi> {
+  return JSON.parse(await kubectl("get", "vmi", "-n", namespace, sessionId, "-o", "json")) as Vmi;
+}
+
+async function selfCheck(): Promise<SelfCheck["result"]> {
+  const answer = await alice.post(`/api/sessions/${sessionId}/checks`);
+  expect(answer.status, JSON.stringify(answer.body)).toBe(201);
+  return SelfCheck.parse(answer.body).result;
+}
+
+describe("a session on a real API server, KubeVirt emulated beside it", () => {
   it("launches: the VM the BFF created runs, with its VMI and launcher pod where kubectl shows them", async () => {
-    const alice = await bff.signIn("alice");
     sessionId = await launchRunning(alice, lab.id);
-    const vmi = JSON.parse(await kubectl("get", "vmi", "-n", namespace, sessionId, "-o", "json")) as {
-      metadata: { uid: string };
-      status: { phase: string; nodeName: string };
-    };
+    const vmi = await serverVmi();
     expect(vmi.status).toMatchObject({ phase: "Running", nodeName: "node01" });
     const selector = `vm.kubevirt.io/name=${sessionId}`;
-    const pod = JSON.parse(await kubectl("get", "pods", "-n", namespace, "-l", selector, "-o", "json")) as {
+    const pods = JSON.parse(await kubectl("get", "pods", "-n", namespace, "-l", selector, "-o", "json")) as {
       items: { metadata: { labels: Record<string, string>; ownerReferences: { uid: string }[] } }[];
     };
     // The server gave the VMI its own uid: the pod names that one, not the emulator's.
-    expect(pod.items[0]?.metadata.labels["kubevirt.io/created-by"]).toBe(vmi.metadata.uid);
-    expect(pod.items[0]?.metadata.ownerReferences[0]?.uid).toBe(vmi.metadata.uid);
+    expect(pods.items[0]?.metadata.labels["kubevirt.io/created-by"]).toBe(vmi.metadata.uid);
+    expect(pods.items[0]?.metadata.ownerReferences[0]?.uid).toBe(vmi.metadata.uid);
     // The real server's own table for pods, as an operator reads it: every container ready, the
     // container disks' init containers done (kubectl would print Init:1/3 otherwise).
     const table = await kubectl("get", "pods", "-n", namespace, "-l", selector);
     expect(table).toMatch(/virt-launcher-\S+\s+3\/3\s+Running/);
   });
 
+  it("serves the serial console through kube-apiserver's aggregation layer", async () => {
+    const serial = await ConsoleTestClient.connect(bff.url, sessionId, {
+      cookie: await signInCookie(bff.url, "alice"),
+    });
+    try {
+      await serial.untilLive();
+      expect(await serial.run("echo through-the-aggregator")).toBe("through-the-aggregator");
+      expect(await serial.run("touch ~/hello.txt && echo made")).toBe("made");
+    } finally {
+      serial.close();
+    }
+  });
+
+  it("grades through the agent, reached over the port-forward subresource", async () => {
+    const result = await eventually(selfCheck, (each) => each.gradable, {
+      what: "a gradable self-check",
+      timeoutMs: 30_000,
+    });
+    expect(result.checks).toEqual([expect.objectContaining({ checkId: "hello-file", passed: true })]);
+  });
+
+  it("restarts: the server gets a new VMI, with a new uid, and it runs", async () => {
+    const before = await serverVmi();
+    const restarted = await alice.post(`/api/sessions/${sessionId}/restart`);
+    expect(restarted.status, JSON.stringify(restarted.body)).toBe(202);
+    await eventually(
+      () => serverVmi().catch(() => undefined),
+      (vmi) => vmi !== undefined && vmi.metadata.uid !== before.metadata.uid && vmi.status?.phase === "Running",
+      { what: "a new VMI running", timeoutMs: 30_000 },
+    );
+  });
+
   it("ends: the VM, its VMI, its launcher pod and its user-data Secret are gone from the server", async () => {
-    const alice = await bff.signIn("alice");
     expect((await alice.delete(`/api/sessions/${sessionId}`)).status).toBe(202);
     await eventually(
       () => kubectl("get", "vm,vmi,pods,secrets", "-n", namespace, "-o", "name"),
