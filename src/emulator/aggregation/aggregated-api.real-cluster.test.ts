@@ -25,7 +25,7 @@ import { ConsoleStreams } from "../subresources/console.ts";
 import { VmiPauses } from "../subresources/pause.ts";
 import { createKubevirtUpgrader } from "../subresources/websocket.ts";
 import { registerSubresourcesApiService } from "./api-service-registration.ts";
-import { kubeRequester } from "../remote/remote-api.ts";
+import { RemoteApi } from "../remote/remote-api.ts";
 import { startSubresourcesServer, type SubresourcesServer } from "./subresources-server.ts";
 
 const run = promisify(execFile);
@@ -45,7 +45,7 @@ async function kubectl(...args: string[]): Promise<string> {
 
 /** A service account in lab-sessions with no rights at all, and a kubeconfig with its token. */
 async function accountWithoutRights(): Promise<KubeConfig> {
-  const admin = kubeRequester(cluster.admin);
+  const admin = new RemoteApi(cluster.admin).request;
   await admin("POST", `/api/v1/namespaces/${namespace}/serviceaccounts`, { metadata: { name: "nobody" } });
   const answer = await admin("POST", `/api/v1/namespaces/${namespace}/serviceaccounts/nobody/token`, {
     apiVersion: "authentication.k8s.io/v1",
@@ -159,7 +159,7 @@ describe("subresources.kubevirt.io aggregated by a real kube-apiserver", () => {
   });
 
   it("lets the BFF's service account through to the emulator's handler: a missing VMI's pause is its 404", async () => {
-    const answer = await kubeRequester(cluster.bff)("PUT", pausePath, {});
+    const answer = await new RemoteApi(cluster.bff).request("PUT", pausePath, {});
     expect(answer.status).toBe(404);
     expect(answer.body).toMatchObject({ kind: "Status", reason: "NotFound", details: { name: "missing" } });
   });
@@ -187,7 +187,7 @@ describe("subresources.kubevirt.io aggregated by a real kube-apiserver", () => {
 
   it("is refused by kube-apiserver's own RBAC for an account without the subresource, before the proxy", async () => {
     const nobody = await accountWithoutRights();
-    const answer = await kubeRequester(nobody)("PUT", pausePath, {});
+    const answer = await new RemoteApi(nobody).request("PUT", pausePath, {});
     expect(answer.status).toBe(403);
     expect(answer.body).toMatchObject({ kind: "Status", reason: "Forbidden" });
   });

@@ -115,7 +115,8 @@ describe("a session on a real API server, KubeVirt emulated beside it", () => {
     expect(restarted.status, JSON.stringify(restarted.body)).toBe(202);
     await eventually(
       () => serverVmi().catch(() => undefined),
-      (vmi) => vmi !== undefined && vmi.metadata.uid !== before.metadata.uid && vmi.status?.phase === "Running",
+      (vmi) =>
+        vmi !== undefined && vmi.metadata.uid !== before.metadata.uid && vmi.status?.phase === "Running",
       { what: "a new VMI running", timeoutMs: 30_000 },
     );
   });
