@@ -1,13 +1,16 @@
-// `npm run cluster:real -- --kubeconfig ADMIN [--bff-kubeconfig BFF] [--port 6443] [--verbose]`:
-// a real kube-apiserver and etcd (cluster/real-apiserver, Go) for testing against instead of the
-// emulator (docs/real-apiserver.md). Builds the Go program when its sources changed, starts it, waits
-// for /readyz, installs KubeVirt's CRDs and, with --bff-kubeconfig, deploy/base's namespaces, service
-// account and RBAC with a kubeconfig holding that service account's token. Ctrl-C stops it and it
-// removes its data. The parts are in src/real-cluster/, which the real-cluster tests use too; this is
-// only their command line.
+// `npm run cluster:real -- --kubeconfig ADMIN [--bff-kubeconfig BFF] [--guests MODE] [--port 6443]
+// [--verbose]`: a real kube-apiserver and etcd (cluster/real-apiserver, Go) for testing against
+// instead of the emulator's own API server (docs/real-apiserver.md). Builds the Go program when its
+// sources changed, starts it, waits for /readyz, installs KubeVirt's CRDs and, with --bff-kubeconfig,
+// deploy/base's namespaces, service account and RBAC with a kubeconfig holding that service account's
+// token; then attaches the emulator as KubeVirt and the node (emulator/beside-apiserver.ts). Ctrl-C
+// stops it all and removes the server's data. The parts are in src/real-cluster/, which the
+// real-cluster tests use too; this is only their command line.
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { startBesideApiServer, type BesideApiServer } from "../src/emulator/beside-apiserver.ts";
+import type { GuestsChoice } from "../src/emulator/kubevirt-node.ts";
 import { bffServiceAccount, writeBffKubeconfig } from "../src/real-cluster/bff-account.ts";
 import { assertPortFree, startControlPlane, type ControlPlane } from "../src/real-cluster/control-plane.ts";
 import { installKubevirtCrds } from "../src/real-cluster/crds-install.ts";
@@ -24,8 +27,12 @@ interface Options {
   kubeconfig: string;
   bffKubeconfig: string | undefined;
   port: number;
+  guests: Exclude<GuestsChoice, object>;
   verbose: boolean;
 }
+
+const usage =
+  "usage: npm run cluster:real -- --kubeconfig ADMIN [--bff-kubeconfig BFF] [--guests sandbox|qemu|none] [--port 6443] [--verbose]";
 
 function parseOptions(): Options {
   const { values } = parseArgs({
@@ -33,20 +40,27 @@ function parseOptions(): Options {
       kubeconfig: { type: "string" },
       "bff-kubeconfig": { type: "string" },
       port: { type: "string", default: "6443" },
+      guests: { type: "string", default: "sandbox" },
       verbose: { type: "boolean", default: false },
     },
   });
   const port = Number(values.port);
-  if (values.kubeconfig === undefined || !Number.isInteger(port) || port < 1 || port > 65535) {
-    throw new SetupError(
-      "usage: npm run cluster:real -- --kubeconfig ADMIN [--bff-kubeconfig BFF] [--port 6443] [--verbose]",
-    );
+  const guests = values.guests;
+  if (
+    values.kubeconfig === undefined ||
+    !Number.isInteger(port) ||
+    port < 1 ||
+    port > 65535 ||
+    (guests !== "sandbox" && guests !== "qemu" && guests !== "none")
+  ) {
+    throw new SetupError(usage);
   }
   return {
     kubeconfig: path.resolve(values.kubeconfig),
     bffKubeconfig:
       values["bff-kubeconfig"] === undefined ? undefined : path.resolve(values["bff-kubeconfig"]),
     port,
+    guests,
     verbose: values.verbose,
   };
 }
@@ -81,8 +95,17 @@ async function main(): Promise<void> {
     const crds = await installKubevirtCrds(plane.kubeConfig);
     if (options.bffKubeconfig !== undefined)
       await writeBffKubeconfig(plane.kubeConfig, options.bffKubeconfig);
-    await printReady(plane, options, logFile, { crds, crdsAfterMs: Date.now() - launchedAt });
+    const kubevirt = await startBesideApiServer({
+      kubeConfig: plane.kubeConfig,
+      kubeconfigPath: options.kubeconfig,
+      // Its own guests' folder beside the server's log; a QEMU guest image is built there once.
+      stateDir: path.join(cacheDir, "emulator"),
+      guests: options.guests,
+    });
+    stopping.signal.addEventListener("abort", () => void kubevirt.close(), { once: true });
+    await printReady(plane, kubevirt, options, logFile, { crds, crdsAfterMs: Date.now() - launchedAt });
     const { code, signal } = await plane.exited;
+    await kubevirt.close();
     if (!stopping.signal.aborted) {
       throw new SetupError(
         `real-apiserver stopped on its own (code ${code}, signal ${signal}); see ${logFile}`,
@@ -95,6 +118,7 @@ async function main(): Promise<void> {
 
 async function printReady(
   plane: ControlPlane,
+  kubevirt: BesideApiServer,
   options: Options,
   logFile: string,
   { crds, crdsAfterMs }: { crds: string[]; crdsAfterMs: number },
@@ -109,6 +133,9 @@ async function printReady(
         `(${seconds(Date.now() - startedAt)} in all)` +
         (rss === undefined ? "" : `; resident memory ${rss} MiB`),
       `  CRDs: ${crds.join(", ")}`,
+      `  KubeVirt: the emulator, as virt-controller, virt-handler and the node (guests: ${options.guests}), ` +
+        `and as virt-api at https://${kubevirt.subresources.host}:${kubevirt.subresources.port} ` +
+        `(v1.subresources.kubevirt.io Available)`,
       `  admin:  kubectl --kubeconfig ${relative(options.kubeconfig)} get vm -A`,
       ...(options.bffKubeconfig === undefined
         ? []

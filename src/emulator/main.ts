@@ -2,6 +2,8 @@
 // until its stdin closes: a parent that spawned it with a pipe takes it down even when SIGKILLed).
 import { parseArgs } from "node:util";
 import { loadClusterConfig } from "./cluster/cluster-config.ts";
+import { KubeConfig } from "@kubernetes/client-node";
+import { startBesideApiServer } from "./beside-apiserver.ts";
 import { createEmulator, type EmulatorOptions } from "./emulator.ts";
 import { guestHostProblem } from "./guests/guest.ts";
 import {
@@ -31,6 +33,10 @@ const usage = `Usage: npm run emulator -- [options]
   --path-prefix PATH    serve only below PATH, as behind Rancher's /k8s/clusters/ID proxy;
                         the kubeconfigs' server URL carries it (default none)
   --exit-with-stdin     shut down when stdin closes
+  --apiserver KUBECONFIG
+                        do not be the API server: act as KubeVirt and the node beside the
+                        real one this kubeconfig reaches (npm run cluster:real starts one);
+                        --port is then where it serves subresources.kubevirt.io (default any)
 
 Environment:
   ${UNLIMITED_GUESTS_ENV}=1
@@ -42,14 +48,24 @@ function fail(message: string): never {
   process.exit(2);
 }
 
-function readOptions(): { options: EmulatorOptions; exitWithStdin: boolean } | undefined {
+// What only the emulator's own API server has: beside a real one, that server's kubeconfigs, RBAC and
+// paths apply.
+const ownApiServerOnly = [
+  "kubeconfig",
+  "rbac",
+  "service-account-kubeconfig",
+  "faults",
+  "path-prefix",
+] as const;
+
+function readOptions(): { options: EmulatorOptions; exitWithStdin: boolean; apiserver?: string } | undefined {
   let values;
   try {
     ({ values } = parseArgs({
       options: {
         host: { type: "string", default: "127.0.0.1" },
-        port: { type: "string", default: "8443" },
-        kubeconfig: { type: "string", default: ".lab/kubeconfig" },
+        port: { type: "string" },
+        kubeconfig: { type: "string" },
         timing: { type: "string", default: "realistic" },
         config: { type: "string" },
         "state-dir": { type: "string", default: ".lab/emulator" },
@@ -59,6 +75,7 @@ function readOptions(): { options: EmulatorOptions; exitWithStdin: boolean } | u
         faults: { type: "boolean", default: false },
         "path-prefix": { type: "string" },
         "exit-with-stdin": { type: "boolean", default: false },
+        apiserver: { type: "string" },
         help: { type: "boolean", short: "h", default: false },
       },
     }));
@@ -69,8 +86,12 @@ function readOptions(): { options: EmulatorOptions; exitWithStdin: boolean } | u
     console.log(usage);
     return undefined;
   }
-  const port = Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535)
+  if (values.apiserver !== undefined) {
+    const given = ownApiServerOnly.filter((name) => values[name] !== undefined && values[name] !== false);
+    if (given.length > 0) fail(`--${given.join(", --")} cannot go with --apiserver: that server has its own`);
+  }
+  const port = values.port === undefined ? undefined : Number(values.port);
+  if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535))
     fail(`--port must be 0..65535, got "${values.port}"`);
   if (values.timing !== "realistic" && values.timing !== "fast") {
     fail(`--timing must be realistic or fast, got "${values.timing}"`);
@@ -108,18 +129,18 @@ function readOptions(): { options: EmulatorOptions; exitWithStdin: boolean } | u
       ...(cluster ? { cluster } : {}),
     },
     exitWithStdin: values["exit-with-stdin"],
+    ...(values.apiserver === undefined ? {} : { apiserver: values.apiserver }),
   };
 }
 
 async function main(): Promise<void> {
   const read = readOptions();
   if (!read) return;
-  const { options, exitWithStdin } = read;
+  const { options, exitWithStdin, apiserver } = read;
+  const hostChecks = options.guests === "sandbox" ? checkGuestHost(options.unlimitedGuests) : undefined;
+  if (apiserver !== undefined) return runBeside(apiserver, options, exitWithStdin, hostChecks);
   // The host checks only warn: the API listens meanwhile, and the warnings come first all the same.
-  const [emulator] = await Promise.all([
-    createEmulator(options),
-    options.guests === "sandbox" ? checkGuestHost(options.unlimitedGuests) : undefined,
-  ]);
+  const [emulator] = await Promise.all([createEmulator(options), hostChecks]);
   console.log(`KubeVirt API emulator listening on ${emulator.url}`);
   console.log(`kubeconfig: ${emulator.kubeconfigPath}`);
   for (const account of options.serviceAccountKubeconfigs ?? []) {
@@ -130,11 +151,44 @@ async function main(): Promise<void> {
   if (options.faults) console.log(`fault API: POST ${emulator.url}/emulator/faults/...`);
   console.log(`try: kubectl --kubeconfig ${emulator.kubeconfigPath} get vm -A`);
 
+  stopOnSignals(() => emulator.close(), exitWithStdin);
+}
+
+async function runBeside(
+  kubeconfigPath: string,
+  options: EmulatorOptions,
+  exitWithStdin: boolean,
+  hostChecks: Promise<void> | undefined,
+): Promise<void> {
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromFile(kubeconfigPath);
+  const [beside] = await Promise.all([
+    startBesideApiServer({
+      kubeConfig,
+      kubeconfigPath,
+      ...(options.stateDir ? { stateDir: options.stateDir } : {}),
+      ...(options.timing ? { timing: options.timing } : {}),
+      ...(options.cluster ? { cluster: options.cluster } : {}),
+      guests: options.guests ?? "sandbox",
+      unlimitedGuests: options.unlimitedGuests === true,
+      ...(options.host ? { host: options.host } : {}),
+      ...(options.port === undefined ? {} : { port: options.port }),
+    }),
+    hostChecks,
+  ]);
+  const { host, port } = beside.subresources;
+  console.log(`KubeVirt emulated beside the API server at ${kubeConfig.getCurrentCluster()?.server}`);
+  console.log(`subresources.kubevirt.io served to it from https://${host}:${port} (APIService Available)`);
+  console.log(`try: kubectl --kubeconfig ${kubeconfigPath} get nodes,vm -A`);
+  stopOnSignals(() => beside.close(), exitWithStdin);
+}
+
+function stopOnSignals(close: () => Promise<void>, exitWithStdin: boolean): void {
   let shuttingDown = false;
   const shutdown = (): void => {
     if (shuttingDown) return;
     shuttingDown = true;
-    void emulator.close().then(() => process.exit(0));
+    void close().then(() => process.exit(0));
   };
   process.once("SIGINT", shutdown);
   process.once("SIGTERM", shutdown);
