@@ -12,6 +12,7 @@ import { startBesideApiServer, type BesideApiServer } from "../../emulator/besid
 import { kubectlFor, type Kubectl } from "../../real-cluster/testing/kubectl.ts";
 import { startRealCluster, type RealCluster } from "../../real-cluster/testing/real-cluster.ts";
 import { ConsoleTestClient, signInCookie } from "../console/testing/console-client.ts";
+import { scheduleReadyClass } from "../classes/testing/warm-class.ts";
 import { aCheck, aGradingLab } from "../grading/testing/grading-fixtures.ts";
 import {
   launchRunning,
@@ -33,6 +34,11 @@ let stateDir: string;
 let alice: TestBrowser;
 let sessionId = "";
 
+// A class starts five minutes from now on the BFF's clock, which runs ahead: its warm VM is booted
+// before the class, for the warm claim's tests.
+const classStart = Date.parse("2030-03-02T09:00:00.000Z");
+const offsetMs = classStart - 5 * 60_000 - Date.now();
+
 beforeAll(async () => {
   cluster = await startRealCluster();
   kubectl = await kubectlFor(cluster.admin);
@@ -44,7 +50,12 @@ beforeAll(async () => {
     timing: "fast",
     guests: "sandbox",
   });
-  bff = await startTestBffOnCluster(cluster.bff, { labs: [lab], gradingLimits: { selfCheckIntervalMs: 1 } });
+  bff = await startTestBffOnCluster(cluster.bff, {
+    labs: [lab],
+    gradingLimits: { selfCheckIntervalMs: 1 },
+    warmPool: { intervalMs: 1000 },
+    now: () => new Date(Date.now() + offsetMs),
+  });
   alice = await bff.signIn("alice");
 }, 900_000);
 
@@ -60,14 +71,30 @@ interface Vmi {
   status: { phase: string; nodeName: string };
 }
 
-async function serverVmi(): Promise<Vmi> {
-  return JSON.parse(await kubectl("get", "vmi", "-n", namespace, sessionId, "-o", "json")) as Vmi;
+async function serverVmi(name = sessionId): Promise<Vmi> {
+  return JSON.parse(await kubectl("get", "vmi", "-n", namespace, name, "-o", "json")) as Vmi;
 }
 
-async function selfCheck(): Promise<SelfCheck["result"]> {
-  const answer = await alice.post(`/api/sessions/${sessionId}/checks`);
-  expect(answer.status, JSON.stringify(answer.body)).toBe(201);
-  return SelfCheck.parse(answer.body).result;
+/** Waits for a VMI other than `before` to run, as the server has it. */
+async function untilNewVmiRuns(name: string, before: Vmi): Promise<void> {
+  await eventually(
+    () => serverVmi(name).catch(() => undefined),
+    (vmi) => vmi !== undefined && vmi.metadata.uid !== before.metadata.uid && vmi.status?.phase === "Running",
+    { what: "a new VMI running", timeoutMs: 30_000 },
+  );
+}
+
+/** The student's self-check once the agent answers it. */
+async function gradableSelfCheck(student: TestBrowser, id: string): Promise<SelfCheck["result"]> {
+  return eventually(
+    async () => {
+      const answer = await student.post(`/api/sessions/${id}/checks`);
+      expect(answer.status, JSON.stringify(answer.body)).toBe(201);
+      return SelfCheck.parse(answer.body).result;
+    },
+    (result) => result.gradable,
+    { what: "a gradable self-check", timeoutMs: 30_000 },
+  );
 }
 
 describe("a session on a real API server, KubeVirt emulated beside it", () => {
@@ -88,6 +115,15 @@ describe("a session on a real API server, KubeVirt emulated beside it", () => {
     expect(table).toMatch(/virt-launcher-\S+\s+3\/3\s+Running/);
   });
 
+  it("shows the session to the TAs of its section, read back from the VM's labels on the server", async () => {
+    const listed = async (ta: string) =>
+      ((await (await bff.signIn(ta)).get("/api/sessions")).body.items as { id: string }[]).map(
+        (each) => each.id,
+      );
+    expect(await listed("tara")).toContain(sessionId);
+    expect(await listed("tom")).not.toContain(sessionId);
+  });
+
   it("serves the serial console through kube-apiserver's aggregation layer", async () => {
     const serial = await ConsoleTestClient.connect(bff.url, sessionId, {
       cookie: await signInCookie(bff.url, "alice"),
@@ -102,10 +138,7 @@ describe("a session on a real API server, KubeVirt emulated beside it", () => {
   });
 
   it("grades through the agent, reached over the port-forward subresource", async () => {
-    const result = await eventually(selfCheck, (each) => each.gradable, {
-      what: "a gradable self-check",
-      timeoutMs: 30_000,
-    });
+    const result = await gradableSelfCheck(alice, sessionId);
     expect(result.checks).toEqual([expect.objectContaining({ checkId: "hello-file", passed: true })]);
   });
 
@@ -113,12 +146,7 @@ describe("a session on a real API server, KubeVirt emulated beside it", () => {
     const before = await serverVmi();
     const restarted = await alice.post(`/api/sessions/${sessionId}/restart`);
     expect(restarted.status, JSON.stringify(restarted.body)).toBe(202);
-    await eventually(
-      () => serverVmi().catch(() => undefined),
-      (vmi) =>
-        vmi !== undefined && vmi.metadata.uid !== before.metadata.uid && vmi.status?.phase === "Running",
-      { what: "a new VMI running", timeoutMs: 30_000 },
-    );
+    await untilNewVmiRuns(sessionId, before);
   });
 
   it("ends: the VM, its VMI, its launcher pod and its user-data Secret are gone from the server", async () => {
@@ -129,5 +157,37 @@ describe("a session on a real API server, KubeVirt emulated beside it", () => {
       { what: "the session's objects gone from the API server", timeoutMs: 30_000 },
     );
     expect((await alice.get(`/api/sessions/${sessionId}`)).status).toBe(404);
+  });
+});
+
+describe("a warm VM on a real API server", () => {
+  let bob: TestBrowser;
+  let warmId = "";
+
+  it("is booted for a class, and claimed by a student's launch: the JSON patch's tests pass on the server", async () => {
+    const ivan = await bff.signIn("ivan");
+    await scheduleReadyClass(ivan, {
+      labId: lab.id,
+      startsAt: new Date(classStart),
+      endsAt: new Date(classStart + 2 * 3_600_000),
+      expected: 1,
+    });
+    bob = await bff.signIn("bob");
+    const answer = await bob.post("/api/sessions", { labId: lab.id });
+    expect(answer.body).toMatchObject({ start: "warm", status: "running" });
+    warmId = answer.body.id;
+    const vm = JSON.parse(await kubectl("get", "vm", "-n", namespace, warmId, "-o", "json")) as {
+      metadata: { labels: Record<string, string>; annotations: Record<string, string> };
+    };
+    expect(vm.metadata.annotations["labconsole.dev/owner"]).toBe("bob");
+    expect(Object.keys(vm.metadata.labels).filter((label) => label.includes("warm"))).toEqual([]);
+  });
+
+  it("grades with the session's key, before and after a restart from a fresh disk", async () => {
+    expect(await gradableSelfCheck(bob, warmId)).toMatchObject({ score: 0, maxScore: 1 });
+    const before = await serverVmi(warmId);
+    expect((await bob.post(`/api/sessions/${warmId}/restart`)).status).toBe(202);
+    await untilNewVmiRuns(warmId, before);
+    expect(await gradableSelfCheck(bob, warmId)).toMatchObject({ gradable: true, maxScore: 1 });
   });
 });
