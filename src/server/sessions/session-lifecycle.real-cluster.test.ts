@@ -97,6 +97,18 @@ async function gradableSelfCheck(student: TestBrowser, id: string): Promise<Self
   );
 }
 
+describe("the cluster an operator sees with kubectl", () => {
+  it("is a real v1.34 server on etcd, with KubeVirt's kinds and its subresources' APIService Available", async () => {
+    expect(await kubectl("version")).toMatch(/Server Version: v1\.34\.\d+/);
+    expect(await kubectl("get", "--raw", "/readyz?verbose")).toContain("[+]etcd ok");
+    expect(await kubectl("get", "apiservices", "v1.subresources.kubevirt.io")).toMatch(
+      /kubevirt\/virt-api\s+True/,
+    );
+    expect(await kubectl("api-resources", "--api-group=kubevirt.io")).toMatch(/^virtualmachines\s+vm,vms\s/m);
+    expect(await kubectl("get", "nodes")).toMatch(/^node01\s+Ready/m);
+  });
+});
+
 describe("a session on a real API server, KubeVirt emulated beside it", () => {
   it("launches: the VM the BFF created runs, with its VMI and launcher pod where kubectl shows them", async () => {
     sessionId = await launchRunning(alice, lab.id);
