@@ -124,7 +124,11 @@ async function printReady(
   { crds, crdsAfterMs }: { crds: string[]; crdsAfterMs: number },
 ): Promise<void> {
   const rss = plane.residentMiB();
-  const relative = (file: string) => path.relative(process.cwd(), file) || file;
+  // Relative where that is shorter to type from here; the given path when it is outside this folder.
+  const relative = (file: string) => {
+    const shown = path.relative(process.cwd(), file);
+    return shown === "" || shown.startsWith("..") ? file : shown;
+  };
   console.log(
     [
       "",

@@ -45,6 +45,12 @@ func apiserverArgs(p *pki, etcdURL string, verbosity int) []string {
 		"--enable-admission-plugins=NodeRestriction,OwnerReferencesPermissionEnforcement",
 		// virt-launcher pods are privileged.
 		"--allow-privileged=true",
+		// Kubelets (the emulator's nodes) for pod logs: kubeadm's address order, and a client certificate
+		// they check. Their serving certificates are not checked, as without kubeadm's optional
+		// --kubelet-certificate-authority.
+		"--kubelet-preferred-address-types=InternalIP,ExternalIP,Hostname",
+		"--kubelet-client-certificate=" + p.kubeletClientCertFile,
+		"--kubelet-client-key=" + p.kubeletClientKeyFile,
 		// The aggregation layer, for KubeVirt's subresources.kubevirt.io served by an aggregated server.
 		"--requestheader-client-ca-file=" + p.frontProxyCAFile,
 		"--requestheader-allowed-names=" + frontProxyClientName,

@@ -113,6 +113,8 @@ type pki struct {
 	admin *keyPair
 	// caFile, servingCert/Key: --client-ca-file, --tls-cert-file, --tls-private-key-file.
 	caFile, servingCertFile, servingKeyFile string
+	// kube-apiserver's client certificate for kubelets (pod logs): --kubelet-client-certificate/key.
+	kubeletClientCertFile, kubeletClientKeyFile string
 	// The aggregation layer: kube-apiserver presents the proxy client certificate to aggregated API
 	// servers (KubeVirt's subresources later), which trust it through the front-proxy CA.
 	frontProxyCAFile, proxyClientCertFile, proxyClientKeyFile string
@@ -132,6 +134,10 @@ var (
 
 // frontProxyClientName is the proxy client certificate's CN, the one --requestheader-allowed-names admits.
 const frontProxyClientName = "front-proxy-client"
+
+// kubeletClientName is kube-apiserver's identity towards kubelets, as kubeadm names it; its group
+// system:masters passes the kubelet's authorization check (kubeadm before 1.29 gave the same group).
+const kubeletClientName = "kube-apiserver-kubelet-client"
 
 // adminUser is the admin kubeconfig's identity: system:masters passes every authorization check.
 const adminUser = "lab-admin"
@@ -153,6 +159,12 @@ func makePKI(dir string) (*pki, error) {
 	}
 	admin, err := ca.issue(leafSpec{
 		commonName: adminUser, organization: []string{"system:masters"}, usage: x509.ExtKeyUsageClientAuth,
+	})
+	if err != nil {
+		return nil, err
+	}
+	kubeletClient, err := ca.issue(leafSpec{
+		commonName: kubeletClientName, organization: []string{"system:masters"}, usage: x509.ExtKeyUsageClientAuth,
 	})
 	if err != nil {
 		return nil, err
@@ -179,6 +191,8 @@ func makePKI(dir string) (*pki, error) {
 		{&p.caFile, "ca.crt", ca.certPEM},
 		{&p.servingCertFile, "apiserver.crt", serving.certPEM},
 		{&p.servingKeyFile, "apiserver.key", serving.keyPEM},
+		{&p.kubeletClientCertFile, "apiserver-kubelet-client.crt", kubeletClient.certPEM},
+		{&p.kubeletClientKeyFile, "apiserver-kubelet-client.key", kubeletClient.keyPEM},
 		{&p.frontProxyCAFile, "front-proxy-ca.crt", frontProxyCA.certPEM},
 		{&p.proxyClientCertFile, "front-proxy-client.crt", proxyClient.certPEM},
 		{&p.proxyClientKeyFile, "front-proxy-client.key", proxyClient.keyPEM},

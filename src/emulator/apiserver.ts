@@ -9,7 +9,7 @@ import type { TokenAuthenticator } from "./apiserver/authentication.ts";
 import { kubernetesFeatureGates, type ClusterConfig } from "./cluster/cluster-config.ts";
 import type { GuestRuntime } from "./guests/guest-runtime.ts";
 import type { VmiPauses } from "./subresources/pause.ts";
-import { createKubevirtSubresources, refuseUpgrade } from "./kubevirt-subresources.ts";
+import { createKubevirtSubresources, refuseUpgrade } from "./subresources/routes.ts";
 import {
   apiGroupDocument,
   apiGroupList,

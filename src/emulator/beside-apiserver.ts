@@ -1,7 +1,9 @@
 // The emulator as KubeVirt and the node beside a real API server (`npm run emulator -- --apiserver
 // KUBECONFIG`): the objects live in that server; the emulator's controllers work on a copy of them
-// (remote/remote-mirror.ts) and run the guests, as virt-controller, virt-handler and the kubelet do,
-// and it serves subresources.kubevirt.io to that server as virt-api does (aggregation/).
+// (remote/remote-mirror.ts) and run the guests, as virt-controller, virt-handler and the kubelet do;
+// it serves subresources.kubevirt.io to that server as virt-api does (aggregation/), and the nodes'
+// pod logs as their kubelet does (kubelet/).
+import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { KubeConfig } from "@kubernetes/client-node";
 import { Registry } from "./apiserver/registry.ts";
@@ -11,7 +13,8 @@ import { timingsFor, type TimingMode } from "./cluster/timing.ts";
 import { registerSubresourcesApiService } from "./aggregation/api-service-registration.ts";
 import { startSubresourcesServer, type SubresourcesServer } from "./aggregation/subresources-server.ts";
 import { startKubevirtNode, type GuestsChoice, type KubevirtNode } from "./kubevirt-node.ts";
-import { createKubevirtSubresources } from "./kubevirt-subresources.ts";
+import { createKubevirtSubresources } from "./subresources/routes.ts";
+import { startKubeletServer } from "./kubelet/kubelet-server.ts";
 import { RemoteApi } from "./remote/remote-api.ts";
 import { RemoteMirror } from "./remote/remote-mirror.ts";
 import { seedCluster } from "./seed.ts";
@@ -42,6 +45,14 @@ export interface BesideApiServer {
   close(): Promise<void>;
 }
 
+/** The CA the kubeconfig trusts the server with: the cluster's, which signs its kubelet client certificate. */
+function clusterCaOf(kubeConfig: KubeConfig): string {
+  const cluster = kubeConfig.getCurrentCluster();
+  if (cluster?.caData) return Buffer.from(cluster.caData, "base64").toString();
+  if (cluster?.caFile) return readFileSync(cluster.caFile, "utf8");
+  throw new Error("the API server's kubeconfig names no certificate authority for its cluster");
+}
+
 export async function startBesideApiServer(options: BesideApiServerOptions): Promise<BesideApiServer> {
   const log = options.log ?? ((line: string) => console.log(`emulator: ${line}`));
   const config = parseClusterConfig(options.cluster);
@@ -64,10 +75,18 @@ export async function startBesideApiServer(options: BesideApiServerOptions): Pro
       kubeconfigPaths: [options.kubeconfigPath],
     });
     stops.push(() => node.stop());
-    seedCluster(registry, config);
+    const host = options.host ?? "127.0.0.1";
+    const kubelet = await startKubeletServer({
+      registry,
+      guests: node.guests,
+      clusterCaPem: clusterCaOf(options.kubeConfig),
+      host,
+    });
+    stops.push(() => kubelet.close());
+    seedCluster(registry, config, { address: host, port: kubelet.port });
     const subresources = await startSubresourcesServer({
       kubeConfig: options.kubeConfig,
-      ...(options.host ? { host: options.host } : {}),
+      host,
       ...(options.port ? { port: options.port } : {}),
       subresources: createKubevirtSubresources({
         config,

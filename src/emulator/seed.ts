@@ -21,7 +21,18 @@ const initialNamespaces: { name: string; labels?: Record<string, string> }[] = [
   { name: labSessionsNamespace, labels: { "pod-security.kubernetes.io/enforce": "privileged" } },
 ];
 
-function nodeObject(node: NodeConfig, index: number, config: ClusterConfig): JsonObject {
+/** Where a real API server reaches the nodes' kubelet API (kubelet/kubelet-server.ts). */
+export interface KubeletEndpoint {
+  address: string;
+  port: number;
+}
+
+function nodeObject(
+  node: NodeConfig,
+  index: number,
+  config: ClusterConfig,
+  kubelet: KubeletEndpoint | undefined,
+): JsonObject {
   const resources: Record<string, string> = {
     cpu: node.cpu,
     memory: node.memory,
@@ -60,9 +71,10 @@ function nodeObject(node: NodeConfig, index: number, config: ClusterConfig): Jso
         },
       ],
       addresses: [
-        { type: "InternalIP", address: `192.168.122.${10 + index}` },
+        { type: "InternalIP", address: kubelet?.address ?? `192.168.122.${10 + index}` },
         { type: "Hostname", address: node.name },
       ],
+      ...(kubelet ? { daemonEndpoints: { kubeletEndpoint: { Port: kubelet.port } } } : {}),
       nodeInfo: {
         kubeletVersion: config.kubernetes.version,
         kubeProxyVersion: config.kubernetes.version,
@@ -127,9 +139,9 @@ function kubeVirtObject(config: ClusterConfig): JsonObject {
 
 /**
  * Creates what is missing: everything in a fresh emulator; beside a real API server, what that
- * cluster lacks of it (its own namespaces stay as they are).
+ * cluster lacks of it (its own namespaces stay as they are), with the nodes' kubelet endpoint.
  */
-export function seedCluster(registry: Registry, config: ClusterConfig): void {
+export function seedCluster(registry: Registry, config: ClusterConfig, kubelet?: KubeletEndpoint): void {
   for (const namespace of initialNamespaces) {
     if (registry.find(namespaces, "", namespace.name)) continue;
     const admitted = admit(
@@ -141,7 +153,7 @@ export function seedCluster(registry: Registry, config: ClusterConfig): void {
   }
   config.nodes.forEach((node, index) => {
     if (registry.find(nodes, "", node.name)) return;
-    registry.create(nodes, nodeObject(node, index, config), { keepStatus: true });
+    registry.create(nodes, nodeObject(node, index, config, kubelet), { keepStatus: true });
   });
   if (registry.store.list(kubeVirts).length === 0) {
     registry.create(kubeVirts, kubeVirtObject(config), { keepStatus: true });

@@ -186,6 +186,9 @@ function printBanner(input: {
   }
   if (config.oidc) lines.push(`Sign-in: OpenID Connect at ${config.oidc.issuerUrl.href}`);
   lines.push(`Grading results, audit log and sign-outs: ${stores.description}`);
+  if (config.cluster.kind === "kubeconfig")
+    lines.push(`Cluster: the one in ${relative(config.cluster.path)}`);
+  if (config.cluster.kind === "in-cluster") lines.push(`Cluster: this pod's own, as its service account`);
   if (emulator) {
     lines.push(
       `The VMs it creates: kubectl --kubeconfig ${relative(emulator.kubeconfigPath)} get vm -n ${config.namespace} -w`,

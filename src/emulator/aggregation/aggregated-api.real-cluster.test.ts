@@ -20,7 +20,7 @@ import { parseClusterConfig } from "../cluster/cluster-config.ts";
 import { EventRecorder } from "../controller/events.ts";
 import { noGuests } from "../guests/guest-runtime.ts";
 import { UpgradeRoutes } from "../http/upgrade.ts";
-import { createKubevirtSubresources } from "../kubevirt-subresources.ts";
+import { createKubevirtSubresources } from "../subresources/routes.ts";
 import { ConsoleStreams } from "../subresources/console.ts";
 import { VmiPauses } from "../subresources/pause.ts";
 import { createKubevirtUpgrader } from "../subresources/websocket.ts";

@@ -5,10 +5,10 @@
 // headers, then a SubjectAccessReview the real API server allows. A refusal of either is virt-api's
 // 401 with the reason as plain text, not a 403 Status: kube-apiserver passes it on as it is, so a
 // client denied the console on a real cluster sees that 401. A review that fails is a 500. What is let
-// in goes to the same handlers as the emulator's own front door (kubevirt-subresources.ts).
+// in goes to the same handlers as the emulator's own front door (subresources/routes.ts).
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
-import type { KubevirtSubresources } from "../kubevirt-subresources.ts";
+import type { KubevirtSubresources } from "../subresources/routes.ts";
 import { parseRequestInfo } from "../http/request-info.ts";
 import { ApiError, internalError, pathNotFound, sendError, sendJson } from "../http/status.ts";
 import { rejectUpgrade, writeRawResponse } from "../http/upgrade.ts";

@@ -10,7 +10,7 @@ import type { Socket } from "node:net";
 import type { KubeConfig } from "@kubernetes/client-node";
 import { createCertificateAuthority, signCertificate } from "../cluster/tls.ts";
 import { Connections } from "../http/connections.ts";
-import type { KubevirtSubresources } from "../kubevirt-subresources.ts";
+import type { KubevirtSubresources } from "../subresources/routes.ts";
 import { createAggregatedFrontDoor } from "./aggregated-front-door.ts";
 import { RemoteApi } from "../remote/remote-api.ts";
 import { readRequestHeaderConfig } from "./requestheader-config.ts";

@@ -35,12 +35,26 @@ export function servePodLog(
     response.end();
     return;
   }
-  const body = limitBytes(tail(logLines(pod, container, guests), tailLines), maxBytes);
+  const body = containerLog(pod, container, guests, { tailLines, limitBytes: maxBytes });
   response.writeHead(200, {
     "Content-Type": "text/plain",
     "Content-Length": body.length,
   });
   response.end(body);
+}
+
+/**
+ * The kubelet's part: a started container's log, its last `tailLines` lines cut to `limitBytes`; a
+ * 400 ApiError with the kubelet's words while the container has not started. The emulator's own API
+ * server answers pods/log with it, and beside a real one the node's log endpoint does (kubelet/).
+ */
+export function containerLog(
+  pod: KubeObject,
+  container: string,
+  guests: GuestRuntime,
+  limits: { tailLines: number | undefined; limitBytes: number | undefined },
+): Buffer {
+  return limitBytes(tail(logLines(pod, container, guests), limits.tailLines), limits.limitBytes);
 }
 
 function onNode(pod: KubeObject): boolean {
@@ -80,7 +94,7 @@ function chosenContainer(pod: unknown, podName: string, named: string | null): s
   );
 }
 
-function countParameter(value: string | null, name: string): number | undefined {
+export function countParameter(value: string | null, name: string): number | undefined {
   if (value === null) return undefined;
   const number = Number(value);
   if (!Number.isInteger(number) || number < 0 || (name === "limitBytes" && number === 0)) {

@@ -6,6 +6,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BootLog } from "../../common/api.ts";
 import { SelfCheck } from "../../common/grading-api.ts";
 import { eventually } from "../../common/testing/patience.ts";
 import { startBesideApiServer, type BesideApiServer } from "../../emulator/beside-apiserver.ts";
@@ -147,6 +148,27 @@ describe("a session on a real API server, KubeVirt emulated beside it", () => {
     } finally {
       serial.close();
     }
+  });
+
+  it("reads the boot log, which kube-apiserver gets from the node's kubelet", async () => {
+    const answer = await alice.get(`/api/sessions/${sessionId}/boot-log`);
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    const log = BootLog.parse(answer.body);
+    expect(log.logging).toBe("on");
+    expect(log.lines.join("\n")).toContain("through-the-aggregator");
+    const pod = await kubectl(
+      "get",
+      "pods",
+      "-n",
+      namespace,
+      "-l",
+      `vm.kubevirt.io/name=${sessionId}`,
+      "-o",
+      "name",
+    );
+    expect(await kubectl("logs", "-n", namespace, pod.trim(), "-c", "guest-console-log")).toContain(
+      "through-the-aggregator",
+    );
   });
 
   it("grades through the agent, reached over the port-forward subresource", async () => {

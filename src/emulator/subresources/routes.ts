@@ -1,17 +1,17 @@
-// KubeVirt's subresources.kubevirt.io requests, routed to their handlers in subresources/: version and
+// KubeVirt's subresources.kubevirt.io requests, routed to their handlers beside this file: version and
 // healthz, start/stop/restart, pause/unpause, the guest agent's pages and the websocket streams. Two
-// front doors route through it: the emulator's own API server (apiserver.ts, bearer tokens and RBAC)
-// and the aggregated server the real kube-apiserver proxies to (aggregation/, front-proxy certificates
-// and SubjectAccessReviews), so both serve exactly the same handlers once a request is let in. It sits
-// at the emulator's root for the reason apiserver.ts does: it routes to apiserver/ and subresources/.
+// front doors route through it: the emulator's own API server (../apiserver.ts, bearer tokens and
+// RBAC) and the aggregated server the real kube-apiserver proxies to (../aggregation/, front-proxy
+// certificates and SubjectAccessReviews), so both serve exactly the same handlers once a request is
+// let in.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
-import type { ClusterConfig } from "./cluster/cluster-config.ts";
-import type { GuestRuntime } from "./guests/guest-runtime.ts";
-import { kubevirtVersionInfo } from "./apiserver/discovery.ts";
-import type { Registry } from "./apiserver/registry.ts";
-import { decodeBody, mediaType, readBody } from "./http/body.ts";
-import type { ResourceRequestInfo } from "./http/request-info.ts";
+import type { ClusterConfig } from "../cluster/cluster-config.ts";
+import type { GuestRuntime } from "../guests/guest-runtime.ts";
+import { kubevirtVersionInfo } from "../apiserver/discovery.ts";
+import type { Registry } from "../apiserver/registry.ts";
+import { decodeBody, mediaType, readBody } from "../http/body.ts";
+import type { ResourceRequestInfo } from "../http/request-info.ts";
 import {
   ApiError,
   badRequest,
@@ -19,11 +19,11 @@ import {
   methodNotAllowed,
   pathNotFound,
   sendJson,
-} from "./http/status.ts";
-import { rejectUpgrade, type UpgradeContext, type UpgradeRoutes } from "./http/upgrade.ts";
-import { changeVmState, type LifecycleAction } from "./subresources/state-change.ts";
-import type { PauseAction, VmiPauses } from "./subresources/pause.ts";
-import { guestAgentSubresources, serveGuestAgent } from "./subresources/guest-agent.ts";
+} from "../http/status.ts";
+import { rejectUpgrade, type UpgradeContext, type UpgradeRoutes } from "../http/upgrade.ts";
+import { changeVmState, type LifecycleAction } from "./state-change.ts";
+import type { PauseAction, VmiPauses } from "./pause.ts";
+import { guestAgentSubresources, serveGuestAgent } from "./guest-agent.ts";
 
 export interface KubevirtSubresourceParts {
   config: ClusterConfig;
