@@ -82,6 +82,14 @@ async function main(): Promise<void> {
       stopping.abort();
     });
   }
+  // Ctrl-C stops the emulator first, while the server it writes to is still there, then the server.
+  let kubevirt: BesideApiServer | undefined;
+  const planeStopping = new AbortController();
+  stopping.signal.addEventListener(
+    "abort",
+    () => void (kubevirt?.close() ?? Promise.resolve()).finally(() => planeStopping.abort()),
+    { once: true },
+  );
   const launchedAt = Date.now();
   const plane = await startControlPlane({
     binary,
@@ -89,29 +97,28 @@ async function main(): Promise<void> {
     port: options.port,
     logFile,
     ...(options.verbose ? { echoLog: process.stderr } : {}),
-    signal: stopping.signal,
+    signal: planeStopping.signal,
   });
   try {
     const crds = await installKubevirtCrds(plane.kubeConfig);
     if (options.bffKubeconfig !== undefined)
       await writeBffKubeconfig(plane.kubeConfig, options.bffKubeconfig);
-    const kubevirt = await startBesideApiServer({
+    kubevirt = await startBesideApiServer({
       kubeConfig: plane.kubeConfig,
       kubeconfigPath: options.kubeconfig,
       // Its own guests' folder beside the server's log; a QEMU guest image is built there once.
       stateDir: path.join(cacheDir, "emulator"),
       guests: options.guests,
     });
-    stopping.signal.addEventListener("abort", () => void kubevirt.close(), { once: true });
     await printReady(plane, kubevirt, options, logFile, { crds, crdsAfterMs: Date.now() - launchedAt });
     const { code, signal } = await plane.exited;
-    await kubevirt.close();
     if (!stopping.signal.aborted) {
       throw new SetupError(
         `real-apiserver stopped on its own (code ${code}, signal ${signal}); see ${logFile}`,
       );
     }
   } finally {
+    await kubevirt?.close();
     await plane.stop();
   }
 }

@@ -10,7 +10,10 @@ import { Registry } from "./apiserver/registry.ts";
 import { ObjectStore } from "./apiserver/store.ts";
 import { parseClusterConfig, type ClusterConfigInput } from "./cluster/cluster-config.ts";
 import { timingsFor, type TimingMode } from "./cluster/timing.ts";
-import { registerSubresourcesApiService } from "./aggregation/api-service-registration.ts";
+import {
+  registerSubresourcesApiService,
+  unregisterSubresourcesApiService,
+} from "./aggregation/api-service-registration.ts";
 import { startSubresourcesServer, type SubresourcesServer } from "./aggregation/subresources-server.ts";
 import { startKubevirtNode, type GuestsChoice, type KubevirtNode } from "./kubevirt-node.ts";
 import { createKubevirtSubresources } from "./subresources/routes.ts";
@@ -59,12 +62,14 @@ export async function startBesideApiServer(options: BesideApiServerOptions): Pro
   const stateDir = resolve(options.stateDir ?? ".lab/emulator");
   const registry = new Registry(new ObjectStore(1000));
   const mirror = new RemoteMirror({ store: registry.store, api: new RemoteApi(options.kubeConfig), log });
-  await mirror.start();
   const stops: (() => Promise<void>)[] = [() => mirror.stop()];
-  const stopAll = async () => {
-    for (const stop of stops.splice(0).reverse()) await stop();
-  };
+  let stopping: Promise<void> | undefined;
+  const stopAll = () =>
+    (stopping ??= (async () => {
+      for (const stop of stops.splice(0).reverse()) await stop();
+    })());
   try {
+    await mirror.start();
     const node = await startKubevirtNode({
       registry,
       config,
@@ -97,6 +102,9 @@ export async function startBesideApiServer(options: BesideApiServerOptions): Pro
       }),
     });
     stops.push(() => subresources.close());
+    // Gone with the server behind them: an APIService left unavailable holds up discovery and
+    // namespace deletion wherever a namespace controller runs.
+    stops.push(() => unregisterSubresourcesApiService(options.kubeConfig).catch(() => undefined));
     await registerSubresourcesApiService(options.kubeConfig, {
       host: subresources.host,
       port: subresources.port,

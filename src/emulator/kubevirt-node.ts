@@ -76,10 +76,11 @@ async function guestRuntimeFor(options: KubevirtNodeOptions): Promise<GuestRunti
 
 export async function startKubevirtNode(options: KubevirtNodeOptions): Promise<KubevirtNode> {
   const { registry, config, timings } = options;
+  // The guests first: nothing else has started if they cannot.
+  const guests = await guestRuntimeFor(options);
   const recorder = new EventRecorder(registry);
   const stopGarbageCollector = startGarbageCollector(registry);
   const vmController = new VmController(registry, recorder, timings.backoffSecond);
-  const guests = await guestRuntimeFor(options);
   const lifecycle = new VmiLifecycle(registry, recorder, {
     timings,
     guests,

@@ -137,6 +137,11 @@ function kubeVirtObject(config: ClusterConfig): JsonObject {
   };
 }
 
+function pickKubelet(node: JsonObject): JsonObject {
+  const status = node.status as JsonObject;
+  return { addresses: status.addresses, daemonEndpoints: status.daemonEndpoints };
+}
+
 /**
  * Creates what is missing: everything in a fresh emulator; beside a real API server, what that
  * cluster lacks of it (its own namespaces stay as they are), with the nodes' kubelet endpoint.
@@ -152,8 +157,15 @@ export function seedCluster(registry: Registry, config: ClusterConfig, kubelet?:
     registry.create(namespaces, admitted.object);
   }
   config.nodes.forEach((node, index) => {
-    if (registry.find(nodes, "", node.name)) return;
-    registry.create(nodes, nodeObject(node, index, config, kubelet), { keepStatus: true });
+    const seeded = nodeObject(node, index, config, kubelet);
+    const existing = registry.find(nodes, "", node.name);
+    if (!existing) registry.create(nodes, seeded, { keepStatus: true });
+    // A node left by an earlier run names that run's kubelet: this one's answers now.
+    else if (kubelet)
+      registry.write(nodes, {
+        ...existing,
+        status: { ...(existing.status as JsonObject), ...pickKubelet(seeded) },
+      });
   });
   if (registry.store.list(kubeVirts).length === 0) {
     registry.create(kubeVirts, kubeVirtObject(config), { keepStatus: true });

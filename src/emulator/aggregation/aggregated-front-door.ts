@@ -36,6 +36,15 @@ const openSubresourcePaths = new Set(
   ),
 );
 
+/**
+ * A path the access review and the routing read alike: no empty segment and nothing escaped. The
+ * review is built from the raw path (as virt-api builds it), the routing from the parsed one, so
+ * anything they could read differently is refused before either.
+ */
+function isCanonical(path: string): boolean {
+  return !path.includes("//") && !path.includes("%") && !path.endsWith("/");
+}
+
 export function createAggregatedFrontDoor(parts: AggregatedFrontDoorParts): {
   onRequest: (request: IncomingMessage, response: ServerResponse) => void;
   onUpgrade: (request: IncomingMessage, socket: Duplex, head: Buffer) => void;
@@ -68,6 +77,7 @@ export function createAggregatedFrontDoor(parts: AggregatedFrontDoorParts): {
     const discovery = method === "GET" ? virtApiDiscovery(url.pathname) : undefined;
     if (discovery !== undefined) return sendJson(response, 200, discovery);
     if (url.pathname === "/healthz") return sendJson(response, 200, { status: "ok" });
+    if (!isCanonical(url.pathname)) throw pathNotFound();
     if (!openSubresourcePaths.has(url.pathname)) {
       const admission = await admit(request, url.pathname);
       if (!("user" in admission)) return sendRefusal(response, admission);
@@ -87,6 +97,7 @@ export function createAggregatedFrontDoor(parts: AggregatedFrontDoorParts): {
 
   async function upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     const url = new URL(request.url ?? "/", "https://virt-api.invalid");
+    if (!isCanonical(url.pathname)) return rejectUpgrade(socket, pathNotFound());
     const admission = await admit(request, url.pathname);
     if (!("user" in admission)) {
       const headers = { "Content-Type": "text/plain; charset=utf-8" };

@@ -134,3 +134,15 @@ async function applyRegistration(
     await untilAvailable(kubeRequest, apiServiceName(version), deadline);
   }
 }
+
+/** Deletes the APIServices again (the Service and namespace stay, as virt-operator's would). */
+export async function unregisterSubresourcesApiService(kubeConfig: KubeConfig): Promise<void> {
+  const api = new RemoteApi(kubeConfig);
+  try {
+    for (const version of subresourceVersions) {
+      await api.request("DELETE", `/apis/apiregistration.k8s.io/v1/apiservices/${apiServiceName(version)}`);
+    }
+  } finally {
+    api.close();
+  }
+}

@@ -1,8 +1,8 @@
 // The launcher pod's status at each step the kubelet would report: bound and creating its
 // containers, running with an IP, and finished. Init containers (the container disks' and the
-// guest-console-log sidecar) get
-// their own initContainerStatuses, as kubelet's convertToAPIContainerStatuses writes them; the pod
-// log API reads these states (subresources/container-log-status.ts).
+// guest-console-log sidecar) get their own initContainerStatuses, as kubelet's
+// convertToAPIContainerStatuses writes them; the pod log API reads these states
+// (subresources/container-log-status.ts).
 import { createHash } from "node:crypto";
 import { field, stringField, timestamp, type JsonObject, type KubeObject } from "../cluster/objects.ts";
 import { condition } from "./kubevirt-state.ts";

@@ -7,9 +7,9 @@
 // pkg/registry/generic/rest/response_checker.go). One server plays every emulated node.
 //
 // Authentication is the kubelet's x509 one: the client certificate must chain to the cluster's CA
-// and be kube-apiserver's kubelet client (--kubelet-client-certificate, cluster/real-apiserver). The
-// kubelet would then ask for nodes/proxy with a SubjectAccessReview; that certificate is
-// system:masters, which every review allows, so none is made. Its own serving certificate is not
+// and be kube-apiserver's kubelet client (--kubelet-client-certificate, cluster/real-apiserver), in
+// group system:masters. The kubelet would then ask for nodes/proxy with a SubjectAccessReview, which
+// that group always passes, so none is made. Its own serving certificate is not
 // checked by kube-apiserver without --kubelet-certificate-authority (kubeadm's default too).
 import { createServer, type Server } from "node:https";
 import type { IncomingMessage, ServerResponse } from "node:http";
@@ -48,8 +48,11 @@ function answer(response: ServerResponse, status: number, text: string): void {
 function refusal(request: IncomingMessage): string | undefined {
   const socket = request.socket as TLSSocket;
   if (!socket.authorized) return "Unauthorized";
-  const commonName = [socket.getPeerCertificate().subject?.CN ?? ""].flat().at(-1);
-  return commonName === kubeletClientName ? undefined : "Forbidden";
+  const { subject } = socket.getPeerCertificate();
+  const commonName = [subject?.CN ?? ""].flat().at(-1);
+  const groups = [subject?.O ?? []].flat();
+  // The group is what makes the skipped review's answer certain.
+  return commonName === kubeletClientName && groups.includes("system:masters") ? undefined : "Forbidden";
 }
 
 function serve(options: KubeletServerOptions, request: IncomingMessage, response: ServerResponse): void {
@@ -70,8 +73,9 @@ function serve(options: KubeletServerOptions, request: IncomingMessage, response
     response.writeHead(200, { "Content-Type": "text/plain", "Content-Length": body.length });
     response.end(body);
   } catch (error) {
-    if (!(error instanceof ApiError)) throw error;
-    answer(response, error.code, error.message);
+    if (error instanceof ApiError) return answer(response, error.code, error.message);
+    console.error("emulator: kubelet: reading a container log failed:", error);
+    answer(response, 500, "Internal Server Error");
   }
 }
 

@@ -47,6 +47,8 @@ export function resourcePath(
 
 export class RemoteApi {
   private readonly agent = new https.Agent({ keepAlive: true, maxSockets: 8 });
+  /** Watches hold their connection for minutes: their own agent, so requests never queue behind them. */
+  private readonly watchAgent = new https.Agent({ keepAlive: false });
   readonly server: string;
 
   constructor(private readonly kubeConfig: KubeConfig) {
@@ -90,6 +92,9 @@ export class RemoteApi {
           }
           resolve({ status: response.statusCode ?? 0, body: parsed });
         });
+        // A connection dropped mid-answer ends neither with "end" nor with the request's "error".
+        response.on("aborted", () => reject(new Error(`${method} ${path}: the answer was cut off`)));
+        response.on("error", reject);
       });
       request.on("timeout", () => request.destroy(new Error(`${method} ${path} timed out`)));
       request.on("error", reject);
@@ -108,6 +113,7 @@ export class RemoteApi {
     signal: AbortSignal,
   ): Promise<void> {
     const options = await this.options("GET");
+    options.agent = this.watchAgent;
     options.headers = { ...options.headers, accept: "application/json" };
     options.signal = signal;
     const query = `?watch=1&allowWatchBookmarks=true&resourceVersion=${encodeURIComponent(resourceVersion)}`;
@@ -122,13 +128,20 @@ export class RemoteApi {
         response.setEncoding("utf8");
         response.on("data", (chunk: string) => {
           buffered += chunk;
-          for (let end = buffered.indexOf("\n"); end >= 0; end = buffered.indexOf("\n")) {
-            const line = buffered.slice(0, end).trim();
-            buffered = buffered.slice(end + 1);
-            if (line !== "") onEvent(JSON.parse(line) as WatchEvent);
+          try {
+            for (let end = buffered.indexOf("\n"); end >= 0; end = buffered.indexOf("\n")) {
+              const line = buffered.slice(0, end).trim();
+              buffered = buffered.slice(end + 1);
+              if (line !== "") onEvent(JSON.parse(line) as WatchEvent);
+            }
+          } catch (error) {
+            // A line that is no event, or a listener that failed on one: this watch is over.
+            request.destroy();
+            reject(error instanceof Error ? error : new Error(String(error)));
           }
         });
         response.on("end", () => resolve());
+        response.on("aborted", () => resolve());
         response.on("error", () => resolve());
       });
       request.on("error", (error) => (signal.aborted ? resolve() : reject(error)));
@@ -138,6 +151,7 @@ export class RemoteApi {
 
   close(): void {
     this.agent.destroy();
+    this.watchAgent.destroy();
   }
 
   private async options(method: string): Promise<https.RequestOptions> {

@@ -91,7 +91,7 @@ export interface RemoteMirrorOptions {
   log: (line: string) => void;
 }
 
-interface Held {
+interface ServerNews {
   resource: ResourceType;
   type: "ADDED" | "MODIFIED" | "DELETED";
   object: KubeObject;
@@ -106,8 +106,8 @@ export class RemoteMirror {
   private copyingRevision: number | undefined;
   private sending: Promise<void> = Promise.resolve();
   private readonly unsent = new Map<string, number>();
-  private readonly heldBack = new Map<string, Held>();
-  private readonly lastAnswer = new Map<string, Held>();
+  private readonly heldBack = new Map<string, ServerNews>();
+  private readonly lastAnswer = new Map<string, ServerNews>();
   private readonly copiedVersion = new Map<string, number>();
   private readonly serverUid = new Map<string, string>();
   private readonly localUid = new Map<string, string>();
@@ -155,8 +155,8 @@ export class RemoteMirror {
   private async copyAll(resource: ResourceType): Promise<string> {
     let answer = await this.api.request("GET", resourcePath(resource, ""));
     // A CRD just established answers 429 until its storage is ready; reflectors retry, so do we.
-    for (let attempt = 1; answer.status === 429 && attempt < 50; attempt++) {
-      await new Promise((resolve) => setTimeout(resolve, 200));
+    for (let attempt = 1; answer.status === 429 && attempt < 50 && !this.abort.signal.aborted; attempt++) {
+      await pause(200, this.abort.signal);
       answer = await this.api.request("GET", resourcePath(resource, ""));
     }
     if (answer.status !== 200 || !isJsonObject(answer.body)) {
@@ -170,9 +170,15 @@ export class RemoteMirror {
       present.add(keyOf(resource, object));
       this.fromServer({ resource, type: "MODIFIED", object });
     }
+    const listVersion = Number(field(answer.body, "metadata", "resourceVersion")) || 0;
     for (const local of this.store.list(resource)) {
-      if (!present.has(keyOf(resource, local)) && !this.unsent.get(keyOf(resource, local))) {
-        this.copy(() => this.store.remove(resource, local.metadata.namespace ?? "", local.metadata.name));
+      const key = keyOf(resource, local);
+      // Absent from the list, and not newer than it: an object created after the list's snapshot
+      // (answered while the list was on its way) stays.
+      if (!present.has(key) && !this.unsent.get(key) && (this.copiedVersion.get(key) ?? 0) <= listVersion) {
+        this.writeFromServer(() =>
+          this.store.remove(resource, local.metadata.namespace ?? "", local.metadata.name),
+        );
       }
     }
     return String(field(answer.body, "metadata", "resourceVersion") ?? "0");
@@ -182,6 +188,7 @@ export class RemoteMirror {
     let version = fromVersion;
     while (!this.abort.signal.aborted) {
       let expired = false;
+      const began = Date.now();
       try {
         await this.api.watch(
           resourcePath(resource, ""),
@@ -197,17 +204,19 @@ export class RemoteMirror {
           },
           this.abort.signal,
         );
-        if (expired) version = await this.copyAll(resource);
+        // A watch the server ends at once (or expires again) is not reopened in a tight loop.
+        if (Date.now() - began < 1000) await pause(1000, this.abort.signal);
+        if (expired && !this.abort.signal.aborted) version = await this.copyAll(resource);
       } catch (error) {
         if (this.abort.signal.aborted) return;
         this.log(`watching ${resource.plural} on the API server failed (${String(error)}); listing again`);
-        await new Promise((resolve) => setTimeout(resolve, 1000));
+        await pause(1000, this.abort.signal);
         version = await this.copyAll(resource).catch(() => version);
       }
     }
   }
 
-  private fromServer(news: Held): void {
+  private fromServer(news: ServerNews): void {
     const key = keyOf(news.resource, news.object);
     if (this.unsent.get(key)) {
       const held = this.heldBack.get(key);
@@ -217,7 +226,7 @@ export class RemoteMirror {
     this.apply(news);
   }
 
-  private apply({ resource, type, object }: Held): void {
+  private apply({ resource, type, object }: ServerNews): void {
     const key = keyOf(resource, object);
     if (versionOf(object) <= (this.copiedVersion.get(key) ?? 0)) return;
     if (type !== "DELETED" && this.deleted.has(object.metadata.uid)) return;
@@ -225,20 +234,20 @@ export class RemoteMirror {
     const namespace = object.metadata.namespace ?? "";
     const current = this.store.get(resource, namespace, object.metadata.name);
     if (type === "DELETED") {
-      if (current) this.copy(() => this.store.remove(resource, namespace, object.metadata.name));
+      if (current) this.writeFromServer(() => this.store.remove(resource, namespace, object.metadata.name));
       return;
     }
     const { managedFields: _managed, ...metadata } = object.metadata;
     const local = translated({ ...object, metadata }, this.localUid);
-    if (!current) this.copy(() => this.store.insert(resource, local));
+    if (!current) this.writeFromServer(() => this.store.insert(resource, local));
     else if (
       JSON.stringify(withoutServerMetadata(current)) !== JSON.stringify(withoutServerMetadata(local))
     ) {
-      this.copy(() => this.store.replace(resource, { ...local, metadata: { ...local.metadata } }));
+      this.writeFromServer(() => this.store.replace(resource, { ...local, metadata: { ...local.metadata } }));
     }
   }
 
-  private copy(write: () => unknown): void {
+  private writeFromServer(write: () => unknown): void {
     this.copyingRevision = this.store.currentRevision() + 1;
     try {
       write();
@@ -269,7 +278,7 @@ export class RemoteMirror {
   /** Copies in the newest the server said about an object once nothing of it is left to send. */
   private settle(key: string): void {
     const candidates = [this.lastAnswer.get(key), this.heldBack.get(key)].filter(
-      (held): held is Held => held !== undefined && mirroredKinds.includes(held.resource),
+      (held): held is ServerNews => held !== undefined && mirroredKinds.includes(held.resource),
     );
     this.lastAnswer.delete(key);
     this.heldBack.delete(key);
@@ -293,6 +302,10 @@ export class RemoteMirror {
     const body = translated(withoutServerMetadata(object), this.serverUid);
     let answer = await this.api.request("POST", resourcePath(resource, namespace), body);
     if (answer.status === 409 && resource === namespaces) return;
+    // Made on the server meanwhile (by another writer, or by a create whose answer was lost): that
+    // object is the one the controllers' changes now go to.
+    if (answer.status === 409)
+      answer = await this.api.request("GET", resourcePath(resource, namespace, object.metadata.name));
     if (!this.accepted(answer, `creating ${resource.kind} ${namespace}/${object.metadata.name}`)) return;
     const created = answer.body as KubeObject;
     this.serverUid.set(object.metadata.uid, created.metadata.uid);
@@ -318,10 +331,43 @@ export class RemoteMirror {
     }
     const splitStatus = resource.hasStatusSubresource;
     const main = mergePatch(splitStatus ? mainBefore : before, splitStatus ? mainAfter : after);
-    if (main) this.remember(resource, await this.patch(resource, object, main));
+    const finalizers = isJsonObject(main?.metadata) && "finalizers" in main.metadata;
+    if (main && finalizers) {
+      await this.sendFinalizers(resource, object, field(before, "metadata", "finalizers"));
+      delete (main.metadata as JsonObject).finalizers;
+      if (Object.keys(main.metadata as JsonObject).length === 0) delete main.metadata;
+    }
+    if (main && Object.keys(main).length > 0)
+      this.remember(resource, await this.patch(resource, object, main));
     if (!splitStatus) return;
     const status = mergePatch({ status: statusBefore }, { status: statusAfter });
     if (status) this.remember(resource, await this.patch(resource, object, status, "status"));
+  }
+
+  /**
+   * Finalizers are a list another writer changes too (the API server adds foregroundDeletion): they
+   * are replaced only if the server still has what this change started from. If it does not, the
+   * watch brings the server's list and the controllers decide again.
+   */
+  private async sendFinalizers(resource: ResourceType, object: KubeObject, before: unknown): Promise<void> {
+    const path = resourcePath(resource, object.metadata.namespace ?? "", object.metadata.name);
+    const patch = [
+      // The server stores no empty list: [] there is a missing member, which `test` takes as null.
+      {
+        op: "test",
+        path: "/metadata/finalizers",
+        value: Array.isArray(before) && before.length > 0 ? before : null,
+      },
+      { op: "add", path: "/metadata/finalizers", value: object.metadata.finalizers ?? [] },
+    ];
+    const answer = await this.api.request("PATCH", path, patch, "application/json-patch+json");
+    if (answer.status === 422) {
+      this.log(
+        `${resource.kind} ${object.metadata.name}'s finalizers changed on the server meanwhile; left to its controller`,
+      );
+      return;
+    }
+    this.remember(resource, answer);
   }
 
   private async bind(pod: KubeObject, node: string): Promise<void> {
@@ -343,17 +389,25 @@ export class RemoteMirror {
   private async sendDelete(resource: ResourceType, object: KubeObject): Promise<void> {
     const namespace = object.metadata.namespace ?? "";
     const serverUid = this.serverUid.get(object.metadata.uid) ?? object.metadata.uid;
-    this.deleted.add(serverUid);
-    // As the kubelet confirms a pod's end: without one, a graceful delete would wait forever.
-    const body =
-      resource === pods ? { apiVersion: "v1", kind: "DeleteOptions", gracePeriodSeconds: 0 } : undefined;
+    const body = {
+      apiVersion: "v1",
+      kind: "DeleteOptions",
+      // Only this object: a new one of the same name (a restart's next VMI) is not this delete's.
+      preconditions: { uid: serverUid },
+      // As the kubelet confirms a pod's end: without one, a graceful delete would wait forever.
+      ...(resource === pods ? { gracePeriodSeconds: 0 } : {}),
+    };
     const answer = await this.api.request(
       "DELETE",
       resourcePath(resource, namespace, object.metadata.name),
       body,
     );
-    if (answer.status !== 404)
-      this.accepted(answer, `deleting ${resource.kind} ${namespace}/${object.metadata.name}`);
+    if (
+      answer.status === 404 ||
+      this.accepted(answer, `deleting ${resource.kind} ${namespace}/${object.metadata.name}`)
+    ) {
+      this.deleted.add(serverUid);
+    }
   }
 
   private patch(
@@ -379,6 +433,14 @@ export class RemoteMirror {
     this.log(`the API server refused ${what}: ${describe(answer)}`);
     return false;
   }
+}
+
+/** Waits `ms`, or less when the signal aborts. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
+  });
 }
 
 function describe(answer: RemoteAnswer): string {
