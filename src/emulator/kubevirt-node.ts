@@ -17,6 +17,7 @@ import { UpgradeRoutes } from "./http/upgrade.ts";
 import { ConsoleStreams } from "./subresources/console.ts";
 import { VmiPauses } from "./subresources/pause.ts";
 import { kubevirtKeepAlive, PortForwards, type PortForwardKeepAlive } from "./subresources/portforward.ts";
+import { VncStreams } from "./subresources/vnc.ts";
 import { createKubevirtUpgrader } from "./subresources/websocket.ts";
 
 export type GuestsChoice = "sandbox" | "qemu" | "none" | GuestRuntime;
@@ -38,7 +39,7 @@ export interface KubevirtNode {
   guests: GuestRuntime;
   consoles: ConsoleStreams;
   pauses: VmiPauses;
-  /** console and portforward websockets by subresource. */
+  /** console, portforward and vnc websockets by subresource. */
   upgrades: UpgradeRoutes;
   stop(): Promise<void>;
 }
@@ -102,6 +103,7 @@ export async function startKubevirtNode(options: KubevirtNodeOptions): Promise<K
   upgrades.register("virtualmachineinstances/console", consoles.handle);
   upgrades.register("virtualmachineinstances/portforward", portForwards.handle);
   upgrades.register("virtualmachines/portforward", portForwards.handle);
+  upgrades.register("virtualmachineinstances/vnc", new VncStreams(registry, guests, upgrader).handle);
   const pauses = new VmiPauses({ registry, guests, recorder, conditionLagMs: timings.toPausedCondition });
 
   return {

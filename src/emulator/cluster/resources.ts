@@ -228,6 +228,7 @@ export const kubevirtSubresources: { name: string; verbs: string[] }[] = [
   { name: "virtualmachines/portforward", verbs: ["get"] },
   { name: "virtualmachineinstances/console", verbs: ["get"] },
   { name: "virtualmachineinstances/portforward", verbs: ["get"] },
+  { name: "virtualmachineinstances/vnc", verbs: ["get"] },
   { name: "virtualmachineinstances/pause", verbs: ["update"] },
   { name: "virtualmachineinstances/unpause", verbs: ["update"] },
   { name: "virtualmachineinstances/guestosinfo", verbs: ["get"] },

@@ -20,6 +20,11 @@ export interface RunningGuest {
    * guest is gone.
    */
   connect(port: number): Promise<net.Socket>;
+  /**
+   * A connection to the guest's VNC server (QEMU's: RFB 3.8, no authentication), as virt-handler
+   * dials it for the vnc subresource. Absent for guests without a screen.
+   */
+  screen?(): Promise<net.Socket>;
   /** Bodies of KubeVirt's guestosinfo, userlist and filesystemlist subresources. */
   guestOsInfo(): Promise<GuestAgentInfo>;
   userList(): Promise<GuestOsUserList>;

@@ -199,6 +199,41 @@ describe("the serial console", () => {
   });
 });
 
+describe("the vnc stream", () => {
+  const vncPath = (name: string, query = "") => `${subresources}/virtualmachineinstances/${name}/vnc${query}`;
+
+  // QEMU guests serve their screen (the real-guest suite); these checks come before any dialing.
+  it("refuses as virt-api and virt-handler do: Status bodies first, then no screen to dial", async () => {
+    expect((await refusal(openStream(cluster.emulator, vncPath("no-such-vm")))).status).toBe(404);
+    await jsonRequest(
+      cluster.emulator,
+      "POST",
+      vmsPath,
+      vmManifest("vnc-waiting-vm", { userDataSecret: "absent" }),
+    );
+    await eventually(async () =>
+      (await vmi("vnc-waiting-vm"))?.status?.phase === "Scheduling" ? true : undefined,
+    );
+    const notRunning = await refusal(openStream(cluster.emulator, vncPath("vnc-waiting-vm")));
+    expect(notRunning.status).toBe(400);
+    expect(JSON.parse(notRunning.body)).toMatchObject({ message: "VMI is not running", code: 400 });
+
+    await jsonRequest(cluster.emulator, "POST", vmsPath, vmManifest("no-graphics-vm", { graphics: false }));
+    await agentConnected("no-graphics-vm");
+    const noGraphics = await refusal(openStream(cluster.emulator, vncPath("no-graphics-vm")));
+    expect(noGraphics.status).toBe(400);
+    expect(JSON.parse(noGraphics.body)).toMatchObject({ message: "No graphics devices are present." });
+
+    // A sandboxed guest has no VNC socket: virt-handler's 400, as virt-api passes it on.
+    const noScreen = await refusal(
+      openStream(cluster.emulator, vncPath("shell-vm", "?preserveSession=true")),
+    );
+    expect(noScreen.status).toBe(500);
+    expect(JSON.parse(noScreen.body)).toMatchObject({ reason: "InternalError" });
+    expect(JSON.parse(noScreen.body).message).toContain("no VNC socket");
+  });
+});
+
 describe("cloud-init and the sandbox", () => {
   it("writes the files of inline and Secret user data before the prompt", async () => {
     const shell = await consoleAtPrompt("shell-vm");

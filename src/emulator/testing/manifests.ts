@@ -15,6 +15,8 @@ export interface VmOptions {
   userData?: string;
   /** false: spec.domain.devices.autoattachSerialConsole false (no console). */
   serialConsole?: boolean;
+  /** false: no graphics device (autoattachGraphicsDevice: false). */
+  graphics?: boolean;
   /** The containerDisk image; default KubeVirt's cirros demo disk (the guests' default manifest). */
   image?: string;
 }
@@ -56,6 +58,7 @@ export function vmManifest(name: string, options: VmOptions = {}): Record<string
               disks: [{ name: "containerdisk", disk: { bus: "virtio" } }],
               interfaces: [{ name: "default", masquerade: {} }],
               ...(options.serialConsole === false ? { autoattachSerialConsole: false } : {}),
+              ...(options.graphics === false ? { autoattachGraphicsDevice: false } : {}),
             },
           },
           networks: [{ name: "default", pod: {} }],

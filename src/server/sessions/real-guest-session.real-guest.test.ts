@@ -12,6 +12,8 @@ import { BootLog, csrfHeader, type Session } from "../../common/api.ts";
 import { GradingRun, SelfCheck } from "../../common/grading-api.ts";
 import { eventually, patient } from "../../common/testing/patience.ts";
 import { jsonRequest } from "../../emulator/testing/raw-request.ts";
+import { keysymsOf, openVncViewer, vncPath } from "../../emulator/testing/vnc-viewer.ts";
+import { UpgradeRefused } from "../../emulator/testing/websocket.ts";
 import { residentMiB } from "../../common/resident-memory.ts";
 import { qemuPidOf, untilQemuGone } from "../../emulator/guests/qemu/testing/qemu-process.ts";
 import {
@@ -390,6 +392,56 @@ describe("a session on a real guest, through the BFF", () => {
       (idle) => idle === undefined,
       { what: "the warning to clear" },
     );
+  });
+
+  // KubeVirt's vnc subresource relays QEMU's own VNC server (docs/vnc.md): RFB 3.8 without
+  // authentication, the VGA text console (tty1's getty, as autologin is on the serial line only).
+  it("shows the VM's screen over the vnc subresource, and keys typed there reach it", async () => {
+    const viewer = await openVncViewer(emulator.emulator, vncPath(testNamespace, sessionId), 30_000);
+    try {
+      expect(viewer.rfb.name).toBe(`QEMU (${sessionId})`);
+      const { width, height, pixels } = await eventually(
+        async () => viewer.rfb.framebuffer,
+        (screen) =>
+          screen.width === 720 && screen.pixels.some((value, index) => index % 4 !== 3 && value > 0),
+        { what: "VGA text mode with something on it", timeoutMs: 30_000 },
+      );
+      expect([width, height]).toEqual([720, 400]);
+      const before = Uint8Array.from(pixels);
+      // A login name typed at tty1's prompt is echoed there: a few hundred pixels of glyphs, far more
+      // than the blinking cursor's.
+      viewer.type(keysymsOf("student"));
+      await eventually(
+        async () => viewer.changedSince(before),
+        (changed) => changed > 200,
+        { what: "the typed name drawn on the screen", timeoutMs: 30_000 },
+      );
+      viewer.type(Array(7).fill(0xff08)); // BackSpace: the prompt as it was
+    } finally {
+      viewer.stream.ws.close();
+    }
+  });
+
+  it("lets one viewer watch the screen at a time, as virt-handler does", async () => {
+    const first = await openVncViewer(emulator.emulator, vncPath(testNamespace, sessionId), 30_000);
+    // preserveSession=true keeps the viewer there: the newcomer is refused (virt-handler's 503 as
+    // virt-api passes it on).
+    const refused = await openVncViewer(
+      emulator.emulator,
+      vncPath(testNamespace, sessionId, "?preserveSession=true"),
+      30_000,
+    ).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(refused).toBeInstanceOf(UpgradeRefused);
+    expect((refused as UpgradeRefused).status).toBe(500);
+    expect((refused as UpgradeRefused).body).toContain("Active VNC connection. Request denied.");
+    // Without it the newcomer wins, and the first is cut without a close frame.
+    const second = await openVncViewer(emulator.emulator, vncPath(testNamespace, sessionId), 30_000);
+    expect(await first.stream.closed).toBe(1006);
+    expect(second.rfb.framebuffer.width).toBe(720);
+    second.stream.ws.close();
   });
 
   it("ends QEMU within the grace period when the session ends", async () => {

@@ -167,6 +167,11 @@ export class QemuGuest implements RunningGuest {
    * finds it. WARNING: before the guest agent answers (the first seconds of the boot) every port
    * counts as refused, and when the agent fails to answer the port is dialled unasked.
    */
+  /** QEMU's VNC server (`-vnc unix:`), one connection per viewer, as virt-handler dials it. */
+  screen(): Promise<net.Socket> {
+    return connectUnix(join(this.dir, sockets.vnc));
+  }
+
   async connect(port: number): Promise<net.Socket> {
     if (!Number.isInteger(port) || port < 1 || port > 65535) {
       throw new RangeError(`port must be an integer from 1 to 65535, not ${port}`);
