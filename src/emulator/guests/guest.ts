@@ -40,6 +40,7 @@ import { sandboxAvailable } from "./sandbox-support.ts";
 import { GUEST_UID, SANDBOX_PATH, runsPrivileged, type SandboxBackend } from "./sandbox.ts";
 import { SerialOutputProcessing } from "./serial-output.ts";
 import { SerialLine, type SerialAttachment, type SerialHandlers } from "./serial-line.ts";
+import { startScreenServer, type ScreenServer } from "./screen/screen-server.ts";
 
 export type { SerialAttachment, SerialHandlers } from "./serial-line.ts";
 
@@ -203,6 +204,8 @@ class SandboxedGuest implements Guest {
   private readonly holdings: GuestHoldings;
   private removal: Promise<void> | undefined;
   private isPaused = false;
+  /** tty1's screen, served from the first viewer on (screen/). */
+  private screenServer: Promise<ScreenServer> | undefined;
 
   constructor(
     name: string,
@@ -267,6 +270,18 @@ class SandboxedGuest implements Guest {
     }
     if (!this.sandbox.running) return Promise.reject(this.stoppedError());
     return this.relay.connect(port);
+  }
+
+  /** The VGA console's VNC server, as QEMU's: tty1's login prompt (screen/tty1-login.ts). */
+  async screen(): Promise<net.Socket> {
+    if (!this.sandbox.running) throw this.stoppedError();
+    this.screenServer ??= startScreenServer({
+      hostname: this.layout.hostname,
+      name: this.name,
+      // Beside the port relay's socket, in the emulator's folder of guests that no guest sees.
+      socketPath: `${this.layout.relaySocket}-vnc`,
+    });
+    return (await this.screenServer).connect();
   }
 
   on<E extends keyof GuestEvents>(event: E, listener: (...args: GuestEvents[E]) => void): void {
@@ -351,6 +366,7 @@ class SandboxedGuest implements Guest {
     this.agent.stopped();
     this.serial.stop();
     this.relay.stop(this.stoppedError());
+    void this.screenServer?.then((server) => server.close()).catch(() => undefined);
     if (unexpected) this.events.emit("exit", unexpected);
   }
 

@@ -9,7 +9,10 @@ import { echoServerCommand } from "../guests/testing/echo-server.ts";
 import { vmManifest } from "../testing/manifests.ts";
 import { jsonRequest, rawRequest } from "../testing/raw-request.ts";
 import { eventually, startTestEmulator, type TestEmulator } from "../testing/start.ts";
+import { screenText } from "../testing/screen-text.ts";
+import { keysymsOf, openVncViewer, vncPath as vncPathOf } from "../testing/vnc-viewer.ts";
 import { openStream, UpgradeRefused, type StreamClient } from "../testing/websocket.ts";
+import { activeVncRefusal } from "./vnc.ts";
 
 const namespace = "lab-sessions";
 const vmsPath = `/apis/kubevirt.io/v1/namespaces/${namespace}/virtualmachines`;
@@ -200,10 +203,9 @@ describe("the serial console", () => {
 });
 
 describe("the vnc stream", () => {
-  const vncPath = (name: string, query = "") => `${subresources}/virtualmachineinstances/${name}/vnc${query}`;
+  const vncPath = (name: string, query = "") => vncPathOf(namespace, name, query);
 
-  // QEMU guests serve their screen (the real-guest suite); these checks come before any dialing.
-  it("refuses as virt-api and virt-handler do: Status bodies first, then no screen to dial", async () => {
+  it("refuses as virt-api does before the upgrade, with its Status bodies", async () => {
     expect((await refusal(openStream(cluster.emulator, vncPath("no-such-vm")))).status).toBe(404);
     await jsonRequest(
       cluster.emulator,
@@ -223,14 +225,38 @@ describe("the vnc stream", () => {
     const noGraphics = await refusal(openStream(cluster.emulator, vncPath("no-graphics-vm")));
     expect(noGraphics.status).toBe(400);
     expect(JSON.parse(noGraphics.body)).toMatchObject({ message: "No graphics devices are present." });
+  });
 
-    // A sandboxed guest has no VNC socket: virt-handler's 400, as virt-api passes it on.
-    const noScreen = await refusal(
-      openStream(cluster.emulator, vncPath("shell-vm", "?preserveSession=true")),
+  // A Lab Console VM's VGA screen: getty's login prompt on tty1 (autologin is on the serial line).
+  it("shows a sandboxed guest's tty1 as QEMU would, drawn with the VGA BIOS's font", async () => {
+    const viewer = await openVncViewer(cluster.emulator, vncPath("shell-vm"), 10_000);
+    expect(viewer.rfb.name).toBe("QEMU (shell-vm)");
+    expect(viewer.rfb.framebuffer).toMatchObject({ width: 720, height: 400 });
+    const text = () => screenText(viewer.rfb.framebuffer);
+    expect(text().slice(0, 4)).toEqual(["", "Debian GNU/Linux 12 shell-vm tty1", "", "shell-vm login:"]);
+    viewer.type(keysymsOf("student"));
+    await eventually(async () => (text()[3] === "shell-vm login: student" ? true : undefined), {
+      what: "the typed name on the screen",
+    });
+    viewer.type([0xff0d]);
+    await eventually(async () => (text()[4] === "Password:" ? true : undefined), {
+      what: "the password prompt",
+    });
+    viewer.stream.ws.close();
+  });
+
+  it("keeps one viewer, the newest, unless it asks to preserve the session", async () => {
+    const first = await openVncViewer(cluster.emulator, vncPath("shell-vm"), 10_000);
+    const refused = await refusal(openStream(cluster.emulator, vncPath("shell-vm", "?preserveSession=true")));
+    expect(refused.status).toBe(500);
+    expect(JSON.parse(refused.body).message).toBe(`Internal error occurred: ${activeVncRefusal}`);
+    const second = await openVncViewer(
+      cluster.emulator,
+      vncPath("shell-vm", "?preserveSession=false"),
+      10_000,
     );
-    expect(noScreen.status).toBe(500);
-    expect(JSON.parse(noScreen.body)).toMatchObject({ reason: "InternalError" });
-    expect(JSON.parse(noScreen.body).message).toContain("no VNC socket");
+    expect(await first.stream.closed).toBe(1006);
+    second.stream.ws.close();
   });
 });
 

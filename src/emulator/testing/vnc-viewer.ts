@@ -10,8 +10,6 @@ export interface VncViewer {
   stream: StreamClient;
   /** Updates applied so far. */
   readonly updates: number;
-  /** How many pixels differ from an earlier copy of the framebuffer. */
-  changedSince(before: Uint8Array): number;
   /** Presses and releases each keysym in turn. */
   type(keysyms: number[]): void;
 }
@@ -52,21 +50,6 @@ export async function openVncViewer(emulator: Emulator, path: string, timeoutMs:
     stream,
     get updates() {
       return updates;
-    },
-    changedSince(before) {
-      const now = rfb.framebuffer.pixels;
-      if (now.length !== before.length) return now.length / 4;
-      let changed = 0;
-      for (let index = 0; index < now.length; index += 4) {
-        if (
-          now[index] !== before[index] ||
-          now[index + 1] !== before[index + 1] ||
-          now[index + 2] !== before[index + 2]
-        ) {
-          changed += 1;
-        }
-      }
-      return changed;
     },
     type(keysyms) {
       for (const keysym of keysyms) {

@@ -11,7 +11,7 @@ import { runInConsole } from "../grading/testing/guest-console.ts";
 import { aLab } from "../sessions/testing/fixtures.ts";
 import { startTestBff, testNamespace, type TestBff, type TestBrowser } from "../testing/test-bff.ts";
 import { runningVmiUid, untilNewVmiRuns } from "./testing/session-vmi.ts";
-import { scheduleReadyClass } from "./testing/warm-class.ts";
+import { launchWarm, scheduleReadyClass } from "./testing/warm-class.ts";
 
 // A root service of the lab's own watches for a file the student makes, then powers the VM off, as
 // `sudo poweroff` would on a real image (the emulator's sandboxed student cannot become root).
@@ -58,9 +58,7 @@ beforeAll(async () => {
     expected: 1,
   });
   alice = await bff.signIn("alice");
-  const launched = await alice.post("/api/sessions", { labId: lab.id });
-  expect(launched.body).toMatchObject({ start: "warm", status: "running" });
-  sessionId = launched.body.id;
+  sessionId = await launchWarm(alice, lab.id);
 }, 90_000);
 
 afterAll(async () => {

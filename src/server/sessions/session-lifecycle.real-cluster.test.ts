@@ -13,7 +13,7 @@ import { startBesideApiServer, type BesideApiServer } from "../../emulator/besid
 import { kubectlFor, type Kubectl } from "../../real-cluster/testing/kubectl.ts";
 import { startRealCluster, type RealCluster } from "../../real-cluster/testing/real-cluster.ts";
 import { ConsoleTestClient, signInCookie } from "../console/testing/console-client.ts";
-import { scheduleReadyClass } from "../classes/testing/warm-class.ts";
+import { launchWarm, scheduleReadyClass } from "../classes/testing/warm-class.ts";
 import { aCheck, aGradingLab } from "../grading/testing/grading-fixtures.ts";
 import {
   launchRunning,
@@ -207,9 +207,7 @@ describe("a warm VM on a real API server", () => {
       expected: 1,
     });
     bob = await bff.signIn("bob");
-    const answer = await bob.post("/api/sessions", { labId: lab.id });
-    expect(answer.body).toMatchObject({ start: "warm", status: "running" });
-    warmId = answer.body.id;
+    warmId = await launchWarm(bob, lab.id);
     const vm = JSON.parse(await kubectl("get", "vm", "-n", namespace, warmId, "-o", "json")) as {
       metadata: { labels: Record<string, string>; annotations: Record<string, string> };
     };

@@ -26,3 +26,14 @@ export async function scheduleReadyClass(
   );
   return id;
 }
+
+/** A student's launch that claims a warm VM (it fails otherwise); the session's id. */
+export async function launchWarm(student: TestBrowser, labId: string): Promise<string> {
+  const launched = await student.post("/api/sessions", { labId });
+  if (launched.body?.start !== "warm" || launched.body?.status !== "running") {
+    throw new Error(
+      `the launch did not claim a running warm VM: ${launched.status} ${JSON.stringify(launched.body)}`,
+    );
+  }
+  return launched.body.id as string;
+}
