@@ -229,6 +229,7 @@ export const kubevirtSubresources: { name: string; verbs: string[] }[] = [
   { name: "virtualmachineinstances/console", verbs: ["get"] },
   { name: "virtualmachineinstances/portforward", verbs: ["get"] },
   { name: "virtualmachineinstances/vnc", verbs: ["get"] },
+  { name: "virtualmachineinstances/vnc/screenshot", verbs: ["get"] },
   { name: "virtualmachineinstances/pause", verbs: ["update"] },
   { name: "virtualmachineinstances/unpause", verbs: ["update"] },
   { name: "virtualmachineinstances/guestosinfo", verbs: ["get"] },

@@ -25,6 +25,8 @@ export interface RunningGuest {
    * dials it for the vnc subresource. Absent for guests without a screen.
    */
   screen?(): Promise<net.Socket>;
+  /** The screen as a PNG, as libvirt's screenshot (the vnc/screenshot subresource) takes it. */
+  screenshot?(): Promise<Buffer>;
   /** Bodies of KubeVirt's guestosinfo, userlist and filesystemlist subresources. */
   guestOsInfo(): Promise<GuestAgentInfo>;
   userList(): Promise<GuestOsUserList>;

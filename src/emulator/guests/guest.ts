@@ -274,14 +274,22 @@ class SandboxedGuest implements Guest {
 
   /** The VGA console's VNC server, as QEMU's: tty1's login prompt (screen/tty1-login.ts). */
   async screen(): Promise<net.Socket> {
-    if (!this.sandbox.running) throw this.stoppedError();
+    return (await this.screenOnce()).connect();
+  }
+
+  async screenshot(): Promise<Buffer> {
+    return (await this.screenOnce()).png();
+  }
+
+  private screenOnce(): Promise<ScreenServer> {
+    if (!this.sandbox.running) return Promise.reject(this.stoppedError());
     this.screenServer ??= startScreenServer({
       hostname: this.layout.hostname,
       name: this.name,
       // Beside the port relay's socket, in the emulator's folder of guests that no guest sees.
       socketPath: `${this.layout.relaySocket}-vnc`,
     });
-    return (await this.screenServer).connect();
+    return this.screenServer;
   }
 
   on<E extends keyof GuestEvents>(event: E, listener: (...args: GuestEvents[E]) => void): void {

@@ -24,6 +24,7 @@ import { rejectUpgrade, type UpgradeContext, type UpgradeRoutes } from "../http/
 import { changeVmState, type LifecycleAction } from "./state-change.ts";
 import type { PauseAction, VmiPauses } from "./pause.ts";
 import { guestAgentSubresources, serveGuestAgent } from "./guest-agent.ts";
+import { serveScreenshot } from "./vnc.ts";
 
 export interface KubevirtSubresourceParts {
   config: ClusterConfig;
@@ -103,6 +104,13 @@ export function createKubevirtSubresources(parts: KubevirtSubresourceParts): Kub
       info.name !== ""
     ) {
       return serveGuestAgent(parts.registry, parts.guests, request, response, info);
+    }
+    if (
+      info.resource === "virtualmachineinstances" &&
+      info.subresource === "vnc/screenshot" &&
+      info.name !== ""
+    ) {
+      return serveScreenshot(parts.registry, parts.guests, request.method ?? "GET", response, info);
     }
     if (streamingSubresources.has(info.subresource)) {
       throw badRequest(

@@ -9,6 +9,7 @@ import { echoServerCommand } from "../guests/testing/echo-server.ts";
 import { vmManifest } from "../testing/manifests.ts";
 import { jsonRequest, rawRequest } from "../testing/raw-request.ts";
 import { eventually, startTestEmulator, type TestEmulator } from "../testing/start.ts";
+import { pngPixels } from "../testing/png-pixels.ts";
 import { screenText } from "../testing/screen-text.ts";
 import { keysymsOf, openVncViewer, vncPath as vncPathOf } from "../testing/vnc-viewer.ts";
 import { openStream, UpgradeRefused, type StreamClient } from "../testing/websocket.ts";
@@ -205,7 +206,7 @@ describe("the serial console", () => {
 describe("the vnc stream", () => {
   const vncPath = (name: string, query = "") => vncPathOf(namespace, name, query);
 
-  it("refuses as virt-api does before the upgrade, with its Status bodies", async () => {
+  it("refuses as virt-api does: the stream before the upgrade with Status bodies, a screenshot in plain text", async () => {
     expect((await refusal(openStream(cluster.emulator, vncPath("no-such-vm")))).status).toBe(404);
     await jsonRequest(
       cluster.emulator,
@@ -225,6 +226,20 @@ describe("the vnc stream", () => {
     const noGraphics = await refusal(openStream(cluster.emulator, vncPath("no-graphics-vm")));
     expect(noGraphics.status).toBe(400);
     expect(JSON.parse(noGraphics.body)).toMatchObject({ message: "No graphics devices are present." });
+
+    // The same checks refuse a screenshot, as a 500 with the reason in plain text.
+    for (const [name, reason] of [
+      ["no-such-vm", 'virtualmachineinstance.kubevirt.io "no-such-vm" not found'],
+      ["no-graphics-vm", "No graphics devices are present."],
+      ["vnc-waiting-vm", "VMI is not running"],
+    ]) {
+      const failed = await rawRequest(cluster.emulator, "GET", vncPath(name ?? "", "/screenshot"));
+      expect([failed.status, failed.headers["content-type"], failed.text]).toEqual([
+        500,
+        "text/plain; charset=utf-8",
+        reason,
+      ]);
+    }
   });
 
   // A Lab Console VM's VGA screen: getty's login prompt on tty1 (autologin is on the serial line).
@@ -242,6 +257,22 @@ describe("the vnc stream", () => {
     await eventually(async () => (text()[4] === "Password:" ? true : undefined), {
       what: "the password prompt",
     });
+    viewer.stream.ws.close();
+  });
+
+  it("takes a screenshot as a PNG of the very screen a viewer sees", async () => {
+    const viewer = await openVncViewer(cluster.emulator, vncPath("shell-vm"), 10_000);
+    const shot = await rawRequest(
+      cluster.emulator,
+      "GET",
+      vncPath("shell-vm", "/screenshot?moveCursor=true"),
+    );
+    expect(shot.status).toBe(200);
+    expect(shot.headers["content-type"]).toBe("image/png");
+    const { width, height, rgb } = pngPixels(shot.bytes);
+    expect([width, height]).toEqual([720, 400]);
+    const seen = viewer.rfb.framebuffer.pixels;
+    expect(rgb.every((value, index) => value === seen[Math.floor(index / 3) * 4 + (index % 3)])).toBe(true);
     viewer.stream.ws.close();
   });
 

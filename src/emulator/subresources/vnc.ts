@@ -4,12 +4,15 @@
 // frames are dropped, no pings. One viewer per VMI: a new one cuts the viewer before it without a
 // close frame (1006), before its own connection is made, unless it asks `preserveSession=true`, which
 // virt-handler refuses with 503 while a viewer is connected, and virt-api passes on as a 500.
+import type { ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import type { WebSocket, WebSocketServer } from "ws";
 import type { Registry } from "../apiserver/registry.ts";
 import { field, stringField } from "../cluster/objects.ts";
 import type { GuestRuntime } from "../guests/guest-runtime.ts";
-import { badRequest } from "../http/status.ts";
+import { virtualMachineInstances } from "../cluster/resources.ts";
+import type { ResourceRequestInfo } from "../http/request-info.ts";
+import { badRequest, methodNotAllowed } from "../http/status.ts";
 import type { UpgradeContext } from "../http/upgrade.ts";
 import { kubevirtInternalError, targetVmi } from "./kubevirt-target.ts";
 import { asBuffer, highWaterMark, lowWaterMark } from "./websocket.ts";
@@ -82,4 +85,42 @@ export class VncStreams {
       if (this.open.get(vmiUid) === ws) this.open.delete(vmiUid);
     });
   }
+}
+
+/**
+ * `virtualmachineinstances/NAME/vnc/screenshot`: the screen as a PNG, which virt-handler takes with
+ * libvirt's virDomainScreenshot, not through VNC. Whatever fails is a 500 with the reason as plain
+ * text, the not-found and not-running checks included (httpGetRequestBinaryHandler in
+ * pkg/virt-api/rest/subresource.go); `moveCursor` is read by no one.
+ */
+export async function serveScreenshot(
+  registry: Registry,
+  guests: GuestRuntime,
+  method: string,
+  response: ServerResponse,
+  info: ResourceRequestInfo,
+): Promise<void> {
+  if (method !== "GET" && method !== "HEAD") throw methodNotAllowed();
+  const failed = (reason: string) => {
+    response.writeHead(500, { "Content-Type": "text/plain; charset=utf-8" });
+    response.end(reason);
+  };
+  const vmi = registry.find(virtualMachineInstances, info.namespace, info.name);
+  if (!vmi) return failed(`virtualmachineinstance.kubevirt.io "${info.name}" not found`);
+  if (field(vmi, "spec", "domain", "devices", "autoattachGraphicsDevice") === false) {
+    return failed("No graphics devices are present.");
+  }
+  if (stringField(vmi, "status", "phase") !== "Running") return failed("VMI is not running");
+  const guest = guests.find(vmi.metadata.uid);
+  if (!guest?.screenshot)
+    return failed("unexpected return code 400 (400 Bad Request), message: the VMI has no guest");
+  let png: Buffer;
+  try {
+    png = await guest.screenshot();
+  } catch (error) {
+    return failed(`unexpected return code 500 (500 Internal Server Error), message: ${String(error)}`);
+  }
+  // virt-api writes only the bytes; Go's content sniffing names them.
+  response.writeHead(200, { "Content-Type": "image/png", "Content-Length": png.length });
+  response.end(method === "HEAD" ? undefined : png);
 }

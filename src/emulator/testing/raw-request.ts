@@ -11,6 +11,8 @@ export type EmulatorEndpoint = Pick<Emulator, "url" | "kubeconfigPath" | "adminT
 export interface RawResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
+  /** The body as it came (a PNG, say). */
+  bytes: Buffer;
   text: string;
   /** The body parsed as JSON, or undefined when it is not JSON. */
   json: unknown;
@@ -50,14 +52,15 @@ export function rawRequest(
       const chunks: Buffer[] = [];
       response.on("data", (chunk: Buffer) => chunks.push(chunk));
       response.on("end", () => {
-        const text = Buffer.concat(chunks).toString("utf8");
+        const bytes = Buffer.concat(chunks);
+        const text = bytes.toString("utf8");
         let json: unknown;
         try {
           json = JSON.parse(text);
         } catch {
           json = undefined;
         }
-        resolve({ status: response.statusCode ?? 0, headers: response.headers, text, json });
+        resolve({ status: response.statusCode ?? 0, headers: response.headers, bytes, text, json });
       });
       response.on("error", reject);
     });

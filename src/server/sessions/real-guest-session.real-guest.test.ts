@@ -11,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BootLog, csrfHeader, type Session } from "../../common/api.ts";
 import { GradingRun, SelfCheck } from "../../common/grading-api.ts";
 import { eventually, patient } from "../../common/testing/patience.ts";
-import { jsonRequest } from "../../emulator/testing/raw-request.ts";
+import { pngPixels } from "../../emulator/testing/png-pixels.ts";
+import { jsonRequest, rawRequest } from "../../emulator/testing/raw-request.ts";
 import { screenText } from "../../emulator/testing/screen-text.ts";
 import { keysymsOf, openVncViewer, vncPath } from "../../emulator/testing/vnc-viewer.ts";
 import { UpgradeRefused } from "../../emulator/testing/websocket.ts";
@@ -422,6 +423,17 @@ describe("a session on a real guest, through the BFF", () => {
           timeoutMs: 30_000,
         },
       );
+      // vnc/screenshot: QEMU's screendump as a PNG, the same screen with the same text.
+      const shot = await rawRequest(
+        emulator.emulator,
+        "GET",
+        vncPath(testNamespace, sessionId, "/screenshot"),
+      );
+      expect([shot.status, shot.headers["content-type"]]).toEqual([200, "image/png"]);
+      const { width, height, rgb } = pngPixels(shot.bytes);
+      const pixels = new Uint8Array(width * height * 4);
+      rgb.forEach((value, index) => (pixels[Math.floor(index / 3) * 4 + (index % 3)] = value));
+      expect(screenText({ width, height, pixels }).join("\n")).toContain(`${sessionId} login: student`);
       viewer.type(Array(7).fill(0xff08)); // BackSpace: the prompt as it was
     } finally {
       viewer.stream.ws.close();

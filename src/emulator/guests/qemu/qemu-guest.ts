@@ -6,7 +6,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { EventEmitter } from "node:events";
 import { existsSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import net from "node:net";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -170,6 +170,18 @@ export class QemuGuest implements RunningGuest {
   /** QEMU's VNC server (`-vnc unix:`), one connection per viewer, as virt-handler dials it. */
   screen(): Promise<net.Socket> {
     return connectUnix(join(this.dir, sockets.vnc));
+  }
+
+  /** QEMU's screendump, as PNG: what libvirt's virDomainScreenshot takes. */
+  async screenshot(): Promise<Buffer> {
+    if (!this.qmp) throw new Error(`guest ${this.name} is not running`);
+    const file = join(this.dir, "screenshot.png");
+    await this.qmp.execute("screendump", { filename: file, format: "png" });
+    try {
+      return await readFile(file);
+    } finally {
+      await rm(file, { force: true });
+    }
   }
 
   async connect(port: number): Promise<net.Socket> {
