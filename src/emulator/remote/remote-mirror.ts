@@ -29,6 +29,9 @@ import type { ObjectStore, StoreEvent } from "../apiserver/store.ts";
 import { mergePatch } from "./merge-patch.ts";
 import { resourcePath, type RemoteAnswer, type RemoteApi, type WatchEvent } from "./remote-api.ts";
 
+/** What the mirror uses of the real API server's client. */
+export type RemoteClient = Pick<RemoteApi, "request" | "watch" | "close">;
+
 /** The kinds the controllers read, copied from the real API server. */
 export const mirroredKinds: ResourceType[] = [
   namespaces,
@@ -87,7 +90,7 @@ function translated<T>(value: T, map: Map<string, string>): T {
 
 export interface RemoteMirrorOptions {
   store: ObjectStore;
-  api: RemoteApi;
+  api: RemoteClient;
   log: (line: string) => void;
 }
 
@@ -99,7 +102,7 @@ interface ServerNews {
 
 export class RemoteMirror {
   private readonly store: ObjectStore;
-  private readonly api: RemoteApi;
+  private readonly api: RemoteClient;
   private readonly log: (line: string) => void;
   private readonly abort = new AbortController();
   /** The local revision of the change being copied in, so it is not sent back. */
@@ -438,6 +441,7 @@ export class RemoteMirror {
 /** Waits `ms`, or less when the signal aborts. */
 function pause(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
     const timer = setTimeout(resolve, ms);
     signal.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
   });
