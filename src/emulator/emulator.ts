@@ -2,7 +2,7 @@
 // store with its registry and watch hub, the emulated controllers, the guests and KubeVirt's streams,
 // the seeded cluster objects, fault injection and the HTTPS server. It writes a kubeconfig that points
 // at it (and one per requested service account).
-import { createServer, type Server } from "node:https";
+import { createServer } from "node:https";
 import type { Socket } from "node:net";
 import { resolve } from "node:path";
 import { ownerReferencesPlugin } from "./apiserver/admission/owner-reference-admission.ts";
@@ -34,6 +34,7 @@ import { createFaults, type EmulatorFaults } from "./faults/faults.ts";
 import { withFaults } from "./faults/front-door.ts";
 import { RequestFaults } from "./faults/request-faults.ts";
 import { Connections } from "./http/connections.ts";
+import { listen } from "./http/listen.ts";
 import { normalizePathPrefix, withPathPrefix } from "./http/path-prefix.ts";
 import type { Authorizer } from "./rbac/attributes.ts";
 import { clusterDefaultsFile, createRbacAuthorizer, loadRbacFiles } from "./rbac/rbac.ts";
@@ -108,17 +109,6 @@ function urlHost(host: string): string {
   if (host === "0.0.0.0" || host === "") return "127.0.0.1";
   if (host === "::") return "[::1]";
   return host.includes(":") ? `[${host}]` : host;
-}
-
-function listen(server: Server, port: number, host: string): Promise<number> {
-  return new Promise((resolveListen, reject) => {
-    server.once("error", reject);
-    server.listen(port, host, () => {
-      server.off("error", reject);
-      const address = server.address();
-      resolveListen(typeof address === "object" && address ? address.port : port);
-    });
-  });
 }
 
 function authorizerFor(options: EmulatorOptions): Authorizer {

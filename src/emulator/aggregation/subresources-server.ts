@@ -10,6 +10,7 @@ import type { Socket } from "node:net";
 import type { KubeConfig } from "@kubernetes/client-node";
 import { createCertificateAuthority, signCertificate } from "../cluster/tls.ts";
 import { Connections } from "../http/connections.ts";
+import { listen } from "../http/listen.ts";
 import type { KubevirtSubresources } from "../subresources/routes.ts";
 import { createAggregatedFrontDoor } from "./aggregated-front-door.ts";
 import { RemoteApi } from "../remote/remote-api.ts";
@@ -73,14 +74,7 @@ export async function startSubresourcesServer(
     if (socket.writable) socket.end("HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n");
     else socket.destroy();
   });
-  const port = await new Promise<number>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port ?? 0, host, () => {
-      server.off("error", reject);
-      const address = server.address();
-      resolve(typeof address === "object" && address ? address.port : 0);
-    });
-  });
+  const port = await listen(server, options.port ?? 0, host);
   let closing: Promise<void> | undefined;
   return {
     host,

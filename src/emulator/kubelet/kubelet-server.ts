@@ -19,6 +19,7 @@ import { createCertificateAuthority, signCertificate } from "../cluster/tls.ts";
 import { pods } from "../cluster/resources.ts";
 import type { GuestRuntime } from "../guests/guest-runtime.ts";
 import { Connections } from "../http/connections.ts";
+import { listen } from "../http/listen.ts";
 import { ApiError } from "../http/status.ts";
 import { containerLog, countParameter } from "../subresources/pod-log.ts";
 
@@ -96,14 +97,7 @@ export async function startKubeletServer(options: KubeletServerOptions): Promise
   server.on("request", (request: IncomingMessage, response: ServerResponse) =>
     serve(options, request, response),
   );
-  const port = await new Promise<number>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port ?? 0, options.host, () => {
-      server.off("error", reject);
-      const address = server.address();
-      resolve(typeof address === "object" && address ? address.port : 0);
-    });
-  });
+  const port = await listen(server, options.port ?? 0, options.host);
   let closing: Promise<void> | undefined;
   return {
     host: options.host,
