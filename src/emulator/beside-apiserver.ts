@@ -15,7 +15,7 @@ import {
   unregisterSubresourcesApiService,
 } from "./aggregation/api-service-registration.ts";
 import { startSubresourcesServer, type SubresourcesServer } from "./aggregation/subresources-server.ts";
-import { startKubevirtNode, type GuestsChoice, type KubevirtNode } from "./kubevirt-node.ts";
+import { startKubevirtNode, type GuestsChoice } from "./kubevirt-node.ts";
 import { createKubevirtSubresources } from "./subresources/routes.ts";
 import { startKubeletServer } from "./kubelet/kubelet-server.ts";
 import { RemoteApi } from "./remote/remote-api.ts";
@@ -39,12 +39,8 @@ export interface BesideApiServerOptions {
 }
 
 export interface BesideApiServer {
-  node: KubevirtNode;
   /** The aggregated server kube-apiserver proxies subresources.kubevirt.io to. */
   subresources: SubresourcesServer;
-  registry: Registry;
-  /** Resolves once every change the controllers made so far has reached the API server. */
-  flushed(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -110,13 +106,7 @@ export async function startBesideApiServer(options: BesideApiServerOptions): Pro
       port: subresources.port,
       caBundlePem: subresources.caBundlePem,
     });
-    return {
-      node,
-      subresources,
-      registry,
-      flushed: () => mirror.flushed(),
-      close: stopAll,
-    };
+    return { subresources, close: stopAll };
   } catch (error) {
     await stopAll();
     throw error;

@@ -35,7 +35,6 @@ export interface KubevirtNodeOptions {
 }
 
 export interface KubevirtNode {
-  recorder: EventRecorder;
   guests: GuestRuntime;
   consoles: ConsoleStreams;
   pauses: VmiPauses;
@@ -107,7 +106,6 @@ export async function startKubevirtNode(options: KubevirtNodeOptions): Promise<K
   const pauses = new VmiPauses({ registry, guests, recorder, conditionLagMs: timings.toPausedCondition });
 
   return {
-    recorder,
     guests,
     consoles,
     pauses,
