@@ -51,7 +51,7 @@ const labs: Lab[] = ["linux-basics", "git-workflow"].map((id) => ({
   title: id,
   description: "",
   vm: { cpu: 1, memory: "2Gi", image: "quay.io/containerdisks/fedora:41", nested: false, cloudInit: null },
-  session: { minutes: 60, extendMinutes: 15, maxExtensions: 2, terminals: 0 },
+  session: { minutes: 60, extendMinutes: 15, maxExtensions: 2, terminals: 0, consoles: ["serial"] },
   checks: [],
 }));
 const studentName = (index: number) => `student-${String(index).padStart(3, "0")}`;

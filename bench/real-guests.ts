@@ -40,7 +40,7 @@ const lab = aGradingLab(
   [aCheck({ id: "hello-file", title: "Create ~/hello.txt", selfCheck: true, run: "test -f ~/hello.txt" })],
   {
     vm: realGuestVm,
-    session: { minutes: 60, extendMinutes: 15, maxExtensions: 2, terminals: 1 },
+    session: { minutes: 60, extendMinutes: 15, maxExtensions: 2, terminals: 1, consoles: ["serial"] },
   },
 );
 

@@ -28,7 +28,7 @@ export const benchLab: Lab = {
   title: "Linux basics",
   description: "",
   vm: { cpu: 1, memory: "1Gi", image: "quay.io/containerdisks/fedora:41", nested: false, cloudInit: null },
-  session: { minutes: 60, extendMinutes: 15, maxExtensions: 2, terminals: 0 },
+  session: { minutes: 60, extendMinutes: 15, maxExtensions: 2, terminals: 0, consoles: ["serial"] },
   checks: [],
 };
 

@@ -1,5 +1,6 @@
 // The JSON API between the SPA and the BFF: one schema per body, shared by both sides.
 import * as z from "zod/mini";
+import { labConsoles } from "./lab.ts";
 import { Translations } from "./translations.ts";
 
 export const roles = ["student", "ta", "instructor"] as const;
@@ -71,6 +72,8 @@ export const LabSummary = z.object({
     extendMinutes: z.number(),
     maxExtensions: z.number(),
     terminals: z.number(),
+    /** The consoles a session shows, a tab each, in the lab's order. */
+    consoles: z.array(z.enum(labConsoles)),
     /** The lab's idle limit; absent when it has none. */
     idle: z.optional(
       z.object({ minutes: z.number(), warnMinutes: z.number(), action: z.enum(["end", "pause"]) }),

@@ -144,6 +144,10 @@ export const maxTerminals = 4;
 
 export const idleActions = ["end", "pause"] as const;
 
+/** The consoles a lab may offer: the VM's serial line, and its screen (KubeVirt's VNC). */
+export const labConsoles = ["serial", "graphical"] as const;
+export type LabConsole = (typeof labConsoles)[number];
+
 /**
  * Idle handling (docs/operations.md, "Idle sessions"): no console input and nothing the agent sees
  * for `minutes` ends the session, or pauses its VM; a warning comes `warnMinutes` before.
@@ -176,6 +180,15 @@ const Session = z.strictObject({
     description:
       "Shells a student may open besides the serial console, each a real terminal through the VM's agent.",
   }),
+  consoles: z
+    .array(z.enum(labConsoles))
+    .min(1, { error: "must name at least one console" })
+    .default(["serial"])
+    .refine((consoles) => new Set(consoles).size === consoles.length, { error: "names a console twice" })
+    .meta({
+      description:
+        "The consoles a session shows, a tab each: serial (the VM's serial line) and graphical (its screen, over VNC; the image needs a display, see docs/vnc.md).",
+    }),
 });
 
 const LabCheckFile = z.strictObject({
@@ -321,7 +334,13 @@ export const LabFile = z
       .default("")
       .meta({ description: "Markdown shown to students." }),
     vm: Vm,
-    session: Session.default({ minutes: 60, extendMinutes: 15, maxExtensions: 2, terminals: 0 }),
+    session: Session.default({
+      minutes: 60,
+      extendMinutes: 15,
+      maxExtensions: 2,
+      terminals: 0,
+      consoles: ["serial"],
+    }),
     network: Network.optional().meta({
       description: "What the VM may reach on the network; without it, DNS and nothing else.",
     }),
@@ -372,6 +391,8 @@ export interface Lab {
     extendMinutes: number;
     maxExtensions: number;
     terminals: number;
+    /** The consoles a session shows, in the lab file's order. */
+    consoles: LabConsole[];
     /** Absent: the lab has no idle limit. */
     idle?: LabIdle;
   };

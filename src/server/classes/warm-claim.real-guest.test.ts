@@ -24,7 +24,7 @@ const lab = aGradingLab(
   {
     id: "warm-real-guest",
     vm: realGuestVm,
-    session: { minutes: 60, extendMinutes: 15, maxExtensions: 2, terminals: 0 },
+    session: { minutes: 60, extendMinutes: 15, maxExtensions: 2, terminals: 0, consoles: ["serial"] },
   },
 );
 

@@ -10,7 +10,7 @@ import { startTestBff, testNamespace, type TestBff, type TestBrowser } from "../
 const lab = aLab({
   id: "linux-basics",
   title: "Linux basics",
-  session: { minutes: 30, extendMinutes: 10, maxExtensions: 1, terminals: 0 },
+  session: { minutes: 30, extendMinutes: 10, maxExtensions: 1, terminals: 0, consoles: ["serial"] },
 });
 const minute = 60_000;
 

@@ -32,6 +32,7 @@ function idleLab(id: string, action: "end" | "pause"): Lab {
       extendMinutes: 15,
       maxExtensions: 2,
       terminals: 0,
+      consoles: ["serial"],
       idle: { minutes: 20, warnMinutes: 5, action },
     },
   });

@@ -91,7 +91,7 @@ describe("loadLabs", () => {
           nested: false,
           cloudInit: null,
         },
-        session: { minutes: 60, extendMinutes: 15, maxExtensions: 2, terminals: 0 },
+        session: { minutes: 60, extendMinutes: 15, maxExtensions: 2, terminals: 0, consoles: ["serial"] },
         checks: [{ id: "one", title: "One", points: 1, run: "true", timeoutSeconds: 10, selfCheck: false }],
       },
     ]);

@@ -64,6 +64,7 @@ const lab = aGradingLab(
       extendMinutes: 15,
       maxExtensions: 2,
       terminals: 1,
+      consoles: ["serial"],
       idle: { minutes: 20, warnMinutes: 5, action: "pause" },
     },
   },

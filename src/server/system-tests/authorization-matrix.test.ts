@@ -48,7 +48,7 @@ interface Call {
 }
 
 const lab = aGradingLab([aCheck({ id: "hello", run: "true", selfCheck: true })], {
-  session: { minutes: 60, extendMinutes: 15, maxExtensions: 2, terminals: 1 },
+  session: { minutes: 60, extendMinutes: 15, maxExtensions: 2, terminals: 1, consoles: ["serial"] },
 });
 const metricsToken = "a-metrics-token-long-enough-for-tests";
 

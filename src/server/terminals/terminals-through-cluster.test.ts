@@ -11,7 +11,7 @@ import { launchRunning, startTestBff, type TestBff } from "../testing/test-bff.t
 const lab = aLab({
   id: "terminal-lab",
   title: "Terminal lab",
-  session: { minutes: 60, extendMinutes: 15, maxExtensions: 2, terminals: 2 },
+  session: { minutes: 60, extendMinutes: 15, maxExtensions: 2, terminals: 2, consoles: ["serial"] },
 });
 const serialOnlyLab = aLab({ id: "serial-only", title: "Serial only" });
 

@@ -14,7 +14,7 @@ export function aGradingLab(checks: LabCheck[], overrides: Partial<Lab> = {}): L
     title: "Linux basics",
     description: "",
     vm: { cpu: 1, memory: "2Gi", image: "quay.io/containerdisks/fedora:41", nested: false, cloudInit: null },
-    session: { minutes: 60, extendMinutes: 15, maxExtensions: 2, terminals: 0 },
+    session: { minutes: 60, extendMinutes: 15, maxExtensions: 2, terminals: 0, consoles: ["serial"] },
     checks,
     ...overrides,
   };

@@ -18,7 +18,7 @@ export function aLab(overrides: Partial<Lab> = {}): Lab {
     title: "Linux basics",
     description: "",
     vm: { cpu: 2, memory: "4Gi", image: "quay.io/containerdisks/fedora:41", nested: false, cloudInit: null },
-    session: { minutes: 60, extendMinutes: 15, maxExtensions: 2, terminals: 0 },
+    session: { minutes: 60, extendMinutes: 15, maxExtensions: 2, terminals: 0, consoles: ["serial"] },
     checks: [],
     ...overrides,
   };
