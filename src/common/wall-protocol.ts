@@ -33,6 +33,18 @@ export const WallScreen = z.object({
 });
 export type WallScreen = z.output<typeof WallScreen>;
 
+/**
+ * A graphical session's screen in miniature, a PNG (base64) made from the screen the BFF holds
+ * (never a connection of its own): labs whose session.consoles has "graphical" show this.
+ */
+export const WallDesktop = z.object({
+  sessionId: z.string(),
+  width: z.number(),
+  height: z.number(),
+  png: z.string(),
+});
+export type WallDesktop = z.output<typeof WallDesktop>;
+
 /** The longest search the wall takes, in characters. */
 export const wallSearchMaxLength = 200;
 
@@ -76,6 +88,8 @@ export const WallServerMessage = z.discriminatedUnion("type", [
   z.object({ type: z.literal("sessions"), items: z.array(WallSession) }),
   /** The screens that changed since the last frame. */
   z.object({ type: z.literal("screens"), screens: z.array(WallScreen) }),
+  /** The desktops that changed since the last frame. */
+  z.object({ type: z.literal("desktops"), desktops: z.array(WallDesktop) }),
   /**
    * The sessions whose screens match the search (those that match nothing are absent), whenever the
    * search or a match changed. `search` is the one they answer, so a tab ignores answers to an older one.

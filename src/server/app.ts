@@ -11,7 +11,7 @@ import { agentKey, warmAgentKey } from "./grading/agent-key.ts";
 import { Announcements } from "./announcements/announcements.ts";
 import type { AnnouncementRepository } from "./announcements/repository.ts";
 import { registerAnnouncementRoutes } from "./announcements/routes.ts";
-import type { Lab } from "../common/lab.ts";
+import type { Lab, LabConsole } from "../common/lab.ts";
 import { enforceAccess } from "./access/policy.ts";
 import type { Authenticator } from "./auth/authenticator.ts";
 import { findSignIn } from "./auth/current-user.ts";
@@ -311,6 +311,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     timing: deps.idleTiming,
   });
   const inputTimes = new ConsoleInputTimes(operations.now);
+  const consolesOfLab = (labId: string): readonly LabConsole[] =>
+    deps.labs.find((lab) => lab.id === labId)?.session.consoles ?? ["serial"];
   const consoles: ConsoleHub = new ConsoleHub({
     connect: deps.cluster.openConsole,
     connectScreen: deps.cluster.openScreen,
@@ -356,8 +358,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     audit: operations.audit,
     onViewers: (change, as) => operations.metrics.consoleViewers.inc({ role: as }, change),
     terminalsOf: (labId) => deps.labs.find((lab) => lab.id === labId)?.session.terminals ?? 0,
-    offersScreen: (labId) =>
-      deps.labs.find((lab) => lab.id === labId)?.session.consoles.includes("graphical") ?? false,
+    offersScreen: (labId) => consolesOfLab(labId).includes("graphical"),
   });
   registerHelpRoutes(app, {
     help: new HelpRequests({ cluster: deps.cluster, sessions, source: reads.source, now: operations.now }),
@@ -368,9 +369,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       // Only where this replica holds (or may take) the console: a second connection would kick it.
       keepOpen: (session) =>
         coordination.consoles
-          .claim(session.id, (home) => (home.kind === "here" ? consoles.keepOpen(session) : undefined))
+          .claim(session.id, (home) =>
+            home.kind === "here" ? consoles.keepShownOpen(session, consolesOfLab(session.labId)) : undefined,
+          )
           .catch(() => undefined),
+      isOpen: (id) => consoles.has(id),
       screenOf: (id) => consoles.screenOf(id),
+      thumbnailOf: (id) => consoles.thumbnailOf(id),
     },
     sessions,
     labIds: new Set(deps.labs.map((lab) => lab.id)),

@@ -5,8 +5,8 @@
 import type { FastifyBaseLogger } from "fastify";
 import type WebSocket from "ws";
 import type { Session } from "../../common/api.ts";
+import type { LabConsole } from "../../common/lab.ts";
 import { graphicalConsole, serialConsole } from "../../common/console-protocol.ts";
-import type { Image } from "../../common/png.ts";
 import type { AuditLog } from "../audit/audit-log.ts";
 import type { ConsoleConnector } from "../kube/console-stream.ts";
 import type { ConsoleRecorder, RecordingStore } from "../recordings/recording-store.ts";
@@ -16,7 +16,7 @@ import type { ConsoleLogReader } from "./log-seeding.ts";
 import { notices, type Notice } from "./notices.ts";
 import { SharedConsole } from "./shared-console.ts";
 import { UpstreamLink } from "./upstream.ts";
-import { SharedScreen } from "../screen/shared-screen.ts";
+import { SharedScreen, type ScreenThumbnail } from "../screen/shared-screen.ts";
 import type { OpenUpstream } from "./upstream-connector.ts";
 import { ConsoleViewer, type ViewerIdentity } from "./viewer.ts";
 import { terminalUpstream, type OpenTerminal } from "./terminal-line.ts";
@@ -91,10 +91,27 @@ export class ConsoleHub {
     shared.join(new ConsoleViewer(socket, identity, this.limits, shared));
   }
 
-  /** An open screen's framebuffer and its version (which goes up with every change), for the wall's miniatures. */
-  screenImageOf(sessionId: string): { image: Image; version: number } | undefined {
-    const screen = this.screens.get(sessionId);
-    return screen && { image: screen.screen, version: screen.version };
+  /**
+   * Keeps open what a class wall shows of a session, with nobody watching: its serial console, its
+   * screen, or both, as its lab offers (SharedConsole.keepOpen); undefined once the hub is closed.
+   */
+  keepShownOpen(
+    session: { id: string; owner: string },
+    shown: readonly LabConsole[],
+  ): (() => void) | undefined {
+    if (this.closed) return undefined;
+    const releases = [
+      ...(shown.includes("serial") ? [this.consoleFor(session, serialConsole).keepOpen()] : []),
+      ...(shown.includes("graphical") ? [this.screenFor(session).keepOpen()] : []),
+    ];
+    return () => {
+      for (const release of releases) release();
+    };
+  }
+
+  /** An open screen's miniature for the wall (its version goes up with every change of the screen). */
+  thumbnailOf(sessionId: string): ScreenThumbnail | undefined {
+    return this.screens.get(sessionId)?.thumbnail();
   }
 
   private screenFor(session: { id: string; owner: string }): SharedScreen {

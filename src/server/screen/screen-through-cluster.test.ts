@@ -6,6 +6,8 @@ import { startTestEmulator, type TestEmulator } from "../../emulator/testing/sta
 import { signInCookie } from "../console/testing/console-client.ts";
 import { aLab } from "../sessions/testing/fixtures.ts";
 import { launchRunning, startTestBff, type TestBff } from "../testing/test-bff.ts";
+import { WallTestClient } from "../wall/testing/wall-client.ts";
+import { pngPixels } from "../../emulator/testing/png-pixels.ts";
 import { refusedScreenStatus, ScreenTestClient } from "./testing/screen-client.ts";
 
 const lab = aLab({
@@ -130,6 +132,29 @@ describe("a VM's screen through the BFF", () => {
     // The first update is the kept framebuffer: no blank screen in between.
     expect(again.text()).toContain("kept-screen");
     again.close();
+  });
+
+  it("shows the class wall the desktop in miniature, from the screen the BFF already holds", async () => {
+    const wall = await WallTestClient.connect(bff.url, lab.id, {
+      cookie: await signInCookie(bff.url, "tara"),
+    });
+    await wall.until(() => wall.desktops.has(sessionId), "a desktop miniature");
+    const first = wall.desktops.get(sessionId)!;
+    expect([first.width, first.height]).toEqual([240, 133]);
+    const image = pngPixels(Buffer.from(first.png, "base64"));
+    expect([image.width, image.height]).toEqual([240, 133]);
+    // tty1's text shows as grey on black: some pixels are lit.
+    expect(image.rgb.some((value) => value > 0x40)).toBe(true);
+
+    const alice = await open("alice");
+    const sent = wall.desktopsReceived;
+    alice.type("on-the-wall");
+    await wall.until(() => wall.desktopsReceived > sent, "a newer miniature after typing");
+    expect(wall.desktops.get(sessionId)!.png).not.toBe(first.png);
+    // One line to the VM's screen for the wall and the viewer together (and one to its serial console).
+    expect(bff.app.consoleHub.stats().connectedUpstreams).toBe(2);
+    alice.close();
+    wall.close();
   });
 
   it("refuses the screen of a lab that offers none, and students the screens of others", async () => {

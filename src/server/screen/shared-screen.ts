@@ -21,6 +21,7 @@ import { keystrokesOf, type KeyStroke } from "./paste-keys.ts";
 import { RfbClient, type Framebuffer, type Rect } from "./rfb-client.ts";
 import type { ViewerMessage } from "./rfb-server.ts";
 import { ScreenViewer, SharedFrame, type ScreenViewerEvents } from "./screen-viewer.ts";
+import { thumbnailPng } from "./thumbnail.ts";
 import type WebSocket from "ws";
 
 export interface SharedScreenDeps {
@@ -38,6 +39,13 @@ export interface SharedScreenDeps {
   onInput?(): void;
   /** Every update, after the viewers had theirs (recordings, the wall's miniatures). */
   onUpdate?(screen: Image, rects: readonly Rect[]): void;
+}
+
+export interface ScreenThumbnail {
+  version: number;
+  width: number;
+  height: number;
+  png: Buffer;
 }
 
 /** Before the first line opens: the size of QEMU's own screen while it waits to start (docs/vnc.md). */
@@ -60,6 +68,7 @@ export class SharedScreen implements ScreenViewerEvents {
   private keepers = 0;
   /** Goes up with every update of the framebuffer. */
   version = 0;
+  private thumbnailMade: { version: number; thumbnail: ScreenThumbnail } | undefined;
 
   constructor(private readonly deps: SharedScreenDeps) {
     const { sessionId, limits, log, findSession, connect } = deps;
@@ -98,6 +107,17 @@ export class SharedScreen implements ScreenViewerEvents {
   /** The screen as it is now (the same object until the next update or resize). */
   get screen(): Image {
     return this.framebuffer;
+  }
+
+  /** The wall's miniature of the screen as it is now, made at most once per version whoever asks. */
+  thumbnail(): ScreenThumbnail {
+    if (this.thumbnailMade?.version !== this.version) {
+      this.thumbnailMade = {
+        version: this.version,
+        thumbnail: { version: this.version, ...thumbnailPng(this.framebuffer) },
+      };
+    }
+    return this.thumbnailMade.thumbnail;
   }
 
   join(socket: WebSocket, identity: ViewerIdentity): void {

@@ -4,10 +4,12 @@
 // Screens come from the console hub's own copy of each console, never from a connection of its own:
 // KubeVirt allows one per VMI. So the wall keeps each running session's console open in the hub
 // while it is on the wall, which makes the miniature live even when nobody else watches that session.
+// A graphical lab's sessions show their VM's screen in miniature, from the hub's framebuffer alike.
 import type WebSocket from "ws";
 import type { Session } from "../../common/api.ts";
 import {
   WallClientMessage,
+  type WallDesktop,
   type WallScreen,
   type WallSearch,
   type WallServerMessage,
@@ -18,14 +20,21 @@ import { type ScrollbackRows, WallMatches } from "./wall-matches.ts";
 
 /** What the wall needs of the console hub (and, with replicas, of console placement). */
 export interface WallConsoles {
-  /** Keeps the session's console open here; undefined when it cannot (another replica holds it). */
+  /**
+   * Keeps the session's consoles the wall shows open here (its serial console, its screen for a
+   * graphical lab); undefined when it cannot (another replica holds them).
+   */
   keepOpen(session: Session): Promise<(() => void) | undefined>;
+  /** Whether any console of the session is open here. */
+  isOpen(sessionId: string): boolean;
   /** The console's screen when it is open here. */
   screenOf(
     sessionId: string,
   ):
     | { screenVersion: number; screenText(): WallScreenText; searchableScrollback(): ScrollbackRows }
     | undefined;
+  /** The miniature of the session's screen when it is open here. */
+  thumbnailOf(sessionId: string): { version: number; width: number; height: number; png: Buffer } | undefined;
 }
 
 /** A console not open here. */
@@ -70,6 +79,7 @@ export class WallStream {
   /** Per running session: how to let its console go, or when another replica was found to hold it. */
   private readonly kept = new Map<string, { release: () => void } | { elsewhereSince: number }>();
   private readonly sentVersions = new Map<string, number>();
+  private readonly sentDesktops = new Map<string, number>();
   private sessions: Session[] = [];
   private lastList = "";
   private screenTimer: NodeJS.Timeout | undefined;
@@ -160,12 +170,13 @@ export class WallStream {
       // whether the replica that held it still does.
       const stale =
         "release" in entry
-          ? !this.deps.consoles.screenOf(id)
+          ? !this.deps.consoles.isOpen(id)
           : now - entry.elsewhereSince >= askElsewhereAgainMs;
       if (!running.has(id) || stale) {
         if ("release" in entry) entry.release();
         this.kept.delete(id);
         this.sentVersions.delete(id);
+        this.sentDesktops.delete(id);
         this.matches.forget(id);
       }
     }
@@ -183,7 +194,14 @@ export class WallStream {
   private sendScreens(): void {
     if (this.closed || this.deps.socket.bufferedAmount > this.deps.maxBufferedBytes) return;
     const screens: WallScreen[] = [];
+    const desktops: WallDesktop[] = [];
     for (const id of this.kept.keys()) {
+      const thumbnail = this.deps.consoles.thumbnailOf(id);
+      if (thumbnail && this.sentDesktops.get(id) !== thumbnail.version) {
+        this.sentDesktops.set(id, thumbnail.version);
+        const { width, height, png } = thumbnail;
+        desktops.push({ sessionId: id, width, height, png: png.toString("base64") });
+      }
       const screen = this.deps.consoles.screenOf(id);
       if (!screen || this.sentVersions.get(id) === screen.screenVersion) continue;
       this.sentVersions.set(id, screen.screenVersion);
@@ -192,6 +210,7 @@ export class WallStream {
       this.matches.screenSent(id, text.rows);
     }
     if (screens.length > 0) this.send({ type: "screens", screens });
+    if (desktops.length > 0) this.send({ type: "desktops", desktops });
     this.search();
   }
 

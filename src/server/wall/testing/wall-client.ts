@@ -4,6 +4,7 @@ import type WebSocket from "ws";
 import {
   WallServerMessage,
   type WallClientMessage,
+  type WallDesktop,
   type WallMatch,
   type WallScreen,
   type WallSearch,
@@ -32,6 +33,9 @@ export function refusedWallStatus(
 export class WallTestClient {
   sessions: WallSession[] = [];
   readonly screens = new Map<string, WallScreen>();
+  /** Each graphical session's latest miniature, and how many were sent. */
+  readonly desktops = new Map<string, WallDesktop>();
+  desktopsReceived = 0;
   /** The latest `matches` or `search-refused` frame. */
   answer: Extract<WallServerMessage, { type: "matches" | "search-refused" }> | undefined;
   /** Why the BFF did not open this wall, when it did not. */
@@ -51,6 +55,9 @@ export class WallTestClient {
       if (message.type === "sessions") this.sessions = message.items;
       else if (message.type === "screens") {
         for (const screen of message.screens) this.screens.set(screen.sessionId, screen);
+      } else if (message.type === "desktops") {
+        for (const desktop of message.desktops) this.desktops.set(desktop.sessionId, desktop);
+        this.desktopsReceived += message.desktops.length;
       } else if (message.type === "refused") {
         this.refused = message;
       } else {

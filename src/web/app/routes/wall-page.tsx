@@ -77,6 +77,7 @@ export function WallPage() {
             <WallGrid
               sessions={arranged.sessions}
               screens={wall.screens}
+              desktops={wall.desktops}
               matches={matches}
               isIdle={idleNow}
               selfCheckMaxScore={selfCheckMaxScore}

@@ -25,7 +25,13 @@ import {
 import { useTranslation } from "react-i18next";
 import { Link } from "react-router";
 import type { HelpRequest, SessionStatus } from "../../../../common/api.ts";
-import type { WallHit, WallMatch, WallScreen, WallSession } from "../../../../common/wall-protocol.ts";
+import type {
+  WallDesktop,
+  WallHit,
+  WallMatch,
+  WallScreen,
+  WallSession,
+} from "../../../../common/wall-protocol.ts";
 import { Elapsed, TimeLeft } from "../../../components/duration.tsx";
 import { paths } from "../../../lib/paths.ts";
 import { screenColumns } from "../lib/cell-width.ts";
@@ -48,6 +54,7 @@ export interface WallBadges {
 export function WallGrid({
   sessions,
   screens,
+  desktops,
   matches,
   isIdle,
   selfCheckMaxScore,
@@ -58,6 +65,8 @@ export function WallGrid({
   /** In the order to show them. */
   sessions: readonly WallSession[];
   screens: ReadonlyMap<string, WallScreen>;
+  /** Graphical sessions' screens in miniature, shown instead of their console's text. */
+  desktops: ReadonlyMap<string, WallDesktop>;
   /** The current search's matches by session; undefined without a search. */
   matches: ReadonlyMap<string, WallMatch> | undefined;
   isIdle: (session: WallSession) => boolean;
@@ -159,6 +168,7 @@ export function WallGrid({
           <WallTile
             session={session}
             screen={screens.get(session.sessionId)}
+            desktop={desktops.get(session.sessionId)}
             match={matches?.get(session.sessionId)}
             idle={isIdle(session)}
             selfCheckMaxScore={selfCheckMaxScore}
@@ -189,6 +199,7 @@ const noHits: readonly WallHit[] = [];
 const WallTile = memo(function WallTile({
   session,
   screen,
+  desktop,
   match,
   idle,
   selfCheckMaxScore,
@@ -200,6 +211,7 @@ const WallTile = memo(function WallTile({
 }: {
   session: WallSession;
   screen: WallScreen | undefined;
+  desktop: WallDesktop | undefined;
   match: WallMatch | undefined;
   idle: boolean;
   selfCheckMaxScore: number | undefined;
@@ -273,14 +285,25 @@ const WallTile = memo(function WallTile({
           </span>
         )}
       </div>
-      <pre className="wall-screen" translate="no" data-testid="wall-screen">
-        {screen && screen.rows.some((row) => row !== "") ? (
-          <WallScreenText rows={screen.rows} hits={hits} />
-        ) : (
-          // A dark tile says nothing: the VM has printed nothing yet (it is still booting).
-          <span className="wall-screen-blank">{t("wall.blankScreen")}</span>
-        )}
-      </pre>
+      {desktop ? (
+        <img
+          className="wall-desktop"
+          data-testid="wall-desktop"
+          src={`data:image/png;base64,${desktop.png}`}
+          width={desktop.width}
+          height={desktop.height}
+          alt={t("wall.desktopOf", { student: session.owner })}
+        />
+      ) : (
+        <pre className="wall-screen" translate="no" data-testid="wall-screen">
+          {screen && screen.rows.some((row) => row !== "") ? (
+            <WallScreenText rows={screen.rows} hits={hits} />
+          ) : (
+            // A dark tile says nothing: the VM has printed nothing yet (it is still booting).
+            <span className="wall-screen-blank">{t("wall.blankScreen")}</span>
+          )}
+        </pre>
+      )}
       <p className="wall-note">{session.help?.note}</p>
       {enlarged && <WallEnlarged session={session} screen={screen} hits={hits} tapped={enlarged === "tap"} />}
     </Link>

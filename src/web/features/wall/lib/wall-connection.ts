@@ -7,6 +7,7 @@ import {
   WallServerMessage,
   type WallClientMessage,
   type WallMatch,
+  type WallDesktop,
   type WallScreen,
   type WallSearch,
   type WallSession,
@@ -31,6 +32,8 @@ export interface WallData {
   state: WallState;
   sessions: WallSession[] | undefined;
   screens: ReadonlyMap<string, WallScreen>;
+  /** Graphical sessions' screens in miniature. */
+  desktops: ReadonlyMap<string, WallDesktop>;
   search: SearchResult;
 }
 
@@ -51,6 +54,7 @@ export const initialWallData: WallData = {
   state: "connecting",
   sessions: undefined,
   screens: new Map(),
+  desktops: new Map(),
   search: { kind: "none" },
 };
 
@@ -145,6 +149,12 @@ export class WallConnection {
         const screens = new Map(this.data.screens);
         for (const screen of message.screens) screens.set(screen.sessionId, screen);
         this.update({ screens });
+        return;
+      }
+      case "desktops": {
+        const desktops = new Map(this.data.desktops);
+        for (const desktop of message.desktops) desktops.set(desktop.sessionId, desktop);
+        this.update({ desktops });
         return;
       }
       case "matches":
