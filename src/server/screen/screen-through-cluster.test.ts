@@ -76,6 +76,29 @@ describe("a VM's screen through the BFF", () => {
     tara.close();
   });
 
+  it("lets a stalled viewer skip frames without holding back the others: it gets the newest screen in one", async () => {
+    const alice = await open("alice");
+    const stalled = await ScreenTestClient.connect(bff.url, sessionId, {
+      cookie: await signInCookie(bff.url, "tara"),
+      mode: "observe",
+      keepAsking: false,
+    });
+    clients.push(stalled);
+    await stalled.until(() => stalled.updates > 0, "the stalled viewer's first screen");
+    const before = stalled.updates;
+    for (const character of "skipped") {
+      alice.type(character);
+      await alice.untilScreenShows(`skipped`.slice(0, "skipped".indexOf(character) + 1));
+    }
+    expect(stalled.updates).toBe(before);
+    stalled.rfb.requestUpdate(true);
+    await stalled.until(() => stalled.updates > before, "the stalled viewer's next update");
+    expect(stalled.updates).toBe(before + 1);
+    expect(stalled.text()).toContain("skipped");
+    alice.close();
+    stalled.close();
+  });
+
   it("takes keys only from the keyboard's holder: staff type once they took it, which the owner sees", async () => {
     const alice = await open("alice");
     const tara = await open("tara", "observe");

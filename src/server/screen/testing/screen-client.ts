@@ -17,6 +17,8 @@ const textColumns = 80;
 
 export interface ScreenClientOptions extends BrowserSocketOptions {
   mode?: "observe";
+  /** Ask for the next update as soon as one arrived, as noVNC does (default); false plays a stalled browser. */
+  keepAsking?: boolean;
 }
 
 function socketFor(baseUrl: string, sessionId: string, options: ScreenClientOptions): WebSocket {
@@ -40,11 +42,14 @@ export class ScreenTestClient {
   bytesReceived = 0;
   private failure: string | undefined;
 
-  private constructor(readonly socket: WebSocket) {
+  private constructor(
+    readonly socket: WebSocket,
+    private readonly keepAsking: boolean,
+  ) {
     this.rfb = new RfbClient((bytes) => socket.send(bytes, { binary: true }), {
       updated: () => {
         this.updates += 1;
-        this.rfb.requestUpdate(true);
+        if (this.keepAsking) this.rfb.requestUpdate(true);
       },
       failed: (reason) => (this.failure = reason),
     });
@@ -66,7 +71,7 @@ export class ScreenTestClient {
     options: ScreenClientOptions,
   ): Promise<ScreenTestClient> {
     const socket = socketFor(baseUrl, sessionId, options);
-    const client = new ScreenTestClient(socket);
+    const client = new ScreenTestClient(socket, options.keepAsking ?? true);
     await opened(socket, `the screen of ${sessionId}`);
     return client;
   }
