@@ -16,7 +16,7 @@ import type { ConsoleLogReader } from "./log-seeding.ts";
 import { notices, type Notice } from "./notices.ts";
 import { SharedConsole } from "./shared-console.ts";
 import { UpstreamLink } from "./upstream.ts";
-import { SharedScreen, type ScreenThumbnail } from "../screen/shared-screen.ts";
+import { SharedScreen, type ScreenThumbnail } from "./shared-screen.ts";
 import type { OpenUpstream } from "./upstream-connector.ts";
 import { ConsoleViewer, type ViewerIdentity } from "./viewer.ts";
 import { terminalUpstream, type OpenTerminal } from "./terminal-line.ts";

@@ -82,10 +82,7 @@ export interface ConsoleLimits {
   /** Console sockets one person may hold open on one session at once (tabs, read-only windows). */
   socketsPerPerson: number;
 
-  /**
-   * A paste into a VM's screen types a character this often: QEMU's PS/2 keyboard queues 16 bytes
-   * and drops what does not fit, so keys go no faster than a slow guest takes them.
-   */
+  /** A paste into a VM's screen types a character this often (screen/paste-keys.ts says why). */
   screenPasteKeyMs: number;
   /** A screen nobody watches (a class wall keeps it open) asks the VM for changes this often. */
   screenQuietRefreshMs: number;

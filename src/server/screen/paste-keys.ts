@@ -1,4 +1,4 @@
-// A paste as the key presses that type it. A VM's screen has no clipboard a browser can reach, so
+// A paste as the key presses that type it, and the typist that presses them. A VM's screen has no clipboard a browser can reach, so
 // text arrives as a keyboard would send it: QEMU turns each X11 keysym into the scancode of the key
 // that has it on its (US) keymap and does not press Shift itself, so a character that needs Shift
 // gets Shift around it, as a person's fingers would.
@@ -39,4 +39,48 @@ function keysymOf(character: string): number | undefined {
   const code = character.codePointAt(0)!;
   // Printable ASCII: its keysym is its own code.
   return code >= 0x20 && code <= 0x7e ? code : undefined;
+}
+
+/**
+ * Types one paste at a time, a character every `intervalMs`: QEMU's PS/2 keyboard queues 16 bytes
+ * and drops what does not fit, so keys go no faster than a slow guest takes them.
+ */
+export class PasteTypist {
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly intervalMs: number) {}
+
+  get busy(): boolean {
+    return this.timer !== undefined;
+  }
+
+  /**
+   * Presses each character's keys through `press` (undefined once the line to the VM is gone, which
+   * ends the paste early); `done` hears how many characters were typed.
+   */
+  type(
+    strokes: readonly KeyStroke[][],
+    press: () => ((stroke: KeyStroke) => void) | undefined,
+    done: (typed: number) => void,
+  ): void {
+    let next = 0;
+    const typeNext = () => {
+      const pressKey = press();
+      const character = strokes[next];
+      if (!pressKey || !character) {
+        this.timer = undefined;
+        done(next);
+        return;
+      }
+      for (const stroke of character) pressKey(stroke);
+      next += 1;
+      this.timer = setTimeout(typeNext, this.intervalMs);
+    };
+    typeNext();
+  }
+
+  stop(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+  }
 }

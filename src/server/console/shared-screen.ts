@@ -10,18 +10,18 @@ import type { Session } from "../../common/api.ts";
 import type { UpstreamState } from "../../common/console-protocol.ts";
 import type { ScreenClientMessage, ScreenServerMessage } from "../../common/screen-protocol.ts";
 import type { Image } from "../../common/png.ts";
-import { ConsoleKeyboard } from "../console/keyboard.ts";
-import type { ConsoleLimits } from "../console/limits.ts";
-import { notices, wireNotice, type Notice } from "../console/notices.ts";
-import { viewersMessage } from "../console/presence.ts";
-import { UpstreamConnector, type OpenUpstream } from "../console/upstream-connector.ts";
-import type { UpstreamLine } from "../console/upstream.ts";
-import type { ViewerIdentity } from "../console/viewer.ts";
-import { keystrokesOf, type KeyStroke } from "./paste-keys.ts";
-import { RfbClient, type Framebuffer, type Rect } from "./rfb-client.ts";
-import type { ViewerMessage } from "./rfb-server.ts";
+import { ConsoleKeyboard } from "./keyboard.ts";
+import type { ConsoleLimits } from "./limits.ts";
+import { notices, wireNotice, type Notice } from "./notices.ts";
+import { viewersMessage } from "./presence.ts";
+import { UpstreamConnector, type OpenUpstream } from "./upstream-connector.ts";
+import type { UpstreamLine } from "./upstream.ts";
+import type { ViewerIdentity } from "./viewer.ts";
+import { keystrokesOf, PasteTypist } from "../screen/paste-keys.ts";
+import { RfbClient, type Framebuffer, type Rect } from "../screen/rfb-client.ts";
+import type { ViewerMessage } from "../screen/rfb-server.ts";
 import { ScreenViewer, SharedFrame, type ScreenViewerEvents } from "./screen-viewer.ts";
-import { thumbnailPng } from "./thumbnail.ts";
+import { thumbnailPng } from "../screen/thumbnail.ts";
 import type WebSocket from "ws";
 
 export interface SharedScreenDeps {
@@ -63,15 +63,19 @@ export class SharedScreen implements ScreenViewerEvents {
   private status: { state: UpstreamState; notice: Notice | null } = { state: "connecting", notice: null };
   private lingerTimer: NodeJS.Timeout | undefined;
   private quietRequest: NodeJS.Timeout | undefined;
-  private paste: NodeJS.Timeout | undefined;
+  private readonly typist: PasteTypist;
   private finished = false;
   private keepers = 0;
+  /** Keys the holder pressed and has not released, and where the pointer is with which buttons. */
+  private readonly keysDown = new Set<number>();
+  private pointer = { x: 0, y: 0, buttons: 0 };
   /** Goes up with every update of the framebuffer. */
   version = 0;
   private thumbnailMade: { version: number; thumbnail: ScreenThumbnail } | undefined;
 
   constructor(private readonly deps: SharedScreenDeps) {
     const { sessionId, limits, log, findSession, connect } = deps;
+    this.typist = new PasteTypist(limits.screenPasteKeyMs);
     this.connector = new UpstreamConnector(
       { sessionId, connect, findSession, limits, log },
       {
@@ -85,6 +89,7 @@ export class SharedScreen implements ScreenViewerEvents {
       owner: deps.owner,
       log,
       changed: () => {
+        this.releaseHeldInput();
         for (const viewer of this.viewers) viewer.send(this.keyboard.messageFor(viewer.identity));
         this.announceViewers();
       },
@@ -196,8 +201,28 @@ export class SharedScreen implements ScreenViewerEvents {
     const rfb = this.upstream?.rfb;
     if (!rfb || !this.keyboard.canType(viewer.identity)) return;
     this.deps.onInput?.();
-    if (message.type === "key") rfb.key(message.keysym, message.down);
-    else rfb.pointer(message.x, message.y, message.buttons);
+    if (message.type === "key") {
+      if (message.down) this.keysDown.add(message.keysym);
+      else this.keysDown.delete(message.keysym);
+      rfb.key(message.keysym, message.down);
+    } else {
+      this.pointer = { x: message.x, y: message.y, buttons: message.buttons };
+      rfb.pointer(message.x, message.y, message.buttons);
+    }
+  }
+
+  /**
+   * The keyboard changed hands: whatever the last holder still pressed is released, or the guest
+   * would go on seeing a Shift or a mouse button held by someone who can no longer let go of it.
+   */
+  private releaseHeldInput(): void {
+    const rfb = this.upstream?.rfb;
+    for (const keysym of this.keysDown) rfb?.key(keysym, false);
+    this.keysDown.clear();
+    if (this.pointer.buttons !== 0) {
+      rfb?.pointer(this.pointer.x, this.pointer.y, 0);
+      this.pointer = { ...this.pointer, buttons: 0 };
+    }
   }
 
   control(viewer: ScreenViewer, message: ScreenClientMessage): void {
@@ -276,7 +301,7 @@ export class SharedScreen implements ScreenViewerEvents {
   private onLost(code: number): void {
     if (!this.upstream) return;
     this.upstream = undefined;
-    this.stopPaste();
+    this.typist.stop();
     this.deps.log.info({ sessionId: this.deps.sessionId, code }, "VM screen connection lost");
     if (this.viewers.size === 0 && this.keepers === 0) {
       this.shutDown();
@@ -289,37 +314,23 @@ export class SharedScreen implements ScreenViewerEvents {
     return { width: this.framebuffer.width, height: this.framebuffer.height };
   }
 
-  // Paste: typed key by key, at the pace a keyboard's queue takes them
-
   private typePaste(viewer: ScreenViewer, text: string): void {
     const refuse = (reason: Extract<ScreenServerMessage, { type: "paste" }>["reason"]) =>
       viewer.send({ type: "paste", outcome: "refused", characters: 0, reason });
     if (!this.keyboard.canType(viewer.identity)) return refuse("not_holder");
     if (!this.upstream) return refuse("not_connected");
-    if (this.paste) return refuse("busy");
+    if (this.typist.busy) return refuse("busy");
     const typed = keystrokesOf(text);
     if ("untypable" in typed) return refuse("unsupported");
     this.deps.onInput?.();
-    const strokes: KeyStroke[][] = typed.strokes;
-    let next = 0;
-    const typeNext = () => {
-      const rfb = this.upstream?.rfb;
-      const character = strokes[next];
-      if (!rfb || !character) {
-        this.paste = undefined;
-        viewer.send({ type: "paste", outcome: "typed", characters: next });
-        return;
-      }
-      for (const stroke of character) rfb.key(stroke.keysym, stroke.down);
-      next += 1;
-      this.paste = setTimeout(typeNext, this.deps.limits.screenPasteKeyMs);
-    };
-    typeNext();
-  }
-
-  private stopPaste(): void {
-    clearTimeout(this.paste);
-    this.paste = undefined;
+    this.typist.type(
+      typed.strokes,
+      () => {
+        const rfb = this.upstream?.rfb;
+        return rfb && ((stroke) => rfb.key(stroke.keysym, stroke.down));
+      },
+      (characters) => viewer.send({ type: "paste", outcome: "typed", characters }),
+    );
   }
 
   // Who is here, and the status
@@ -363,7 +374,7 @@ export class SharedScreen implements ScreenViewerEvents {
 
   private cleanUp(): void {
     this.connector.stop();
-    this.stopPaste();
+    this.typist.stop();
     clearTimeout(this.lingerTimer);
     clearTimeout(this.quietRequest);
     this.upstream?.line.close();

@@ -10,12 +10,12 @@ import type WebSocket from "ws";
 import type { RawData } from "ws";
 import { ScreenClientMessage, type ScreenServerMessage } from "../../common/screen-protocol.ts";
 import type { Image } from "../../common/png.ts";
-import type { ConsoleLimits } from "../console/limits.ts";
-import { endedMessage, type Notice } from "../console/notices.ts";
-import { TokenBucket } from "../console/token-bucket.ts";
-import type { ViewerIdentity } from "../console/viewer.ts";
-import { DirtyRegion } from "./dirty-region.ts";
-import { RfbServerSession, type ViewerMessage } from "./rfb-server.ts";
+import type { ConsoleLimits } from "./limits.ts";
+import { endedMessage, type Notice } from "./notices.ts";
+import { TokenBucket } from "./token-bucket.ts";
+import type { ViewerIdentity } from "./viewer.ts";
+import { DirtyRegion } from "../screen/dirty-region.ts";
+import { RfbServerSession, type ViewerMessage } from "../screen/rfb-server.ts";
 import {
   encodeResize,
   encodeUpdate,
@@ -23,7 +23,7 @@ import {
   formatWith,
   initialFormat,
   type ViewerFormat,
-} from "./screen-encoding.ts";
+} from "../screen/screen-encoding.ts";
 import type { Area } from "../../common/png.ts";
 
 export interface ScreenViewerEvents {

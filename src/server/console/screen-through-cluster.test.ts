@@ -3,12 +3,12 @@
 // BIOS font as QEMU draws it). One line to the VM however many watch; one keyboard.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestEmulator, type TestEmulator } from "../../emulator/testing/start.ts";
-import { signInCookie } from "../console/testing/console-client.ts";
+import { signInCookie } from "./testing/console-client.ts";
 import { aLab } from "../sessions/testing/fixtures.ts";
 import { launchRunning, startTestBff, type TestBff } from "../testing/test-bff.ts";
 import { WallTestClient } from "../wall/testing/wall-client.ts";
 import { pngPixels } from "../../emulator/testing/png-pixels.ts";
-import { refusedScreenStatus, ScreenTestClient } from "./testing/screen-client.ts";
+import { refusedScreenStatus, ScreenTestClient } from "../screen/testing/screen-client.ts";
 
 const lab = aLab({
   id: "desktop-lab",
