@@ -17,8 +17,8 @@ type ConsoleTab = "serial" | "screen" | number;
  * named in the page's address (?console=screen, ?terminal=N; none for the first), so a reload comes
  * back to it. A tab once opened stays connected while another is shown: the hub ends a terminal's
  * shell a minute after its last viewer leaves. The screen is another feature's: the page passes it in
- * as `screen`. `onConnectionChange` hears when the first console connects or drops (the page keeps
- * the boot log open until it connects).
+ * as `screen`. `onConnectionChange` hears when the serial console or the screen connects or drops
+ * (the page keeps the boot log open until one of them connects).
  */
 export function SessionConsole({
   session,
@@ -89,13 +89,13 @@ export function SessionConsole({
                 data-inactive={tab === shown ? undefined : ""}
               >
                 {tab === "screen" ? (
-                  screen({ observe, onConnectionChange: tab === first ? onConnectionChange : undefined })
+                  screen({ observe, onConnectionChange })
                 ) : (
                   <ConsolePanel
                     sessionId={session.id}
                     observe={observe}
                     terminal={tab === "serial" ? undefined : tab}
-                    onConnectionChange={tab === first ? onConnectionChange : undefined}
+                    onConnectionChange={tab === "serial" ? onConnectionChange : undefined}
                   />
                 )}
               </div>

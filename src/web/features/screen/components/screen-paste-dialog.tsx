@@ -58,7 +58,7 @@ export function ScreenPasteDialog({
         pending={typing}
         error={
           open && paste.kind === "refused" ? (
-            <p className="error-text" role="alert">
+            <p className="notice notice-error" role="alert">
               {t(`screen.paste.refused.${paste.reason}`, { max: maxPasteCharacters })}
             </p>
           ) : undefined
@@ -88,7 +88,7 @@ export function ScreenPasteDialog({
           }}
         />
         <p id={ids.count} className="muted small">
-          {t("screen.paste.count", { count: text.length, max: maxPasteCharacters })}
+          {t("screen.paste.count", { length: text.length, max: maxPasteCharacters })}
         </p>
       </ConfirmDialog>
     </>

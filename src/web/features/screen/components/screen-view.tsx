@@ -37,7 +37,11 @@ export default function ScreenView({ sessionId, observe, onConnectionChange }: S
     >
       {display && state && <ScreenToolbar display={display} state={state} observe={observe} />}
       {display && state && <PasteResult display={display} paste={state.paste} />}
-      <div className="screen-box" data-testid="screen-box">
+      <div
+        className="screen-box"
+        data-testid="screen-box"
+        style={state?.size ? { aspectRatio: `${state.size.width} / ${state.size.height}` } : undefined}
+      >
         {/* noVNC's own screen: a canvas scaled to this box; it takes keys only while focused. */}
         <div
           ref={hostRef}

@@ -13,12 +13,18 @@ export interface ScreenDisplayState extends ScreenState {
   live: boolean;
   /** The last picture is shown still, since the live one is gone. */
   still: boolean;
+  /** The VM's screen size as last drawn (its box keeps this shape); unknown before the first picture. */
+  size: { width: number; height: number } | null;
 }
 
 export class ScreenDisplay {
   private readonly connection: ScreenConnection;
   private rfb: RFB | null = null;
-  private local = { live: false, still: false };
+  private local: Pick<ScreenDisplayState, "live" | "still" | "size"> = {
+    live: false,
+    still: false,
+    size: null,
+  };
   private state: ScreenDisplayState;
   private readonly listeners = new Set<() => void>();
   private readonly disposers: (() => void)[] = [];
@@ -82,9 +88,10 @@ export class ScreenDisplay {
   dispose(): void {
     this.disposed = true;
     for (const dispose of this.disposers.splice(0)) dispose();
-    this.connection.dispose();
+    // noVNC first, while it is connected (a disconnected RFB logs an error when told to disconnect).
     this.rfb?.disconnect();
     this.rfb = null;
+    this.connection.dispose();
     this.listeners.clear();
   }
 
@@ -97,17 +104,28 @@ export class ScreenDisplay {
     rfb.viewOnly = !this.state.keyboard?.canType;
     // RFB appends its screen, holding its canvas, at once; kept to copy the last picture from.
     const canvas = this.host.lastElementChild?.querySelector("canvas") ?? null;
+    // noVNC sizes its canvas to the VM's screen (ServerInit, then DesktopSize): the box follows its shape.
+    const sizeWatch = new MutationObserver(() => canvas && this.noteSize(canvas));
+    if (canvas) sizeWatch.observe(canvas, { attributes: true, attributeFilter: ["width", "height"] });
     rfb.addEventListener("connect", () => {
       if (this.rfb !== rfb) return;
       this.setLocal({ live: true, still: false });
     });
     rfb.addEventListener("disconnect", () => {
+      sizeWatch.disconnect();
       if (this.rfb !== rfb || this.disposed) return;
       this.rfb = null;
       if (this.local.live && canvas) this.keepStill(canvas);
       this.setLocal({ live: false, still: this.local.still || this.local.live });
     });
     this.rfb = rfb;
+  }
+
+  private noteSize(canvas: HTMLCanvasElement): void {
+    const { width, height } = canvas;
+    if (width === 0 || height === 0) return;
+    if (this.local.size?.width === width && this.local.size.height === height) return;
+    this.setLocal({ size: { width, height } });
   }
 
   private keepStill(canvas: HTMLCanvasElement): void {
