@@ -42,6 +42,8 @@ export type ScreenBlankReason = z.output<typeof ScreenBlankReason>;
  */
 /** The serial console's number among a session's consoles; a lab's terminals are 1, 2, … */
 export const serialConsole = 0;
+/** The VM's screen's number among them (GET /api/sessions/:id/vnc, screen-protocol.ts). */
+export const graphicalConsole = -1;
 
 export const consoleNoticeReasons = [
   "waiting_for_start",
@@ -74,14 +76,47 @@ export type ConsoleNoticeReason = (typeof consoleNoticeReasons)[number];
 export const ConsoleNotice = z.object({ reason: z.string(), params: ReasonParams });
 export type ConsoleNotice = z.output<typeof ConsoleNotice>;
 
+/** `message` says in plain words (English) what the BFF is waiting for, e.g. the VM to start. */
+export const StatusMessage = z.object({
+  type: z.literal("status"),
+  state: UpstreamState,
+  message: z.nullable(z.string()),
+  notice: z.optional(z.nullable(ConsoleNotice)),
+});
+
+/** Who types into the VM right now, and what this viewer may do about it. */
+export const KeyboardMessage = z.object({
+  type: z.literal("keyboard"),
+  holder: z.string(),
+  holderIsOwner: z.boolean(),
+  canType: z.boolean(),
+  canTake: z.boolean(),
+  canRelease: z.boolean(),
+});
+export type KeyboardMessage = z.output<typeof KeyboardMessage>;
+
+/**
+ * Everyone with the console open, one entry per person (their windows together), sent on every
+ * join, leave, take and release. Names and roles are the BFF's own records of the sign-ins.
+ */
+export const ViewersMessage = z.object({
+  type: z.literal("viewers"),
+  viewers: z.array(ConsoleViewerEntry),
+  /** Who holds the keyboard (the owner unless staff took it), whether or not they are connected. */
+  holder: z.string(),
+});
+export type ViewersMessage = z.output<typeof ViewersMessage>;
+
+/** The console is over; the socket closes next and reconnecting will not help. */
+export const EndedMessage = z.object({
+  type: z.literal("ended"),
+  reason: z.string(),
+  notice: z.optional(ConsoleNotice),
+});
+export type EndedMessage = z.output<typeof EndedMessage>;
+
 export const ConsoleServerMessage = z.discriminatedUnion("type", [
-  /** `message` says in plain words (English) what the BFF is waiting for, e.g. the VM to start. */
-  z.object({
-    type: z.literal("status"),
-    state: UpstreamState,
-    message: z.nullable(z.string()),
-    notice: z.optional(z.nullable(ConsoleNotice)),
-  }),
+  StatusMessage,
   /**
    * The binary frames up to replay-end are the console's current screen and recent scrollback,
    * serialized. `fresh`: the BFF holds no earlier output for this console (first viewer, or the BFF
@@ -90,15 +125,7 @@ export const ConsoleServerMessage = z.discriminatedUnion("type", [
   z.object({ type: z.literal("replay-begin"), fresh: z.boolean() }),
   /** `blank`: the replayed screen shows nothing, and why. */
   z.object({ type: z.literal("replay-end"), blank: z.optional(ScreenBlankReason) }),
-  /** Who types into the VM right now, and what this viewer may do about it. */
-  z.object({
-    type: z.literal("keyboard"),
-    holder: z.string(),
-    holderIsOwner: z.boolean(),
-    canType: z.boolean(),
-    canTake: z.boolean(),
-    canRelease: z.boolean(),
-  }),
+  KeyboardMessage,
   /** The size the guest's console terminal was last given (through its agent), for the "fit" control. */
   z.object({ type: z.literal("guest-size"), cols: z.number(), rows: z.number() }),
   /** This viewer's fit could not be applied; nothing was typed into the guest. */
@@ -108,23 +135,13 @@ export const ConsoleServerMessage = z.discriminatedUnion("type", [
     cols: z.number(),
     rows: z.number(),
   }),
-  /**
-   * Everyone with the console open, one entry per person (their windows together), sent on every
-   * join, leave, take and release. Names and roles are the BFF's own records of the sign-ins.
-   */
-  z.object({
-    type: z.literal("viewers"),
-    viewers: z.array(ConsoleViewerEntry),
-    /** Who holds the keyboard (the owner unless staff took it), whether or not they are connected. */
-    holder: z.string(),
-  }),
+  ViewersMessage,
   /**
    * Keys this viewer typed were not sent: the line to the VM is not up, and the keys typed meanwhile
    * (held, and sent once it is) fill what the BFF holds.
    */
   z.object({ type: z.literal("input-refused"), reason: z.literal("not_connected") }),
-  /** The console is over; the socket closes next and reconnecting will not help. */
-  z.object({ type: z.literal("ended"), reason: z.string(), notice: z.optional(ConsoleNotice) }),
+  EndedMessage,
 ]);
 export type ConsoleServerMessage = z.output<typeof ConsoleServerMessage>;
 

@@ -19,6 +19,7 @@ export const errorReasons = [
   "lab_not_found",
   "session_not_found",
   "terminal_not_found",
+  "screen_not_offered",
   "session_already_running",
   "launch_too_often",
   "quota_per_student",

@@ -313,6 +313,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const inputTimes = new ConsoleInputTimes(operations.now);
   const consoles: ConsoleHub = new ConsoleHub({
     connect: deps.cluster.openConsole,
+    connectScreen: deps.cluster.openScreen,
     setGuestSize: guestSizeThroughAgent(agents),
     openTerminal: createTerminalOpener({ connect: connectToAgent, keyFor: agentKeyFor }),
     findSession,
@@ -355,6 +356,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     audit: operations.audit,
     onViewers: (change, as) => operations.metrics.consoleViewers.inc({ role: as }, change),
     terminalsOf: (labId) => deps.labs.find((lab) => lab.id === labId)?.session.terminals ?? 0,
+    offersScreen: (labId) =>
+      deps.labs.find((lab) => lab.id === labId)?.session.consoles.includes("graphical") ?? false,
   });
   registerHelpRoutes(app, {
     help: new HelpRequests({ cluster: deps.cluster, sessions, source: reads.source, now: operations.now }),

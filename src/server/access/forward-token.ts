@@ -5,7 +5,7 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { z } from "zod";
 import { Role } from "../../common/api.ts";
-import { serialConsole } from "../../common/console-protocol.ts";
+import { graphicalConsole, serialConsole } from "../../common/console-protocol.ts";
 
 export const forwardHeader = "x-lab-console-forward";
 const lifetimeMs = 30_000;
@@ -13,8 +13,8 @@ const lifetimeMs = 30_000;
 const ForwardClaims = z.object({
   sessionId: z.string(),
   owner: z.string(),
-  /** Which of the session's consoles: 0 its serial console, else a lab terminal. */
-  terminal: z.number().int().min(0).default(serialConsole),
+  /** Which of the session's consoles: 0 its serial console, -1 its screen, else a lab terminal. */
+  terminal: z.number().int().min(graphicalConsole).default(serialConsole),
   identity: z.object({
     username: z.string(),
     role: Role,

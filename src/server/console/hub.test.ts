@@ -109,6 +109,7 @@ describe.each(storages)("a console closing, recorded on %s", (_name, create) => 
     const hub = new ConsoleHub({
       setGuestSize: async () => ({ ok: true }),
       openTerminal: () => Promise.reject(new Error("this test opens no terminals")),
+      connectScreen: () => Promise.reject(new Error("this test opens no screens")),
       connect: async () => {
         const socket = new WebSocket(vmUrl);
         await once(socket, "open");

@@ -1,10 +1,12 @@
 // Every open console in the BFF, one per VMI however many browsers watch it (KubeVirt allows one
-// connection per VMI: a second would kick the first), and one per terminal a lab allows besides it
-// (a shell through the VM's agent). Owns the timers all consoles share.
+// connection per VMI: a second would kick the first), one per terminal a lab allows besides it
+// (a shell through the VM's agent), and one per VM screen (screen/shared-screen.ts). Owns the
+// timers all consoles share.
 import type { FastifyBaseLogger } from "fastify";
 import type WebSocket from "ws";
 import type { Session } from "../../common/api.ts";
-import { serialConsole } from "../../common/console-protocol.ts";
+import { graphicalConsole, serialConsole } from "../../common/console-protocol.ts";
+import type { Image } from "../../common/png.ts";
 import type { AuditLog } from "../audit/audit-log.ts";
 import type { ConsoleConnector } from "../kube/console-stream.ts";
 import type { ConsoleRecorder, RecordingStore } from "../recordings/recording-store.ts";
@@ -14,12 +16,15 @@ import type { ConsoleLogReader } from "./log-seeding.ts";
 import { notices, type Notice } from "./notices.ts";
 import { SharedConsole } from "./shared-console.ts";
 import { UpstreamLink } from "./upstream.ts";
+import { SharedScreen } from "../screen/shared-screen.ts";
 import type { OpenUpstream } from "./upstream-connector.ts";
 import { ConsoleViewer, type ViewerIdentity } from "./viewer.ts";
 import { terminalUpstream, type OpenTerminal } from "./terminal-line.ts";
 
 export interface ConsoleHubDeps {
   connect: ConsoleConnector;
+  /** A VMI's screen (KubeVirt's vnc subresource), for labs with a graphical console. */
+  connectScreen: ConsoleConnector;
   /** A lab's terminals, shells through the VM's agent (terminals/agent-terminal.ts). */
   openTerminal: OpenTerminal;
   /** Fits go through the VM's agent (guest-size.ts). */
@@ -53,6 +58,7 @@ export interface ConsoleHubStats {
 export class ConsoleHub {
   readonly limits: ConsoleLimits;
   private readonly consoles = new Map<string, SharedConsole>();
+  private readonly screens = new Map<string, SharedScreen>();
   /** Consoles that closed, until their recorder stored the last output and onClosed ran. */
   private readonly closing = new Set<Promise<void>>();
   private heartbeatTimer: NodeJS.Timeout | undefined;
@@ -77,8 +83,54 @@ export class ConsoleHub {
       socket.close(1001, "server shutting down");
       return;
     }
+    if (terminal === graphicalConsole) {
+      this.screenFor(session).join(socket, identity);
+      return;
+    }
     const shared = this.consoleFor(session, terminal);
     shared.join(new ConsoleViewer(socket, identity, this.limits, shared));
+  }
+
+  /** An open screen's framebuffer and its version (which goes up with every change), for the wall's miniatures. */
+  screenImageOf(sessionId: string): { image: Image; version: number } | undefined {
+    const screen = this.screens.get(sessionId);
+    return screen && { image: screen.screen, version: screen.version };
+  }
+
+  private screenFor(session: { id: string; owner: string }): SharedScreen {
+    let screen = this.screens.get(session.id);
+    if (!screen) {
+      const { connectScreen } = this.deps;
+      screen = new SharedScreen({
+        sessionId: session.id,
+        owner: session.owner,
+        connect: async (sessionId, signal) => new UpstreamLink(await connectScreen(sessionId, signal)),
+        findSession: this.deps.findSession,
+        limits: this.limits,
+        log: this.deps.log,
+        onFinished: (finished) => this.forgetScreen(finished),
+        onKeyboardTaken: (by, from) => void this.recordKeyboardTaken(session, graphicalConsole, by, from),
+        onInput: () => this.deps.onInput?.(session.id),
+      });
+      this.screens.set(session.id, screen);
+      this.startTimers();
+    }
+    return screen;
+  }
+
+  private forgetScreen(finished: SharedScreen): void {
+    if (this.screens.get(finished.sessionId) === finished) this.screens.delete(finished.sessionId);
+    if (this.isEmpty) this.stopTimers();
+    this.deps.onClosed?.(finished.sessionId);
+  }
+
+  private get isEmpty(): boolean {
+    return this.consoles.size === 0 && this.screens.size === 0;
+  }
+
+  /** Every open console, text and screen alike. */
+  private everyConsole(): (SharedConsole | SharedScreen)[] {
+    return [...this.consoles.values(), ...this.screens.values()];
   }
 
   /**
@@ -142,15 +194,14 @@ export class ConsoleHub {
 
   /** A sign-in ended (sign-out or expiry): its sockets close at once. */
   endSignIn(signInId: string): void {
-    for (const shared of [...this.consoles.values()]) {
+    for (const shared of this.everyConsole()) {
       shared.endViewersOf(signInId, notices.signInEnded);
     }
   }
 
   /** Any console of the session is open here, its serial console or a terminal. */
   has(sessionId: string): boolean {
-    for (const shared of this.consoles.values()) if (shared.sessionId === sessionId) return true;
-    return false;
+    return this.everyConsole().some((shared) => shared.sessionId === sessionId);
   }
 
   /**
@@ -158,17 +209,18 @@ export class ConsoleHub {
    * without an "ended"; their browsers reconnect and find where each console lives.
    */
   letGo(): void {
-    for (const shared of [...this.consoles.values()]) shared.shutDown();
+    for (const shared of this.everyConsole()) shared.shutDown();
   }
 
   stats(): ConsoleHubStats {
     let connectedUpstreams = 0;
     let viewers = 0;
-    for (const shared of this.consoles.values()) {
+    const every = this.everyConsole();
+    for (const shared of every) {
       if (shared.upstreamConnected) connectedUpstreams += 1;
       viewers += shared.viewerCount;
     }
-    return { consoles: this.consoles.size, connectedUpstreams, viewers };
+    return { consoles: every.length, connectedUpstreams, viewers };
   }
 
   /**
@@ -177,7 +229,7 @@ export class ConsoleHub {
    */
   async close(): Promise<void> {
     this.closed = true;
-    for (const shared of [...this.consoles.values()]) shared.shutDown();
+    for (const shared of this.everyConsole()) shared.shutDown();
     this.stopTimers();
     while (this.closing.size > 0) await Promise.all(this.closing);
   }
@@ -198,13 +250,13 @@ export class ConsoleHub {
       action: "take-keyboard",
       actor: { username: by.username, role: by.role },
       session: { ...session, labId: found?.labId, section: found?.section ?? null },
-      details: terminal === serialConsole ? { from } : { from, terminal },
+      details: detailsOf(terminal, { from }),
     });
   }
 
   private forget(key: string, finished: SharedConsole, recorder: ConsoleRecorder | undefined): void {
     if (this.consoles.get(key) === finished) this.consoles.delete(key);
-    if (this.consoles.size === 0) this.stopTimers();
+    if (this.isEmpty) this.stopTimers();
     // The console is closed already: only letting it go (its lease) waits for the recording, lest
     // the replica taking it over read where the recording stands before the last output is in.
     const closed = (recorder?.close() ?? Promise.resolve())
@@ -219,10 +271,10 @@ export class ConsoleHub {
   private startTimers(): void {
     this.heartbeatTimer ??= setInterval(() => {
       const now = Date.now();
-      for (const shared of this.consoles.values()) shared.heartbeat(now);
+      for (const shared of this.everyConsole()) shared.heartbeat(now);
     }, this.limits.pingIntervalMs);
     this.sessionCheckTimer ??= setInterval(() => {
-      for (const shared of this.consoles.values()) void shared.checkSession();
+      for (const shared of this.everyConsole()) void shared.checkSession();
     }, this.limits.sessionCheckMs);
   }
 
@@ -238,6 +290,15 @@ function idleNoticeOf(session: Session | undefined): Notice | null {
   const idle = session?.idle;
   if (!idle) return null;
   return idle.state === "paused" ? notices.idlePaused : notices.idleWarning(idle.endsAt, idle.action);
+}
+
+/** Which console an audit row is about: the serial console says nothing, the others their kind or number. */
+export function detailsOf<T extends object>(
+  terminal: number,
+  details: T,
+): T & { console?: "screen"; terminal?: number } {
+  if (terminal === serialConsole) return details;
+  return terminal === graphicalConsole ? { ...details, console: "screen" } : { ...details, terminal };
 }
 
 function consoleKey(sessionId: string, terminal: number): string {

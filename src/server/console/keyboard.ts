@@ -1,7 +1,7 @@
 // Who may type into one VM's console. The owner holds the keyboard unless staff took it; staff give it
 // back, or it returns to the owner once its holder's last viewer closed. Watchers never type.
 import type { FastifyBaseLogger } from "fastify";
-import type { ConsoleServerMessage } from "../../common/console-protocol.ts";
+import type { KeyboardMessage } from "../../common/console-protocol.ts";
 import type { ViewerIdentity } from "./viewer.ts";
 
 export interface ConsoleKeyboardDeps {
@@ -56,7 +56,7 @@ export class ConsoleKeyboard {
     }
   }
 
-  messageFor(identity: ViewerIdentity): ConsoleServerMessage {
+  messageFor(identity: ViewerIdentity): KeyboardMessage {
     const { access, username } = identity;
     const holds = this.holder === username;
     return {

@@ -81,6 +81,14 @@ export interface ConsoleLimits {
   attachRefillMs: number;
   /** Console sockets one person may hold open on one session at once (tabs, read-only windows). */
   socketsPerPerson: number;
+
+  /**
+   * A paste into a VM's screen types a character this often: QEMU's PS/2 keyboard queues 16 bytes
+   * and drops what does not fit, so keys go no faster than a slow guest takes them.
+   */
+  screenPasteKeyMs: number;
+  /** A screen nobody watches (a class wall keeps it open) asks the VM for changes this often. */
+  screenQuietRefreshMs: number;
 }
 
 export const defaultConsoleLimits: ConsoleLimits = {
@@ -116,4 +124,6 @@ export const defaultConsoleLimits: ConsoleLimits = {
   attachBurst: 10,
   attachRefillMs: 3_000,
   socketsPerPerson: 8,
+  screenPasteKeyMs: 20,
+  screenQuietRefreshMs: 1_000,
 };

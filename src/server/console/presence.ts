@@ -2,7 +2,7 @@
 // every join; KubeVirt's maintainers object to consoles watched unseen). One entry per person, the
 // owner first, then in the order people arrived; names and roles come from the sign-ins the BFF
 // checked, never from anything a browser sent.
-import type { ConsoleServerMessage, ConsoleViewerEntry } from "../../common/console-protocol.ts";
+import type { ConsoleViewerEntry, ViewersMessage } from "../../common/console-protocol.ts";
 import type { ViewerIdentity } from "./viewer.ts";
 
 export function viewersMessage(
@@ -10,7 +10,7 @@ export function viewersMessage(
   owner: string,
   holder: string,
   canType: (identity: ViewerIdentity) => boolean,
-): Extract<ConsoleServerMessage, { type: "viewers" }> {
+): ViewersMessage {
   const people = new Map<string, ConsoleViewerEntry>();
   for (const identity of identities) {
     const mode = canType(identity) ? "type" : "observe";

@@ -1,12 +1,13 @@
-// GET /api/sessions/:id/console and /api/sessions/:id/terminals/:terminal, upgraded to websockets.
+// GET /api/sessions/:id/console, /api/sessions/:id/terminals/:terminal and /api/sessions/:id/vnc
+// (the VM's screen), upgraded to websockets.
 // Everything is checked before the upgrade, so a refused browser gets a plain HTTP answer: the
 // access policy checks the Origin, the sign-in and who may see the session (access/policy.ts), these
-// routes which terminals the lab offers and how often a person may attach.
+// routes which consoles the lab offers and how often a person may attach.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { WebSocketServer } from "ws";
 import * as z from "zod/mini";
 import type { Me } from "../../common/api.ts";
-import { ConsoleQuery, serialConsole } from "../../common/console-protocol.ts";
+import { ConsoleQuery, graphicalConsole, serialConsole } from "../../common/console-protocol.ts";
 import { grantedSession, grantedSignIn } from "../access/policy.ts";
 import type { AuditLog } from "../audit/audit-log.ts";
 import type { SignIns } from "../auth/sign-ins.ts";
@@ -14,7 +15,7 @@ import { DomainError } from "../errors/domain-error.ts";
 import { parseOrThrow } from "../http/errors.ts";
 import { TerminalNumber } from "../http/params.ts";
 import { RateLimiter } from "../http/rate-limit.ts";
-import type { ConsoleHub } from "./hub.ts";
+import { detailsOf, type ConsoleHub } from "./hub.ts";
 import type { ConsolePlacement } from "./placement.ts";
 import type { ViewerAccess } from "./viewer.ts";
 import { endedMessage, notices, type Notice } from "./notices.ts";
@@ -38,6 +39,8 @@ export interface ConsoleRouteDeps {
   onViewers?: (change: 1 | -1, as: "owner" | "observer") => void;
   /** How many terminals a session of this lab may open besides its serial console. */
   terminalsOf(labId: string): number;
+  /** Whether the lab offers its VMs' screens (session.consoles has "graphical"). */
+  offersScreen(labId: string): boolean;
 }
 
 export function registerConsoleRoutes(app: FastifyInstance, deps: ConsoleRouteDeps): void {
@@ -89,7 +92,7 @@ export function registerConsoleRoutes(app: FastifyInstance, deps: ConsoleRouteDe
       if (left > 0) openSockets.set(person, left);
       else openSockets.delete(person);
     };
-    const details: Record<string, string | number> = terminal === serialConsole ? { as } : { as, terminal };
+    const details = detailsOf(terminal, { as });
     let accepted = false;
     try {
       await deps.placement.open({
@@ -144,6 +147,19 @@ export function registerConsoleRoutes(app: FastifyInstance, deps: ConsoleRouteDe
       );
     }
     return openConsole(request, reply, terminal);
+  });
+
+  // The VM's screen: QEMU's VNC through KubeVirt, shared as the console is (screen/shared-screen.ts).
+  app.get("/api/sessions/:id/vnc", consoleSocket, (request, reply) => {
+    const session = grantedSession(request);
+    if (!deps.offersScreen(session.labId)) {
+      throw new DomainError(
+        "not_found",
+        "screen_not_offered",
+        "This lab offers no graphical console: its sessions show the serial console only.",
+      );
+    }
+    return openConsole(request, reply, graphicalConsole);
   });
 }
 

@@ -15,7 +15,7 @@ import {
 } from "@kubernetes/client-node";
 import { countedCalls, statusError, translate } from "./api-call.ts";
 import { apiUrl } from "./api-url.ts";
-import { createConsoleConnector, type ConsoleConnector } from "./console-stream.ts";
+import { createConsoleConnector, createScreenConnector, type ConsoleConnector } from "./console-stream.ts";
 import { KubeStatusError } from "./errors.ts";
 import { createPortForwarder, type PortForwarder } from "./portforward.ts";
 import { sendRaw } from "./raw-request.ts";
@@ -115,6 +115,8 @@ export interface ClusterClient {
   readConsoleLog(vmiUid: string, bounds: ConsoleLogBounds, signal?: AbortSignal): Promise<ConsoleLogText>;
   /** A websocket to a VMI's serial console (see console-stream.ts). */
   openConsole: ConsoleConnector;
+  /** A websocket to a VMI's screen, QEMU's VNC server (see console-stream.ts). */
+  openScreen: ConsoleConnector;
   /** A TCP connection to a port inside a VM (see portforward.ts). */
   portForward: PortForwarder;
 }
@@ -313,6 +315,7 @@ export function createClusterClient(
     },
     readConsoleLog,
     openConsole: createConsoleConnector(kubeConfig, namespace),
+    openScreen: createScreenConnector(kubeConfig, namespace),
     portForward: createPortForwarder(kubeConfig, namespace),
   };
 

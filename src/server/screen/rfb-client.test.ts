@@ -1,5 +1,6 @@
+import { constants, createDeflate } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { RfbClient } from "./rfb-client.ts";
+import { framebufferPixelFormat, RfbClient } from "./rfb-client.ts";
 
 /** A server's ServerInit: size, QEMU's pixel format (32 bpp, little-endian, red at 16), name. */
 function serverInit(width: number, height: number, name: string): Buffer {
@@ -28,9 +29,31 @@ function update(count: number, ...parts: Buffer[]): Buffer {
   return Buffer.concat([head, ...parts]);
 }
 
-/** A pixel as QEMU sends it: little-endian 0x00RRGGBB. */
+/** A pixel in the format the client asks for: bytes red, green, blue, unused. */
 function pixel(red: number, green: number, blue: number): Buffer {
-  return Buffer.from([blue, green, red, 0]);
+  return Buffer.from([red, green, blue, 0]);
+}
+
+/** One zlib stream, flushed after each piece, as QEMU's Zlib encoding sends it. */
+async function zlibPieces(...pieces: Buffer[]): Promise<Buffer[]> {
+  const deflate = createDeflate();
+  const out: Buffer[] = [];
+  for (const piece of pieces) {
+    const chunks: Buffer[] = [];
+    const collect = (chunk: Buffer) => chunks.push(chunk);
+    deflate.on("data", collect);
+    deflate.write(piece);
+    await new Promise<void>((resolve) => deflate.flush(constants.Z_SYNC_FLUSH, () => resolve()));
+    deflate.off("data", collect);
+    out.push(Buffer.concat(chunks));
+  }
+  return out;
+}
+
+function withLength(bytes: Buffer): Buffer {
+  const length = Buffer.alloc(4);
+  length.writeUInt32BE(bytes.length, 0);
+  return Buffer.concat([length, bytes]);
 }
 
 function connected() {
@@ -54,6 +77,7 @@ describe("RfbClient", () => {
     expect([...(sent[1] ?? [])]).toEqual([1]); // security type None
     expect([...(sent[2] ?? [])]).toEqual([1]); // ClientInit: shared
     expect(sent[3]?.[0]).toBe(0); // SetPixelFormat
+    expect(sent[3]?.subarray(4)).toEqual(framebufferPixelFormat);
     expect(sent[4]?.[0]).toBe(2); // SetEncodings
     expect(sent[5]?.[0]).toBe(3); // a full FramebufferUpdateRequest
     expect(sent[5]?.[1]).toBe(0);
@@ -78,10 +102,29 @@ describe("RfbClient", () => {
     const at = (x: number, y: number) => [
       ...client.framebuffer.pixels.subarray((y * 4 + x) * 4, (y * 4 + x) * 4 + 4),
     ];
-    expect(at(0, 0)).toEqual([255, 0, 0, 255]);
-    expect(at(1, 0)).toEqual([0, 0, 255, 255]);
-    expect(at(2, 1)).toEqual([255, 0, 0, 255]);
-    expect(at(3, 1)).toEqual([0, 0, 255, 255]);
+    expect(at(0, 0)).toEqual([255, 0, 0, 0]);
+    expect(at(1, 0)).toEqual([0, 0, 255, 0]);
+    expect(at(2, 1)).toEqual([255, 0, 0, 0]);
+    expect(at(3, 1)).toEqual([0, 0, 255, 0]);
+  });
+
+  it("draws Zlib rectangles from one stream that runs through the connection", async () => {
+    const { client, failures } = connected();
+    const green = pixel(0, 255, 0);
+    const white = pixel(255, 255, 255);
+    const [first, second] = await zlibPieces(Buffer.concat([green, green]), Buffer.concat([white, white]));
+    client.receive(update(1, rectHeader(0, 0, 2, 1, 6), withLength(first!)));
+    // The second piece only inflates after the first: it refers back into the same stream.
+    client.receive(update(1, rectHeader(2, 1, 2, 1, 6), withLength(second!)));
+    expect(failures).toEqual([]);
+    const at = (x: number, y: number) => [
+      ...client.framebuffer.pixels.subarray((y * 4 + x) * 4, (y * 4 + x) * 4 + 4),
+    ];
+    expect(at(1, 0)).toEqual([0, 255, 0, 0]);
+    expect(at(3, 1)).toEqual([255, 255, 255, 0]);
+
+    client.receive(update(1, rectHeader(0, 0, 1, 1, 6), withLength(Buffer.from([1, 2, 3, 4]))));
+    expect(failures).toEqual(["the server's zlib stream is corrupt"]);
   });
 
   it("follows the screen's size when the guest changes mode (DesktopSize and ExtendedDesktopSize)", () => {

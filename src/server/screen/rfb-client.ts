@@ -1,12 +1,16 @@
 // An RFB 3.8 client (RFC 6143) that keeps a VM's screen as a framebuffer: what the screen hub holds
 // of QEMU's VNC server, one per VM, whoever watches. QEMU offers security type None only and speaks
-// 32-bit true colour (docs/vnc.md); the client asks for that pixel format whatever the server's, and
-// for Raw and CopyRect, plus DesktopSize and ExtendedDesktopSize (QEMU's screen grows from 640x480 to
-// VGA text mode's 720x400 while it boots) and QEMU's extended key events, which QEMU acknowledges
-// with a pseudo-rectangle. Bytes go in through receive() and out through the `send` it is given, so
-// it runs over KubeVirt's websocket as over a plain socket.
+// 32-bit true colour (docs/vnc.md); the client asks for the pixel format its framebuffer keeps
+// (bytes red, green, blue, unused: what browsers' canvases and noVNC use, so rows copy as they are),
+// and for Zlib (Raw through one zlib stream: a text screen shrinks twentyfold on the way), Raw and
+// CopyRect, plus DesktopSize and ExtendedDesktopSize (QEMU's screen grows from 640x480 to VGA text
+// mode's 720x400 while it boots) and QEMU's extended key events, which QEMU acknowledges with a
+// pseudo-rectangle. Bytes go in through receive() and out through the `send` it is given, so it
+// runs over KubeVirt's websocket as over a plain socket.
+import { ZlibInflater } from "./zlib-inflater.ts";
 
 const encodings = {
+  zlib: 6,
   raw: 0,
   copyRect: 1,
   desktopSize: -223,
@@ -14,21 +18,28 @@ const encodings = {
   qemuExtendedKeyEvent: -258,
 } as const;
 
-/** The pixel format asked for: 32 bpp, depth 24, little-endian, red at bit 16, green 8, blue 0. */
-const pixelFormat = Buffer.from([32, 24, 0, 1, 0, 255, 0, 255, 0, 255, 16, 8, 0, 0, 0, 0]);
+/** The pixel format asked for: 32 bpp, depth 24, little-endian, red at bit 0, green 8, blue 16. */
+export const framebufferPixelFormat = Buffer.from([32, 24, 0, 1, 0, 255, 0, 255, 0, 255, 0, 8, 16, 0, 0, 0]);
 
 export interface Framebuffer {
   width: number;
   height: number;
-  /** RGBA, four bytes a pixel, row after row. */
+  /** Four bytes a pixel, row after row: red, green, blue and one the server may leave at anything. */
   pixels: Uint8Array;
+}
+
+export interface Rect {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
 }
 
 export interface RfbEvents {
   /** ServerInit: the screen's size and the server's name. */
   ready?(init: { width: number; height: number; name: string }): void;
   /** A framebuffer update was applied, with the rectangles it changed. */
-  updated?(rects: { x: number; y: number; width: number; height: number }[]): void;
+  updated?(rects: Rect[]): void;
   /** The server broke the protocol or refused: the connection is of no further use. */
   failed?(reason: string): void;
 }
@@ -36,15 +47,23 @@ export interface RfbEvents {
 type Phase = "version" | "security" | "securityResult" | "serverInit" | "normal" | "failed";
 
 export class RfbClient {
-  framebuffer: Framebuffer = { width: 0, height: 0, pixels: new Uint8Array(0) };
+  framebuffer: Framebuffer;
   name = "";
   private phase: Phase = "version";
   private input: Buffer = Buffer.alloc(0);
+  private readonly inflater = new ZlibInflater();
 
+  /**
+   * `framebuffer`: what the screen showed when a previous connection dropped; kept (not cleared)
+   * until the server's first update paints over it, when the server's screen has the same size.
+   */
   constructor(
     private readonly send: (bytes: Buffer) => void,
     private readonly events: RfbEvents = {},
-  ) {}
+    framebuffer: Framebuffer = { width: 0, height: 0, pixels: new Uint8Array(0) },
+  ) {
+    this.framebuffer = framebuffer;
+  }
 
   /** Bytes from the server, in any pieces. */
   receive(bytes: Buffer): void {
@@ -166,7 +185,7 @@ export class RfbClient {
     if (!init) return false;
     this.resize(init.readUInt16BE(0), init.readUInt16BE(2));
     this.name = init.subarray(24).toString("utf8");
-    this.send(Buffer.concat([Buffer.from([0, 0, 0, 0]), pixelFormat]));
+    this.send(Buffer.concat([Buffer.from([0, 0, 0, 0]), framebufferPixelFormat]));
     const list = Object.values(encodings);
     const setEncodings = Buffer.alloc(4 + 4 * list.length);
     setEncodings.writeUInt8(2, 0);
@@ -199,7 +218,7 @@ export class RfbClient {
   private framebufferUpdate(): boolean {
     if (this.input.length < 4) return false;
     const count = this.input.readUInt16BE(2);
-    const rects: { x: number; y: number; width: number; height: number; encoding: number; at: number }[] = [];
+    const rects: (Rect & { encoding: number; at: number })[] = [];
     let offset = 4;
     for (let index = 0; index < count; index += 1) {
       if (this.input.length < offset + 12) return false;
@@ -219,10 +238,15 @@ export class RfbClient {
       offset = rect.at + length;
     }
     const message = this.take(offset)!;
-    const changed: { x: number; y: number; width: number; height: number }[] = [];
+    const changed: Rect[] = [];
     for (const rect of rects) {
       if (rect.encoding === encodings.raw) this.applyRaw(rect, message.subarray(rect.at));
-      else if (rect.encoding === encodings.copyRect) {
+      else if (rect.encoding === encodings.zlib) {
+        const compressed = message.subarray(rect.at + 4, rect.at + 4 + message.readUInt32BE(rect.at));
+        const raw = this.inflater.inflate(compressed, rect.width * rect.height * 4);
+        if (!raw) return this.fail("the server's zlib stream is corrupt");
+        this.applyRaw(rect, raw);
+      } else if (rect.encoding === encodings.copyRect) {
         this.applyCopy(rect, message.readUInt16BE(rect.at), message.readUInt16BE(rect.at + 2));
       } else if (rect.encoding === encodings.desktopSize || rect.encoding === encodings.extendedDesktopSize) {
         this.resize(rect.width, rect.height);
@@ -233,15 +257,14 @@ export class RfbClient {
     return true;
   }
 
-  private rectLength(rect: {
-    width: number;
-    height: number;
-    encoding: number;
-    at: number;
-  }): number | undefined {
+  private rectLength(rect: Rect & { encoding: number; at: number }): number | undefined {
     switch (rect.encoding) {
       case encodings.raw:
         return rect.width * rect.height * 4;
+      case encodings.zlib:
+        return this.input.length < rect.at + 4
+          ? Number.MAX_SAFE_INTEGER
+          : 4 + this.input.readUInt32BE(rect.at);
       case encodings.copyRect:
         return 4;
       case encodings.desktopSize:
@@ -258,29 +281,22 @@ export class RfbClient {
   }
 
   private resize(width: number, height: number): void {
+    const { framebuffer } = this;
+    if (framebuffer.width === width && framebuffer.height === height) return;
     this.framebuffer = { width, height, pixels: new Uint8Array(width * height * 4) };
   }
 
-  private applyRaw(rect: { x: number; y: number; width: number; height: number }, data: Buffer): void {
+  /** Rows of the framebuffer's own pixel format, as asked for: copied as they are. */
+  private applyRaw(rect: Rect, data: Uint8Array): void {
     const { pixels, width: stride } = this.framebuffer;
+    if (rect.x + rect.width > stride || (rect.y + rect.height) * stride * 4 > pixels.length) return;
+    const rowBytes = rect.width * 4;
     for (let row = 0; row < rect.height; row += 1) {
-      for (let column = 0; column < rect.width; column += 1) {
-        const source = (row * rect.width + column) * 4;
-        const target = ((rect.y + row) * stride + rect.x + column) * 4;
-        // Little-endian 0x00RRGGBB: blue, green, red, unused.
-        pixels[target] = data[source + 2] ?? 0;
-        pixels[target + 1] = data[source + 1] ?? 0;
-        pixels[target + 2] = data[source] ?? 0;
-        pixels[target + 3] = 255;
-      }
+      pixels.set(data.subarray(row * rowBytes, (row + 1) * rowBytes), ((rect.y + row) * stride + rect.x) * 4);
     }
   }
 
-  private applyCopy(
-    rect: { x: number; y: number; width: number; height: number },
-    fromX: number,
-    fromY: number,
-  ): void {
+  private applyCopy(rect: Rect, fromX: number, fromY: number): void {
     const { pixels, width: stride } = this.framebuffer;
     const rowBytes = rect.width * 4;
     // Rows copied in the order that never reads a row already overwritten.

@@ -48,7 +48,13 @@ interface Call {
 }
 
 const lab = aGradingLab([aCheck({ id: "hello", run: "true", selfCheck: true })], {
-  session: { minutes: 60, extendMinutes: 15, maxExtensions: 2, terminals: 1, consoles: ["serial"] },
+  session: {
+    minutes: 60,
+    extendMinutes: 15,
+    maxExtensions: 2,
+    terminals: 1,
+    consoles: ["serial", "graphical"],
+  },
 });
 const metricsToken = "a-metrics-token-long-enough-for-tests";
 
@@ -62,6 +68,7 @@ const calls: Record<string, Call> = {
   "POST /api/sessions/:id/extend": { allowed: [200, 409] },
   "GET /api/sessions/:id/console": { allowed: [101] },
   "GET /api/sessions/:id/terminals/:terminal": { allowed: [101] },
+  "GET /api/sessions/:id/vnc": { allowed: [101] },
   "POST /api/sessions/:id/checks": { allowed: [201] },
   // The session is halted: a restart or a raised hand is refused as a conflict, once let in.
   "POST /api/sessions/:id/restart": { allowed: [202, 409] },

@@ -6,7 +6,7 @@
 import { rm } from "node:fs/promises";
 import net from "node:net";
 import { TextScreen, screenHeight, screenWidth, type Rect } from "./text-screen.ts";
-import { encodePng } from "./png.ts";
+import { encodePng } from "../../../common/png.ts";
 import { loadVgaFont } from "./vga-font.ts";
 import { Tty1Login } from "./tty1-login.ts";
 
@@ -56,7 +56,7 @@ export class ScreenServer {
 
   /** The screen as a PNG, as libvirt's screenshot gives it. */
   png(): Buffer {
-    return encodePng(screenWidth, screenHeight, this.screen.pixels);
+    return encodePng({ width: screenWidth, height: screenHeight, pixels: this.screen.pixels });
   }
 
   /** A connection to it, as QEMU's socket is dialled. */

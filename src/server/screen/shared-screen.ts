@@ -1,0 +1,354 @@
+// One VM's screen as every viewer shares it: exactly one connection to KubeVirt's vnc subresource
+// (a second would cut the first, docs/vnc.md), one framebuffer the BFF keeps, one keyboard. The line
+// is opened and reopened as the serial console's is (console/upstream-connector.ts); who may type
+// is decided as there (console/keyboard.ts), and presence is told the same way (console/presence.ts).
+//
+// The framebuffer outlives the line: a viewer joining or reconnecting is sent it at once, never a
+// blank screen, and a line that drops and comes back paints over it.
+import type { FastifyBaseLogger } from "fastify";
+import type { Session } from "../../common/api.ts";
+import type { UpstreamState } from "../../common/console-protocol.ts";
+import type { ScreenClientMessage, ScreenServerMessage } from "../../common/screen-protocol.ts";
+import type { Image } from "../../common/png.ts";
+import { ConsoleKeyboard } from "../console/keyboard.ts";
+import type { ConsoleLimits } from "../console/limits.ts";
+import { notices, wireNotice, type Notice } from "../console/notices.ts";
+import { viewersMessage } from "../console/presence.ts";
+import { UpstreamConnector, type OpenUpstream } from "../console/upstream-connector.ts";
+import type { UpstreamLine } from "../console/upstream.ts";
+import type { ViewerIdentity } from "../console/viewer.ts";
+import { keystrokesOf, type KeyStroke } from "./paste-keys.ts";
+import { RfbClient, type Framebuffer, type Rect } from "./rfb-client.ts";
+import type { ViewerMessage } from "./rfb-server.ts";
+import { ScreenViewer, SharedFrame, type ScreenViewerEvents } from "./screen-viewer.ts";
+import type WebSocket from "ws";
+
+export interface SharedScreenDeps {
+  sessionId: string;
+  owner: string;
+  /** Opens the line to the VM's VNC server (an UpstreamLink around KubeVirt's vnc websocket). */
+  connect: OpenUpstream;
+  findSession(id: string): Promise<Session | undefined>;
+  limits: ConsoleLimits;
+  log: FastifyBaseLogger;
+  /** The screen is over (ended, idle, shut down): forget it. */
+  onFinished(screen: SharedScreen): void;
+  onKeyboardTaken?(by: ViewerIdentity, from: string): void;
+  /** Someone who may type sent input to the VM (idle handling counts it as activity). */
+  onInput?(): void;
+  /** Every update, after the viewers had theirs (recordings, the wall's miniatures). */
+  onUpdate?(screen: Image, rects: readonly Rect[]): void;
+}
+
+/** Before the first line opens: the size of QEMU's own screen while it waits to start (docs/vnc.md). */
+function blankScreen(): Framebuffer {
+  return { width: 640, height: 480, pixels: new Uint8Array(640 * 480 * 4) };
+}
+
+export class SharedScreen implements ScreenViewerEvents {
+  private readonly viewers = new Set<ScreenViewer>();
+  private readonly connector: UpstreamConnector;
+  private readonly keyboard: ConsoleKeyboard;
+  private upstream: { line: UpstreamLine; rfb: RfbClient } | undefined;
+  private framebuffer: Framebuffer = blankScreen();
+  private name = "";
+  private status: { state: UpstreamState; notice: Notice | null } = { state: "connecting", notice: null };
+  private lingerTimer: NodeJS.Timeout | undefined;
+  private quietRequest: NodeJS.Timeout | undefined;
+  private paste: NodeJS.Timeout | undefined;
+  private finished = false;
+  private keepers = 0;
+  /** Goes up with every update of the framebuffer. */
+  version = 0;
+
+  constructor(private readonly deps: SharedScreenDeps) {
+    const { sessionId, limits, log, findSession, connect } = deps;
+    this.connector = new UpstreamConnector(
+      { sessionId, connect, findSession, limits, log },
+      {
+        opened: (line, reconnected) => this.attach(line, reconnected),
+        waiting: (state, notice) => this.setStatus(state, notice),
+        ended: (notice) => this.end(notice),
+      },
+    );
+    this.keyboard = new ConsoleKeyboard({
+      sessionId,
+      owner: deps.owner,
+      log,
+      changed: () => {
+        for (const viewer of this.viewers) viewer.send(this.keyboard.messageFor(viewer.identity));
+        this.announceViewers();
+      },
+      onTaken: deps.onKeyboardTaken,
+    });
+  }
+
+  get sessionId(): string {
+    return this.deps.sessionId;
+  }
+
+  get viewerCount(): number {
+    return this.viewers.size;
+  }
+
+  get upstreamConnected(): boolean {
+    return this.upstream !== undefined;
+  }
+
+  /** The screen as it is now (the same object until the next update or resize). */
+  get screen(): Image {
+    return this.framebuffer;
+  }
+
+  join(socket: WebSocket, identity: ViewerIdentity): void {
+    const viewer = new ScreenViewer(
+      socket,
+      identity,
+      this.deps.limits,
+      () => ({ ...this.framebuffer, name: this.name }),
+      this,
+    );
+    if (this.finished) {
+      viewer.goAway();
+      return;
+    }
+    clearTimeout(this.lingerTimer);
+    this.lingerTimer = undefined;
+    this.viewers.add(viewer);
+    viewer.send(this.statusMessage());
+    viewer.send(this.keyboard.messageFor(identity));
+    this.announceViewers();
+    if (!this.upstream) this.connector.connectIfIdle();
+    else this.requestSoon();
+  }
+
+  /** Keeps the line open with nobody watching, for a class wall's miniature; the returned function lets go. */
+  keepOpen(): () => void {
+    if (this.finished) return () => undefined;
+    clearTimeout(this.lingerTimer);
+    this.lingerTimer = undefined;
+    this.keepers += 1;
+    if (!this.upstream) this.connector.connectIfIdle();
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.keepers -= 1;
+      this.lingerIfUnused();
+    };
+  }
+
+  heartbeat(now: number): void {
+    this.upstream?.line.heartbeat();
+    for (const viewer of [...this.viewers]) {
+      if (viewer.identity.loginExpiresAt <= now) viewer.end(notices.signInExpired);
+      else viewer.heartbeat();
+    }
+  }
+
+  async checkSession(): Promise<void> {
+    if (this.finished || this.connector.attempting) return;
+    const verdict = await this.connector.judgeSession();
+    if (verdict.kind === "ended") this.end(verdict.notice);
+  }
+
+  endViewersOf(signInId: string, notice: Notice): void {
+    for (const viewer of [...this.viewers]) {
+      if (viewer.identity.signInId === signInId) viewer.end(notice);
+    }
+  }
+
+  shutDown(): void {
+    if (this.finished) return;
+    this.finished = true;
+    for (const viewer of [...this.viewers]) viewer.goAway();
+    this.cleanUp();
+  }
+
+  // ScreenViewerEvents
+
+  ready(viewer: ScreenViewer): void {
+    // The kept framebuffer first: a reconnecting viewer never sees a blank screen.
+    viewer.changed(new SharedFrame(this.framebuffer, [{ x: 0, y: 0, ...this.size }]));
+  }
+
+  input(viewer: ScreenViewer, message: Extract<ViewerMessage, { type: "key" | "pointer" }>): void {
+    const rfb = this.upstream?.rfb;
+    if (!rfb || !this.keyboard.canType(viewer.identity)) return;
+    this.deps.onInput?.();
+    if (message.type === "key") rfb.key(message.keysym, message.down);
+    else rfb.pointer(message.x, message.y, message.buttons);
+  }
+
+  control(viewer: ScreenViewer, message: ScreenClientMessage): void {
+    switch (message.type) {
+      case "take-keyboard":
+        return this.keyboard.take(viewer.identity);
+      case "release-keyboard":
+        return this.keyboard.release(viewer.identity);
+      case "paste":
+        return this.typePaste(viewer, message.text);
+    }
+  }
+
+  closed(viewer: ScreenViewer): void {
+    if (!this.viewers.delete(viewer) || this.finished) return;
+    const { username } = viewer.identity;
+    const stillHere = [...this.viewers].some((other) => other.identity.username === username);
+    if (!stillHere) this.keyboard.personLeft(viewer.identity);
+    this.announceViewers();
+    this.lingerIfUnused();
+  }
+
+  // The line to the VM
+
+  private attach(line: UpstreamLine, reconnected: boolean): void {
+    if (this.finished) {
+      line.close();
+      return;
+    }
+    const rfb = new RfbClient(
+      (bytes) => line.send(bytes),
+      {
+        ready: () => {
+          this.name = rfb.name;
+        },
+        updated: (rects) => this.updated(rfb, rects),
+        failed: (reason) => {
+          this.deps.log.warn({ sessionId: this.deps.sessionId, reason }, "VM screen's RFB failed");
+          line.close();
+          this.onLost(1002);
+        },
+      },
+      this.framebuffer,
+    );
+    this.upstream = { line, rfb };
+    line.listen({
+      output: (chunk) => rfb.receive(chunk),
+      lost: (code) => this.onLost(code),
+      ended: (notice) => this.end(notice),
+    });
+    if (reconnected) this.deps.log.info({ sessionId: this.deps.sessionId }, "VM screen reconnected");
+    this.setStatus("connected", null);
+  }
+
+  private updated(rfb: RfbClient, rects: Rect[]): void {
+    if (this.upstream?.rfb !== rfb) return;
+    this.framebuffer = rfb.framebuffer;
+    this.version += 1;
+    const frame = new SharedFrame(this.framebuffer, rects);
+    for (const viewer of [...this.viewers]) viewer.changed(frame);
+    this.deps.onUpdate?.(this.framebuffer, rects);
+    // The next update as soon as there is one while someone watches; with nobody (a wall keeping
+    // the line open) a few a second are plenty.
+    if (this.viewers.size > 0) rfb.requestUpdate(true);
+    else this.requestSoon(this.deps.limits.screenQuietRefreshMs);
+  }
+
+  private requestSoon(delayMs = 0): void {
+    if (this.quietRequest) return;
+    this.quietRequest = setTimeout(() => {
+      this.quietRequest = undefined;
+      this.upstream?.rfb.requestUpdate(true);
+    }, delayMs);
+  }
+
+  private onLost(code: number): void {
+    if (!this.upstream) return;
+    this.upstream = undefined;
+    this.stopPaste();
+    this.deps.log.info({ sessionId: this.deps.sessionId, code }, "VM screen connection lost");
+    if (this.viewers.size === 0 && this.keepers === 0) {
+      this.shutDown();
+      return;
+    }
+    this.connector.reconnectAfterDrop();
+  }
+
+  private get size(): { width: number; height: number } {
+    return { width: this.framebuffer.width, height: this.framebuffer.height };
+  }
+
+  // Paste: typed key by key, at the pace a keyboard's queue takes them
+
+  private typePaste(viewer: ScreenViewer, text: string): void {
+    const refuse = (reason: Extract<ScreenServerMessage, { type: "paste" }>["reason"]) =>
+      viewer.send({ type: "paste", outcome: "refused", characters: 0, reason });
+    if (!this.keyboard.canType(viewer.identity)) return refuse("not_holder");
+    if (!this.upstream) return refuse("not_connected");
+    if (this.paste) return refuse("busy");
+    const typed = keystrokesOf(text);
+    if ("untypable" in typed) return refuse("unsupported");
+    this.deps.onInput?.();
+    const strokes: KeyStroke[][] = typed.strokes;
+    let next = 0;
+    const typeNext = () => {
+      const rfb = this.upstream?.rfb;
+      const character = strokes[next];
+      if (!rfb || !character) {
+        this.paste = undefined;
+        viewer.send({ type: "paste", outcome: "typed", characters: next });
+        return;
+      }
+      for (const stroke of character) rfb.key(stroke.keysym, stroke.down);
+      next += 1;
+      this.paste = setTimeout(typeNext, this.deps.limits.screenPasteKeyMs);
+    };
+    typeNext();
+  }
+
+  private stopPaste(): void {
+    clearTimeout(this.paste);
+    this.paste = undefined;
+  }
+
+  // Who is here, and the status
+
+  private announceViewers(): void {
+    if (this.viewers.size === 0) return;
+    const identities = [...this.viewers].map((viewer) => viewer.identity);
+    const message = viewersMessage(identities, this.deps.owner, this.keyboard.heldBy, (identity) =>
+      this.keyboard.canType(identity),
+    );
+    this.broadcast(message);
+  }
+
+  private statusMessage(): ScreenServerMessage {
+    const { state, notice } = this.status;
+    return { type: "status", state, message: notice?.message ?? null, notice: notice && wireNotice(notice) };
+  }
+
+  private setStatus(state: UpstreamState, notice: Notice | null): void {
+    if (this.status.state === state && this.status.notice === notice) return;
+    this.status = { state, notice };
+    this.broadcast(this.statusMessage());
+  }
+
+  private broadcast(message: ScreenServerMessage): void {
+    for (const viewer of this.viewers) viewer.send(message);
+  }
+
+  private lingerIfUnused(): void {
+    if (this.finished || this.viewers.size > 0 || this.keepers > 0 || this.lingerTimer) return;
+    this.lingerTimer = setTimeout(() => this.shutDown(), this.deps.limits.lingerMs);
+  }
+
+  private end(notice: Notice): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.deps.log.info({ sessionId: this.deps.sessionId, reason: notice.message }, "screen ended");
+    for (const viewer of [...this.viewers]) viewer.end(notice);
+    this.cleanUp();
+  }
+
+  private cleanUp(): void {
+    this.connector.stop();
+    this.stopPaste();
+    clearTimeout(this.lingerTimer);
+    clearTimeout(this.quietRequest);
+    this.upstream?.line.close();
+    this.upstream = undefined;
+    this.viewers.clear();
+    this.deps.onFinished(this);
+  }
+}
