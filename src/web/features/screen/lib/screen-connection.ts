@@ -3,8 +3,6 @@
 // cannot be reused once disconnected). The JSON messages say where the BFF's line to the VM stands,
 // who types, who watches, and how a paste went. Reconnects after any drop, as the console does,
 // until the BFF says the screen has ended.
-import { roles } from "../../../../common/api.ts";
-import type { ConsoleViewerEntry } from "../../../../common/console-protocol.ts";
 import {
   maxPasteCharacters,
   ScreenServerMessage,
@@ -170,8 +168,7 @@ export class ScreenConnection {
         return;
       }
       case "viewers": {
-        // screen-protocol.ts types a viewer's role as any string; the list shows the roles it knows.
-        const viewers = { viewers: message.viewers.filter(hasKnownRole), holder: message.holder };
+        const viewers = { viewers: message.viewers, holder: message.holder };
         const news = keyboardNews(this.state.viewers, viewers);
         this.update({ viewers, ...(news ? { keyboardNews: news } : {}) });
         return;
@@ -205,12 +202,4 @@ export class ScreenConnection {
     this.state = { ...this.state, ...change };
     for (const listener of this.listeners) listener();
   }
-}
-
-function hasKnownRole(viewer: {
-  username: string;
-  role: string;
-  mode: "observe" | "type";
-}): viewer is ConsoleViewerEntry {
-  return (roles as readonly string[]).includes(viewer.role);
 }
