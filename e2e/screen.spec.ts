@@ -120,10 +120,11 @@ test("a paste is typed into the VM key by key, and the page says how much was ty
   expect((await student.text()).join("\n")).not.toContain("login: na");
 });
 
-// WARNING: this needs the sandboxed guest to answer Ctrl+Alt+Del as a Debian guest does on tty1
-// (systemd's ctrl-alt-del.target: the machine reboots, and tty1 comes back at a fresh login prompt),
-// which the emulator did not do yet when this was written.
-test("Ctrl+Alt+Del from the special keys reaches the guest", async ({ apiAs, pageAs }) => {
+// WARNING: fixme until the sandboxed guest answers Ctrl+Alt+Del as a Debian guest does on tty1
+// (systemd's ctrl-alt-del.target: the machine reboots, and tty1 comes back at a fresh login prompt).
+// Its tty1 (src/emulator/guests/screen/) takes only characters, Return and BackSpace, so nothing on
+// the screen can show the keys arrived; the SPA's side is in special-keys.test.ts.
+test.fixme("Ctrl+Alt+Del from the special keys reaches the guest", async ({ apiAs, pageAs }) => {
   const alice = await apiAs("alice");
   const session = await alice.launchRunning(screenLab);
   const student = new ScreenView(await pageAs("alice"));
