@@ -22,6 +22,9 @@ const solutions: Record<string, string> = {
     echo "# Project" > README.md && git add README.md && git commit -qm "Add README"
     git switch -qc feature && echo more >> README.md && git commit -qam "Say more"
     git switch -q main && git merge -q feature`,
+  "screen-basics": `
+    echo tty1 > ~/screen-tty.txt
+    echo Ctrl+Alt+F2 > ~/switch-keys.txt`,
   // Without qemu-img here, write the qcow2 magic the way qemu-img would start the file.
   "nested-kvm": `
     echo vmx > ~/virt-flag.txt

@@ -42,7 +42,13 @@ describe("loadLabs", () => {
   it("loads the example labs without problems", () => {
     const { labs, problems } = loadLabs(examplesDir, defaultVmSizes);
     expect(problems).toEqual([]);
-    expect(labs.map((lab) => lab.id)).toEqual(["git-workflow", "linux-basics", "nested-kvm"]);
+    expect(labs.map((lab) => lab.id)).toEqual([
+      "git-workflow",
+      "linux-basics",
+      "nested-kvm",
+      "screen-basics",
+    ]);
+    expect(labs.find((lab) => lab.id === "screen-basics")?.session.consoles).toEqual(["serial", "graphical"]);
     const linuxBasics = labs.find((lab) => lab.id === "linux-basics");
     expect(linuxBasics?.vm).toMatchObject({ cpu: 1, memory: "2Gi", nested: false, cloudInit: null });
     expect(linuxBasics?.checks[0]).toEqual({

@@ -70,8 +70,13 @@ describe("buildSessionObjects: the VirtualMachine", () => {
     validate = virtualMachineValidator();
   });
 
-  it("has all three example labs to check", () => {
-    expect(exampleLabs.map((lab) => lab.id).sort()).toEqual(["git-workflow", "linux-basics", "nested-kvm"]);
+  it("has all four example labs to check", () => {
+    expect(exampleLabs.map((lab) => lab.id).sort()).toEqual([
+      "git-workflow",
+      "linux-basics",
+      "nested-kvm",
+      "screen-basics",
+    ]);
   });
 
   it.each(exampleLabs.map((lab) => [lab.id, lab] as const))(

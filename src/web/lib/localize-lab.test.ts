@@ -8,7 +8,7 @@ function aLab(overrides: Partial<LabSummary> = {}): LabSummary {
     title: "Linux basics",
     description: "Find your way around.",
     vm: { cpu: 1, memory: "2Gi", nested: false },
-    session: { minutes: 60, extendMinutes: 15, maxExtensions: 2, terminals: 0 },
+    session: { minutes: 60, extendMinutes: 15, maxExtensions: 2, terminals: 0, consoles: ["serial"] },
     checks: [{ id: "hello-file", title: "Create ~/hello.txt", points: 2, selfCheck: true }],
     ...overrides,
   };

@@ -136,6 +136,18 @@ describe("ReconnectingSocket", () => {
     expect(FakeWebSocket.created).toHaveLength(2);
   });
 
+  it("drop closes the socket and reconnects after its close, as after any drop", () => {
+    const { socket, statuses } = createSocket();
+    socket.start();
+    latestSocket().serverOpen();
+    socket.drop("cannot read it");
+    expect(latestSocket().closedWith).toEqual({ code: 4000, reason: "cannot read it" });
+    latestSocket().serverClose(4000, "cannot read it");
+    expect(statuses.at(-1)?.kind).toBe("reconnecting");
+    vi.advanceTimersByTime(15_000);
+    expect(FakeWebSocket.created).toHaveLength(2);
+  });
+
   it("does not replace a socket after finish, whatever code it closes with", () => {
     const { socket, statuses } = createSocket();
     socket.start();

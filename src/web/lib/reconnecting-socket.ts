@@ -34,6 +34,9 @@ export function socketUrl(path: string, page: Pick<Location, "protocol" | "host"
   return `${scheme}//${page.host}${path}`;
 }
 
+// A code of the range applications may use (4000-4999): the page itself gave up on the socket.
+const droppedCloseCode = 4000;
+
 export class ReconnectingSocket {
   private socket: WebSocket | undefined;
   /** Bumped per socket and on stop, so a socket's late events are recognised as stale. */
@@ -89,6 +92,14 @@ export class ReconnectingSocket {
     if (!this.socket || !this.isOpen) return false;
     this.socket.send(data);
     return true;
+  }
+
+  /**
+   * Closes the current socket as if its line had dropped: the usual reconnect follows its close. For
+   * a reader that cannot go on with what the socket sent (noVNC after a protocol error).
+   */
+  drop(reason = ""): void {
+    this.socket?.close(droppedCloseCode, reason);
   }
 
   /** Closes the socket and plans no other; start() opens a new one. */

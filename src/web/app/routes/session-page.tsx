@@ -1,6 +1,6 @@
 // /sessions/:sessionId: one session with everything around it, each part from its own feature: staff's
-// announcements to the student (announcements), the card and boot log (sessions), the console, the
-// lab's tasks (labs), the raised hand (help), the self-checks (grading), files in and out of the home
+// announcements to the student (announcements), the card and boot log (sessions), the console with
+// the VM's screen in a tab of its own (console, screen), the lab's tasks (labs), the raised hand (help), the self-checks (grading), files in and out of the home
 // (files).
 import { useCallback, useState } from "react";
 import { useTranslation } from "react-i18next";
@@ -19,6 +19,7 @@ import { SelfCheckPanel } from "../../features/grading/components/self-check-pan
 import { HelpPanel } from "../../features/help/components/help-panel.tsx";
 import { useLabs, useLabTitles } from "../../features/labs/api/get-labs.ts";
 import { LabTasks } from "../../features/labs/components/lab-tasks.tsx";
+import { ScreenPanel } from "../../features/screen/components/screen-panel.tsx";
 import { useSession } from "../../features/sessions/api/get-session.ts";
 import { useSessionChanged } from "../../features/sessions/api/session-changed.ts";
 import { BootLogPanel, EarlierBootLog } from "../../features/sessions/components/boot-log-panel.tsx";
@@ -110,6 +111,8 @@ function SessionDetails({ session }: { session: Session }) {
         key={session.id}
         session={session}
         terminals={labs.isPending ? undefined : (lab?.session.terminals ?? 0)}
+        consoles={labs.isPending ? undefined : (lab?.session.consoles ?? ["serial"])}
+        screen={(props) => <ScreenPanel sessionId={session.id} {...props} />}
         onConnectionChange={bootLog.onConsoleConnection}
       />
       {/* Below the console, so the connected console keeps its place on the screen. */}

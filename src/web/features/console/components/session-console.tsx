@@ -1,27 +1,39 @@
-import { useRef, useState, type KeyboardEvent } from "react";
+import { useRef, useState, type KeyboardEvent, type ReactNode } from "react";
 import { useTranslation } from "react-i18next";
 import { useSearchParams } from "react-router";
 import type { Session } from "../../../../common/api.ts";
+import type { LabConsole } from "../../../../common/lab.ts";
 import { serialConsole } from "../../../../common/console-protocol.ts";
 import { Loading } from "../../../components/page-state.tsx";
 import { useSignedInUser } from "../../../lib/signed-in-user.ts";
 import { ConsolePanel } from "./console-panel.tsx";
 
+/** A tab of the console section: the serial console, the VM's screen, or one of the lab's terminals. */
+type ConsoleTab = "serial" | "screen" | number;
+
 /**
- * The console section of a session page: the owner types, staff observe. A lab may offer terminals
- * besides the serial console: one tab each, the open one named in the page's address (?terminal=N),
- * so a reload comes back to it. A tab once opened stays connected while another is shown: the hub
- * ends a terminal's shell a minute after its last viewer leaves. `onConnectionChange` hears when
- * the serial console connects or drops (the page keeps the boot log open until it connects).
+ * The console section of a session page: the owner types, staff observe. A tab per console the lab
+ * offers, in the lab's order (its serial console, its screen), then one per terminal; the open one is
+ * named in the page's address (?console=screen, ?terminal=N; none for the first), so a reload comes
+ * back to it. A tab once opened stays connected while another is shown: the hub ends a terminal's
+ * shell a minute after its last viewer leaves. The screen is another feature's: the page passes it in
+ * as `screen`. `onConnectionChange` hears when the serial console or the screen connects or drops
+ * (the page keeps the boot log open until one of them connects).
  */
 export function SessionConsole({
   session,
   terminals,
+  consoles,
+  screen,
   onConnectionChange,
 }: {
   session: Session;
-  /** How many terminals the session's lab offers besides the serial console; undefined until known. */
+  /** How many terminals the session's lab offers besides its consoles; undefined until known. */
   terminals: number | undefined;
+  /** The consoles the session's lab offers, in its order; undefined until known. */
+  consoles: readonly LabConsole[] | undefined;
+  /** The VM's screen, for a lab that offers it. */
+  screen: (props: { observe: boolean; onConnectionChange?: (connected: boolean) => void }) => ReactNode;
   onConnectionChange?: (connected: boolean) => void;
 }) {
   const { t } = useTranslation();
@@ -30,20 +42,28 @@ export function SessionConsole({
   const [searchParams, setSearchParams] = useSearchParams();
   // Once open it stays open: when the VM goes away the console itself says so, with the reason.
   if (session.status === "running" && !opened) setOpened(true);
-  const asked = Number(searchParams.get("terminal"));
-  const shown = Number.isInteger(asked) && asked >= 1 && asked <= (terminals ?? 0) ? asked : serialConsole;
-  const [visited, setVisited] = useState<readonly number[]>([]);
-  if (terminals !== undefined && !visited.includes(shown)) setVisited([...visited, shown]);
-  const show = (terminal: number) =>
+  const known = terminals !== undefined && consoles !== undefined;
+  const choices = known ? tabsOf(consoles, terminals) : [];
+  const first = choices[0] ?? "serial";
+  const asked = tabInAddress(searchParams);
+  const shown = choices.includes(asked ?? first) ? (asked ?? first) : first;
+  const [visited, setVisited] = useState<readonly ConsoleTab[]>([]);
+  if (known && !visited.includes(shown)) setVisited([...visited, shown]);
+  const show = (tab: ConsoleTab) =>
     setSearchParams(
       (params) => {
-        if (terminal === serialConsole) params.delete("terminal");
-        else params.set("terminal", String(terminal));
+        params.delete("terminal");
+        params.delete("console");
+        if (tab !== first) {
+          if (typeof tab === "number") params.set("terminal", String(tab));
+          else params.set("console", tab);
+        }
         return params;
       },
       { replace: true },
     );
-  const tabbed = (terminals ?? 0) > 0;
+  const tabbed = choices.length > 1;
+  const observe = me.username !== session.owner;
 
   return (
     <div className="session-console">
@@ -52,28 +72,32 @@ export function SessionConsole({
         <p className="muted">
           {session.status === "starting" ? t("console.opensWhenRunning") : t("console.onlyWhileRunning")}
         </p>
-      ) : terminals === undefined ? (
-        // Not the serial console first and then the terminal the address names.
+      ) : !known ? (
+        // Not the serial console first and then the tab the address names.
         <Loading label={t("console.loading")} />
       ) : (
         <>
-          {tabbed && <ConsoleTabs terminals={terminals} shown={shown} onShow={show} />}
+          {tabbed && <ConsoleTabs choices={choices} shown={shown} onShow={show} />}
           <div className="console-tab-panels">
-            {visited.map((terminal) => (
+            {visited.map((tab) => (
               <div
-                key={terminal}
-                id={panelId(terminal)}
+                key={tab}
+                id={panelId(tab)}
                 className="console-tab-panel"
                 role={tabbed ? "tabpanel" : undefined}
-                aria-labelledby={tabbed ? tabId(terminal) : undefined}
-                data-inactive={terminal === shown ? undefined : ""}
+                aria-labelledby={tabbed ? tabId(tab) : undefined}
+                data-inactive={tab === shown ? undefined : ""}
               >
-                <ConsolePanel
-                  sessionId={session.id}
-                  observe={me.username !== session.owner}
-                  terminal={terminal === serialConsole ? undefined : terminal}
-                  onConnectionChange={terminal === serialConsole ? onConnectionChange : undefined}
-                />
+                {tab === "screen" ? (
+                  screen({ observe, onConnectionChange })
+                ) : (
+                  <ConsolePanel
+                    sessionId={session.id}
+                    observe={observe}
+                    terminal={tab === "serial" ? undefined : tab}
+                    onConnectionChange={tab === "serial" ? onConnectionChange : undefined}
+                  />
+                )}
               </div>
             ))}
           </div>
@@ -83,22 +107,41 @@ export function SessionConsole({
   );
 }
 
-const tabId = (terminal: number) => `console-tab-${terminal}`;
-const panelId = (terminal: number) => `console-tab-panel-${terminal}`;
+function tabsOf(consoles: readonly LabConsole[], terminals: number): ConsoleTab[] {
+  return [
+    ...consoles.map((each): ConsoleTab => (each === "graphical" ? "screen" : "serial")),
+    ...Array.from({ length: terminals }, (_, i) => i + 1),
+  ];
+}
 
-/** The serial console and each terminal, as tabs: arrow keys, Home and End move between them. */
+/** The tab the address names, if it names one. */
+function tabInAddress(params: URLSearchParams): ConsoleTab | undefined {
+  const terminal = params.get("terminal");
+  if (terminal !== null) {
+    const number = Number(terminal);
+    return Number.isInteger(number) && number >= 1 ? number : undefined;
+  }
+  const which = params.get("console");
+  return which === "screen" || which === "serial" ? which : undefined;
+}
+
+// The serial console's and the terminals' ids are their numbers, as they were before the screen.
+const tabKey = (tab: ConsoleTab) => (tab === "serial" ? String(serialConsole) : String(tab));
+const tabId = (tab: ConsoleTab) => `console-tab-${tabKey(tab)}`;
+const panelId = (tab: ConsoleTab) => `console-tab-panel-${tabKey(tab)}`;
+
+/** The consoles and each terminal, as tabs: arrow keys, Home and End move between them. */
 function ConsoleTabs({
-  terminals,
+  choices,
   shown,
   onShow,
 }: {
-  terminals: number;
-  shown: number;
-  onShow: (terminal: number) => void;
+  choices: readonly ConsoleTab[];
+  shown: ConsoleTab;
+  onShow: (tab: ConsoleTab) => void;
 }) {
   const { t } = useTranslation();
   const list = useRef<HTMLDivElement>(null);
-  const choices = [serialConsole, ...Array.from({ length: terminals }, (_, i) => i + 1)];
   const move = (event: KeyboardEvent) => {
     const at = choices.indexOf(shown);
     const next = {
@@ -109,9 +152,9 @@ function ConsoleTabs({
     }[event.key];
     if (next === undefined) return;
     event.preventDefault();
-    const terminal = choices[next]!;
-    onShow(terminal);
-    list.current?.querySelector<HTMLButtonElement>(`#${tabId(terminal)}`)?.focus();
+    const tab = choices[next]!;
+    onShow(tab);
+    list.current?.querySelector<HTMLButtonElement>(`#${tabId(tab)}`)?.focus();
   };
   return (
     <div
@@ -121,20 +164,22 @@ function ConsoleTabs({
       aria-label={t("console.tabs.label")}
       onKeyDown={move}
     >
-      {choices.map((terminal) => (
+      {choices.map((tab) => (
         <button
-          key={terminal}
-          id={tabId(terminal)}
+          key={tab}
+          id={tabId(tab)}
           type="button"
           role="tab"
-          aria-selected={terminal === shown}
-          aria-controls={panelId(terminal)}
-          tabIndex={terminal === shown ? 0 : -1}
-          onClick={() => onShow(terminal)}
+          aria-selected={tab === shown}
+          aria-controls={panelId(tab)}
+          tabIndex={tab === shown ? 0 : -1}
+          onClick={() => onShow(tab)}
         >
-          {terminal === serialConsole
+          {tab === "serial"
             ? t("console.tabs.serial")
-            : t("console.tabs.terminal", { number: terminal })}
+            : tab === "screen"
+              ? t("console.tabs.screen")
+              : t("console.tabs.terminal", { number: tab })}
         </button>
       ))}
     </div>

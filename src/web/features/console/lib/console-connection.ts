@@ -6,36 +6,19 @@ import {
   consoleCloseCodes,
   ConsoleServerMessage,
   type ConsoleClientMessage,
-  type ConsoleNotice,
   type GuestFitFailure,
   type ScreenBlankReason,
-  type UpstreamState,
 } from "../../../../common/console-protocol.ts";
+import {
+  statusFromUpstream,
+  type ConnectionStatus,
+  type KeyboardState,
+} from "../../../lib/connection-status.ts";
 import { ReconnectingSocket } from "../../../lib/reconnecting-socket.ts";
-import { keyboardNews, type ConsoleViewers, type KeyboardNews } from "./keyboard-news.ts";
-
-export type ConsoleStatus =
-  /** Opening the socket, or the BFF is waiting for the VM (`message` says what for). */
-  | { kind: "connecting"; message: string | null; notice?: ConsoleNotice }
-  /** `notice`: something to know while connected, such as the idle warning. */
-  | { kind: "connected"; notice?: ConsoleNotice; message?: string | null }
-  /**
-   * `retryAt`: when the browser reconnects its own socket (its connection to Lab Console was lost);
-   * null while the BFF reconnects to the VM, with the BFF's `message`.
-   */
-  | { kind: "reconnecting"; message: string | null; retryAt: number | null; notice?: ConsoleNotice }
-  | { kind: "ended"; reason: string; notice?: ConsoleNotice };
-
-export interface KeyboardState {
-  holder: string;
-  holderIsOwner: boolean;
-  canType: boolean;
-  canTake: boolean;
-  canRelease: boolean;
-}
+import { keyboardNews, type ConsoleViewers, type KeyboardNews } from "../../../lib/keyboard-news.ts";
 
 export interface ConsoleState {
-  status: ConsoleStatus;
+  status: ConnectionStatus;
   /** Unknown until the BFF says. */
   keyboard: KeyboardState | null;
   guestSize: { cols: number; rows: number } | null;
@@ -246,7 +229,7 @@ export class ConsoleConnection {
     this.socket.send(JSON.stringify(message));
   }
 
-  private setStatus(status: ConsoleStatus): void {
+  private setStatus(status: ConnectionStatus): void {
     this.update({ status });
   }
 
@@ -254,15 +237,4 @@ export class ConsoleConnection {
     this.state = { ...this.state, ...change };
     for (const listener of this.listeners) listener();
   }
-}
-
-function statusFromUpstream(
-  state: UpstreamState,
-  message: string | null,
-  notice: ConsoleNotice | undefined,
-): ConsoleStatus {
-  const said = notice ? { notice } : {};
-  if (state === "connected") return notice ? { kind: "connected", message, notice } : { kind: "connected" };
-  if (state === "connecting") return { kind: "connecting", message, ...said };
-  return { kind: "reconnecting", message, retryAt: null, ...said };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createI18n } from "../../../lib/i18n/create-i18n.ts";
+import { createI18n } from "./i18n/create-i18n.ts";
 import { consoleNoticeText } from "./console-notice.ts";
 
 describe("consoleNoticeText", () => {

@@ -1,9 +1,9 @@
 import type { TFunction } from "i18next";
-import { sessionNoticeReasons } from "../../../../common/api.ts";
-import { consoleNoticeReasons, type ConsoleNotice } from "../../../../common/console-protocol.ts";
-import { isOneOf } from "../../../../common/error-reasons.ts";
-import type { Language } from "../../../lib/i18n/languages.ts";
-import { english, type LocalText } from "../../../lib/i18n/pick-translation.ts";
+import { sessionNoticeReasons } from "../../common/api.ts";
+import { consoleNoticeReasons, type ConsoleNotice } from "../../common/console-protocol.ts";
+import { isOneOf } from "../../common/error-reasons.ts";
+import type { Language } from "./i18n/languages.ts";
+import { english, type LocalText } from "./i18n/pick-translation.ts";
 
 /**
  * What the BFF says about the console (waiting, ended), in the reader's language. A reason this page

@@ -1,8 +1,8 @@
-// What changed about the keyboard between two viewer lists, for the console's live region: staff
-// typing in a student's VM is news for everyone watching, the student above all, and so is the
-// keyboard coming back. The owner taking it back from their own other window is not.
-import type { ConsoleViewerEntry } from "../../../../common/console-protocol.ts";
-import type { Role } from "../../../../common/api.ts";
+// What changed about the keyboard between two viewer lists, for the live region of the console and of
+// the screen: staff typing in a student's VM is news for everyone watching, the student above all, and
+// so is the keyboard coming back. The owner taking it back from their own other window is not.
+import type { ConsoleViewerEntry } from "../../common/console-protocol.ts";
+import type { Role } from "../../common/api.ts";
 
 export interface ConsoleViewers {
   viewers: ConsoleViewerEntry[];

@@ -1,13 +1,14 @@
+import "./shared-console.css";
 import { useId } from "react";
 import { useTranslation } from "react-i18next";
-import { useSignedInUser } from "../../../lib/signed-in-user.ts";
+import { useSignedInUser } from "../lib/signed-in-user.ts";
 import type { ConsoleViewers } from "../lib/keyboard-news.ts";
 
 /**
- * Everyone with this console open, by name and role, and who types: watching is never silent. The
+ * Everyone with this console (or screen) open, by name and role, and who types: watching is never silent. The
  * names are the BFF's, from the sign-ins it checked.
  */
-export function ConsoleViewerList({ viewers }: { viewers: ConsoleViewers }) {
+export function ViewerList({ viewers }: { viewers: ConsoleViewers }) {
   const { t } = useTranslation();
   const me = useSignedInUser();
   const labelId = useId();
