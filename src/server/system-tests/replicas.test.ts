@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GradingRun } from "../../common/grading-api.ts";
 import { startTestEmulator, type TestEmulator } from "../../emulator/testing/start.ts";
 import { ConsoleTestClient, signInCookie } from "../console/testing/console-client.ts";
+import { ScreenTestClient } from "../screen/testing/screen-client.ts";
 import { consoleLeaseName } from "../replicas/console-ownership.ts";
 import { reaperLeaseName } from "../replicas/coordination.ts";
 import { gradingLeaseName } from "../replicas/grading-duty.ts";
@@ -33,7 +34,7 @@ id: ${labId}
 title: Replicas
 description: Grading across replicas.
 vm: { size: small, image: quay.io/containerdisks/fedora:41 }
-session: { minutes: 60, extendMinutes: 15, maxExtensions: 2, terminals: 0 }
+session: { minutes: 60, extendMinutes: 15, maxExtensions: 2, terminals: 0, consoles: [serial, graphical] }
 checks:
   - { id: slow, title: A slow check, points: 2, run: "if test -f ~/slow; then sleep 3; fi; test -d /tmp", timeoutSeconds: 20 }
 `;
@@ -45,6 +46,7 @@ let workDir: string;
 let leases: LeaseClient;
 const replicas = new Map<string, Replica>();
 const consoleClients: ConsoleTestClient[] = [];
+const screenClients: ScreenTestClient[] = [];
 /** Each student's running session, launched before the tests. */
 const sessions = { alice: "", bob: "" };
 
@@ -127,7 +129,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  for (const client of consoleClients) client.close();
+  for (const client of [...consoleClients, ...screenClients]) client.close();
   await Promise.all([...replicas.values()].map((each) => each.kill()));
   await schema?.drop();
   await postgres?.close();
@@ -272,6 +274,28 @@ describe("grading across two replicas", () => {
     expect(listed.body.items).toEqual([
       expect.objectContaining({ sessionId: sessions.alice, owner: "alice", labId }),
     ]);
+  });
+
+  it("hold one screen connection per VM too, a browser on the other replica handed over to the holder", async () => {
+    const holding = (await leases.get(consoleLeaseName(sessions.alice)))?.holderIdentity;
+    const holder = [...replicas.values()].find((each) => each.identity === holding)!;
+    const other = [...replicas.values()].find((each) => each.identity !== holding)!;
+    const owner = await ScreenTestClient.connect(holder.url, sessions.alice, {
+      cookie: await signInCookie(holder.url, "alice"),
+    });
+    screenClients.push(owner);
+    const observer = await ScreenTestClient.connect(other.url, sessions.alice, {
+      cookie: await signInCookie(other.url, "tara"),
+      mode: "observe",
+    });
+    screenClients.push(observer);
+    await observer.untilScreenShows("login:", 40_000);
+    owner.type("across-replicas");
+    await observer.untilScreenShows("across-replicas");
+    const [onHolder, onOther] = await Promise.all([holder.stats(), other.stats()]);
+    // The serial console from the test before, and the screen: one line each, both on the holder.
+    expect(onHolder.consoles.connectedUpstreams).toBe(2);
+    expect(onOther.consoles).toEqual({ consoles: 0, connectedUpstreams: 0, viewers: 0 });
   });
 
   it("grade a run on the worker, whichever replica it was started on", async () => {
