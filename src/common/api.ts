@@ -240,16 +240,20 @@ export type BootLog = z.output<typeof BootLog>;
 /** A console recording (asciicast v2); it outlives its session until the retention period ends. */
 /**
  * Where a console's recording is kept, and the name its file downloads as: the session's id for its
- * serial console, and for a terminal an id no session can have (a session's ends in eight letters
- * and digits).
+ * serial console, and for a terminal or the screen (console -1, console-protocol.ts) an id no
+ * session can have (a session's ends in eight letters and digits).
  */
 export function recordingIdOf(sessionId: string, terminal: number): string {
-  return terminal === 0 ? sessionId : `${sessionId}--terminal-${terminal}`;
+  if (terminal === 0) return sessionId;
+  return terminal === -1 ? `${sessionId}--screen` : `${sessionId}--terminal-${terminal}`;
 }
 
 export const RecordingSummary = z.object({
   sessionId: z.string(),
-  /** A lab's terminal (1, 2, …); absent for the serial console's recording. */
+  /**
+   * A lab's terminal (1, 2, …), or -1 for the VM's screen (a screen recording, docs/vnc.md); absent
+   * for the serial console's recording.
+   */
   terminal: z.optional(z.number()),
   owner: z.string(),
   labId: z.string(),

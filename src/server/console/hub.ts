@@ -10,6 +10,7 @@ import { graphicalConsole, serialConsole } from "../../common/console-protocol.t
 import type { AuditLog } from "../audit/audit-log.ts";
 import type { ConsoleConnector } from "../kube/console-stream.ts";
 import type { ConsoleRecorder, RecordingStore } from "../recordings/recording-store.ts";
+import type { ScreenRecorder } from "../recordings/screen-recorder.ts";
 import type { SetGuestSize } from "./guest-size.ts";
 import { defaultConsoleLimits, type ConsoleLimits } from "./limits.ts";
 import type { ConsoleLogReader } from "./log-seeding.ts";
@@ -33,7 +34,7 @@ export interface ConsoleHubDeps {
   log: FastifyBaseLogger;
   limits?: Partial<ConsoleLimits>;
   /** Where every console's output is recorded (docs/console.md, "Recordings"); none when absent. */
-  recordings?: Pick<RecordingStore, "recorderFor">;
+  recordings?: Pick<RecordingStore, "recorderFor"> & Partial<Pick<RecordingStore, "screenRecorderFor">>;
   /**
    * A console closed (ended, idle or shut down) and its recorder stored its last output: with several
    * replicas, its lease goes (whoever takes the console next continues the recording after it).
@@ -118,6 +119,8 @@ export class ConsoleHub {
     let screen = this.screens.get(session.id);
     if (!screen) {
       const { connectScreen } = this.deps;
+      // Recorded whenever the screen is open, as a console is, whoever watches (docs/vnc.md).
+      const recorder = this.deps.recordings?.screenRecorderFor?.(session);
       screen = new SharedScreen({
         sessionId: session.id,
         owner: session.owner,
@@ -125,9 +128,10 @@ export class ConsoleHub {
         findSession: this.deps.findSession,
         limits: this.limits,
         log: this.deps.log,
-        onFinished: (finished) => this.forgetScreen(finished),
+        onFinished: (finished) => this.forgetScreen(finished, recorder),
         onKeyboardTaken: (by, from) => void this.recordKeyboardTaken(session, graphicalConsole, by, from),
         onInput: () => this.deps.onInput?.(session.id),
+        onUpdate: recorder && ((image, rects) => recorder.update(image, rects)),
       });
       this.screens.set(session.id, screen);
       this.startTimers();
@@ -135,10 +139,10 @@ export class ConsoleHub {
     return screen;
   }
 
-  private forgetScreen(finished: SharedScreen): void {
+  private forgetScreen(finished: SharedScreen, recorder: ScreenRecorder | undefined): void {
     if (this.screens.get(finished.sessionId) === finished) this.screens.delete(finished.sessionId);
     if (this.isEmpty) this.stopTimers();
-    this.deps.onClosed?.(finished.sessionId);
+    this.afterRecorderClosed(finished.sessionId, recorder);
   }
 
   private get isEmpty(): boolean {
@@ -274,13 +278,17 @@ export class ConsoleHub {
   private forget(key: string, finished: SharedConsole, recorder: ConsoleRecorder | undefined): void {
     if (this.consoles.get(key) === finished) this.consoles.delete(key);
     if (this.isEmpty) this.stopTimers();
-    // The console is closed already: only letting it go (its lease) waits for the recording, lest
-    // the replica taking it over read where the recording stands before the last output is in.
+    this.afterRecorderClosed(finished.sessionId, recorder);
+  }
+
+  /**
+   * The console or screen is closed already: only letting it go (its lease) waits for the recording,
+   * lest the replica taking it over read where the recording stands before the last output is in.
+   */
+  private afterRecorderClosed(sessionId: string, recorder: Pick<ConsoleRecorder, "close"> | undefined): void {
     const closed = (recorder?.close() ?? Promise.resolve())
-      .then(() => this.deps.onClosed?.(finished.sessionId))
-      .catch((error: unknown) =>
-        this.deps.log.error({ sessionId: finished.sessionId, err: error }, "closing a console failed"),
-      );
+      .then(() => this.deps.onClosed?.(sessionId))
+      .catch((error: unknown) => this.deps.log.error({ sessionId, err: error }, "closing a console failed"));
     this.closing.add(closed);
     void closed.finally(() => this.closing.delete(closed));
   }

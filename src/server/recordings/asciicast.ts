@@ -3,6 +3,7 @@
 // header keys they do not know, so the session's owner, lab and section ride in the header: the
 // recording outlives the session, and lists and permissions need them after it is gone.
 import { z } from "zod";
+import { screenRecordingFormat } from "../../common/screen-recording.ts";
 
 export const RecordingHeader = z.object({
   version: z.literal(2),
@@ -11,13 +12,18 @@ export const RecordingHeader = z.object({
   /** Unix seconds when recording began. */
   timestamp: z.number(),
   title: z.string().optional(),
+  /**
+   * A screen recording's (screen-recording.ts): its events are pictures, not asciicast output, and
+   * width and height are pixels. Absent in a console's asciicast recording.
+   */
+  format: z.optional(z.literal(screenRecordingFormat)),
   lab_console: z.object({
     sessionId: z.string(),
     owner: z.string(),
     labId: z.string(),
     /** The session's section (access/sections.ts); absent without one, and in older recordings. */
     section: z.optional(z.string()),
-    /** A lab's terminal (1, 2, …); absent for the serial console. */
+    /** A lab's terminal (1, 2, …), or -1 for the VM's screen; absent for the serial console. */
     terminal: z.optional(z.number()),
   }),
 });

@@ -5,10 +5,18 @@
 import type { Readable } from "node:stream";
 import type { FastifyBaseLogger } from "fastify";
 import { recordingIdOf, type RecordingSummary, type Session } from "../../common/api.ts";
-import { serialConsole } from "../../common/console-protocol.ts";
+import { graphicalConsole, serialConsole } from "../../common/console-protocol.ts";
+import { screenRecordingFormat } from "../../common/screen-recording.ts";
 import type { RecordingHeader } from "./asciicast.ts";
-import type { RecordingStorage, StoredRecording } from "./recording-storage.ts";
+import type { RecordingBatch, RecordingStorage, StoredRecording } from "./recording-storage.ts";
 import { RecordingWriter } from "./recording-writer.ts";
+import { ScreenRecordingWriter } from "./screen-recording-writer.ts";
+import {
+  CoalescingScreenRecorder,
+  defaultScreenRecorderOptions,
+  type ScreenRecorder,
+  type ScreenRecorderOptions,
+} from "./screen-recorder.ts";
 
 export interface RecordingStoreOptions {
   storage: RecordingStorage;
@@ -27,6 +35,8 @@ export interface RecordingStoreOptions {
   log: Pick<FastifyBaseLogger, "warn">;
   /** How long a closing recorder waits for its output to be stored (default 5 s). */
   closeTimeoutMs?: number;
+  /** Screen recordings: how often changes are written (default 4 a second) and keyframes come. */
+  screen?: Partial<ScreenRecorderOptions & { keyframeEveryMs: number; keyframeEveryBytes: number }>;
 }
 
 /** One console's recorder, as the console hub uses it: output is handed over as it arrives. */
@@ -46,6 +56,9 @@ const defaultTailBytes = 1024 * 1024;
 /** Room for the gap marker and a few lines of output. */
 const minTailBytes = 1024;
 const defaultTailWriteIntervalMs = 1_000;
+/** A screen recording's keyframes: at the first change 30 s after the last, or after 256 KiB of changes. */
+const defaultKeyframeEveryMs = 30_000;
+const defaultKeyframeEveryBytes = 256 * 1024;
 /**
  * How often a download finds and reads a recording whose tail was replaced in between. A tail is
  * replaced at most once a second and the two take milliseconds, so even a second try is rare.
@@ -116,6 +129,53 @@ export class RecordingStore {
     };
   }
 
+  /**
+   * A recorder for a VM's screen (docs/vnc.md, "Screen recordings"), kept beside its consoles'
+   * recordings under the same cap, retention and rules. The recording is opened on the first change;
+   * one continued here or on another replica goes on with a keyframe.
+   */
+  screenRecorderFor(session: { id: string; owner: string }): ScreenRecorder {
+    const recording = {
+      ...session,
+      recordingId: recordingIdOf(session.id, graphicalConsole),
+      terminal: graphicalConsole,
+    };
+    const coalescing = new CoalescingScreenRecorder({
+      ...defaultScreenRecorderOptions,
+      ...this.options.screen,
+    });
+    let writer: Promise<ScreenRecordingWriter | undefined> | undefined;
+    let failedAt = -Infinity;
+    let closed: Promise<void> | undefined;
+    return {
+      update: (screen, changed) => {
+        if (closed) return;
+        coalescing.update(screen, changed);
+        if (writer || Date.now() - failedAt < reopenDelayMs) return;
+        const size = { width: screen.width, height: screen.height };
+        writer = this.openScreenWriter(recording, size).then((opened) => {
+          if (opened) coalescing.attach(opened);
+          else {
+            failedAt = Date.now();
+            writer = undefined;
+          }
+          return opened;
+        });
+      },
+      close: () => {
+        if (closed) return closed;
+        // The last changes go to the writer before it flushes; one still opening gets them as it opens.
+        const last = writer?.then((opened) => {
+          coalescing.close();
+          return opened;
+        });
+        if (!last) coalescing.close();
+        closed = this.closeRecorder(recording.recordingId, last);
+        return closed;
+      },
+    };
+  }
+
   find(sessionId: string): Promise<StoredRecording | undefined> {
     return this.options.storage.find(sessionId);
   }
@@ -174,7 +234,7 @@ export class RecordingStore {
 
   private closeRecorder(
     sessionId: string,
-    writer: Promise<RecordingWriter | undefined> | undefined,
+    writer: Promise<{ flushed(): Promise<void> } | undefined> | undefined,
   ): Promise<void> {
     const { log, closeTimeoutMs = defaultCloseTimeoutMs } = this.options;
     // Output handed over while the writer was opening is queued on `writer` before this waits on it.
@@ -204,8 +264,62 @@ export class RecordingStore {
     session: { id: string; owner: string; recordingId: string; terminal: number },
     size: { cols: number; rows: number },
   ): Promise<RecordingWriter | undefined> {
+    return this.open(
+      session,
+      { width: size.cols, height: size.rows },
+      (storage, header, existing, tail) =>
+        new RecordingWriter({
+          ...storage,
+          header,
+          headBytes: existing ? existing.bytes - existing.tailBytes : 0,
+          tail,
+          maxBytes: this.options.maxBytes,
+          tailBytes: this.tailBytes,
+          tailWriteIntervalMs: this.options.tailWriteIntervalMs ?? defaultTailWriteIntervalMs,
+        }),
+    );
+  }
+
+  private async openScreenWriter(
+    session: { id: string; owner: string; recordingId: string; terminal: number },
+    size: { width: number; height: number },
+  ): Promise<ScreenRecordingWriter | undefined> {
+    const { screen } = this.options;
+    return this.open(
+      session,
+      size,
+      (storage, header, existing, tail) =>
+        new ScreenRecordingWriter({
+          ...storage,
+          header,
+          headBytes: existing ? existing.bytes - existing.tailBytes : 0,
+          tail,
+          maxBytes: this.options.maxBytes,
+          tailBytes: this.tailBytes,
+          tailWriteIntervalMs: this.options.tailWriteIntervalMs ?? defaultTailWriteIntervalMs,
+          keyframeEveryMs: screen?.keyframeEveryMs ?? defaultKeyframeEveryMs,
+          keyframeEveryBytes: screen?.keyframeEveryBytes ?? defaultKeyframeEveryBytes,
+        }),
+    );
+  }
+
+  /**
+   * Finds where a recording stands (after any recorder of it still closing here) and makes its writer:
+   * a new recording's header names the session, its owner, lab and section; an existing one's is kept.
+   */
+  private async open<Writer>(
+    session: { id: string; owner: string; recordingId: string; terminal: number },
+    size: { width: number; height: number },
+    make: (
+      storage: Pick<RecordingWriterStorage, "append" | "replaceTail" | "onError">,
+      header: RecordingHeader,
+      existing: StoredRecording | undefined,
+      tail: string | undefined,
+    ) => Writer,
+  ): Promise<Writer | undefined> {
     const { storage, log } = this.options;
     const id = session.recordingId;
+    const screen = session.terminal === graphicalConsole;
     await this.closing.get(id);
     try {
       const existing = await storage.find(id);
@@ -214,13 +328,16 @@ export class RecordingStore {
       const facts = existing ? undefined : await this.options.sessionOf(session.id);
       const header: RecordingHeader = existing?.header ?? {
         version: 2,
-        width: size.cols,
-        height: size.rows,
+        width: size.width,
+        height: size.height,
         timestamp: Math.floor(Date.now() / 1000),
         title:
           session.terminal === serialConsole
             ? `Lab Console session ${session.id}`
-            : `Lab Console session ${session.id}, terminal ${session.terminal}`,
+            : screen
+              ? `Lab Console session ${session.id}, screen`
+              : `Lab Console session ${session.id}, terminal ${session.terminal}`,
+        ...(screen && { format: screenRecordingFormat }),
         lab_console: {
           sessionId: session.id,
           owner: session.owner,
@@ -229,22 +346,34 @@ export class RecordingStore {
           ...(session.terminal !== serialConsole && { terminal: session.terminal }),
         },
       };
-      return new RecordingWriter({
-        append: (batch) => storage.append(id, batch),
-        replaceTail: (batch) => storage.replaceTail(id, batch),
+      return make(
+        {
+          append: (batch) => storage.append(id, batch),
+          replaceTail: (batch) => storage.replaceTail(id, batch),
+          onError: (error) =>
+            log.warn(
+              { sessionId: session.id, err: error },
+              screen ? "screen recording write failed" : "console recording write failed",
+            ),
+        },
         header,
-        headBytes: existing ? existing.bytes - existing.tailBytes : 0,
+        existing,
         tail,
-        maxBytes: this.options.maxBytes,
-        tailBytes: this.tailBytes,
-        tailWriteIntervalMs: this.options.tailWriteIntervalMs ?? defaultTailWriteIntervalMs,
-        onError: (error) => log.warn({ sessionId: session.id, err: error }, "console recording write failed"),
-      });
+      );
     } catch (error) {
-      log.warn({ sessionId: session.id, err: error }, "console recording could not be opened");
+      log.warn(
+        { sessionId: session.id, err: error },
+        screen ? "screen recording could not be opened" : "console recording could not be opened",
+      );
       return undefined;
     }
   }
+}
+
+interface RecordingWriterStorage {
+  append(batch: RecordingBatch): Promise<void>;
+  replaceTail(batch: RecordingBatch): Promise<void>;
+  onError(error: unknown): void;
 }
 
 function summarize(recording: StoredRecording): RecordingSummary {

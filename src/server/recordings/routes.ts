@@ -5,7 +5,7 @@
 import type { FastifyInstance } from "fastify";
 import * as z from "zod/mini";
 import { recordingIdOf, RecordingListQuery, type Me, type RecordingList } from "../../common/api.ts";
-import { serialConsole } from "../../common/console-protocol.ts";
+import { graphicalConsole, serialConsole } from "../../common/console-protocol.ts";
 import { labIdPattern } from "../../common/lab.ts";
 import { signedInUser } from "../access/policy.ts";
 import { maySeeSession } from "../access/sections.ts";
@@ -15,9 +15,21 @@ import { SessionIdParams, TerminalNumber } from "../http/params.ts";
 import type { StoredRecording } from "./recording-storage.ts";
 import { RecordingBusyError, type RecordingStore } from "./recording-store.ts";
 
-/** `?terminal=N` for a lab terminal's recording; the serial console's without it. */
+/**
+ * `?terminal=N` for a lab terminal's recording, `?terminal=-1` for the VM screen's (console-protocol.ts
+ * numbers a session's consoles so); the serial console's without it.
+ */
 const RecordingQuery = z.object({
-  terminal: z._default(TerminalNumber, serialConsole),
+  terminal: z._default(
+    z.union([
+      z.pipe(
+        z.literal(String(graphicalConsole)),
+        z.transform(() => graphicalConsole),
+      ),
+      TerminalNumber,
+    ]),
+    serialConsole,
+  ),
 });
 
 const ListQuery = z.extend(RecordingListQuery, {
@@ -48,9 +60,12 @@ export function registerRecordingRoutes(
         id,
       });
     }
+    // A screen recording is JSON lines of its own (docs/vnc.md), no asciicast player's to open.
+    const screen = terminal === graphicalConsole;
+    const fileName = `${recordingIdOf(id, terminal)}${screen ? ".jsonl" : ".cast"}`;
     return reply
-      .header("content-type", "application/x-asciicast")
-      .header("content-disposition", `attachment; filename="${recordingIdOf(id, terminal)}.cast"`)
+      .header("content-type", screen ? "application/x-ndjson" : "application/x-asciicast")
+      .header("content-disposition", `attachment; filename="${fileName}"`)
       .header("content-length", found.recording.bytes)
       .header("cache-control", "no-store")
       .send(found.body);
