@@ -6,6 +6,7 @@ import { useCallback, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { Link, useNavigate, useParams } from "react-router";
 import type { Session } from "../../../common/api.ts";
+import { graphicalConsole } from "../../../common/console-protocol.ts";
 import { ErrorPanel, Loading, RefreshWarning } from "../../components/page-state.tsx";
 import { isApiError } from "../../lib/api-error.ts";
 import { useFormat } from "../../lib/i18n/use-format.ts";
@@ -133,6 +134,12 @@ function SessionDetails({ session }: { session: Session }) {
       </dl>
       <p>
         <Link to={paths.recording.to(session.id)}>{t("recordings.replay")}</Link>
+        {lab?.session.consoles.includes("graphical") && (
+          <>
+            {" · "}
+            <Link to={paths.recording.to(session.id, graphicalConsole)}>{t("recordings.replayScreen")}</Link>
+          </>
+        )}
       </p>
       <SelfCheckPanel session={session} labs={labs} />
       <FilesPanel session={session} />

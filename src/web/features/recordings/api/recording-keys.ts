@@ -7,4 +7,5 @@ export const recordingKeys = {
   list: (filters: RecordingFilters) => [...recordingKeys.all, "list", filters] as const,
   file: (sessionId: string, terminal?: number) =>
     [...recordingKeys.all, "file", sessionId, terminal ?? 0] as const,
+  screen: (sessionId: string) => [...recordingKeys.all, "screen", sessionId] as const,
 };

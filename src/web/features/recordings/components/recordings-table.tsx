@@ -1,6 +1,7 @@
 import { useTranslation } from "react-i18next";
 import { Link } from "react-router";
 import type { RecordingSummary } from "../../../../common/api.ts";
+import { graphicalConsole } from "../../../../common/console-protocol.ts";
 import { LangText } from "../../../components/lang-text.tsx";
 import type { LocalText } from "../../../lib/i18n/pick-translation.ts";
 import { useFormat } from "../../../lib/i18n/use-format.ts";
@@ -59,8 +60,12 @@ export function RecordingsTable({
               </LabCell>
               <td>
                 <code translate="no">{recording.sessionId}</code>
-                {recording.terminal !== undefined && (
-                  <> · {t("console.tabs.terminal", { number: recording.terminal })}</>
+                {recording.terminal === graphicalConsole ? (
+                  <> · {t("recordings.screen")}</>
+                ) : (
+                  recording.terminal !== undefined && (
+                    <> · {t("console.tabs.terminal", { number: recording.terminal })}</>
+                  )
                 )}
               </td>
               <td>
