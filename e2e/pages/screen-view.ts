@@ -1,5 +1,5 @@
 import { expect, type Page } from "@playwright/test";
-import { screenText } from "../../src/emulator/testing/screen-text.ts";
+import { canvasText } from "../support/canvas-text.ts";
 import { translator, type Translate } from "../support/catalog.ts";
 
 /**
@@ -47,23 +47,8 @@ export class ScreenView {
   }
 
   /** The screen's 25 rows of text as the canvas shows them now, trailing blanks left out. */
-  async text(): Promise<string[]> {
-    const { width, height, red } = await this.canvas.evaluate((canvas: HTMLCanvasElement) => {
-      const context = canvas.getContext("2d");
-      if (!context || canvas.width === 0) return { width: 0, height: 0, red: "" };
-      const rgba = context.getImageData(0, 0, canvas.width, canvas.height).data;
-      // One channel is enough for light grey on black, and a quarter of the bytes to carry over.
-      const red = new Uint8Array(rgba.length / 4);
-      for (let at = 0; at < red.length; at += 1) red[at] = rgba[at * 4] ?? 0;
-      let binary = "";
-      for (let at = 0; at < red.length; at += 0x8000)
-        binary += String.fromCharCode(...red.subarray(at, at + 0x8000));
-      return { width: canvas.width, height: canvas.height, red: btoa(binary) };
-    });
-    const channel = Buffer.from(red, "base64");
-    const pixels = new Uint8Array(channel.length * 4);
-    for (let at = 0; at < channel.length; at += 1) pixels[at * 4] = channel[at] ?? 0;
-    return screenText({ width, height, pixels });
+  text(): Promise<string[]> {
+    return canvasText(this.canvas);
   }
 
   /** Waits until the screen shows `text` on one of its rows. */
