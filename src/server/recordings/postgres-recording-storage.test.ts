@@ -19,6 +19,7 @@ import { PostgresRecordingStorage } from "./postgres-recording-storage.ts";
 import { postgresRecordingsSchema } from "./postgres-schema.ts";
 import { RecordingStore } from "./recording-store.ts";
 import { expectWellFormed, outputOf } from "./testing/cast.ts";
+import { anImage, paint, rgbAt, screenAt, screenEventsOf, scribble } from "./testing/screen-recording.ts";
 import { aHeader, describeRecordingStorageContract } from "./testing/storage-contract.ts";
 
 let server: TestPostgres;
@@ -195,6 +196,54 @@ describe("PostgreSQL recordings stored before a recording had a tail", () => {
         await storage.close();
       }
     } finally {
+      await schema.drop();
+    }
+  });
+});
+
+describe("a screen recording in PostgreSQL", () => {
+  it("keeps its cap across two recorders: the second reads the tail back and goes on rolling it from a keyframe", async () => {
+    const schema = await createTestSchema(server);
+    const storage = await PostgresRecordingStorage.open(schema.url);
+    const warnings: unknown[] = [];
+    const maxBytes = 256 * 1024;
+    const store = new RecordingStore({
+      storage,
+      maxBytes,
+      tailBytes: 64 * 1024,
+      retentionMs: 86_400_000,
+      sessionOf: async () => ({ labId: "desktop-lab", section: "a" }),
+      log: { warn: (details: unknown) => void warnings.push(details) },
+      tailWriteIntervalMs: 50,
+      screen: { intervalMs: 20 },
+    });
+    try {
+      const image = anImage(96, 64);
+      for (const round of [0, 1]) {
+        const recorder = store.screenRecorderFor({ id: "desk-pg", owner: "alice" });
+        for (let step = 0; step < 40; step += 1) {
+          recorder.update(image, [scribble(image, round * 100 + step)]);
+          await new Promise((resolve) => setTimeout(resolve, 25));
+        }
+        recorder.update(image, [paint(image, { x: 0, y: 0, width: 96, height: 64 }, [round, 9, 9])]);
+        await recorder.close();
+      }
+      const found = await store.download("desk-pg", -1, () => true);
+      const recording = found ? await text(found.body) : "";
+      expect(Buffer.byteLength(recording)).toBeLessThanOrEqual(maxBytes);
+      expect(JSON.parse(recording.split("\n")[0]!)).toMatchObject({
+        format: "lab-console-screen/1",
+        lab_console: { owner: "alice", section: "a", terminal: -1 },
+      });
+      const events = screenEventsOf(recording);
+      const marker = events.findIndex((event) => event[1] === "m");
+      expect(marker).toBeGreaterThan(0);
+      expect(events[marker + 1]?.[1]).toBe("k");
+      expect(events.filter((event) => event[1] === "m")).toHaveLength(1);
+      expect(rgbAt(screenAt(recording), 50, 50)).toEqual([1, 9, 9]);
+      expect(warnings).toEqual([]);
+    } finally {
+      await storage.close();
       await schema.drop();
     }
   });

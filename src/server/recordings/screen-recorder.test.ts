@@ -7,43 +7,14 @@ import path from "node:path";
 import { text } from "node:stream/consumers";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { eventually } from "../../common/testing/patience.ts";
-import type { Area, Image } from "../../common/png.ts";
+import type { Area } from "../../common/png.ts";
 import { FileRecordingStorage } from "./file-recording-storage.ts";
 import { RecordingStore } from "./recording-store.ts";
 import { ScreenRecordingWriter } from "./screen-recording-writer.ts";
 import { CoalescingScreenRecorder } from "./screen-recorder.ts";
 import { aHeader } from "./testing/storage-contract.ts";
-import { screenAt, screenEventsOf } from "./testing/screen-recording.ts";
+import { anImage, paint, rgbAt, screenAt, screenEventsOf, scribble } from "./testing/screen-recording.ts";
 import type { RecordingBatch } from "./recording-storage.ts";
-
-function anImage(width = 64, height = 32): Image {
-  return { width, height, pixels: new Uint8Array(width * height * 4) };
-}
-
-/** Paints `area` in one colour; returns the area, as the hub reports a change. */
-function paint(image: Image, area: Area, rgb: [number, number, number]): Area {
-  for (let y = area.y; y < area.y + area.height; y += 1) {
-    for (let x = area.x; x < area.x + area.width; x += 1) {
-      image.pixels.set(rgb, (y * image.width + x) * 4);
-    }
-  }
-  return area;
-}
-
-/** Noise no PNG squeezes much: for filling a recording fast. */
-function scribble(image: Image, seed: number): Area {
-  let state = seed * 2654435761;
-  for (let at = 0; at < image.pixels.length; at += 1) {
-    state = (state * 1103515245 + 12345) >>> 0;
-    image.pixels[at] = state >>> 24;
-  }
-  return { x: 0, y: 0, width: image.width, height: image.height };
-}
-
-function rgbAt(image: Image, x: number, y: number): number[] {
-  const at = (y * image.width + x) * 4;
-  return [...image.pixels.subarray(at, at + 3)];
-}
 
 describe("coalescing", () => {
   afterEach(() => {

@@ -41,11 +41,18 @@ afterAll(async () => {
   await emulator?.close();
 });
 
-async function fetchRecording(who: string): Promise<{ status: number; type: string | null; body: string }> {
+async function fetchRecording(
+  who: string,
+): Promise<{ status: number; type: string | null; file: string | null; body: string }> {
   const response = await fetch(`${bff.url}/api/sessions/${sessionId}/recording?terminal=-1`, {
     headers: { cookie: await signInCookie(bff.url, who) },
   });
-  return { status: response.status, type: response.headers.get("content-type"), body: await response.text() };
+  return {
+    status: response.status,
+    type: response.headers.get("content-type"),
+    file: response.headers.get("content-disposition"),
+    body: await response.text(),
+  };
 }
 
 describe("a screen recording through the BFF", () => {
@@ -65,6 +72,7 @@ describe("a screen recording through the BFF", () => {
       { what: "a recorded frame showing the typed text" },
     );
     expect(recorded.type).toBe("application/x-ndjson");
+    expect(recorded.file).toBe(`attachment; filename="${sessionId}--screen.jsonl"`);
     const events = screenEventsOf(recorded.body);
     expect(events[0]?.[1]).toBe("k");
     expect(events[0]?.slice(2, 6)).toEqual([0, 0, 720, 400]);

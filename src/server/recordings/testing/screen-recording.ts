@@ -2,6 +2,7 @@
 // last keyframe before it, then the changes after it), in the framebuffer's four bytes a pixel.
 import { pngPixels } from "../../../emulator/testing/png-pixels.ts";
 import { framesAt, parseScreenRecording } from "../../../common/screen-recording.ts";
+import type { Area, Image } from "../../../common/png.ts";
 import type { Framebuffer } from "../../screen/rfb-client.ts";
 
 export function screenAt(recording: string, seconds = Infinity): Framebuffer {
@@ -34,4 +35,33 @@ export function screenEventsOf(recording: string): unknown[][] {
     .slice(1)
     .filter((line) => line.trim() !== "")
     .map((line) => JSON.parse(line) as unknown[]);
+}
+
+export function anImage(width = 64, height = 32): Image {
+  return { width, height, pixels: new Uint8Array(width * height * 4) };
+}
+
+/** Paints `area` in one colour; returns the area, as the hub reports a change. */
+export function paint(image: Image, area: Area, rgb: [number, number, number]): Area {
+  for (let y = area.y; y < area.y + area.height; y += 1) {
+    for (let x = area.x; x < area.x + area.width; x += 1) {
+      image.pixels.set(rgb, (y * image.width + x) * 4);
+    }
+  }
+  return area;
+}
+
+/** Noise no PNG squeezes much: for filling a recording fast. */
+export function scribble(image: Image, seed: number): Area {
+  let state = seed * 2654435761;
+  for (let at = 0; at < image.pixels.length; at += 1) {
+    state = (state * 1103515245 + 12345) >>> 0;
+    image.pixels[at] = state >>> 24;
+  }
+  return { x: 0, y: 0, width: image.width, height: image.height };
+}
+
+export function rgbAt(image: Image, x: number, y: number): number[] {
+  const at = (y * image.width + x) * 4;
+  return [...image.pixels.subarray(at, at + 3)];
 }
