@@ -15,6 +15,11 @@ test("a TA finds a student's screen recording beside the console's and replays i
   await screen.shows("login:");
   await screen.type("typed-for-replay");
   await screen.shows("login: typed-for-replay");
+  // The session page links to it beside the console's recording.
+  await expect(screen.page.getByRole("link", { name: "Replay the screen recording" })).toHaveAttribute(
+    "href",
+    `/recordings/${session.id}?terminal=-1`,
+  );
 
   const ta = await pageAs("tara");
   await ta.goto("/recordings?student=alice");
