@@ -6,11 +6,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually } from "../../common/testing/patience.ts";
 import { screenText } from "../../emulator/testing/screen-text.ts";
 import { startTestEmulator, type TestEmulator } from "../../emulator/testing/start.ts";
-import { signInCookie } from "../console/testing/console-client.ts";
+import { signInCookie } from "./testing/console-client.ts";
 import { screenAt, screenEventsOf } from "../recordings/testing/screen-recording.ts";
 import { aLab } from "../sessions/testing/fixtures.ts";
 import { launchRunning, startTestBff, type TestBff } from "../testing/test-bff.ts";
-import { ScreenTestClient } from "./testing/screen-client.ts";
+import { ScreenTestClient } from "../screen/testing/screen-client.ts";
 
 const lab = aLab({
   id: "desktop-lab",
