@@ -44,6 +44,7 @@ const expected: Record<string, string[]> = {
     ...["list", "watch", "create", "patch", "delete"].map((verb) => `${verb} kubevirt.io/virtualmachines`),
     ...["list", "watch"].map((verb) => `${verb} kubevirt.io/virtualmachineinstances`),
     "get subresources.kubevirt.io/virtualmachineinstances/console",
+    "get subresources.kubevirt.io/virtualmachineinstances/vnc",
     "get subresources.kubevirt.io/virtualmachineinstances/portforward",
     "update subresources.kubevirt.io/virtualmachines/restart",
     "update subresources.kubevirt.io/virtualmachineinstances/pause",
@@ -282,7 +283,7 @@ describe("deploy/base RBAC for the BFF", () => {
     try {
       cpSync(path.join(repository, "deploy"), path.join(copy, "deploy"), { recursive: true });
       mkdirSync(path.join(copy, "labs"));
-      const labs = ["linux-basics", "nested-kvm", "git-workflow"];
+      const labs = ["linux-basics", "nested-kvm", "git-workflow", "screen-basics"];
       for (const lab of labs) writeFileSync(path.join(copy, "labs", `${lab}.yaml`), `id: ${lab}\n`);
       const overlay = path.join(copy, "deploy/overlays/example-labs");
       const { stdout } = await run("kubectl", [

@@ -88,7 +88,8 @@ describe("RBAC from deploy/base", () => {
     // Granted: the request gets as far as KubeVirt's own checks (no such VMI).
     expect(await upgrade("console")).toBe(404);
     expect(await upgrade("portforward/22")).toBe(404);
-    expect(await upgrade("vnc")).toBe(403);
+    expect(await upgrade("vnc")).toBe(404);
+    expect(await upgrade("vnc/screenshot")).toBe(403);
   });
 
   it("answers SelfSubjectAccessReviews, and so kubectl auth can-i, from the same rules", async () => {
@@ -139,7 +140,8 @@ describe("RBAC from deploy/base", () => {
       return (response.json as { status: { allowed: boolean } }).status.allowed;
     };
     expect(await review("get", "console")).toBe(true);
-    expect(await review("get", "vnc")).toBe(false);
+    expect(await review("get", "vnc")).toBe(true);
+    expect(await review("get", "vnc/screenshot")).toBe(false);
     expect(await review("update", "migrate")).toBe(false);
   });
 
