@@ -411,6 +411,8 @@ interface LoadRound {
   viewers: number;
   /** The same seconds as idle, before the viewers connect: what the BFF spends without them. */
   baseline: LoadFigures;
+  /** Opening the viewers' sockets at once until each shows the screen. */
+  join: LoadFigures;
   typing: LoadFigures;
   flips: LoadFigures;
   idle: LoadFigures;
@@ -467,17 +469,23 @@ async function loadRound(
 ): Promise<LoadRound> {
   const people = [watchers.owner, ...watchers.staff];
   const baseline = await phase(bff, [], () => sleep(idleSeconds * 1000));
-  const viewers = await Promise.all(
-    Array.from({ length: count }, (_, index) =>
-      novncProbe(
-        bff.url,
-        sessionId,
-        people[index % people.length]!,
-        index % people.length === 0 ? undefined : "observe",
-      ),
-    ),
-  );
+  // Joining: the sockets opened at once, until every viewer shows the screen (its first update).
+  const viewers: Probe[] = [];
+  const joinCpuBefore = (await bff.ask("cpu", "cpu")).ms;
+  const joinStarted = performance.now();
   try {
+    viewers.push(
+      ...(await Promise.all(
+        Array.from({ length: count }, (_, index) =>
+          novncProbe(
+            bff.url,
+            sessionId,
+            people[index % people.length]!,
+            index % people.length === 0 ? undefined : "observe",
+          ),
+        ),
+      )),
+    );
     for (const viewer of viewers) {
       await until(
         viewer,
@@ -486,6 +494,12 @@ async function loadRound(
         30_000,
       );
     }
+    const join: LoadFigures = {
+      cpuMs: (await bff.ask("cpu", "cpu")).ms - joinCpuBefore,
+      bytesPerViewer: viewers.reduce((sum, viewer) => sum + viewer.bytes(), 0) / viewers.length,
+      seconds: (performance.now() - joinStarted) / 1000,
+      screens: 1,
+    };
     await sleep(1000);
     const [typist] = viewers;
     const cell = await cursorCell(typist!, viewers);
@@ -505,7 +519,7 @@ async function loadRound(
       }
     });
     const idle = await phase(bff, viewers, () => sleep(idleSeconds * 1000));
-    return { viewers: count, baseline, typing, flips, idle };
+    return { viewers: count, baseline, join, typing, flips, idle };
   } finally {
     for (const viewer of viewers) viewer.close();
     await noViewers(bff);
@@ -570,6 +584,8 @@ function reportLoad(results: LoadRound[], changeLabel: string): void {
     figures.cpuMs - (round.baseline.cpuMs / round.baseline.seconds) * figures.seconds;
   const rows: [string, (round: LoadRound) => number, number][] = [
     [`no viewer (baseline): CPU ms/s`, (r) => r.baseline.cpuMs / r.baseline.seconds, 2],
+    [`joining: CPU ms, all of them`, (r) => r.join.cpuMs, 1],
+    [`joining: KiB to each viewer`, (r) => kib(r.join.bytesPerViewer), 1],
     [`typing: CPU ms a key`, (r) => r.typing.cpuMs / typingKeys, 2],
     [`  above the baseline`, (r) => above(r.typing, r) / typingKeys, 2],
     [`typing: KiB a key, per viewer`, (r) => kib(r.typing.bytesPerViewer) / typingKeys, 2],
