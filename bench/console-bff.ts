@@ -1,5 +1,5 @@
-// The BFF in a process of its own for bench/console.ts, so that its memory is measured apart from
-// the bench's clients: started as `npm start` starts it (startServer), against the bench's emulator.
+// The BFF in a process of its own for bench/console.ts and bench/vnc.ts, so that its memory and CPU
+// are measured apart from the bench's clients: started as `npm start` starts it (startServer), against the bench's emulator.
 // Parent -> child: "stats" (the console hub's counts), "memory" (process.memoryUsage() after a full
 // GC, with the counts), "delay" (the event loop's delay since the last "delay"), "cpu" (the CPU time
 // the process used so far) or "stop".
