@@ -61,6 +61,8 @@ export class ScreenViewer {
   private readonly rfb: RfbServerSession;
   private format: ViewerFormat = initialFormat;
   private readonly dirty = new DirtyRegion();
+  /** The one update this viewer has not been sent, while it missed only that one. */
+  private missed: SharedFrame | undefined;
   private wantsUpdate = false;
   /** The screen size this viewer was last told (in ServerInit or a resize). */
   private knownSize = { width: 0, height: 0 };
@@ -112,14 +114,21 @@ export class ScreenViewer {
   changed(frame: SharedFrame): void {
     if (!this.ready) return;
     const { width, height } = this.screen();
-    const current = width === this.knownSize.width && height === this.knownSize.height;
-    if (this.wantsUpdate && this.dirty.isEmpty && current) {
+    const upToDate =
+      this.dirty.isEmpty &&
+      !this.missed &&
+      this.knownSize.width === width &&
+      this.knownSize.height === height;
+    if (upToDate && this.wantsUpdate) {
       this.wantsUpdate = false;
       this.sendBinary(frame.for(this.format));
-      return;
+    } else if (upToDate) {
+      // One frame behind: its request gets that frame as every viewer got it, encoded once.
+      this.missed = frame;
+    } else {
+      this.dirty.add(frame.rects);
+      this.flush();
     }
-    this.dirty.add(frame.rects);
-    this.flush();
   }
 
   heartbeat(): void {
@@ -162,7 +171,11 @@ export class ScreenViewer {
           this.ready = true;
           this.events.ready(this);
         }
-        if (!message.incremental) this.dirty.add([{ x: 0, y: 0, ...this.knownSize }]);
+        if (!message.incremental) {
+          if (this.missed) this.dirty.add(this.missed.rects);
+          this.missed = undefined;
+          this.dirty.add([{ x: 0, y: 0, ...this.knownSize }]);
+        }
         this.wantsUpdate = true;
         this.flush();
         return;
@@ -175,6 +188,19 @@ export class ScreenViewer {
   private flush(): void {
     if (!this.wantsUpdate || this.closed) return;
     const screen = this.screen();
+    const missed = this.missed;
+    this.missed = undefined;
+    if (
+      missed &&
+      this.dirty.isEmpty &&
+      screen.width === this.knownSize.width &&
+      screen.height === this.knownSize.height
+    ) {
+      this.wantsUpdate = false;
+      this.sendBinary(missed.for(this.format));
+      return;
+    }
+    if (missed) this.dirty.add(missed.rects);
     if (screen.width !== this.knownSize.width || screen.height !== this.knownSize.height) {
       const resize = encodeResize(screen.width, screen.height, this.format);
       this.knownSize = { width: screen.width, height: screen.height };

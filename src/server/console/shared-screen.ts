@@ -71,6 +71,7 @@ export class SharedScreen implements ScreenViewerEvents {
   private pointer = { x: 0, y: 0, buttons: 0 };
   /** Goes up with every update of the framebuffer. */
   version = 0;
+  private wholeScreenMade: { version: number; framebuffer: Framebuffer; frame: SharedFrame } | undefined;
   private thumbnailMade: { version: number; thumbnail: ScreenThumbnail } | undefined;
 
   constructor(private readonly deps: SharedScreenDeps) {
@@ -194,7 +195,7 @@ export class SharedScreen implements ScreenViewerEvents {
 
   ready(viewer: ScreenViewer): void {
     // The kept framebuffer first: a reconnecting viewer never sees a blank screen.
-    viewer.changed(new SharedFrame(this.framebuffer, [{ x: 0, y: 0, ...this.size }]));
+    viewer.changed(this.wholeScreen());
   }
 
   input(viewer: ScreenViewer, message: Extract<ViewerMessage, { type: "key" | "pointer" }>): void {
@@ -310,8 +311,16 @@ export class SharedScreen implements ScreenViewerEvents {
     this.connector.reconnectAfterDrop();
   }
 
-  private get size(): { width: number; height: number } {
-    return { width: this.framebuffer.width, height: this.framebuffer.height };
+  /** The whole screen as one update, made once per version for every viewer that joins meanwhile. */
+  private wholeScreen(): SharedFrame {
+    const { framebuffer, version } = this;
+    if (this.wholeScreenMade?.version !== version || this.wholeScreenMade.framebuffer !== framebuffer) {
+      const frame = new SharedFrame(framebuffer, [
+        { x: 0, y: 0, width: framebuffer.width, height: framebuffer.height },
+      ]);
+      this.wholeScreenMade = { version, framebuffer, frame };
+    }
+    return this.wholeScreenMade.frame;
   }
 
   private typePaste(viewer: ScreenViewer, text: string): void {

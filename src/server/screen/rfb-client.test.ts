@@ -108,6 +108,17 @@ describe("RfbClient", () => {
     expect(at(3, 1)).toEqual([0, 0, 255, 0]);
   });
 
+  it("draws a whole screen of Raw that arrives in many small pieces", () => {
+    const { client, failures } = connected();
+    const pixels = Buffer.concat(
+      Array.from({ length: 8 }, (_, index) => pixel(index * 30, 0, 255 - index * 30)),
+    );
+    const message = update(1, rectHeader(0, 0, 4, 2, 0), pixels);
+    for (let at = 0; at < message.length; at += 3) client.receive(message.subarray(at, at + 3));
+    expect(failures).toEqual([]);
+    expect(Buffer.from(client.framebuffer.pixels)).toEqual(pixels);
+  });
+
   it("draws Zlib rectangles from one stream that runs through the connection", async () => {
     const { client, failures } = connected();
     const green = pixel(0, 255, 0);

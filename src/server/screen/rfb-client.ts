@@ -51,6 +51,14 @@ export class RfbClient {
   name = "";
   private phase: Phase = "version";
   private input: Buffer = Buffer.alloc(0);
+  /**
+   * Pieces received since the input last fell short, and how long the input must be for the message
+   * it waits for: a full screen of Raw comes in many pieces, and joining each onto the input as it
+   * came would copy the message over and over.
+   */
+  private pieces: Buffer[] = [];
+  private piecesBytes = 0;
+  private wanted = 0;
   private readonly inflater = new ZlibInflater();
 
   /**
@@ -67,10 +75,25 @@ export class RfbClient {
 
   /** Bytes from the server, in any pieces. */
   receive(bytes: Buffer): void {
-    this.input = this.input.length === 0 ? bytes : Buffer.concat([this.input, bytes]);
+    this.pieces.push(bytes);
+    this.piecesBytes += bytes.length;
+    if (this.input.length + this.piecesBytes < this.wanted) return;
+    this.input =
+      this.input.length === 0 && this.pieces.length === 1
+        ? bytes
+        : Buffer.concat([this.input, ...this.pieces]);
+    this.pieces = [];
+    this.piecesBytes = 0;
+    this.wanted = 0;
     while (this.phase !== "failed" && this.step()) {
       // Each step consumed a whole message; go on while whole ones are there.
     }
+  }
+
+  /** The message waits for the input to be `length` bytes long. */
+  private waitFor(length: number): false {
+    this.wanted = length;
+    return false;
   }
 
   /** Asks for the changes since the last update (or everything, not incremental). */
@@ -221,7 +244,7 @@ export class RfbClient {
     const rects: (Rect & { encoding: number; at: number })[] = [];
     let offset = 4;
     for (let index = 0; index < count; index += 1) {
-      if (this.input.length < offset + 12) return false;
+      if (this.input.length < offset + 12) return this.waitFor(offset + 12);
       const rect = {
         x: this.input.readUInt16BE(offset),
         y: this.input.readUInt16BE(offset + 2),
@@ -233,7 +256,10 @@ export class RfbClient {
       const length = this.rectLength(rect);
       if (length === undefined)
         return this.fail(`the server sent encoding ${rect.encoding}, which was not asked for`);
-      if (this.input.length < rect.at + length) return false;
+      if (this.input.length < rect.at + length) {
+        // A length not known yet (Zlib's comes first in its data) needs the bytes that say it.
+        return this.waitFor(length === Number.MAX_SAFE_INTEGER ? rect.at + 4 : rect.at + length);
+      }
       rects.push(rect);
       offset = rect.at + length;
     }
