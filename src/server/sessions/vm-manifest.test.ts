@@ -284,6 +284,43 @@ describe("buildSessionObjects: the cloud-init Secret", () => {
     ]);
   });
 
+  it("logs the student in on tty1 too for a graphical lab, after the agent, and restarts that getty last", () => {
+    const lab = aLab({ session: { ...aLab().session, consoles: ["serial", "graphical"] } });
+    const agent = "#cloud-config\nruncmd:\n  - systemctl enable --now lab-agent.service\n";
+    const config = parse(userDataOf(build(lab, agent))) as Record<string, unknown>;
+    const files = config.write_files as { path: string; content: string }[];
+    const tty1 = files.find(
+      (file) => file.path === "/etc/systemd/system/getty@tty1.service.d/autologin.conf",
+    );
+    // Debian 12's getty@.service ExecStart with --autologin; \\u stays escaped for systemd.
+    expect(tty1?.content).toBe(
+      [
+        "[Unit]",
+        "After=lab-agent.service",
+        "",
+        "[Service]",
+        "ExecStart=",
+        `ExecStart=-/sbin/agetty -o '-p -- \\\\u' --autologin ${guestUsername} --noclear - $TERM`,
+        "",
+      ].join("\n"),
+    );
+    expect(config.runcmd).toEqual([
+      "systemctl enable --now lab-agent.service",
+      "systemctl daemon-reload",
+      "systemctl restart serial-getty@ttyS0.service",
+      "systemctl restart getty@tty1.service",
+    ]);
+  });
+
+  it("leaves tty1 at its login prompt for a lab without a graphical console: its user data is unchanged", () => {
+    const serialOnly = userDataOf(build(aLab({ session: { ...aLab().session, consoles: ["serial"] } })));
+    expect(serialOnly).not.toContain("tty1");
+    const graphicalOnly = userDataOf(
+      build(aLab({ session: { ...aLab().session, consoles: ["graphical"] } })),
+    );
+    expect(graphicalOnly).toContain("getty@tty1.service.d/autologin.conf");
+  });
+
   it("merges the example labs' cloudInit", () => {
     const gitLab = exampleLabs.find((lab) => lab.id === "git-workflow");
     if (!gitLab) throw new Error("git-workflow lab missing");

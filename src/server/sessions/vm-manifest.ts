@@ -8,6 +8,7 @@ import {
   renderCloudConfig,
   type CloudConfig,
 } from "../labs/cloud-config.ts";
+import { agentUnitName } from "../grading/agent-delivery.ts";
 import { annotationKeys, sessionLabels } from "./labels.ts";
 
 /** The account students get in every guest; checks run as this user. */
@@ -119,8 +120,9 @@ export function buildSessionObjects(input: SessionObjectsInput): {
   const agent: CloudConfig =
     input.agentUserData === undefined ? {} : readPart(input.agentUserData, "agentUserData");
   const { runcmd: agentRuncmd, ...agentPart } = agent;
+  const graphical = lab.session.consoles.includes("graphical");
   const merged = mergeCloudConfigs([
-    generatedCloudConfig(),
+    generatedCloudConfig(graphical),
     ...(lab.vm.cloudInit === null ? [] : [readPart(lab.vm.cloudInit, `lab ${lab.id} cloudInit`)]),
     agentPart,
   ]);
@@ -129,7 +131,11 @@ export function buildSessionObjects(input: SessionObjectsInput): {
   // Commands the agent's part already ran (it reloads systemd for its own unit) are not run twice.
   const listOf = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
   const runcmd = [...listOf(agentRuncmd), ...listOf(merged.runcmd)];
-  const startConsole = ["systemctl daemon-reload", "systemctl restart serial-getty@ttyS0.service"];
+  const startConsole = [
+    "systemctl daemon-reload",
+    "systemctl restart serial-getty@ttyS0.service",
+    ...(graphical ? [`systemctl restart ${tty1Getty}`] : []),
+  ];
   merged.runcmd = [...runcmd, ...startConsole.filter((command) => !runcmd.includes(command))];
   const userData = renderCloudConfig(merged);
   const userDataSecret: Secret = {
@@ -167,13 +173,16 @@ export function ownedByVm(secret: Secret, vm: VirtualMachine): Secret {
   };
 }
 
+const tty1Getty = "getty@tty1.service";
+
 /**
- * Our part of the user data: a student account that the serial console logs in automatically.
- * Only the owner and staff can reach that console (the BFF checks), so a password would add nothing.
- * getty on ttyS0 may already be up by the time cloud-init writes the drop-in: buildSessionObjects
- * restarts it at the end of runcmd.
+ * Our part of the user data: a student account that the serial console logs in automatically, and
+ * for labs with a graphical console the VM's screen (tty1) too. Only the owner and staff can reach
+ * those consoles (the BFF checks), so a password would add nothing. The gettys may already be up by
+ * the time cloud-init writes the drop-ins: buildSessionObjects restarts them at the end of runcmd.
+ * Labs without a graphical console keep tty1 at its login prompt, which no password opens.
  */
-function generatedCloudConfig(): CloudConfig {
+function generatedCloudConfig(graphical: boolean): CloudConfig {
   return {
     users: [{ name: guestUsername, gecos: "Lab Console student", shell: "/bin/bash", lock_passwd: true }],
     write_files: [
@@ -187,7 +196,32 @@ function generatedCloudConfig(): CloudConfig {
           "",
         ].join("\n"),
       },
+      ...(graphical ? [tty1Autologin()] : []),
     ],
+  };
+}
+
+/**
+ * Debian 12's getty@.service with the student logged in (its ExecStart, `agetty -o '-p -- \\u'
+ * --noclear - $TERM`, plus --autologin). Ordered after the grading agent, as the agent's unit orders
+ * itself before the serial getty (grading/agent-delivery.ts): at every boot after the first no
+ * process of the student's exists before the agent listens. The order is set here, from the getty's
+ * side (After= is Before= seen from the other unit), so that labs without a graphical console keep
+ * the very user data they had.
+ */
+function tty1Autologin() {
+  return {
+    path: `/etc/systemd/system/${tty1Getty}.d/autologin.conf`,
+    permissions: "0644",
+    content: [
+      "[Unit]",
+      `After=${agentUnitName}`,
+      "",
+      "[Service]",
+      "ExecStart=",
+      `ExecStart=-/sbin/agetty -o '-p -- \\\\u' --autologin ${guestUsername} --noclear - $TERM`,
+      "",
+    ].join("\n"),
   };
 }
 
