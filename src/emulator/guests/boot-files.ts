@@ -29,6 +29,8 @@ export const INIT_SCRIPT = `${BOOT_DIR}/init.sh`;
 export const HOST_PYTHON = "/usr/bin/python3";
 /** fd 3 in the sandbox: boot progress lines for the emulator ("started", then "booted"). */
 export const STATUS_FD = 3;
+/** fd 4 in the sandbox, when tty1 logs the student in: that shell's terminal, both ways (tty1.ts). */
+export const TTY1_FD = 4;
 
 /**
  * What guest root may do when the emulator runs as root. It is uid 0 with this bounding set: enough
@@ -54,6 +56,8 @@ export interface BootInput {
   homeDir: string;
   /** The guest user's login shell (bash when the image has it, else sh). */
   shell: string;
+  /** The user data gives the guest user autologin on tty1 (tty1-autologin.ts): a shell there too. */
+  tty1Autologin: boolean;
   image: GuestImage;
   cloudConfig: CloudConfig;
   bins: BinPlan;
@@ -76,8 +80,9 @@ export interface BootInput {
 /** File name (relative to the boot directory) -> content. Names under private/ are root's only. */
 export function bootFiles(input: BootInput): Map<string, string | Buffer> {
   const files = new Map<string, string | Buffer>([
-    ["init.sh", initScript(input.privileged, input.guestUid)],
+    ["init.sh", initScript(input.privileged, input.guestUid, input.tty1Autologin)],
     ["console.sh", consoleScript(input.shell)],
+    ...(input.tty1Autologin ? [["tty1.sh", tty1Script(input.shell)] as [string, string]] : []),
     ["image.json", JSON.stringify(imageFacts(input))],
     [`${PRIVATE_DIR}/setup.plan`, setupPlan(input)],
     [`${PRIVATE_DIR}/boot.json`, JSON.stringify(bootPlan(input))],
@@ -117,13 +122,28 @@ function asGuestRoot(privileged: boolean): string[] {
   ]);
 }
 
-function initScript(privileged: boolean, guestUid: number): string {
+function initScript(privileged: boolean, guestUid: number, tty1: boolean): string {
   const asGuest = shellJoin(asUser(guestUid, privileged));
   const asRoot = shellJoin(asGuestRoot(privileged));
   const status = STATUS_FD;
   // Only a guest root the student cannot be may keep a channel to the emulator: without root, guest
   // root is the student's own uid, and a guest cannot power itself off.
   const keepForManager = privileged ? "" : ` ${status}>&-`;
+  // tty1's terminal is the student's alone: the boot and the service manager never get it.
+  const tty1Fd = TTY1_FD;
+  const noTty1 = tty1 ? ` ${tty1Fd}>&-` : "";
+  // A command sh runs in the background ignores SIGINT and SIGQUIT, and so would everything the
+  // student runs there (bash passes ignored signals on), so Control+C would stop nothing on tty1:
+  // python3 gives the loop both back before it runs it. sh itself cannot: a signal ignored when a
+  // non-interactive shell starts stays ignored.
+  const withSignals =
+    "import os, signal; [signal.signal(s, signal.SIG_DFL) for s in (signal.SIGINT, signal.SIGQUIT)]; " +
+    `os.execv("${PLUMBING_DIR}/sh", ["sh", "${BOOT_DIR}/tty1.sh"])`;
+  const tty1Console = tty1
+    ? `${asGuest} ${PLUMBING_DIR}/python3 -IS -c ${shellQuote(withSignals)} <&${tty1Fd} >&${tty1Fd} 2>&${tty1Fd} ${tty1Fd}>&- &
+exec ${tty1Fd}>&-
+`
+    : "";
   return `# The sandbox's first process after setup (root with every capability when the emulator runs as
 # root). fd ${status} is the emulator's boot status pipe, which no guest process may inherit but, as
 # real root, the service manager, which says on it when the guest powers off (and lets nothing it
@@ -131,10 +151,25 @@ function initScript(privileged: boolean, guestUid: number): string {
 # process's reach.
 exec 2>&1
 echo started >&${status}
-${asRoot} ${PLUMBING_DIR}/python3 -IS ${BOOT_DIR}/${compiledName(SYSTEM_SCRIPT)} boot ${BOOT_DIR}/${PRIVATE_DIR}/boot.json </dev/null${keepForManager}
+${asRoot} ${PLUMBING_DIR}/python3 -IS ${BOOT_DIR}/${compiledName(SYSTEM_SCRIPT)} boot ${BOOT_DIR}/${PRIVATE_DIR}/boot.json </dev/null${keepForManager}${noTty1}
 echo booted >&${status}
 exec ${status}>&-
-exec ${asGuest} ${PLUMBING_DIR}/sh ${BOOT_DIR}/console.sh
+${tty1Console}exec ${asGuest} ${PLUMBING_DIR}/sh ${BOOT_DIR}/console.sh
+`;
+}
+
+// tty1 with autologin, as the serial line's console (consoleScript), on the sandbox's second pty:
+// the loop waits until the serial console has taken the first, which /dev/ttyS0 names, and tty1 gets
+// /dev/pts/1, which /dev/tty1 names (sandbox.ts). What getty@tty1 gives a shell: TERM=linux (systemd
+// sets it for a virtual console) and the VT's 80x25 cells.
+function tty1Script(shell: string): string {
+  const inner = `${PLUMBING_DIR}/stty rows 25 cols 80; while :; do cd || cd /; ${shell} -l; ${PLUMBING_DIR}/sleep 0.2; done`;
+  return `while [ ! -e /dev/pts/0 ]; do ${PLUMBING_DIR}/sleep 0.05; done
+export TERM=linux
+while :; do
+  ${PLUMBING_DIR}/script -qec ${shellQuote(inner)} /dev/null
+  ${PLUMBING_DIR}/sleep 0.2
+done
 `;
 }
 

@@ -23,6 +23,7 @@ import {
   type PlumbingCommand,
 } from "./boot-files.ts";
 import { parseCloudConfig } from "./cloud-init.ts";
+import { tty1AutologinUser } from "./tty1-autologin.ts";
 import type { GuestLimits } from "./guest-limits.ts";
 import { binPlanFor, hostCommand } from "./guest-bin.ts";
 import { defaultGuestImage, type GuestImage } from "./images.ts";
@@ -120,6 +121,8 @@ export interface GuestLayout {
   guestHome: string;
   hostname: string;
   shell: string;
+  /** The user data gives the guest user autologin on tty1: a shell there, on its own pty. */
+  tty1Autologin: boolean;
   bootLog: string[];
 }
 
@@ -141,6 +144,7 @@ export async function prepareGuestDir(
     guestHome: `/home/${username}`,
     hostname: hostnameFor(options.name),
     shell: image.commands.has("bash") ? "/bin/bash" : "/bin/sh",
+    tty1Autologin: false,
     bootLog: [],
   };
   if (Buffer.byteLength(layout.relaySocket) > socketPathMax) {
@@ -157,6 +161,8 @@ export async function prepareGuestDir(
 
   const cloudConfig = parseCloudConfig(options.userData, username);
   layout.bootLog = cloudConfig.log;
+  // Another user than the guest's one would not exist in it (a guest has one user, cloud-init.ts).
+  layout.tty1Autologin = tty1AutologinUser(cloudConfig.writeFiles) === username;
   for (const note of cloudConfig.notEmulated)
     console.warn(`emulator: guest ${layout.hostname}: cloud-init ${note}`);
   const delay = Math.max(0, options.cloudInitDelayMs ?? 0);
@@ -165,6 +171,7 @@ export async function prepareGuestDir(
     username,
     homeDir: layout.guestHome,
     shell: layout.shell,
+    tty1Autologin: layout.tty1Autologin,
     image,
     cloudConfig,
     bins: binPlanFor(image, `${BOOT_DIR}/${COMMANDS_SCRIPT}`),
@@ -214,6 +221,7 @@ export function launchOf(layout: GuestLayout, backend: SandboxBackend): [string,
       `${BOOT_DIR}/${PRIVATE_DIR}/setup.plan`,
     ],
     commandRunsAsRoot: true,
+    tty1: layout.tty1Autologin,
   };
   const launch = sandboxLaunch(plan, backend, runsPrivileged());
   return [launch.file, launch.args];

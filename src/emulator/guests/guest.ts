@@ -21,7 +21,7 @@ import { EventEmitter } from "node:events";
 import { mkdir, mkdtemp } from "node:fs/promises";
 import type net from "node:net";
 import { basename, join } from "node:path";
-import type { Readable, Writable } from "node:stream";
+import type { Duplex, Readable, Writable } from "node:stream";
 import { cgroupRefusal, guestCgroupSetup } from "./cgroup-setup.ts";
 import { ConsoleLog } from "./console-log.ts";
 import { GuestAgent } from "./guest-agent.ts";
@@ -41,6 +41,8 @@ import { GUEST_UID, SANDBOX_PATH, runsPrivileged, type SandboxBackend } from "./
 import { SerialOutputProcessing } from "./serial-output.ts";
 import { SerialLine, type SerialAttachment, type SerialHandlers } from "./serial-line.ts";
 import { startScreenServer, type ScreenServer } from "./screen/screen-server.ts";
+import { Tty1 } from "./screen/tty1.ts";
+import { TTY1_FD } from "./boot-files.ts";
 
 export type { SerialAttachment, SerialHandlers } from "./serial-line.ts";
 
@@ -167,7 +169,10 @@ export async function startGuest(options: GuestOptions): Promise<Guest> {
         TERM: "vt220",
         LANG: "C.UTF-8",
       },
-      stdio: ["pipe", "pipe", "pipe", "pipe"],
+      // fd 3 the boot status pipe, fd 4 tty1's terminal when the student has a shell there.
+      stdio: layout.tty1Autologin
+        ? ["pipe", "pipe", "pipe", "pipe", "pipe"]
+        : ["pipe", "pipe", "pipe", "pipe"],
       // A session of its own: no controlling terminal shared with the emulator.
       detached: true,
     });
@@ -204,6 +209,8 @@ class SandboxedGuest implements Guest {
   private readonly holdings: GuestHoldings;
   private removal: Promise<void> | undefined;
   private isPaused = false;
+  /** tty1: its login prompt, or the student's shell there (screen/tty1.ts). */
+  private readonly tty1: Tty1;
   /** tty1's screen, served from the first viewer on (screen/). */
   private screenServer: Promise<ScreenServer> | undefined;
 
@@ -232,10 +239,17 @@ class SandboxedGuest implements Guest {
       hostPathOf: (path) => this.sandbox.hostPathOf(path),
       onChange: (connected) => this.events.emit("agent", connected),
     });
+    const tty1Shell = child.stdio[TTY1_FD] as Duplex | null | undefined;
+    this.tty1 = new Tty1({
+      hostname: layout.hostname,
+      ...(tty1Shell ? { autologin: username, shell: tty1Shell } : {}),
+      ctrlAltDel: () => this.ctrlAltDel(),
+    });
     this.sandbox = new GuestProcess(name, child, {
       started: (init) => void this.relay.start(init, () => this.sandbox.running),
       booted: () => {
         serialOutput.shellStarted();
+        this.tty1.booted();
         this.agent.booted();
       },
       poweredOff: () => this.events.emit("poweroff"),
@@ -272,7 +286,7 @@ class SandboxedGuest implements Guest {
     return this.relay.connect(port);
   }
 
-  /** The VGA console's VNC server, as QEMU's: tty1's login prompt (screen/tty1-login.ts). */
+  /** The VGA console's VNC server, as QEMU's: tty1's login prompt, or the student's shell there. */
   async screen(): Promise<net.Socket> {
     return (await this.screenOnce()).connect();
   }
@@ -284,7 +298,7 @@ class SandboxedGuest implements Guest {
   private screenOnce(): Promise<ScreenServer> {
     if (!this.sandbox.running) return Promise.reject(this.stoppedError());
     this.screenServer ??= startScreenServer({
-      hostname: this.layout.hostname,
+      tty: this.tty1,
       name: this.name,
       // Beside the port relay's socket, in the emulator's folder of guests that no guest sees.
       socketPath: `${this.layout.relaySocket}-vnc`,
@@ -375,7 +389,12 @@ class SandboxedGuest implements Guest {
     this.serial.stop();
     this.relay.stop(this.stoppedError());
     void this.screenServer?.then((server) => server.close()).catch(() => undefined);
+    this.tty1.close();
     if (unexpected) this.events.emit("exit", unexpected);
+  }
+
+  private ctrlAltDel(): void {
+    // A real guest reboots (init gets the Boot key); not emulated yet.
   }
 
   private stoppedError(): Error {

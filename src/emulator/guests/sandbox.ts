@@ -26,6 +26,9 @@ export const SANDBOX_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/
 export const consoleDevice = "/dev/ttyS0";
 /** What it is in the sandbox: the pty the console loop holds from boot to power-off. */
 const consolePty = "pts/0";
+/** tty1, the VGA console, when the student has a shell there: the sandbox's second pty (boot-files.ts). */
+const tty1Device = "/dev/tty1";
+const tty1Pty = "pts/1";
 
 export interface SandboxMount {
   hostPath: string;
@@ -53,6 +56,8 @@ export interface SandboxPlan {
    * keeps no capabilities for its command.
    */
   commandRunsAsRoot?: boolean;
+  /** The student has a shell on tty1 (boot-files.ts tty1Script): /dev/tty1 names its pty. */
+  tty1?: boolean;
 }
 
 export interface SandboxLaunch {
@@ -114,6 +119,8 @@ function mountSteps(plan: SandboxPlan): MountStep[] {
     // A real guest's console is its serial port; here it is the first pty of the sandbox's own devpts,
     // which the console opens before anything else does (boot-files.ts consoleScript).
     { kind: "symlink", linkText: consolePty, path: consoleDevice },
+    // Only where tty1's shell takes the second pty: elsewhere that could be any program's.
+    ...(plan.tty1 === true ? [{ kind: "symlink", linkText: tty1Pty, path: tty1Device } as const] : []),
     { kind: "proc", path: "/proc" },
     { kind: "tmpfs", path: "/run" },
     { kind: "dir", path: "/var" },

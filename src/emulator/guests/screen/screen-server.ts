@@ -1,14 +1,15 @@
 // A sandboxed guest's VNC server: RFB 3.8 on a unix socket in the guest's folder, as QEMU serves its
 // guests' screens (security type None, 720x400, `QEMU (NAME)`; docs/vnc.md), drawing the text console
-// (text-screen.ts) that tty1's getty writes (tty1-login.ts). Raw rectangles in the pixel format the
-// client sets (32 bits a pixel, any shifts and byte order); an incremental request waits until
-// something changed. Keys are X11 keysyms; the pointer and the clipboard are read and ignored.
+// (text-screen.ts) of the guest's tty1 (tty1.ts). Raw rectangles in the pixel format the client sets
+// (32 bits a pixel, any shifts and byte order); an incremental request waits until something
+// changed. Key events (X11 keysyms, down and up) go to tty1's keyboard; the pointer and the
+// clipboard are read and ignored.
 import { rm } from "node:fs/promises";
 import net from "node:net";
-import { TextScreen, screenHeight, screenWidth, type Rect } from "./text-screen.ts";
+import { screenHeight, screenWidth, type Rect, type TextScreen } from "./text-screen.ts";
 import { encodePng } from "../../../common/png.ts";
 import { loadVgaFont } from "./vga-font.ts";
-import { Tty1Login } from "./tty1-login.ts";
+import type { Tty1 } from "./tty1.ts";
 
 interface PixelFormat {
   bigEndian: boolean;
@@ -20,32 +21,24 @@ interface PixelFormat {
 // Little-endian 0x00RRGGBB, what QEMU announces.
 const serverFormat: PixelFormat = { bigEndian: false, redShift: 16, greenShift: 8, blueShift: 0 };
 
-/** The characters of the keysyms tty1 takes: Latin-1 printable, Return, BackSpace. */
-function characterOf(keysym: number): string | undefined {
-  if (keysym >= 0x20 && keysym <= 0x7e) return String.fromCharCode(keysym);
-  if (keysym === 0xff0d || keysym === 0xff8d) return "\r";
-  if (keysym === 0xff08) return "\b";
-  return undefined;
-}
-
 export class ScreenServer {
   private readonly screen: TextScreen;
-  private readonly login: Tty1Login;
+  private readonly stopWatching: () => void;
   private readonly server = net.createServer((socket) => this.serve(socket));
   private readonly viewers = new Set<Viewer>();
 
   private constructor(
     glyphs: Uint8Array,
-    hostname: string,
+    private readonly tty: Tty1,
     private readonly name: string,
     readonly socketPath: string,
   ) {
-    this.screen = new TextScreen(glyphs);
-    this.login = new Tty1Login(this.screen, hostname, () => this.flush());
+    this.screen = tty.screenWith(glyphs);
+    this.stopWatching = tty.onChange(() => this.flush());
   }
 
-  static async listen(options: { glyphs: Uint8Array; hostname: string; name: string; socketPath: string }) {
-    const server = new ScreenServer(options.glyphs, options.hostname, options.name, options.socketPath);
+  static async listen(options: { glyphs: Uint8Array; tty: Tty1; name: string; socketPath: string }) {
+    const server = new ScreenServer(options.glyphs, options.tty, options.name, options.socketPath);
     await rm(options.socketPath, { force: true });
     await new Promise<void>((resolve, reject) => {
       server.server.once("error", reject);
@@ -68,7 +61,7 @@ export class ScreenServer {
   }
 
   async close(): Promise<void> {
-    this.login.close();
+    this.stopWatching();
     for (const viewer of this.viewers) viewer.socket.destroy();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
@@ -81,7 +74,7 @@ export class ScreenServer {
   }
 
   private serve(socket: net.Socket): void {
-    const viewer = new Viewer(socket, this.screen, this.name, (character) => this.login.key(character));
+    const viewer = new Viewer(socket, this.screen, this.name, (keysym, down) => this.tty.key(keysym, down));
     this.viewers.add(viewer);
     socket.on("close", () => this.viewers.delete(viewer));
     socket.on("error", () => socket.destroy());
@@ -100,7 +93,7 @@ class Viewer {
     readonly socket: net.Socket,
     private readonly screen: TextScreen,
     private readonly name: string,
-    private readonly key: (character: string) => void,
+    private readonly key: (keysym: number, down: boolean) => void,
   ) {
     socket.write("RFB 003.008\n");
     socket.on("data", (chunk: Buffer) => {
@@ -169,10 +162,7 @@ class Viewer {
     if (!message) return false;
     if (type === 0) this.setPixelFormat(message);
     else if (type === 3) this.updateRequest(message.readUInt8(1) === 1);
-    else if (type === 4 && message.readUInt8(1) === 1) {
-      const character = characterOf(message.readUInt32BE(4));
-      if (character) this.key(character);
-    }
+    else if (type === 4) this.key(message.readUInt32BE(4), message.readUInt8(1) === 1);
     return true;
   }
 
@@ -251,7 +241,7 @@ let font: ReturnType<typeof loadVgaFont> | undefined;
  * missing when the font is not there.
  */
 export async function startScreenServer(options: {
-  hostname: string;
+  tty: Tty1;
   name: string;
   socketPath: string;
 }): Promise<ScreenServer> {

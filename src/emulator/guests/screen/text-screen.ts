@@ -1,6 +1,7 @@
 // A VGA text console, 80x25 cells of 9x16 pixels (720x400, the mode QEMU's guests show: docs/vnc.md),
-// light grey on black, drawn with the VGA BIOS's font. It takes text as a terminal would (printable
-// characters, \r, \n, backspace), scrolls at the bottom, and keeps its pixels as RGBA with the
+// drawn with the VGA BIOS's font in the VGA's 16 colours. It takes text as a getty's prompt writes it
+// (printable characters, \r, \n, backspace; light grey on black), scrolls at the bottom, and takes
+// whole cells from a terminal emulator (setCell, the cursor); it keeps its pixels as RGBA with the
 // rectangle changed since the last time it was asked.
 import { glyphHeight } from "./vga-font.ts";
 
@@ -9,7 +10,19 @@ export const rows = 25;
 const cellWidth = 9;
 export const screenWidth = columns * cellWidth;
 export const screenHeight = rows * glyphHeight;
-const foreground = [0xaa, 0xaa, 0xaa];
+
+/**
+ * The VGA palette as Linux's console sets it (drivers/tty/vt/vt.c default_red/grn/blu), indexed by
+ * the ANSI colour number: 0-7 normal, 8-15 bright.
+ */
+const palette = [
+  0x000000, 0xaa0000, 0x00aa00, 0xaa5500, 0x0000aa, 0xaa00aa, 0x00aaaa, 0xaaaaaa, 0x555555, 0xff5555,
+  0x55ff55, 0xffff55, 0x5555ff, 0xff55ff, 0x55ffff, 0xffffff,
+];
+/** A cell's colours as one byte, as VGA keeps them: background in the high nibble. */
+export const defaultAttribute = 0x07;
+/** vgacon's underline cursor: the last two scan lines of a 16-line cell. */
+const cursorLines = [14, 15];
 
 export interface Rect {
   x: number;
@@ -22,6 +35,8 @@ export class TextScreen {
   /** RGBA, row after row. */
   readonly pixels = new Uint8Array(screenWidth * screenHeight * 4);
   private readonly cells = new Uint8Array(columns * rows).fill(0x20);
+  private readonly attributes = new Uint8Array(columns * rows).fill(defaultAttribute);
+  private cursorCell: number | undefined;
   private column = 0;
   private row = 0;
   private dirty: { top: number; bottom: number } | undefined;
@@ -42,6 +57,11 @@ export class TextScreen {
     }
   }
 
+  /** Where write() puts the next character. */
+  get position(): { row: number; column: number } {
+    return { row: this.row, column: this.column };
+  }
+
   /** Blanks the cell before the cursor and moves onto it (an echoed erase: "\b \b"). */
   erase(): void {
     if (this.column === 0) return;
@@ -52,9 +72,34 @@ export class TextScreen {
 
   clear(): void {
     this.cells.fill(0x20);
+    this.attributes.fill(defaultAttribute);
     this.column = 0;
     this.row = 0;
     this.redrawRows(0, rows);
+  }
+
+  /** Puts a glyph with its colours (defaultAttribute's layout) in a cell, drawing only a change. */
+  setCell(row: number, column: number, code: number, attribute: number): void {
+    const at = row * columns + column;
+    if (this.cells[at] === code && this.attributes[at] === attribute) return;
+    this.cells[at] = code;
+    this.attributes[at] = attribute;
+    this.drawCell(row, column);
+    this.markDirty(row, row + 1);
+  }
+
+  /** Where the cursor is drawn, or undefined to hide it (steady: QEMU blinks it, this does not). */
+  setCursor(cursor: { row: number; column: number } | undefined): void {
+    const cell = cursor && cursor.row * columns + cursor.column;
+    if (cell === this.cursorCell) return;
+    const previous = this.cursorCell;
+    this.cursorCell = cell;
+    for (const at of [previous, cell]) {
+      if (at === undefined) continue;
+      const row = Math.floor(at / columns);
+      this.drawCell(row, at % columns);
+      this.markDirty(row, row + 1);
+    }
   }
 
   /** The rows changed since the last call, as one rectangle; undefined when nothing changed. */
@@ -91,6 +136,8 @@ export class TextScreen {
     }
     this.cells.copyWithin(0, columns);
     this.cells.fill(0x20, (rows - 1) * columns);
+    this.attributes.copyWithin(0, columns);
+    this.attributes.fill(defaultAttribute, (rows - 1) * columns);
     this.redrawRows(0, rows);
   }
 
@@ -102,16 +149,25 @@ export class TextScreen {
   }
 
   private drawCell(row: number, column: number): void {
-    const glyph = (this.cells[row * columns + column] ?? 0x20) * glyphHeight;
+    const cell = row * columns + column;
+    const code = this.cells[cell] ?? 0x20;
+    const glyph = code * glyphHeight;
+    const attribute = this.attributes[cell] ?? defaultAttribute;
+    const foreground = palette[attribute & 0x0f] ?? 0;
+    const background = palette[attribute >> 4] ?? 0;
+    // VGA repeats the eighth column into the ninth for the line-drawing glyphs only (0xc0-0xdf), so
+    // that boxes join up; for everything else the ninth column is background.
+    const lineGraphic = code >= 0xc0 && code <= 0xdf;
     for (let line = 0; line < glyphHeight; line += 1) {
-      const bits = this.glyphs[glyph + line] ?? 0;
+      const cursor = cell === this.cursorCell && cursorLines.includes(line);
+      const bits = cursor ? 0xff : (this.glyphs[glyph + line] ?? 0);
       for (let x = 0; x < cellWidth; x += 1) {
-        // The ninth column stays blank, as VGA draws it for letters.
-        const on = x < 8 && (bits & (0x80 >> x)) !== 0;
+        const bit = x < 8 ? bits & (0x80 >> x) : lineGraphic ? bits & 1 : 0;
+        const colour = bit !== 0 ? foreground : background;
         const at = ((row * glyphHeight + line) * screenWidth + column * cellWidth + x) * 4;
-        this.pixels[at] = on ? foreground[0]! : 0;
-        this.pixels[at + 1] = on ? foreground[1]! : 0;
-        this.pixels[at + 2] = on ? foreground[2]! : 0;
+        this.pixels[at] = colour >> 16;
+        this.pixels[at + 1] = (colour >> 8) & 0xff;
+        this.pixels[at + 2] = colour & 0xff;
         this.pixels[at + 3] = 255;
       }
     }

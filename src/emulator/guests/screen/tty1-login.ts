@@ -1,6 +1,7 @@
-// What a Lab Console VM's VGA screen shows: getty on tty1 at its login prompt. The user data gives
-// the student autologin on the serial console only (docs/vnc.md), and the student's password is
-// locked, so a name typed here is asked for a password that no answer satisfies, as on a real guest.
+// What a Lab Console VM's VGA screen shows at boot, and for good in labs without a graphical console:
+// getty on tty1 at its login prompt. Their user data gives the student autologin on the serial console
+// only (docs/vnc.md), and the student's password is locked, so a name typed here is asked for a
+// password that no answer satisfies, as on a real guest.
 import type { TextScreen } from "./text-screen.ts";
 
 /** login(1)'s pause after a wrong password (FAIL_DELAY in Debian's login.defs). */
@@ -23,11 +24,11 @@ export class Tty1Login {
     this.prompt();
   }
 
-  /** A key as a character: printable ones, "\r" for Return, "\b" for BackSpace. */
+  /** A key as a character: printable ones, "\r" for Return, DEL (or "\b") for BackSpace. */
   key(character: string): void {
     if (this.state === "waiting") return;
     if (character === "\r") this.enter();
-    else if (character === "\b") {
+    else if (character === "\x7f" || character === "\b") {
       if (this.state === "name" && this.name !== "") {
         this.name = this.name.slice(0, -1);
         this.screen.erase();

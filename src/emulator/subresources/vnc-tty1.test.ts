@@ -1,0 +1,105 @@
+// A graphical lab's VM screen on a sandboxed guest, through KubeVirt's vnc subresource: the user data
+// gives the student autologin on tty1 (as server/sessions/vm-manifest.ts writes it), so the screen
+// shows the student's shell, which takes keys as a Linux console's keyboard sends them.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { eventually } from "../../common/testing/patience.ts";
+import { vmManifest } from "../testing/manifests.ts";
+import { jsonRequest } from "../testing/raw-request.ts";
+import { screenText } from "../testing/screen-text.ts";
+import { startTestEmulator, type TestEmulator } from "../testing/start.ts";
+import { keysymsOf, openVncViewer, vncPath, type VncViewer } from "../testing/vnc-viewer.ts";
+
+const namespace = "lab-sessions";
+const name = "graphical-vm";
+const tty1UserData = `#cloud-config
+write_files:
+  - path: /etc/systemd/system/getty@tty1.service.d/autologin.conf
+    content: |
+      [Unit]
+      After=lab-agent.service
+
+      [Service]
+      ExecStart=
+      ExecStart=-/sbin/agetty -o '-p -- \\\\u' --autologin student --noclear - $TERM
+runcmd:
+  - systemctl daemon-reload
+  - systemctl restart serial-getty@ttyS0.service
+  - systemctl restart getty@tty1.service
+`;
+
+const keys = { Return: 0xff0d, BackSpace: 0xff08, Up: 0xff52, Control_L: 0xffe3 };
+
+let cluster: TestEmulator;
+let viewer: VncViewer;
+
+const screen = () => screenText(viewer.rfb.framebuffer).join("\n");
+
+function untilOnScreen(text: string | RegExp, what: string): Promise<string> {
+  return eventually(
+    async () => screen(),
+    (shown) => (typeof text === "string" ? shown.includes(text) : text.test(shown)),
+    { what, timeoutMs: 15_000 },
+  );
+}
+
+beforeAll(async () => {
+  cluster = await startTestEmulator({ guests: "sandbox" });
+  await jsonRequest(
+    cluster.emulator,
+    "POST",
+    `/apis/kubevirt.io/v1/namespaces/${namespace}/virtualmachines`,
+    vmManifest(name, { userData: tty1UserData }),
+  );
+  await eventually(
+    async () => {
+      const response = await jsonRequest(
+        cluster.emulator,
+        "GET",
+        `/apis/kubevirt.io/v1/namespaces/${namespace}/virtualmachineinstances/${name}`,
+      );
+      const { status } = (response.json ?? {}) as {
+        status?: { phase?: string; conditions?: { type: string }[] };
+      };
+      return status?.phase === "Running" && status.conditions?.some(({ type }) => type === "AgentConnected");
+    },
+    (booted) => booted === true,
+    { what: `${name} to run with its agent connected` },
+  );
+  viewer = await openVncViewer(cluster.emulator, vncPath(namespace, name), 10_000);
+});
+
+afterAll(async () => {
+  viewer?.stream.ws.close();
+  await cluster?.close();
+});
+
+describe("tty1 with autologin on a sandboxed guest's screen", () => {
+  it("logs the student in below the login prompt, as agetty --autologin --noclear does", async () => {
+    const shown = await untilOnScreen(`student@${name}:~$`, "the student's prompt on tty1");
+    expect(shown).toContain(`${name} login: student (automatic login)`);
+  });
+
+  it("runs a shell on its own terminal, /dev/tty1, with TERM=linux and 25 rows of 80", async () => {
+    viewer.type(keysymsOf('echo "[$TERM $(tty) $(readlink -f /dev/tty1) $(stty size)]"'));
+    viewer.type([keys.Return]);
+    await untilOnScreen("[linux /dev/pts/1 /dev/pts/1 25 80]", "the terminal's facts");
+  });
+
+  it("takes BackSpace, Control with a letter and the arrows as the console's keyboard sends them", async () => {
+    viewer.type(keysymsOf("echo he''llx"));
+    viewer.type([keys.BackSpace, ..."o".split("").map((c) => c.charCodeAt(0)), keys.Return]);
+    await untilOnScreen(/\nhello\n/, "hello, corrected by BackSpace");
+    // Control+C once sleep runs (readline has echoed the line end): a key typed sooner interrupts the
+    // line being read, as on a real console.
+    viewer.type(keysymsOf("sleep 30"));
+    viewer.type([keys.Return]);
+    await untilOnScreen(/sleep 30\n\??(\n|$)/, "sleep running, the cursor below it");
+    viewer.rfb.key(keys.Control_L, true);
+    viewer.type(keysymsOf("c"));
+    viewer.rfb.key(keys.Control_L, false);
+    await untilOnScreen(/sleep 30\n\^C\n/, "Control+C ending sleep");
+    // Up twice recalls the echo before sleep.
+    viewer.type([keys.Up, keys.Up, keys.Return]);
+    await untilOnScreen(/\nhello\n(.|\n)*\nhello\n/, "the recalled command's output again");
+  });
+});
