@@ -12,6 +12,7 @@ import {
   isRunning,
   killInNamespace,
   namespaceInitOf,
+  signalOldestNamed,
   stopNamespace,
   waitUntilEnded,
   type ProcessIdentity,
@@ -22,8 +23,10 @@ const startTimeoutMs = 10_000;
 export interface GuestProcessHandlers {
   /** The sandbox runs its init script; `init` is its first process, undefined if it was not found. */
   started(init: ProcessIdentity | undefined): void;
-  /** cloud-init has finished and the console's shell starts. */
+  /** cloud-init has finished and the console's shell starts; again after each reboot. */
   booted(): void;
+  /** The guest reboots (Control+Alt+Delete): its processes end, and it boots again in the same sandbox. */
+  rebooting(): void;
   /** The guest powered its machine off (poweroff, shutdown now): the host ends it, as QEMU exits. */
   poweredOff(): void;
   /**
@@ -97,6 +100,12 @@ export class GuestProcess {
   /** A path of the running guest's file system as the host reaches it (through its first process). */
   hostPathOf(path: string): string | undefined {
     return this.launcherRunning && this.init ? `/proc/${this.init.pid}/root${path}` : undefined;
+  }
+
+  /** Sends the guest's init (its service manager) a signal, as the kernel does; false if not found. */
+  async signalInit(signal: NodeJS.Signals): Promise<boolean> {
+    const init = await this.namespaceInit;
+    return init !== undefined && this.launcherRunning && signalOldestNamed(init, "systemd", signal);
   }
 
   /** Kills the guest's processes whose command line contains `text`; returns how many. */
@@ -173,6 +182,8 @@ export class GuestProcess {
       });
     } else if (line === "booted") {
       this.handlers.booted();
+    } else if (line === "reboot" && this.startState.kind === "started") {
+      this.handlers.rebooting();
     } else if (line === "poweroff" && this.startState.kind === "started") {
       this.handlers.poweredOff();
     }

@@ -38,6 +38,10 @@ CLOUD_INIT_VERSION = "24.4"
 # The emulator's status pipe (boot-files.ts STATUS_FD): the manager keeps it, and no process it or
 # cloud-init starts inherits it, to tell the host when the guest powers off.
 STATUS_FD = 3
+# Made once the boot is over, and removed while the guest reboots: the consoles' loops (boot-files.ts)
+# start a login only while it is there, so no process of the student's exists before the units the
+# boot starts (the grading agent) run, at a reboot as at the first boot.
+CONSOLES_MARKER = "/run/systemd/consoles-up"
 
 
 def read_json(path):
@@ -254,6 +258,14 @@ CLEAN_SIGNALS = (signal.SIGHUP, signal.SIGINT, signal.SIGTERM, signal.SIGPIPE)
 GETTY_PREFIXES = ("serial-getty@", "getty@", "autovt@", "console-getty.service", "container-getty@")
 
 
+def parent_of(pid):
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return int(f.read().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
 def status_text(code, value):
     if code == "exited":
         return "%d/%s" % (value, EXIT_STATUS_NAMES.get(value, str(value)))
@@ -427,14 +439,22 @@ class Manager:
         self.console_pending = b""
         self.output_log = None
         self.live_timers = set()
+        self.rebooting = False
+        # Before the console's shell runs, the emulator turns the boot's line feeds into CR LF as a
+        # tty does (serial-output.ts); afterwards the bytes pass as they are, so a reboot's own lines
+        # bring their CRs.
+        self.line_end = "\n"
 
     # -- plumbing --------------------------------------------------------------------------------
 
     def serve(self):
         # PID 1 does not die of these. A handler, not SIG_IGN: an ignored signal stays ignored across
-        # exec, and the units must die of SIGTERM.
+        # exec, and the units must die of SIGTERM. SIGINT is Control+Alt+Delete (on_wake).
         for signum in (signal.SIGHUP, signal.SIGINT, signal.SIGTERM):
             signal.signal(signum, lambda *_: None)
+        # Named as PID 1 is on a real guest; the emulator finds it by this name to hand it the
+        # console's Control+Alt+Delete as the kernel does (guest.ts).
+        ctypes.CDLL(None).prctl(15, b"systemd", 0, 0, 0)  # PR_SET_NAME
         # Orphans of the units are reparented here and reaped, as PID 1 does.
         ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
         wake_r, wake_w = os.pipe()
@@ -545,6 +565,119 @@ class Manager:
             return False
         return True
 
+    def tell_host(self, word):
+        """A line on the emulator's status pipe; False where the manager has none."""
+        if self.status_fd is None:
+            return False
+        try:
+            os.write(self.status_fd, word.encode() + b"\n")
+        except OSError:
+            return False
+        return True
+
+    # -- Control+Alt+Delete ----------------------------------------------------------------------
+    # The kernel hands the console's Control+Alt+Delete to PID 1 as SIGINT (systemd turned the
+    # kernel's own reboot off with reboot(RB_DISABLE_CAD)); systemd then starts ctrl-alt-del.target,
+    # which on Debian is reboot.target: the units stop, every process ends, the kernel restarts the
+    # machine, and it boots again from the same disk. The VMI stays (KubeVirt sets no on_reboot, and
+    # libvirt's default restarts the domain). Here the machine is the sandbox, so it stays too: the
+    # manager stops the units, ends every process but the consoles' loops, and boots again as a real
+    # guest's second boot does: cloud-init's per-instance modules (write_files, runcmd) are done
+    # already, the enabled units start, then the consoles log in again.
+
+    def ctrl_alt_del(self):
+        if self.rebooting:
+            return
+        self.rebooting = True
+        self.booting = True  # systemd shows job results on the console while shutting down too
+        self.journal("Activating special unit ctrl-alt-del.target...")
+        try:
+            os.unlink(CONSOLES_MARKER)
+        except OSError:
+            pass
+        self.tell_host("reboot")
+        running = [unit for unit in self.units.values() if unit.main_pid]
+        left = [len(running)]
+
+        def stopped(unit):
+            self.status(True, "Stopped %s." % unit.config.label)
+            left[0] -= 1
+            if left[0] == 0:
+                self.restart_machine()
+        for unit in running:
+            self.write_console(("         Stopping %s...%s" % (unit.config.label, self.line_end)).encode())
+            self.stop(unit, lambda _ok, unit=unit: stopped(unit))
+        if not running:
+            self.restart_machine()
+
+    def restart_machine(self):
+        self.journal("Reached target reboot.target - System Reboot.")
+        self.status(True, "Reached target reboot.target - System Reboot.")
+        self.write_console(("reboot: Restarting system" + self.line_end).encode())
+        for pid in self.processes_to_end():
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        self.boot_again(time.monotonic() + 5)
+
+    def processes_to_end(self):
+        """Every process of the guest but this one, its ancestors (the sandbox's), and the consoles'
+        loops, which stand in for the gettys that systemd starts at each boot."""
+        spared = {os.getpid()}
+        pid = os.getppid()
+        while pid > 0 and pid not in spared:
+            spared.add(pid)
+            pid = parent_of(pid)
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit() or int(entry) in spared:
+                continue
+            try:
+                with open("/proc/%s/cmdline" % entry, "rb") as f:
+                    argv = f.read().split(b"\0")
+            except OSError:
+                continue
+            if not argv[0]:
+                continue  # a kernel thread's or a zombie's
+            if argv[1:2] in ([b"/run/lab-guest/console.sh"], [b"/run/lab-guest/tty1.sh"]):
+                continue
+            yield int(entry)
+
+    def boot_again(self, deadline):
+        if any(True for _ in self.processes_to_end()) and time.monotonic() < deadline:
+            self.after(0.02, lambda: self.boot_again(deadline))
+            return
+        up = "Up %.2f seconds." % (time.time() - self.plan["startedAt"] / 1000.0)
+        now = time.strftime("%a, %d %b %Y %H:%M:%S +0000", time.gmtime())
+        for stage in ("init", "modules:config", "modules:final"):
+            self.write_console(("Cloud-init v. %s running '%s' at %s. %s%s" % (
+                CLOUD_INIT_VERSION, stage, now, up, self.line_end)).encode())
+        wanted = []
+        for entry in sorted(os.listdir(UNIT_DIR)) if os.path.isdir(UNIT_DIR) else []:
+            if entry.endswith(".target.wants") or entry.endswith(".target.requires"):
+                for name in sorted(os.listdir(os.path.join(UNIT_DIR, entry))):
+                    if name not in wanted and not is_getty(name):
+                        wanted.append(name)
+        left = [len(wanted)]
+
+        def started(_ok):
+            left[0] -= 1
+            if left[0] == 0:
+                self.booted_again()
+        for name in wanted:
+            self.start(self.unit(name), started)
+        if not wanted:
+            self.booted_again()
+
+    def booted_again(self):
+        self.write_console(("Cloud-init v. %s finished at %s. Datasource DataSourceNoCloud [seed=/dev/vdb].  Up %.2f seconds%s" % (
+            CLOUD_INIT_VERSION, time.strftime("%a, %d %b %Y %H:%M:%S +0000", time.gmtime()),
+            time.time() - self.plan["startedAt"] / 1000.0, self.line_end)).encode())
+        self.booting = False
+        self.rebooting = False
+        open(CONSOLES_MARKER, "w").close()
+        self.tell_host("booted")
+
     def journal(self, message, unit=None, ident="systemd", pid=1):
         entry = {"t": time.time(), "ident": ident, "pid": pid, "msg": message}
         if unit is not None:
@@ -555,14 +688,21 @@ class Manager:
         # systemd prints job results on the console while the system boots (ShowStatus=auto).
         if self.booting:
             mark = "[  OK  ]" if ok else "[FAILED]"
-            self.write_console(("%s %s\n" % (mark, message)).encode())
+            self.write_console(("%s %s%s" % (mark, message, self.line_end)).encode())
 
     def on_wake(self, wake_r):
+        # The wakeup fd gets each caught signal's number as a byte.
+        caught = b""
         try:
-            while os.read(wake_r, 512):
-                pass
+            while True:
+                data = os.read(wake_r, 512)
+                if not data:
+                    break
+                caught += data
         except BlockingIOError:
             pass
+        if signal.SIGINT in caught:
+            self.ctrl_alt_del()
         while True:
             try:
                 pid, status = os.waitpid(-1, os.WNOHANG)
@@ -616,6 +756,8 @@ class Manager:
             if self.boot_output is not None:
                 self.on_boot_output()
             self.booting = False
+            self.line_end = "\r\n"
+            open(CONSOLES_MARKER, "w").close()
             reply.done(0)
         elif tool == "systemctl":
             Systemctl(self, args, privileged, reply).run()

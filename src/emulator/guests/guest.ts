@@ -252,6 +252,10 @@ class SandboxedGuest implements Guest {
         this.tty1.booted();
         this.agent.booted();
       },
+      rebooting: () => {
+        this.agent.stopped();
+        this.tty1.reboot();
+      },
       poweredOff: () => this.events.emit("poweroff"),
       exited: (unexpected) => this.onExit(unexpected),
     });
@@ -393,8 +397,11 @@ class SandboxedGuest implements Guest {
     if (unexpected) this.events.emit("exit", unexpected);
   }
 
+  // The console's Boot key: Linux hands it to init as SIGINT, and systemd reboots (guest-system.py
+  // ctrl_alt_del). A paused guest's init gets it when it runs again, as a signal waits for a stopped
+  // process.
   private ctrlAltDel(): void {
-    // A real guest reboots (init gets the Boot key); not emulated yet.
+    void this.sandbox.signalInit("SIGINT").catch(() => undefined);
   }
 
   private stoppedError(): Error {

@@ -144,6 +144,41 @@ export async function continueProcesses(processes: readonly ProcessIdentity[]): 
   }
 }
 
+/**
+ * Sends `signal` to the longest-running process in the pid namespace of `init` whose command name is
+ * `comm` (what /proc/PID/comm shows); false when there is none. The kernel's way to reach a guest's
+ * init, which it knows as PID 1: the sandbox's service manager names itself so at start, before
+ * anything of the student's runs, so the oldest of that name is it.
+ */
+export async function signalOldestNamed(
+  init: ProcessIdentity,
+  comm: string,
+  signal: NodeJS.Signals,
+): Promise<boolean> {
+  const namespace = await readlink(`/proc/${init.pid}/ns/pid`).catch(() => undefined);
+  if (namespace === undefined) return false;
+  let oldest: { pid: number; startTime: number } | undefined;
+  for (const entry of await readdir("/proc")) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid)) continue;
+    const [ns, name, stat] = await Promise.all([
+      readlink(`/proc/${pid}/ns/pid`).catch(() => undefined),
+      readFile(`/proc/${pid}/comm`, "utf8").catch(() => ""),
+      readStat(pid),
+    ]);
+    if (ns !== namespace || name.trim() !== comm || !stat || stat.state === "Z") continue;
+    const startTime = Number(stat.startTime);
+    if (!oldest || startTime < oldest.startTime) oldest = { pid, startTime };
+  }
+  if (!oldest) return false;
+  try {
+    process.kill(oldest.pid, signal);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 async function readStat(pid: number): Promise<{ state: string; startTime: string } | undefined> {
   let stat: string;
   try {

@@ -8,6 +8,7 @@ import { jsonRequest } from "../testing/raw-request.ts";
 import { screenText } from "../testing/screen-text.ts";
 import { startTestEmulator, type TestEmulator } from "../testing/start.ts";
 import { keysymsOf, openVncViewer, vncPath, type VncViewer } from "../testing/vnc-viewer.ts";
+import { openStream } from "../testing/websocket.ts";
 
 const namespace = "lab-sessions";
 const name = "graphical-vm";
@@ -27,7 +28,27 @@ runcmd:
   - systemctl restart getty@tty1.service
 `;
 
-const keys = { Return: 0xff0d, BackSpace: 0xff08, Up: 0xff52, Control_L: 0xffe3 };
+const keys = {
+  Return: 0xff0d,
+  BackSpace: 0xff08,
+  Up: 0xff52,
+  Control_L: 0xffe3,
+  Alt_L: 0xffe9,
+  Delete: 0xffff,
+};
+const vmiPath = `/apis/kubevirt.io/v1/namespaces/${namespace}/virtualmachineinstances/${name}`;
+
+interface Vmi {
+  metadata: { uid: string };
+  status?: { phase?: string; conditions?: { type: string }[] };
+}
+
+async function vmi(): Promise<Vmi> {
+  return (await jsonRequest(cluster.emulator, "GET", vmiPath)).json as Vmi;
+}
+
+const agentConnected = (object: Vmi) =>
+  object.status?.conditions?.some(({ type }) => type === "AgentConnected") === true;
 
 let cluster: TestEmulator;
 let viewer: VncViewer;
@@ -50,21 +71,9 @@ beforeAll(async () => {
     `/apis/kubevirt.io/v1/namespaces/${namespace}/virtualmachines`,
     vmManifest(name, { userData: tty1UserData }),
   );
-  await eventually(
-    async () => {
-      const response = await jsonRequest(
-        cluster.emulator,
-        "GET",
-        `/apis/kubevirt.io/v1/namespaces/${namespace}/virtualmachineinstances/${name}`,
-      );
-      const { status } = (response.json ?? {}) as {
-        status?: { phase?: string; conditions?: { type: string }[] };
-      };
-      return status?.phase === "Running" && status.conditions?.some(({ type }) => type === "AgentConnected");
-    },
-    (booted) => booted === true,
-    { what: `${name} to run with its agent connected` },
-  );
+  await eventually(vmi, (object) => object.status?.phase === "Running" && agentConnected(object), {
+    what: `${name} to run with its agent connected`,
+  });
   viewer = await openVncViewer(cluster.emulator, vncPath(namespace, name), 10_000);
 });
 
@@ -101,5 +110,48 @@ describe("tty1 with autologin on a sandboxed guest's screen", () => {
     // Up twice recalls the echo before sleep.
     viewer.type([keys.Up, keys.Up, keys.Return]);
     await untilOnScreen(/\nhello\n(.|\n)*\nhello\n/, "the recalled command's output again");
+  });
+
+  // Linux hands Control+Alt+Delete to init, and Debian's systemd reboots (ctrl-alt-del.target is
+  // reboot.target); KubeVirt leaves the reboot to libvirt's default, so the VMI stays while its guest
+  // boots again from the same disk.
+  it("reboots the guest within its VMI on Control+Alt+Delete, keeping its disk", async () => {
+    const before = await vmi();
+    viewer.type(keysymsOf("echo kept > ~/kept.txt"));
+    viewer.type([keys.Return]);
+    const console = await openStream(
+      cluster.emulator,
+      `/apis/subresources.kubevirt.io/v1/namespaces/${namespace}/virtualmachineinstances/${name}/console`,
+    );
+    try {
+      await eventually(
+        async () => screen(),
+        (shown) => shown.includes("echo kept > ~/kept.txt\nstudent@"),
+        {
+          what: "the file written",
+        },
+      );
+      for (const keysym of [keys.Control_L, keys.Alt_L, keys.Delete]) viewer.rfb.key(keysym, true);
+      for (const keysym of [keys.Delete, keys.Alt_L, keys.Control_L]) viewer.rfb.key(keysym, false);
+      await console.waitFor(
+        /Stopping lab-agent|Reached target reboot\.target - System Reboot\.\r\nreboot: Restarting system\r\n/,
+        15_000,
+      );
+      await console.waitFor(/Restarting system\r\n(.|\r|\n)*Cloud-init v\. \S+ finished at/, 15_000);
+      await console.waitFor(/finished at(.|\r|\n)*student@graphical-vm:~\$ $/, 15_000);
+      // tty1 was cleared by the reset and logs the student in again, without a prompt before.
+      const shown = await untilOnScreen(
+        /^\nDebian GNU\/Linux 12 graphical-vm tty1\n\ngraphical-vm login: student \(automatic login\)\n\nstudent@graphical-vm:~\$/,
+        "the new boot's autologin on tty1",
+      );
+      expect(shown).not.toContain("hello");
+      const after = await eventually(vmi, agentConnected, { what: "the agent back after the reboot" });
+      expect([after.metadata.uid, after.status?.phase]).toEqual([before.metadata.uid, "Running"]);
+      console.clear();
+      console.send("cat ~/kept.txt\r");
+      await console.waitFor(/\rkept\r\n/, 10_000);
+    } finally {
+      console.ws.close();
+    }
   });
 });

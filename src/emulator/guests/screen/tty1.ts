@@ -27,8 +27,12 @@ export class Tty1 {
   private screen: TextScreen | undefined;
   private login: Tty1Login | undefined;
   private vt: LinuxVt | undefined;
+  /** What tty1 shows before its shell starts, for a terminal to carry on from when nobody drew it. */
+  private unseen: string;
 
   constructor(private readonly options: Tty1Options) {
+    const { hostname } = options;
+    this.unseen = `\r\nDebian GNU/Linux 12 ${hostname} tty1\r\n\r\n${hostname} login: `;
     options.shell?.on("data", (chunk: Buffer) => {
       this.startShell();
       this.vt?.write(chunk);
@@ -42,13 +46,36 @@ export class Tty1 {
     this.startShell();
   }
 
+  /**
+   * The guest reboots: the machine's reset clears the VGA screen (the BIOS sets the text mode anew),
+   * and the next boot's getty starts afresh: with autologin it logs the student in again, on a new
+   * terminal, without a prompt before (the drop-in is on the disk from the start now).
+   */
+  reboot(): void {
+    this.vt?.dispose();
+    this.vt = undefined;
+    this.login?.close();
+    this.login = undefined;
+    this.unseen = "";
+    if (this.screen) {
+      this.screen.clear();
+      this.screen.setCursor(undefined);
+      if (!this.options.autologin) this.login = this.loginOn(this.screen);
+    }
+    this.changed();
+  }
+
   /** The screen, drawn from now on; made with the font on first use (nobody may ever look). */
   screenWith(glyphs: Uint8Array): TextScreen {
     if (this.screen) return this.screen;
     this.screen = new TextScreen(glyphs);
     if (this.vt) this.vt.showOn(this.screen);
-    else this.login = new Tty1Login(this.screen, this.options.hostname, () => this.changed());
+    else this.login = this.loginOn(this.screen);
     return this.screen;
+  }
+
+  private loginOn(screen: TextScreen): Tty1Login {
+    return new Tty1Login(screen, this.options.hostname, () => this.changed());
   }
 
   /** Called after anything on the screen changed. */
@@ -84,11 +111,7 @@ export class Tty1 {
     this.login?.close();
     this.login = undefined;
     this.vt = new LinuxVt(() => this.changed());
-    this.vt.write(
-      this.screen
-        ? textOf(this.screen)
-        : `\r\nDebian GNU/Linux 12 ${hostname} tty1\r\n\r\n${hostname} login: `,
-    );
+    this.vt.write(this.screen ? textOf(this.screen) : this.unseen);
     this.vt.write(
       `\r\nDebian GNU/Linux 12 ${hostname} tty1\r\n\r\n${hostname} login: ${autologin} (automatic login)\r\n\r\n`,
     );
