@@ -18,7 +18,7 @@ const labConsoles = [
   "After=lab-agent.service",
   "[Service]",
   "ExecStart=",
-  "ExecStart=-/sbin/agetty -o '-p -- \\\\u' --autologin student --noclear - $TERM",
+  "ExecStart=-/sbin/agetty -o '-p -f -- \\\\u' --autologin student --noclear - $TERM",
 ];
 
 describe("tty1AutologinUser", () => {
@@ -41,5 +41,13 @@ describe("tty1AutologinUser", () => {
     expect(
       tty1AutologinUser([file(path, ["[Service]", "ExecStart=-/sbin/agetty --noclear - $TERM"])]),
     ).toBeUndefined();
+  });
+
+  it("takes -o login options without -f for no autologin: login then asks for the password", () => {
+    const path = "/etc/systemd/system/getty@tty1.service.d/autologin.conf";
+    const withoutF = "ExecStart=-/sbin/agetty -o '-p -- \\\\u' --autologin student --noclear - $TERM";
+    expect(tty1AutologinUser([file(path, ["[Service]", "ExecStart=", withoutF])])).toBeUndefined();
+    const plain = "ExecStart=-/sbin/agetty --autologin student --noclear - $TERM";
+    expect(tty1AutologinUser([file(path, ["[Service]", "ExecStart=", plain])])).toBe("student");
   });
 });

@@ -17,7 +17,7 @@ export function tty1AutologinUser(files: readonly GuestFile[]): string | undefin
       const value = /^\s*ExecStart\s*=(.*)$/.exec(line)?.[1]?.trim();
       if (value === undefined) continue;
       // An empty ExecStart= resets the command; systemd runs the last one.
-      const argv = value.replace(/^[-@:+!]+/, "").split(/\s+/);
+      const argv = words(value.replace(/^[-@:+!]+/, ""));
       if (value === "" || !argv[0]?.endsWith("agetty")) {
         user = undefined;
         continue;
@@ -28,10 +28,27 @@ export function tty1AutologinUser(files: readonly GuestFile[]): string | undefin
   return user;
 }
 
+/**
+ * agetty's --autologin user. With -o (--login-options) the options replace the login command line
+ * agetty would compose, -f included, so unless they bring -f themselves login asks for the (locked)
+ * password: no shell then, as on a real guest, where tty1 stays at login's prompt.
+ */
 function autologinOf(argv: string[]): string | undefined {
+  let user: string | undefined;
+  let loginOptions: string | undefined;
   for (const [index, arg] of argv.entries()) {
-    if (arg === "--autologin" || arg === "-a") return argv[index + 1];
-    if (arg.startsWith("--autologin=")) return arg.slice("--autologin=".length);
+    if (arg === "--autologin" || arg === "-a") user = argv[index + 1];
+    else if (arg.startsWith("--autologin=")) user = arg.slice("--autologin=".length);
+    else if (arg === "-o" || arg === "--login-options") loginOptions = argv[index + 1];
+    else if (arg.startsWith("--login-options=")) loginOptions = arg.slice("--login-options=".length);
   }
-  return undefined;
+  if (loginOptions !== undefined && !loginOptions.split(/\s+/).includes("-f")) return undefined;
+  return user;
+}
+
+/** A command line split as systemd does it: by blanks, with '' and "" quoting (escapes kept as written). */
+function words(line: string): string[] {
+  return [...line.matchAll(/'([^']*)'|"([^"]*)"|(\S+)/g)].map(
+    (match) => match[1] ?? match[2] ?? match[3] ?? "",
+  );
 }

@@ -300,7 +300,7 @@ describe("buildSessionObjects: the cloud-init Secret", () => {
         "",
         "[Service]",
         "ExecStart=",
-        `ExecStart=-/sbin/agetty -o '-p -- \\\\u' --autologin ${guestUsername} --noclear - $TERM`,
+        `ExecStart=-/sbin/agetty -o '-p -f -- \\\\u' --autologin ${guestUsername} --noclear - $TERM`,
         "",
       ].join("\n"),
     );

@@ -202,12 +202,14 @@ function generatedCloudConfig(graphical: boolean): CloudConfig {
 }
 
 /**
- * Debian 12's getty@.service with the student logged in (its ExecStart, `agetty -o '-p -- \\u'
- * --noclear - $TERM`, plus --autologin). Ordered after the grading agent, as the agent's unit orders
- * itself before the serial getty (grading/agent-delivery.ts): at every boot after the first no
- * process of the student's exists before the agent listens. The order is set here, from the getty's
- * side (After= is Before= seen from the other unit), so that labs without a graphical console keep
- * the very user data they had.
+ * Debian 12's getty@.service with the student logged in: its ExecStart, `agetty -o '-p -- \\u'
+ * --noclear - $TERM`, plus --autologin and login's -f. The -f must be in -o: agetty adds it for
+ * --autologin only to the login command line it composes itself, and -o replaces that whole line
+ * (util-linux agetty.c), so without it login asks the student for a password (seen on the real
+ * guest). Ordered after the grading agent, as the agent's unit orders itself before the serial getty
+ * (grading/agent-delivery.ts): at every boot after the first no process of the student's exists
+ * before the agent listens. The order is set here, from the getty's side (After= is Before= seen
+ * from the other unit), so that labs without a graphical console keep the very user data they had.
  */
 function tty1Autologin() {
   return {
@@ -219,7 +221,7 @@ function tty1Autologin() {
       "",
       "[Service]",
       "ExecStart=",
-      `ExecStart=-/sbin/agetty -o '-p -- \\\\u' --autologin ${guestUsername} --noclear - $TERM`,
+      `ExecStart=-/sbin/agetty -o '-p -f -- \\\\u' --autologin ${guestUsername} --noclear - $TERM`,
       "",
     ].join("\n"),
   };

@@ -57,11 +57,6 @@ export class TextScreen {
     }
   }
 
-  /** Where write() puts the next character. */
-  get position(): { row: number; column: number } {
-    return { row: this.row, column: this.column };
-  }
-
   /** Blanks the cell before the cursor and moves onto it (an echoed erase: "\b \b"). */
   erase(): void {
     if (this.column === 0) return;

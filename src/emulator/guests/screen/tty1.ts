@@ -8,7 +8,7 @@
 import type { Duplex } from "node:stream";
 import { LinuxKeyboard } from "./linux-keyboard.ts";
 import { LinuxVt } from "./linux-vt.ts";
-import { TextScreen, rows } from "./text-screen.ts";
+import { TextScreen } from "./text-screen.ts";
 import { Tty1Login } from "./tty1-login.ts";
 
 export interface Tty1Options {
@@ -27,12 +27,8 @@ export class Tty1 {
   private screen: TextScreen | undefined;
   private login: Tty1Login | undefined;
   private vt: LinuxVt | undefined;
-  /** What tty1 shows before its shell starts, for a terminal to carry on from when nobody drew it. */
-  private unseen: string;
 
   constructor(private readonly options: Tty1Options) {
-    const { hostname } = options;
-    this.unseen = `\r\nDebian GNU/Linux 12 ${hostname} tty1\r\n\r\n${hostname} login: `;
     options.shell?.on("data", (chunk: Buffer) => {
       this.startShell();
       this.vt?.write(chunk);
@@ -56,7 +52,6 @@ export class Tty1 {
     this.vt = undefined;
     this.login?.close();
     this.login = undefined;
-    this.unseen = "";
     if (this.screen) {
       this.screen.clear();
       this.screen.setCursor(undefined);
@@ -103,25 +98,18 @@ export class Tty1 {
     for (const listener of this.listeners) listener();
   }
 
-  // agetty restarted with --autologin and --noclear: what the login prompt left stays on the screen,
-  // and below it come a newline, /etc/issue and the automatic login, then what the shell prints.
+  // getty@tty1 (re)started with --autologin: systemd clears the VT first (Debian's getty@.service
+  // has TTYVTDisallocate=yes, so --noclear keeps nothing), then agetty prints a newline, /etc/issue
+  // and the automatic login, and the shell takes over.
   private startShell(): void {
     const { autologin, shell, hostname } = this.options;
     if (this.vt || !autologin || !shell) return;
     this.login?.close();
     this.login = undefined;
     this.vt = new LinuxVt(() => this.changed());
-    this.vt.write(this.screen ? textOf(this.screen) : this.unseen);
     this.vt.write(
       `\r\nDebian GNU/Linux 12 ${hostname} tty1\r\n\r\n${hostname} login: ${autologin} (automatic login)\r\n\r\n`,
     );
     if (this.screen) this.vt.showOn(this.screen);
   }
-}
-
-/** The text a screen shows, up to its cursor, for a terminal to carry on from. */
-function textOf(screen: TextScreen): string {
-  const { row, column } = screen.position;
-  const lines = [...Array(rows).keys()].slice(0, row + 1).map((at) => screen.rowText(at));
-  return `${lines.join("\r\n")}\x1b[${row + 1};${column + 1}H`;
 }
