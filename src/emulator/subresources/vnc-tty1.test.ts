@@ -22,7 +22,16 @@ write_files:
       [Service]
       ExecStart=
       ExecStart=-/sbin/agetty -o '-p -f -- \\\\u' --autologin student --noclear - $TERM
+  - path: /etc/systemd/system/sleeper.service
+    content: |
+      [Unit]
+      Description=A unit enabled at boot
+      [Service]
+      ExecStart=/bin/sleep infinity
+      [Install]
+      WantedBy=multi-user.target
 runcmd:
+  - systemctl enable --now sleeper.service
   - systemctl daemon-reload
   - systemctl restart serial-getty@ttyS0.service
   - systemctl restart getty@tty1.service
@@ -103,15 +112,15 @@ describe("tty1 with autologin on a sandboxed guest's screen", () => {
     viewer.type(keysymsOf("echo he''llx"));
     viewer.type([keys.BackSpace, ..."o".split("").map((c) => c.charCodeAt(0)), keys.Return]);
     await untilOnScreen(/\nhello\n/, "hello, corrected by BackSpace");
-    // Control+C once sleep runs (readline has echoed the line end): a key typed sooner interrupts the
-    // line being read, as on a real console.
-    viewer.type(keysymsOf("sleep 30"));
+    // Control+C once sleep runs in the foreground (it says so first): a key typed sooner reaches the
+    // shell instead, as on a real console.
+    viewer.type(keysymsOf("sh -c 'echo ru\"\"nning; exec sleep 30'"));
     viewer.type([keys.Return]);
-    await untilOnScreen(/sleep 30\n\??(\n|$)/, "sleep running, the cursor below it");
+    await untilOnScreen(/\nrunning\n/, "sleep running");
     viewer.rfb.key(keys.Control_L, true);
     viewer.type(keysymsOf("c"));
     viewer.rfb.key(keys.Control_L, false);
-    await untilOnScreen(/sleep 30\n\^C\n/, "Control+C ending sleep");
+    await untilOnScreen(/\nrunning\n\^C\n/, "Control+C ending sleep");
     // Up twice recalls the echo before sleep.
     viewer.type([keys.Up, keys.Up, keys.Return]);
     await untilOnScreen(/\nhello\n(.|\n)*\nhello\n/, "the recalled command's output again");
@@ -138,11 +147,15 @@ describe("tty1 with autologin on a sandboxed guest's screen", () => {
       );
       for (const keysym of [keys.Control_L, keys.Alt_L, keys.Delete]) viewer.rfb.key(keysym, true);
       for (const keysym of [keys.Delete, keys.Alt_L, keys.Control_L]) viewer.rfb.key(keysym, false);
+      // systemd's shutdown, then the second boot: the enabled unit starts again before the login.
       await console.waitFor(
-        /Stopping lab-agent|Reached target reboot\.target - System Reboot\.\r\nreboot: Restarting system\r\n/,
+        /Stopping sleeper\.service - A unit enabled at boot\.\.\.\r\n\[ {2}OK {2}\] Stopped sleeper\.service - A unit enabled at boot\.\r\n\[ {2}OK {2}\] Reached target reboot\.target - System Reboot\.\r\nreboot: Restarting system\r\n/,
         15_000,
       );
-      await console.waitFor(/Restarting system\r\n(.|\r|\n)*Cloud-init v\. \S+ finished at/, 15_000);
+      await console.waitFor(
+        /Restarting system\r\n(.|\r|\n)*\[ {2}OK {2}\] Started sleeper\.service(.|\r|\n)*Cloud-init v\. \S+ finished at/,
+        15_000,
+      );
       await console.waitFor(/finished at(.|\r|\n)*student@graphical-vm:~\$ $/, 15_000);
       // tty1 was cleared by the reset and logs the student in again, without a prompt before.
       const shown = await untilOnScreen(
@@ -153,8 +166,8 @@ describe("tty1 with autologin on a sandboxed guest's screen", () => {
       const after = await eventually(vmi, agentConnected, { what: "the agent back after the reboot" });
       expect([after.metadata.uid, after.status?.phase]).toEqual([before.metadata.uid, "Running"]);
       console.clear();
-      console.send("cat ~/kept.txt\r");
-      await console.waitFor(/\rkept\r\n/, 10_000);
+      console.send("cat ~/kept.txt; systemctl is-active sleeper.service\r");
+      await console.waitFor(/\rkept\r\nactive\r\n/, 10_000);
     } finally {
       console.ws.close();
     }
