@@ -64,7 +64,8 @@ const lab = aGradingLab(
       extendMinutes: 15,
       maxExtensions: 2,
       terminals: 1,
-      consoles: ["serial"],
+      // The graphical console too: the user data logs the student in on tty1 as well.
+      consoles: ["serial", "graphical"],
       idle: { minutes: 20, warnMinutes: 5, action: "pause" },
     },
   },
@@ -398,32 +399,37 @@ describe("a session on a real guest, through the BFF", () => {
   });
 
   // KubeVirt's vnc subresource relays QEMU's own VNC server (docs/vnc.md): RFB 3.8 without
-  // authentication, the VGA text console, where tty1's getty waits (autologin is on the serial line
-  // only). Its text is read back with the VGA BIOS's font, which SeaBIOS loaded into the card.
-  it("shows the VM's screen over the vnc subresource, and keys typed there reach it", async () => {
+  // authentication, the VGA text console, where the user data of a graphical lab has getty log the
+  // student in on tty1. Its text is read back with the VGA BIOS's font, which SeaBIOS loaded into
+  // the card.
+  it("shows the student's shell on the VM's screen over the vnc subresource, and keys typed there reach it", async () => {
     const viewer = await openVncViewer(emulator.emulator, vncPath(testNamespace, sessionId), 30_000);
     try {
       expect(viewer.rfb.name).toBe(`QEMU (${sessionId})`);
       const text = () => screenText(viewer.rfb.framebuffer).join("\n");
       await eventually(
         async () => text(),
-        (screen) => screen.includes(`${sessionId} login:`),
-        {
-          what: "tty1's login prompt on the screen",
-          timeoutMs: 30_000,
-        },
+        (screen) => screen.includes(`student@${sessionId}:~$`),
+        { what: "the student's prompt on tty1", timeoutMs: 30_000 },
       );
       expect(viewer.rfb.framebuffer).toMatchObject({ width: 720, height: 400 });
-      expect(text()).toMatch(/Debian GNU\/Linux 12 \S+ tty1/);
-      viewer.type(keysymsOf("student"));
+      // The set-up's getty restart cleared the VT (getty@.service's TTYVTDisallocate=yes): the first
+      // getty's prompt is gone, and agetty logged the student in without a password (login -f).
+      expect(text()).toMatch(
+        new RegExp(
+          `^\\nDebian GNU/Linux 12 ${sessionId} tty1\\n\\n${sessionId} login: student \\(automatic login\\)\\n`,
+        ),
+      );
+      expect(text()).not.toContain("Password:");
+      const typedAt = Date.now();
+      viewer.type(keysymsOf("echo on-t''ty1 $(tty) $TERM"));
+      viewer.type([0xff0d]);
       await eventually(
         async () => text(),
-        (screen) => screen.includes(`${sessionId} login: student`),
-        {
-          what: "the typed name on the screen",
-          timeoutMs: 30_000,
-        },
+        (screen) => screen.includes("on-tty1 /dev/tty1 linux"),
+        { what: "the typed command's output on the screen", timeoutMs: 30_000 },
       );
+      measured.since("a command typed over VNC to its output on tty1", typedAt);
       // vnc/screenshot: QEMU's screendump as a PNG, the same screen with the same text.
       const shot = await rawRequest(
         emulator.emulator,
@@ -434,8 +440,7 @@ describe("a session on a real guest, through the BFF", () => {
       const { width, height, rgb } = pngPixels(shot.bytes);
       const pixels = new Uint8Array(width * height * 4);
       rgb.forEach((value, index) => (pixels[Math.floor(index / 3) * 4 + (index % 3)] = value));
-      expect(screenText({ width, height, pixels }).join("\n")).toContain(`${sessionId} login: student`);
-      viewer.type(Array(7).fill(0xff08)); // BackSpace: the prompt as it was
+      expect(screenText({ width, height, pixels }).join("\n")).toContain("on-tty1 /dev/tty1 linux");
     } finally {
       viewer.stream.ws.close();
     }
@@ -461,6 +466,55 @@ describe("a session on a real guest, through the BFF", () => {
     expect(await first.stream.closed).toBe(1006);
     expect(second.rfb.framebuffer.width).toBe(720);
     second.stream.ws.close();
+  });
+
+  // KubeVirt leaves a guest's reboot to libvirt's default (no rebootPolicy: on_reboot restart), so
+  // the VMI stays the same object while its guest boots again; Debian's systemd takes Control+Alt+
+  // Delete as ctrl-alt-del.target, which is reboot.target. The second boot keeps the disk, so
+  // cloud-init's per-instance modules do not run again, and the gettys log the student in from the
+  // drop-ins already on it, after the agent.
+  it("reboots the guest in the same VMI on Control+Alt+Delete over VNC, as systemd does", async () => {
+    const vmiPath = `/apis/kubevirt.io/v1/namespaces/${testNamespace}/virtualmachineinstances/${sessionId}`;
+    const uidBefore = (
+      (await jsonRequest(emulator.emulator, "GET", vmiPath)).json as { metadata: { uid: string } }
+    ).metadata.uid;
+    await serial.run("echo kept > ~/before-reboot.txt");
+    const kernelsBefore = serial.rowsContaining("Linux version");
+    const promptsBefore = serial.rowsContaining(`student@${sessionId}:~$`);
+    const viewer = await openVncViewer(emulator.emulator, vncPath(testNamespace, sessionId), 30_000);
+    const pressed = Date.now();
+    try {
+      for (const keysym of [0xffe3, 0xffe9, 0xffff]) viewer.rfb.key(keysym, true);
+      for (const keysym of [0xffff, 0xffe9, 0xffe3]) viewer.rfb.key(keysym, false);
+      await serial.untilScreenShows("reboot: Restarting system", 120_000);
+      measured.since("Control+Alt+Delete to the kernel's restart", pressed);
+      await eventually(
+        async () => serial.rowsContaining("Linux version"),
+        (count) => count > kernelsBefore,
+        { what: "the second boot's kernel on the serial console", timeoutMs: 60_000 },
+      );
+      const text = () => screenText(viewer.rfb.framebuffer).join("\n");
+      await eventually(
+        async () => text(),
+        (screen) => screen.includes(`student@${sessionId}:~$`) && !screen.includes("on-tty1"),
+        { what: "the second boot's autologin shell on tty1", timeoutMs: bootMs },
+      );
+      measured.since("Control+Alt+Delete to the new boot's shell on tty1", pressed);
+    } finally {
+      viewer.stream.ws.close();
+    }
+    const after = (await jsonRequest(emulator.emulator, "GET", vmiPath)).json as {
+      metadata: { uid: string };
+      status: { phase: string };
+    };
+    expect([after.metadata.uid, after.status.phase]).toEqual([uidBefore, "Running"]);
+    // The disk is the first boot's: what the student made is still there.
+    await eventually(
+      async () => serial.rowsContaining(`student@${sessionId}:~$`),
+      (count) => count > promptsBefore,
+      { what: "the second boot's autologin shell on the serial console", timeoutMs: 60_000 },
+    );
+    expect(await serial.run("cat ~/before-reboot.txt")).toBe("kept");
   });
 
   it("ends QEMU within the grace period when the session ends", async () => {
