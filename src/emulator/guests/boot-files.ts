@@ -9,6 +9,7 @@ import type { BinPlan } from "./guest-bin.ts";
 import type { CloudConfig } from "./cloud-init.ts";
 import type { GuestImage } from "./images.ts";
 import { GUEST_UID, RELAY_UID } from "./sandbox.ts";
+import { consoleScript, tty1Script } from "./console-scripts.ts";
 import { shellJoin, shellQuote } from "./shell-quote.ts";
 
 export const BOOT_DIR = "/run/lab-guest";
@@ -81,8 +82,8 @@ export interface BootInput {
 export function bootFiles(input: BootInput): Map<string, string | Buffer> {
   const files = new Map<string, string | Buffer>([
     ["init.sh", initScript(input.privileged, input.guestUid, input.tty1Autologin)],
-    ["console.sh", consoleScript(input.shell)],
-    ...(input.tty1Autologin ? [["tty1.sh", tty1Script(input.shell)] as [string, string]] : []),
+    ["console.sh", consoleScript(input.shell, PLUMBING_DIR)],
+    ...(input.tty1Autologin ? [["tty1.sh", tty1Script(input.shell, PLUMBING_DIR)] as [string, string]] : []),
     ["image.json", JSON.stringify(imageFacts(input))],
     [`${PRIVATE_DIR}/setup.plan`, setupPlan(input)],
     [`${PRIVATE_DIR}/boot.json`, JSON.stringify(bootPlan(input))],
@@ -155,50 +156,6 @@ ${asRoot} ${PLUMBING_DIR}/python3 -IS ${BOOT_DIR}/${compiledName(SYSTEM_SCRIPT)}
 echo booted >&${status}
 exec ${status}>&-
 ${tty1Console}exec ${asGuest} ${PLUMBING_DIR}/sh ${BOOT_DIR}/console.sh
-`;
-}
-
-// Like a getty on a serial port: a fresh shell whenever the last one ends, on the same terminal. The
-// loop runs inside one script(1), so the terminal outlives every shell as a real ttyS0 outlives its
-// getty's logins: it is the sandbox's first pty, /dev/pts/0, which its /dev/ttyS0 names (sandbox.ts),
-// so the agent's TIOCSWINSZ on /dev/ttyS0 reaches the shell and whatever runs in it. script(1) gives
-// the shell a terminal (job control, Ctrl-C, stty) while the emulator holds plain pipes, as a serial
-// line would. The outer loop starts it again after a reboot (guest-system.py ctrl_alt_del ends every
-// process but this loop), once the service manager says the boot is over, as systemd starts the
-// gettys after the units they are ordered after; it also matters if someone kills the inner one.
-// Each shell starts in the home, as login(1) puts it there: the sandbox's working directory is the
-// home's mount point from before the guest's disk was mounted over it, an empty read-only directory.
-function consoleScript(shell: string): string {
-  const inner = `${PLUMBING_DIR}/stty rows 24 cols 80; while :; do cd || cd /; ${shell} -l; ${PLUMBING_DIR}/sleep 0.2; done`;
-  return `${quietLoop}
-while :; do
-  ${untilBooted}
-  ${PLUMBING_DIR}/script -qec ${shellQuote(inner)} /dev/null
-  ${PLUMBING_DIR}/sleep 0.2
-done
-`;
-}
-
-// A reboot kills script(1), and sh would report it on the console ("Killed"), which no getty does.
-const quietLoop = "exec 2>/dev/null";
-
-/** guest-system.py's CONSOLES_MARKER: the boot is over. */
-const untilBooted = `until [ -e /run/systemd/consoles-up ]; do ${PLUMBING_DIR}/sleep 0.05; done`;
-
-// tty1 with autologin, as the serial line's console (consoleScript), on the sandbox's second pty:
-// the loop waits until the serial console has taken the first, which /dev/ttyS0 names, and tty1 gets
-// /dev/pts/1, which /dev/tty1 names (sandbox.ts). What getty@tty1 gives a shell: TERM=linux (systemd
-// sets it for a virtual console) and the VT's 80x25 cells.
-function tty1Script(shell: string): string {
-  const inner = `${PLUMBING_DIR}/stty rows 25 cols 80; while :; do cd || cd /; ${shell} -l; ${PLUMBING_DIR}/sleep 0.2; done`;
-  return `${quietLoop}
-export TERM=linux
-while :; do
-  ${untilBooted}
-  while [ ! -e /dev/pts/0 ]; do ${PLUMBING_DIR}/sleep 0.05; done
-  ${PLUMBING_DIR}/script -qec ${shellQuote(inner)} /dev/null
-  ${PLUMBING_DIR}/sleep 0.2
-done
 `;
 }
 
