@@ -1354,9 +1354,14 @@ def student_cpu(uid, skip_groups):
     return ticks / os.sysconf("SC_CLK_TCK"), count
 
 
+# The VM's screen (the VGA console): a graphical lab's user data logs the student in there by itself,
+# and what is typed there comes through the BFF's screen, which counts it, as the serial console's.
+SCREEN_TTY = "tty1"
+
+
 def logins(serial_tty, now):
-    """Who is logged in on a terminal other than the serial console's autologin, and how long each has
-    been idle (the terminal's access time, as w(1) reads it)."""
+    """Who is logged in on a terminal other than the consoles' autologins (the serial console's and the
+    screen's), and how long each has been idle (the terminal's access time, as w(1) reads it)."""
     serial = os.path.basename(serial_tty)
     for path in UTMP_FILES:
         try:
@@ -1372,7 +1377,7 @@ def logins(serial_tty, now):
         record = UTMP.unpack_from(data, offset)
         kind, pid, line, user = record[0], record[1], record[2], record[4]
         line = line.split(b"\0", 1)[0].decode("utf-8", "replace")
-        if kind != USER_PROCESS or line in ("", serial, "console") or "/" in line.replace("pts/", ""):
+        if kind != USER_PROCESS or line in ("", serial, SCREEN_TTY, "console") or "/" in line.replace("pts/", ""):
             continue
         try:
             os.kill(pid, 0)
