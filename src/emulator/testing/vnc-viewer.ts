@@ -23,6 +23,24 @@ export function keysymsOf(text: string): number[] {
   return [...text].map((character) => character.charCodeAt(0));
 }
 
+const shiftKeysym = 0xffe1;
+/** What a US keyboard types with Shift held. */
+const shifted = /[A-Z~!@#$%^&*()_+{}|:"<>?]/;
+
+/**
+ * Types ASCII text as a VNC viewer on a US keyboard does: Shift pressed around the characters that
+ * need it. QEMU makes scancodes of the keysyms and the guest's keymap reads Shift from its own key,
+ * so a bare "$" keysym reaches a real guest as "4"; the sandboxed guests take either.
+ */
+export function typeText(viewer: VncViewer, text: string): void {
+  for (const character of text) {
+    const shift = shifted.test(character);
+    if (shift) viewer.rfb.key(shiftKeysym, true);
+    viewer.type(keysymsOf(character));
+    if (shift) viewer.rfb.key(shiftKeysym, false);
+  }
+}
+
 export async function openVncViewer(emulator: Emulator, path: string, timeoutMs: number): Promise<VncViewer> {
   const stream = await openStream(emulator, path);
   let updates = 0;

@@ -14,7 +14,7 @@ import { eventually, patient } from "../../common/testing/patience.ts";
 import { pngPixels } from "../../emulator/testing/png-pixels.ts";
 import { jsonRequest, rawRequest } from "../../emulator/testing/raw-request.ts";
 import { screenText } from "../../emulator/testing/screen-text.ts";
-import { keysymsOf, openVncViewer, vncPath } from "../../emulator/testing/vnc-viewer.ts";
+import { openVncViewer, typeText, vncPath } from "../../emulator/testing/vnc-viewer.ts";
 import { UpgradeRefused } from "../../emulator/testing/websocket.ts";
 import { residentMiB } from "../../common/resident-memory.ts";
 import { qemuPidOf, untilQemuGone } from "../../emulator/guests/qemu/testing/qemu-process.ts";
@@ -422,7 +422,7 @@ describe("a session on a real guest, through the BFF", () => {
       );
       expect(text()).not.toContain("Password:");
       const typedAt = Date.now();
-      viewer.type(keysymsOf("echo on-t''ty1 $(tty) $TERM"));
+      typeText(viewer, "echo on-t''ty1 $(tty) $TERM");
       viewer.type([0xff0d]);
       await eventually(
         async () => text(),
