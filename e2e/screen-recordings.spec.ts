@@ -12,9 +12,9 @@ test("a TA finds a student's screen recording beside the console's and replays i
   const session = await (await apiAs("alice")).launchRunning(screenLab);
   const screen = new ScreenView(await pageAs("alice"));
   await screen.goto(session.id);
-  await screen.shows("login:");
+  await screen.shows(":~$");
   await screen.type("typed-for-replay");
-  await screen.shows("login: typed-for-replay");
+  await screen.shows(":~$ typed-for-replay");
   // The session page links to it beside the console's recording.
   await expect(screen.page.getByRole("link", { name: "Replay the screen recording" })).toHaveAttribute(
     "href",
@@ -30,7 +30,7 @@ test("a TA finds a student's screen recording beside the console's and replays i
 
   const player = new ScreenRecordingPlayer(ta);
   await player.play("8");
-  await player.shows("login: typed-for-replay");
+  await player.shows(":~$ typed-for-replay");
   // Its first keyframe: the screen before anything was typed.
   await player.seekToStart();
   await expect.poll(() => player.text()).not.toContain("typed-for-replay");

@@ -69,6 +69,11 @@ export class WallPage {
     return this.page.locator(`[data-testid="wall-tile"][data-session="${sessionId}"]`);
   }
 
+  /** A graphical session's screen in miniature, the picture in its tile. */
+  desktopOf(sessionId: string): Locator {
+    return this.tileOf(sessionId).getByTestId("wall-desktop");
+  }
+
   screenOf(sessionId: string): Locator {
     return this.tileOf(sessionId).getByTestId("wall-screen");
   }

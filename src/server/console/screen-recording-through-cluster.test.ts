@@ -60,9 +60,9 @@ describe("a screen recording through the BFF", () => {
     client = await ScreenTestClient.connect(bff.url, sessionId, {
       cookie: await signInCookie(bff.url, "alice"),
     });
-    await client.untilScreenShows("login:", 40_000);
+    await client.untilScreenShows(":~$", 40_000);
     client.type("typed-for-the-recording");
-    await client.untilScreenShows("login: typed-for-the-recording");
+    await client.untilScreenShows(":~$ typed-for-the-recording");
 
     const recorded = await eventually(
       () => fetchRecording("tara"),

@@ -23,6 +23,8 @@ const lab = aLab({
 });
 const serialOnlyLab = aLab({ id: "serial-only", title: "Serial only" });
 
+const controlKeysym = 0xffe3;
+
 let emulator: TestEmulator;
 let bff: TestBff;
 let sessionId: string;
@@ -48,7 +50,7 @@ async function open(who: string, mode?: "observe"): Promise<ScreenTestClient> {
     mode,
   });
   clients.push(client);
-  await client.untilScreenShows("login:", 40_000);
+  await client.untilScreenShows(":~$", 40_000);
   return client;
 }
 
@@ -58,7 +60,7 @@ describe("a VM's screen through the BFF", () => {
     expect(alice.rfb.framebuffer.width).toBe(720);
     expect(alice.rfb.framebuffer.height).toBe(400);
     alice.type("typed-by-alice");
-    await alice.untilScreenShows("login: typed-by-alice");
+    await alice.untilScreenShows(":~$ typed-by-alice");
     alice.close();
   });
 
@@ -67,9 +69,9 @@ describe("a VM's screen through the BFF", () => {
     const second = await open("alice");
     const tara = await open("tara", "observe");
     expect(bff.app.consoleHub.stats().connectedUpstreams).toBe(1);
-    first.type("x");
-    await second.untilScreenShows("x");
-    await tara.untilScreenShows("x");
+    first.type("seen-by-all");
+    await second.untilScreenShows("seen-by-all");
+    await tara.untilScreenShows("seen-by-all");
     for (const client of [first, second, tara]) expect(client.socket.readyState).toBe(client.socket.OPEN);
     first.close();
     second.close();
@@ -117,8 +119,13 @@ describe("a VM's screen through the BFF", () => {
     expect(alice.lastMessage("keyboard")).toMatchObject({ canType: false, holder: "tara" });
     tara.type("by-tara");
     await alice.untilScreenShows("by-tara");
+    // Tara gives the keyboard back with Control still held: the BFF lets go of it in the guest, or
+    // alice's letters would arrive as control characters.
+    tara.rfb.key(controlKeysym, true);
     tara.send({ type: "release-keyboard" });
     await alice.until(() => alice.lastMessage("keyboard")?.canType === true, "alice has it back");
+    alice.type("ctrl-let-go");
+    await alice.untilScreenShows("ctrl-let-go");
     alice.close();
     tara.close();
   });

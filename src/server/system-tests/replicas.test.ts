@@ -289,7 +289,7 @@ describe("grading across two replicas", () => {
       mode: "observe",
     });
     screenClients.push(observer);
-    await observer.untilScreenShows("login:", 40_000);
+    await observer.untilScreenShows(":~$", 40_000);
     owner.type("across-replicas");
     await observer.untilScreenShows("across-replicas");
     const [onHolder, onOther] = await Promise.all([holder.stats(), other.stats()]);
