@@ -5,6 +5,7 @@
 // VMI, the student's attempts to fake a grade, the idle check, and the session's end, which must end
 // QEMU within the grace period. One VM, booted once, shared by the tests in order. Prints what it
 // measured. The image is kept in .lab/real-guests between runs: only the first run builds it.
+import { readFileSync } from "node:fs";
 import { release as hostKernel } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -26,6 +27,7 @@ import {
 } from "../../emulator/guests/qemu/testing/real-guests.ts";
 import { startTestEmulator, type TestEmulator } from "../../emulator/testing/start.ts";
 import { ConsoleTestClient, signInCookie } from "../console/testing/console-client.ts";
+import { ScreenTestClient } from "../screen/testing/screen-client.ts";
 import {
   checkTracerLog,
   refusedTracing,
@@ -466,6 +468,33 @@ describe("a session on a real guest, through the BFF", () => {
     expect(await first.stream.closed).toBe(1006);
     expect(second.rfb.framebuffer.width).toBe(720);
     second.stream.ws.close();
+  });
+
+  it("shares QEMU's screen through the BFF's hub: what is pasted there is typed, Shift and all, and every viewer reads it", async () => {
+    const owner = await ScreenTestClient.connect(bff.url, sessionId, { cookie });
+    const ta = await ScreenTestClient.connect(bff.url, sessionId, {
+      cookie: await signInCookie(bff.url, "tara"),
+      mode: "observe",
+    });
+    try {
+      await owner.untilScreenShows(`student@${sessionId}:~$`, 30_000);
+      // QEMU sends Zlib to the hub; the hub decodes it into the framebuffer both viewers are sent.
+      const pastedAt = Date.now();
+      owner.send({ type: "paste", text: "echo Pasted-On-QEMU $((6*7))\n" });
+      await owner.until(() => owner.lastMessage("paste")?.outcome === "typed", "the paste typed", 30_000);
+      await owner.untilScreenShows("Pasted-On-QEMU 42", 30_000);
+      measured.since("a paste through the BFF to its output on QEMU's screen", pastedAt);
+      await ta.untilScreenShows("Pasted-On-QEMU 42", 30_000);
+      expect(ta.lastMessage("keyboard")).toMatchObject({ canType: false, holder: "alice" });
+      // A graphical lab's VM has a USB tablet for the pointer. Debian's cloud kernel is built without
+      // USB (CONFIG_USB_SUPPORT is not set), so only a desktop image's generic kernel sees it.
+      const qemuLine = readFileSync(`/proc/${qemuPidOf(sessionId)}/cmdline`, "utf8").split("\0");
+      expect(qemuLine).toContain("usb-tablet,bus=usb.0");
+      expect(await serial.run("grep -c 'USB Tablet' /proc/bus/input/devices")).toBe("0");
+    } finally {
+      owner.close();
+      ta.close();
+    }
   });
 
   // KubeVirt leaves a guest's reboot to libvirt's default (no rebootPolicy: on_reboot restart), so

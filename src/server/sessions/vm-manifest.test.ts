@@ -284,6 +284,14 @@ describe("buildSessionObjects: the cloud-init Secret", () => {
     ]);
   });
 
+  it("gives a graphical lab's VM a USB tablet, so the guest's pointer follows the viewer's; a text lab none", () => {
+    const devicesOf = (lab: ReturnType<typeof aLab>) =>
+      (build(lab).virtualMachine.spec.template.spec.domain.devices as { inputs?: unknown }).inputs;
+    const graphicalLab = aLab({ session: { ...aLab().session, consoles: ["serial", "graphical"] } });
+    expect(devicesOf(graphicalLab)).toEqual([{ name: "tablet", type: "tablet", bus: "usb" }]);
+    expect(devicesOf(aLab())).toBeUndefined();
+  });
+
   it("logs the student in on tty1 too for a graphical lab, after the agent, and restarts that getty last", () => {
     const lab = aLab({ session: { ...aLab().session, consoles: ["serial", "graphical"] } });
     const agent = "#cloud-config\nruncmd:\n  - systemctl enable --now lab-agent.service\n";

@@ -62,6 +62,7 @@ export function buildSessionObjects(input: SessionObjectsInput): {
   const labels = sessionLabels({ sessionId, labId: lab.id, owner, section: input.section });
   const ownerAnnotation: Record<string, string> =
     typeof owner === "string" ? { [annotationKeys.owner]: owner } : {};
+  const graphical = lab.session.consoles.includes("graphical");
   const expiry: Record<string, string> = input.expiresAt
     ? { [annotationKeys.expiresAt]: input.expiresAt.toISOString(), [annotationKeys.extensions]: "0" }
     : {};
@@ -100,6 +101,9 @@ export function buildSessionObjects(input: SessionObjectsInput): {
                 { name: "cloudinitdisk", disk: { bus: "virtio" } },
               ],
               interfaces: [{ name: "default", masquerade: {} }],
+              // A pointer that goes where the viewer's does: KubeVirt gives amd64 guests only a PS/2
+              // mouse, whose relative motion drifts from a VNC viewer's absolute pointer.
+              ...(graphical ? { inputs: [{ name: "tablet", type: "tablet", bus: "usb" }] } : {}),
             },
           },
           networks: [{ name: "default", pod: {} }],
@@ -120,7 +124,6 @@ export function buildSessionObjects(input: SessionObjectsInput): {
   const agent: CloudConfig =
     input.agentUserData === undefined ? {} : readPart(input.agentUserData, "agentUserData");
   const { runcmd: agentRuncmd, ...agentPart } = agent;
-  const graphical = lab.session.consoles.includes("graphical");
   const merged = mergeCloudConfigs([
     generatedCloudConfig(graphical),
     ...(lab.vm.cloudInit === null ? [] : [readPart(lab.vm.cloudInit, `lab ${lab.id} cloudInit`)]),

@@ -13,6 +13,8 @@ export interface QemuMachine {
   dir: string;
   image: GuestImageFiles;
   accel: "kvm" | "tcg";
+  /** The VMI asks for a USB tablet (devices.inputs): libvirt gives it an xHCI controller to sit on. */
+  usbTablet: boolean;
 }
 
 /** The sockets QEMU serves in the guest's folder (short names: a unix socket path has 108 bytes). */
@@ -71,6 +73,7 @@ export function qemuArgs(machine: QemuMachine): string[] {
     // Kept for the graphical console: KubeVirt's vnc subresource relays the same kind of socket.
     "-device",
     "VGA",
+    ...(machine.usbTablet ? ["-device", "qemu-xhci,id=usb", "-device", "usb-tablet,bus=usb.0"] : []),
     "-vnc",
     `unix:${at(sockets.vnc)}`,
     "-display",

@@ -32,6 +32,7 @@ export interface QemuGuestOptions {
   userData: string | undefined;
   image: GuestImageFiles;
   accel: "kvm" | "tcg";
+  usbTablet: boolean;
   /** The guest gets a fresh folder under it. */
   rootDir: string;
 }

@@ -69,6 +69,7 @@ export class QemuGuests implements GuestRuntime {
         userData,
         image: await this.image,
         accel: this.accel,
+        usbTablet: hasUsbTablet(vmi),
         rootDir: this.rootDir,
       }),
     );
@@ -100,6 +101,17 @@ export class QemuGuests implements GuestRuntime {
     await this.guests.close();
     await removeTree(this.rootDir);
   }
+}
+
+/** A tablet on the USB bus among the VMI's inputs (KubeVirt's converter, compute/input_device.go). */
+function hasUsbTablet(vmi: KubeObject): boolean {
+  const inputs = field(vmi, "spec", "domain", "devices", "inputs");
+  return (
+    Array.isArray(inputs) &&
+    inputs.some(
+      (input: { type?: unknown; bus?: unknown }) => input?.type === "tablet" && input?.bus === "usb",
+    )
+  );
 }
 
 /** The memory the guest sees: memory.guest, which the VMI webhook defaults from the request. */
