@@ -1,6 +1,6 @@
 // Every open console in the BFF, one per VMI however many browsers watch it (KubeVirt allows one
 // connection per VMI: a second would kick the first), one per terminal a lab allows besides it
-// (a shell through the VM's agent), and one per VM screen (screen/shared-screen.ts). Owns the
+// (a shell through the VM's agent), and one per VM screen (shared-screen.ts). Owns the
 // timers all consoles share.
 import type { FastifyBaseLogger } from "fastify";
 import type WebSocket from "ws";

@@ -149,7 +149,7 @@ export function registerConsoleRoutes(app: FastifyInstance, deps: ConsoleRouteDe
     return openConsole(request, reply, terminal);
   });
 
-  // The VM's screen: QEMU's VNC through KubeVirt, shared as the console is (screen/shared-screen.ts).
+  // The VM's screen: QEMU's VNC through KubeVirt, shared as the console is (shared-screen.ts).
   app.get("/api/sessions/:id/vnc", consoleSocket, (request, reply) => {
     const session = grantedSession(request);
     if (!deps.offersScreen(session.labId)) {

@@ -101,6 +101,20 @@ describe("a VM's screen through the BFF", () => {
     stalled.close();
   });
 
+  it("answers a flood of whole-screen requests with a few whole screens, not one each", async () => {
+    const tara = await open("tara", "observe");
+    const before = tara.bytesReceived;
+    const wholeScreen = Buffer.from([3, 0, 0, 0, 0, 0, 720 >> 8, 720 & 0xff, 400 >> 8, 400 & 0xff]);
+    tara.socket.send(Buffer.concat(Array.from({ length: 300 }, () => wholeScreen)), { binary: true });
+    const alice = await open("alice");
+    alice.type("after-the-flood");
+    await tara.untilScreenShows("after-the-flood");
+    // Raw, as this client asks: 1.1 MiB a whole screen. Four at once, then two a second, at most.
+    expect(tara.bytesReceived - before).toBeLessThan(8 * 720 * 400 * 4);
+    alice.close();
+    tara.close();
+  });
+
   it("takes keys only from the keyboard's holder: staff type once they took it, which the owner sees", async () => {
     const alice = await open("alice");
     const tara = await open("tara", "observe");

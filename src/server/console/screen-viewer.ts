@@ -9,7 +9,7 @@
 import type WebSocket from "ws";
 import type { RawData } from "ws";
 import { ScreenClientMessage, type ScreenServerMessage } from "../../common/screen-protocol.ts";
-import type { Image } from "../../common/png.ts";
+import type { Area, Image } from "../../common/png.ts";
 import type { ConsoleLimits } from "./limits.ts";
 import { endedMessage, type Notice } from "./notices.ts";
 import { TokenBucket } from "./token-bucket.ts";
@@ -24,7 +24,6 @@ import {
   initialFormat,
   type ViewerFormat,
 } from "../screen/screen-encoding.ts";
-import type { Area } from "../../common/png.ts";
 
 export interface ScreenViewerEvents {
   /** The RFB handshake is done: the viewer wants the whole screen. */
@@ -56,6 +55,9 @@ export class SharedFrame {
 }
 
 const maxControlMessageChars = 16 * 1024;
+/** Frames waiting in a viewer's socket above which no more are made for it, and how often it is looked at again. */
+const maxBufferedBytes = 1024 * 1024;
+const drainCheckMs = 50;
 
 export class ScreenViewer {
   private readonly rfb: RfbServerSession;
@@ -73,6 +75,8 @@ export class ScreenViewer {
   private readonly input: TokenBucket;
   private readonly controls: TokenBucket;
   private resumeReading: NodeJS.Timeout | undefined;
+  private drainTimer: NodeJS.Timeout | undefined;
+  private readonly wholeScreens = new TokenBucket(4, 2);
   /** Bytes of frames sent, for the bench and the metrics. */
   bytesSent = 0;
 
@@ -171,7 +175,9 @@ export class ScreenViewer {
           this.ready = true;
           this.events.ready(this);
         }
-        if (!message.incremental) {
+        // The whole screen, but a few times a second at most: each costs a PNG of all of it, and a
+        // browser could ask thousands of times in one frame. Past that it gets what changed.
+        if (!message.incremental && this.wholeScreens.take(1) === 0 && !this.missedIsWholeScreen()) {
           if (this.missed) this.dirty.add(this.missed.rects);
           this.missed = undefined;
           this.dirty.add([{ x: 0, y: 0, ...this.knownSize }]);
@@ -184,9 +190,33 @@ export class ScreenViewer {
     }
   }
 
-  /** Sends what is dirty if the viewer asked for a frame: a new size first, then the pixels. */
+  /** A joining viewer's missed update is the whole screen, which its first request asks for anyway. */
+  private missedIsWholeScreen(): boolean {
+    const rect = this.missed?.rects.length === 1 ? this.missed.rects[0] : undefined;
+    return (
+      this.dirty.isEmpty &&
+      rect !== undefined &&
+      rect.x === 0 &&
+      rect.y === 0 &&
+      rect.width === this.knownSize.width &&
+      rect.height === this.knownSize.height
+    );
+  }
+
+  /**
+   * Sends what is dirty if the viewer asked for a frame: a new size first, then the pixels. Not
+   * while frames already wait in its socket (a browser that stopped reading): the changes wait
+   * merged in the dirty region instead, and are sent once the socket drained.
+   */
   private flush(): void {
-    if (!this.wantsUpdate || this.closed) return;
+    if (!this.wantsUpdate || this.closed || this.drainTimer) return;
+    if (this.socket.bufferedAmount > maxBufferedBytes) {
+      this.drainTimer = setTimeout(() => {
+        this.drainTimer = undefined;
+        this.flush();
+      }, drainCheckMs);
+      return;
+    }
     const screen = this.screen();
     const missed = this.missed;
     this.missed = undefined;
@@ -267,6 +297,7 @@ export class ScreenViewer {
   private markClosed(): void {
     this.closed = true;
     clearTimeout(this.resumeReading);
+    clearTimeout(this.drainTimer);
     if (this.reportedClosed) return;
     this.reportedClosed = true;
     this.events.closed(this);

@@ -48,6 +48,12 @@ export interface ScreenThumbnail {
   png: Buffer;
 }
 
+let versions = 0;
+function nextVersion(): number {
+  versions += 1;
+  return versions;
+}
+
 /** Before the first line opens: the size of QEMU's own screen while it waits to start (docs/vnc.md). */
 function blankScreen(): Framebuffer {
   return { width: 640, height: 480, pixels: new Uint8Array(640 * 480 * 4) };
@@ -69,8 +75,9 @@ export class SharedScreen implements ScreenViewerEvents {
   /** Keys the holder pressed and has not released, and where the pointer is with which buttons. */
   private readonly keysDown = new Set<number>();
   private pointer = { x: 0, y: 0, buttons: 0 };
-  /** Goes up with every update of the framebuffer. */
-  version = 0;
+  private pointerMoved: NodeJS.Immediate | undefined;
+  /** Goes up with every update of the framebuffer, never the same for two screens (the wall compares them). */
+  version = nextVersion();
   private wholeScreenMade: { version: number; framebuffer: Framebuffer; frame: SharedFrame } | undefined;
   private thumbnailMade: { version: number; thumbnail: ScreenThumbnail } | undefined;
 
@@ -145,7 +152,6 @@ export class SharedScreen implements ScreenViewerEvents {
     viewer.send(this.keyboard.messageFor(identity));
     this.announceViewers();
     if (!this.upstream) this.connector.connectIfIdle();
-    else this.requestSoon();
   }
 
   /** Keeps the line open with nobody watching, for a class wall's miniature; the returned function lets go. */
@@ -207,9 +213,20 @@ export class SharedScreen implements ScreenViewerEvents {
       else this.keysDown.delete(message.keysym);
       rfb.key(message.keysym, message.down);
     } else {
+      const buttonsChanged = message.buttons !== this.pointer.buttons;
       this.pointer = { x: message.x, y: message.y, buttons: message.buttons };
-      rfb.pointer(message.x, message.y, message.buttons);
+      // Moves are sent once a turn, the latest: a browser sends them by the hundred, each a frame
+      // to KubeVirt. A press or release goes at once, where it happened.
+      if (buttonsChanged) this.sendPointer();
+      else this.pointerMoved ??= setImmediate(() => this.sendPointer());
     }
+  }
+
+  private sendPointer(): void {
+    clearImmediate(this.pointerMoved);
+    this.pointerMoved = undefined;
+    const { x, y, buttons } = this.pointer;
+    this.upstream?.rfb.pointer(x, y, buttons);
   }
 
   /**
@@ -281,7 +298,7 @@ export class SharedScreen implements ScreenViewerEvents {
   private updated(rfb: RfbClient, rects: Rect[]): void {
     if (this.upstream?.rfb !== rfb) return;
     this.framebuffer = rfb.framebuffer;
-    this.version += 1;
+    this.version = nextVersion();
     const frame = new SharedFrame(this.framebuffer, rects);
     for (const viewer of [...this.viewers]) viewer.changed(frame);
     this.deps.onUpdate?.(this.framebuffer, rects);
@@ -291,7 +308,7 @@ export class SharedScreen implements ScreenViewerEvents {
     else this.requestSoon(this.deps.limits.screenQuietRefreshMs);
   }
 
-  private requestSoon(delayMs = 0): void {
+  private requestSoon(delayMs: number): void {
     if (this.quietRequest) return;
     this.quietRequest = setTimeout(() => {
       this.quietRequest = undefined;
@@ -335,8 +352,10 @@ export class SharedScreen implements ScreenViewerEvents {
     this.typist.type(
       typed.strokes,
       () => {
+        // Checked at every key: the keyboard may change hands, or the viewer go, while a paste types.
         const rfb = this.upstream?.rfb;
-        return rfb && ((stroke) => rfb.key(stroke.keysym, stroke.down));
+        if (!rfb || !viewer.isOpen || !this.keyboard.canType(viewer.identity)) return undefined;
+        return (stroke) => rfb.key(stroke.keysym, stroke.down);
       },
       (characters) => viewer.send({ type: "paste", outcome: "typed", characters }),
     );
@@ -386,6 +405,7 @@ export class SharedScreen implements ScreenViewerEvents {
     this.typist.stop();
     clearTimeout(this.lingerTimer);
     clearTimeout(this.quietRequest);
+    clearImmediate(this.pointerMoved);
     this.upstream?.line.close();
     this.upstream = undefined;
     this.viewers.clear();

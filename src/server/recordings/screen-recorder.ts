@@ -1,4 +1,4 @@
-// Records a VM's screen as the screen hub updates it (screen/shared-screen.ts calls update after
+// Records a VM's screen as the screen hub updates it (console/shared-screen.ts calls update after
 // every change). Changes are coalesced: the changed rectangles gather in a DirtyRegion and are
 // written at most once per interval (4 a second by default), each as a PNG of the screen as it is
 // then. So a recording does not hold every frame the VM drew: what showed for less than the interval

@@ -47,16 +47,17 @@ function keysymOf(character: string): number | undefined {
  */
 export class PasteTypist {
   private timer: NodeJS.Timeout | undefined;
+  private finish: (() => void) | undefined;
 
   constructor(private readonly intervalMs: number) {}
 
   get busy(): boolean {
-    return this.timer !== undefined;
+    return this.finish !== undefined;
   }
 
   /**
-   * Presses each character's keys through `press` (undefined once the line to the VM is gone, which
-   * ends the paste early); `done` hears how many characters were typed.
+   * Presses each character's keys through `press` (undefined ends the paste early: the line to the
+   * VM is gone, or its typist may no longer type); `done` hears how many characters were typed.
    */
   type(
     strokes: readonly KeyStroke[][],
@@ -64,12 +65,17 @@ export class PasteTypist {
     done: (typed: number) => void,
   ): void {
     let next = 0;
+    this.finish = () => {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+      this.finish = undefined;
+      done(next);
+    };
     const typeNext = () => {
       const pressKey = press();
       const character = strokes[next];
       if (!pressKey || !character) {
-        this.timer = undefined;
-        done(next);
+        this.finish?.();
         return;
       }
       for (const stroke of character) pressKey(stroke);
@@ -79,8 +85,8 @@ export class PasteTypist {
     typeNext();
   }
 
+  /** Ends the paste where it is; its `done` hears how far it got. */
   stop(): void {
-    clearTimeout(this.timer);
-    this.timer = undefined;
+    this.finish?.();
   }
 }

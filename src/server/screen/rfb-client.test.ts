@@ -147,6 +147,24 @@ describe("RfbClient", () => {
     expect(client.framebuffer).toMatchObject({ width: 640, height: 480 });
   });
 
+  it("gives up on a server that draws outside its screen or sends an endless clipboard, before keeping any of it", () => {
+    const outside = connected();
+    outside.client.receive(update(1, rectHeader(3, 0, 2, 1, 0), pixel(1, 2, 3), pixel(4, 5, 6)));
+    expect(outside.failures).toEqual(["the server sent a rectangle outside its 4x2 screen"]);
+
+    const copied = connected();
+    copied.client.receive(update(1, rectHeader(0, 0, 2, 2, 1), Buffer.from([0, 3, 0, 0])));
+    expect(copied.failures).toEqual(["the server copied from outside its screen"]);
+
+    const huge = connected();
+    huge.client.receive(update(1, rectHeader(0, 0, 65535, 65535, 6), Buffer.from([0, 0, 0, 4])));
+    expect(huge.failures).toEqual(["the server sent a rectangle outside its 4x2 screen"]);
+
+    const clipboard = connected();
+    clipboard.client.receive(Buffer.from([3, 0, 0, 0, 0x7f, 0xff, 0xff, 0xff]));
+    expect(clipboard.failures).toEqual(["the server's clipboard text is too long"]);
+  });
+
   it("gives up with the server's words when it refuses, and on an encoding it was not asked for", () => {
     const refused: string[] = [];
     const client = new RfbClient(() => {}, { failed: (why) => refused.push(why) });

@@ -18,6 +18,9 @@ const encodings = {
   qemuExtendedKeyEvent: -258,
 } as const;
 
+/** The longest clipboard text read past; longer ones end the connection rather than fill the BFF's memory. */
+const maxCutTextBytes = 1024 * 1024;
+
 /** The pixel format asked for: 32 bpp, depth 24, little-endian, red at bit 0, green 8, blue 16. */
 export const framebufferPixelFormat = Buffer.from([32, 24, 0, 1, 0, 255, 0, 255, 0, 255, 0, 8, 16, 0, 0, 0]);
 
@@ -229,7 +232,9 @@ export class RfbClient {
     if (type === 3) {
       // ServerCutText: read past it (the guest's clipboard is not shown).
       if (this.input.length < 8) return false;
-      return this.take(8 + this.input.readUInt32BE(4)) !== undefined;
+      const length = this.input.readUInt32BE(4);
+      if (length > maxCutTextBytes) return this.fail("the server's clipboard text is too long");
+      return this.take(8 + length) !== undefined || this.waitFor(8 + length);
     }
     return this.fail(`the server sent message type ${type}, which this client does not know`);
   }
@@ -243,6 +248,8 @@ export class RfbClient {
     const count = this.input.readUInt16BE(2);
     const rects: (Rect & { encoding: number; at: number })[] = [];
     let offset = 4;
+    // The screen's size as the rectangles before each one leave it (a resize may come first).
+    let size = { width: this.framebuffer.width, height: this.framebuffer.height };
     for (let index = 0; index < count; index += 1) {
       if (this.input.length < offset + 12) return this.waitFor(offset + 12);
       const rect = {
@@ -256,6 +263,18 @@ export class RfbClient {
       const length = this.rectLength(rect);
       if (length === undefined)
         return this.fail(`the server sent encoding ${rect.encoding}, which was not asked for`);
+      if (rect.encoding === encodings.desktopSize || rect.encoding === encodings.extendedDesktopSize) {
+        size = { width: rect.width, height: rect.height };
+      } else if (drawsPixels(rect.encoding) && !inside(rect, size)) {
+        return this.fail(`the server sent a rectangle outside its ${size.width}x${size.height} screen`);
+      } else if (rect.encoding === encodings.copyRect && this.input.length >= rect.at + 4) {
+        const from = {
+          ...rect,
+          x: this.input.readUInt16BE(rect.at),
+          y: this.input.readUInt16BE(rect.at + 2),
+        };
+        if (!inside(from, size)) return this.fail("the server copied from outside its screen");
+      }
       if (this.input.length < rect.at + length) {
         // A length not known yet (Zlib's comes first in its data) needs the bytes that say it.
         return this.waitFor(length === Number.MAX_SAFE_INTEGER ? rect.at + 4 : rect.at + length);
@@ -312,10 +331,9 @@ export class RfbClient {
     this.framebuffer = { width, height, pixels: new Uint8Array(width * height * 4) };
   }
 
-  /** Rows of the framebuffer's own pixel format, as asked for: copied as they are. */
+  /** Rows of the framebuffer's own pixel format, as asked for: copied as they are (inside the screen, checked when read). */
   private applyRaw(rect: Rect, data: Uint8Array): void {
     const { pixels, width: stride } = this.framebuffer;
-    if (rect.x + rect.width > stride || (rect.y + rect.height) * stride * 4 > pixels.length) return;
     const rowBytes = rect.width * 4;
     for (let row = 0; row < rect.height; row += 1) {
       pixels.set(data.subarray(row * rowBytes, (row + 1) * rowBytes), ((rect.y + row) * stride + rect.x) * 4);
@@ -332,4 +350,12 @@ export class RfbClient {
       pixels.copyWithin(((rect.y + row) * stride + rect.x) * 4, source, source + rowBytes);
     }
   }
+}
+
+function drawsPixels(encoding: number): boolean {
+  return encoding === encodings.raw || encoding === encodings.zlib || encoding === encodings.copyRect;
+}
+
+function inside(rect: Rect, size: { width: number; height: number }): boolean {
+  return rect.x + rect.width <= size.width && rect.y + rect.height <= size.height;
 }

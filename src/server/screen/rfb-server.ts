@@ -2,6 +2,7 @@
 // authentication (the BFF checked who it is before the upgrade), then the client's messages parsed
 // into events. What the BFF sends after the handshake is built by screen-encoding.ts. Any client
 // message this server never invited (QEMU's, fences, continuous updates) ends the connection.
+import { framebufferPixelFormat } from "./rfb-client.ts";
 
 /** How a viewer wants pixels: 32 bits each, 8 a channel, at these bit shifts. */
 export interface PixelLayout {
@@ -107,7 +108,7 @@ export class RfbServerSession {
     const init = Buffer.alloc(24);
     init.writeUInt16BE(width, 0);
     init.writeUInt16BE(height, 2);
-    Buffer.from([32, 24, 0, 1, 0, 255, 0, 255, 0, 255, 0, 8, 16, 0, 0, 0]).copy(init, 4);
+    framebufferPixelFormat.copy(init, 4);
     init.writeUInt32BE(nameBytes.length, 20);
     this.send(Buffer.concat([init, nameBytes]));
     this.phase = "normal";

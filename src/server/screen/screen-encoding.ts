@@ -15,7 +15,7 @@ export const viewerEncodings = {
 export interface ViewerFormat {
   layout: PixelLayout;
   tightPng: boolean;
-  /** How the viewer hears of a new screen size; "none": it cannot, and gets clipped updates. */
+  /** How the viewer hears of a new screen size; "none": it cannot, and gets updates of the new size regardless. */
   resize: "desktop-size" | "extended-desktop-size" | "none";
 }
 
@@ -69,8 +69,10 @@ function encodeRect(framebuffer: Image, rect: Area, format: ViewerFormat): Buffe
     if (colour) {
       return Buffer.concat([rectHeader(rect, viewerEncodings.tightPng), Buffer.from([0x80, ...colour])]);
     }
-    if (rect.width * rect.height >= smallestPngArea) {
-      const png = encodePng(framebuffer, rect, pngLevel);
+    const png =
+      rect.width * rect.height >= smallestPngArea ? encodePng(framebuffer, rect, pngLevel) : undefined;
+    // Tight's compact length says at most 22 bits: a larger PNG (a big desktop's photo) goes Raw.
+    if (png && png.length < 1 << 22) {
       return Buffer.concat([
         rectHeader(rect, viewerEncodings.tightPng),
         Buffer.from([0xa0]),
