@@ -1,6 +1,6 @@
 // What the screen hub costs (docs/vnc.md, src/server/screen/), side by side in one run, on a real
-// guest: Debian under QEMU (as bench/real-guests.ts and `--guests qemu` boot it), its tty1 at the
-// login prompt, which echoes a typed name.
+// guest: Debian under QEMU (as bench/real-guests.ts and `--guests qemu` boot it), its tty1 the
+// student's shell (a graphical lab's user data logs them in there), which echoes what is typed.
 //  - keystroke to pixels, p50/p99: a key sent, until the viewer's framebuffer shows the glyph in the
 //    cursor's cell (or the cell blank again after BackSpace). Straight on QEMU's VNC socket, and
 //    through the BFF (browser -> BFF's hub -> the emulator's vnc subresource -> QEMU's socket), with
@@ -355,7 +355,7 @@ interface Sample {
   ms: number[];
 }
 
-/** Locates the cursor's cell: types "x" on `probe`, finds it after the login prompt on every probe, erases it. */
+/** Locates the cursor's cell: types "x" on `probe`, finds it after the shell's prompt on every probe, erases it. */
 async function cursorCell(typist: Probe, watchers: Probe[]): Promise<Cell> {
   typist.key(keysyms.x);
   let cell: Cell | undefined;
@@ -363,12 +363,12 @@ async function cursorCell(typist: Probe, watchers: Probe[]): Promise<Cell> {
     typist,
     () => {
       const rows = screenText(typist.framebuffer());
-      const row = rows.findLastIndex((text) => /login: x$/.test(text));
+      const row = rows.findLastIndex((text) => /:~\$ x$/.test(text));
       if (row < 0) return false;
       cell = { row, column: rows[row]!.length - 1 };
       return true;
     },
-    "typed x after `login:`",
+    "typed x after the prompt",
   );
   const found = cell!;
   for (const probe of watchers) await until(probe, () => cellShows(probe.framebuffer(), found, "x"), "x");
@@ -489,8 +489,8 @@ async function loadRound(
     for (const viewer of viewers) {
       await until(
         viewer,
-        () => screenText(viewer.framebuffer()).some((row) => row.includes("login:")),
-        "the login prompt",
+        () => screenText(viewer.framebuffer()).some((row) => row.includes(":~$")),
+        "the shell prompt",
         30_000,
       );
     }
@@ -673,11 +673,11 @@ async function main(): Promise<void> {
     probes.push(viaRfb);
     await until(
       viaRfb,
-      () => screenText(viaRfb.framebuffer()).some((row) => row.includes("login:")),
-      "tty1's login prompt",
+      () => screenText(viaRfb.framebuffer()).some((row) => row.includes(":~$")),
+      "tty1's shell prompt",
       bootMs,
     );
-    const loginSeconds = (performance.now() - launched) / 1000;
+    const promptSeconds = (performance.now() - launched) / 1000;
     const socketPath = guests === "qemu" ? qemuVncSocket(sessionId) : sandboxVncSocket(emulator.dir);
     const direct = await directProbe(socketPath);
     probes.unshift(direct);
@@ -686,12 +686,12 @@ async function main(): Promise<void> {
     for (const probe of [direct, viaNovnc]) {
       await until(
         probe,
-        () => screenText(probe.framebuffer()).some((row) => row.includes("login:")),
-        "tty1's login prompt",
+        () => screenText(probe.framebuffer()).some((row) => row.includes(":~$")),
+        "tty1's shell prompt",
         30_000,
       );
     }
-    console.log(`  tty1's login prompt on the screen ${fixed(loginSeconds)} s after the launch`);
+    console.log(`  tty1's shell prompt on the screen ${fixed(promptSeconds)} s after the launch`);
 
     // Keystroke to pixels, the three ways in turn, every one connected throughout.
     const cell = await cursorCell(direct, probes);
@@ -712,7 +712,7 @@ async function main(): Promise<void> {
 
     // A change of the whole screen: on QEMU, tty1 in reverse video and back (DECSCNM, which the
     // kernel's VGA console applies to every cell), written from the serial console; on the
-    // sandboxed guest, whose tty1 only takes a login, Return at a full screen scrolls all of it.
+    // sandboxed guest, Return at a full screen of prompts scrolls all of it.
     let changeLabel: string;
     let fullScreenChange: (viewers: Probe[], index: number) => Promise<void>;
     let serial: Awaited<ReturnType<typeof serialLine>> | undefined;
