@@ -24,6 +24,7 @@ import {
   initialFormat,
   type ViewerFormat,
 } from "../screen/screen-encoding.ts";
+import { toBuffer } from "./upstream.ts";
 
 export interface ScreenViewerEvents {
   /** The RFB handshake is done: the viewer wants the whole screen. */
@@ -256,11 +257,7 @@ export class ScreenViewer {
 
   private receive(data: RawData, isBinary: boolean): void {
     if (this.closed) return;
-    const bytes = Buffer.isBuffer(data)
-      ? data
-      : Array.isArray(data)
-        ? Buffer.concat(data)
-        : Buffer.from(data);
+    const bytes = toBuffer(data);
     this.throttleInput(bytes.length);
     if (isBinary) {
       this.rfb.receive(bytes);

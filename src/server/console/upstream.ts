@@ -99,7 +99,8 @@ export class UpstreamLink implements UpstreamLine {
   }
 }
 
-function toBuffer(data: RawData): Buffer {
+/** A ws message as one Buffer, however ws delivered it. */
+export function toBuffer(data: RawData): Buffer {
   if (Buffer.isBuffer(data)) return data;
   return Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
 }

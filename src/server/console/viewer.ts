@@ -12,6 +12,7 @@ import {
 import type { ConsoleLimits } from "./limits.ts";
 import { TokenBucket } from "./token-bucket.ts";
 import { endedMessage, type Notice } from "./notices.ts";
+import { toBuffer } from "./upstream.ts";
 
 /**
  * owner: the session's student, typing whenever they hold the keyboard (by default they do).
@@ -224,11 +225,7 @@ export class ConsoleViewer {
 
   private receive(data: RawData, isBinary: boolean): void {
     if (this.closed) return;
-    const bytes = Buffer.isBuffer(data)
-      ? data
-      : Array.isArray(data)
-        ? Buffer.concat(data)
-        : Buffer.from(data);
+    const bytes = toBuffer(data);
     if (isBinary) {
       this.throttleInput(bytes.length);
       this.events.input(this, bytes);
