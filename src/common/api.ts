@@ -51,7 +51,15 @@ export type AuthConfig = z.output<typeof AuthConfig>;
 export const oidcSignInPath = "/api/auth/oidc/login";
 
 /** Why a sign-in at the provider ended back on the sign-in page: `/sign-in?error=<code>`. */
-export const signInErrors = ["cancelled", "no-role", "expired", "failed", "unavailable"] as const;
+export const signInErrors = [
+  "cancelled",
+  "no-role",
+  "expired",
+  "failed",
+  "unavailable",
+  "lti-refused",
+  "lti-platform-pending",
+] as const;
 export type SignInError = (typeof signInErrors)[number];
 
 /** POST /api/auth/logout answers 204, or 200 with this when the provider's session should end too. */

@@ -89,6 +89,9 @@ export const auditActions = [
   "announcement-send",
   "idle-pause",
   "idle-resume",
+  "lti-deep-link",
+  "lti-platform-approve",
+  "lti-platform-register",
 ] as const;
 export const AuditAction = z.enum(auditActions);
 export type AuditAction = z.output<typeof AuditAction>;
