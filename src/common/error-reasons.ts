@@ -64,6 +64,12 @@ export const errorReasons = [
   "nothing_to_rerun",
   "no_self_checks",
   "self_check_too_soon",
+  // LTI grades and rosters
+  "lti_course_not_found",
+  "lti_no_roster",
+  "lti_lms_failed",
+  "lti_score_not_found",
+  "lti_score_not_retryable",
   // Console and recordings
   "console_moving",
   "recording_not_found",

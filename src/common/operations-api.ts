@@ -87,6 +87,8 @@ export const auditActions = [
   "class-schedule",
   "class-cancel",
   "announcement-send",
+  "lti-roster-sync",
+  "lti-score-retry",
   "idle-pause",
   "idle-resume",
   "lti-deep-link",

@@ -270,7 +270,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     now: operations.now,
     onItemGraded: ({ runId, sessionId, durationMs, result }) => {
       recordGrading(operations.metrics, "run", durationMs, result.gradable);
-      lti?.runItemGraded({ runId, labId: result.labId, sessionId, owner: result.owner, result, gradedAt: result.gradedAt });
+      lti?.runItemGraded({
+        runId,
+        labId: result.labId,
+        sessionId,
+        owner: result.owner,
+        result,
+        gradedAt: result.gradedAt,
+      });
     },
     onSelfChecked: (check) => lti?.selfChecked(check),
     ...deps.gradingLimits,

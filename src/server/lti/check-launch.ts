@@ -4,12 +4,12 @@
 // seen before), the deployment, and the claims. Nothing is changed before every check has passed,
 // except that the state and the nonce are used up, so a token cannot be tried twice.
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTVerifyGetKey } from "jose";
-import { roleOfLtiRoles } from "./roles.ts";
+import { ltiRole } from "./membership-roles.ts";
 import { claimNames, LaunchClaims } from "./claims.ts";
 import type { LtiLaunchStore } from "./launch-store/repository.ts";
 import type { LtiLaunch, Platform, PlatformDirectory } from "./model.ts";
 import { ltiUsername } from "./usernames.ts";
-import { sectionNameOf } from "./section-names.ts";
+import { ltiSectionNames } from "./section-names.ts";
 
 /** What a login initiation keeps for its launch, under its state. */
 export interface PendingLogin {
@@ -102,7 +102,7 @@ export class LaunchChecker {
         `deployment ${deploymentId} is not one of ${platform.name}'s`,
       );
     }
-    const role = roleOfLtiRoles(claims[claimNames.roles]);
+    const role = ltiRole(claims[claimNames.roles]);
     if (!role)
       throw new LaunchRefused(
         "no-role",
@@ -135,10 +135,7 @@ export class LaunchChecker {
       labId: typeof custom.lab === "string" ? custom.lab : undefined,
       ags: ags && { scopes: ags.scope, lineItemsUrl: ags.lineitems, lineItemUrl: ags.lineitem },
       nrps: nrps && { membershipsUrl: nrps.context_memberships_url },
-      sections: (section ?? "")
-        .split(",")
-        .map(sectionNameOf)
-        .filter((name): name is string => name !== undefined),
+      sections: ltiSectionNames((section ?? "").split(",")),
       postSelfChecks: custom.post_self_checks === "true" || custom.post_self_checks === true,
     };
     return {

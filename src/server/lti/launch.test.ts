@@ -47,8 +47,11 @@ async function launch(
   launchHeaders: Record<string, string> = {},
 ): Promise<Visit> {
   const launchPage = await browser.visit(url);
-  const atPlatform = await browser.submitForm(launchPage, {}); // the login initiation, then /auth's form_post page
-  return submitLaunch(browser, atPlatform, launchHeaders);
+  // The login initiation, then /auth's form_post page; a login refused at once stays at the console.
+  const atPlatform = await browser.submitForm(launchPage, {});
+  return atPlatform.url.startsWith(consoleUrl)
+    ? atPlatform
+    : submitLaunch(browser, atPlatform, launchHeaders);
 }
 
 async function submitLaunch(
@@ -324,4 +327,3 @@ describe("the tool's keys", () => {
     for (const key of keys) expect(Object.keys(key).sort()).toEqual(["alg", "e", "kid", "kty", "n", "use"]);
   });
 });
-

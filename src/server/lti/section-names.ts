@@ -1,14 +1,28 @@
-// An LMS's section or group name as a Lab Console section name (sectionPattern in common/api.ts):
-// lower case, runs of anything else as one dash, at most 63 characters. Undefined when nothing is left.
+// What an LMS calls a section or a group ("CS 101 - Tue 2pm", "sec_7/A") made a Lab Console section
+// name (sectionPattern in common/api.ts): lower case, every run of other characters one '-', no
+// separator at either end, at most 63 characters. Two LMS names that differ only in case or
+// punctuation become one section, which is how a person reading them would take them too.
 import { sectionPattern } from "../../common/api.ts";
 
-export function sectionNameOf(lmsName: string): string | undefined {
-  const name = lmsName
-    .trim()
+const maxLength = 63;
+
+/** undefined when nothing usable is left (a name of punctuation only). */
+export function ltiSectionName(raw: string): string | undefined {
+  const name = raw
+    .normalize("NFKD")
     .toLowerCase()
     .replace(/[^a-z0-9._-]+/g, "-")
-    .replace(/^[^a-z0-9]+|[^a-z0-9]+$/g, "")
-    .slice(0, 63)
-    .replace(/[^a-z0-9]+$/, "");
+    .slice(0, maxLength)
+    .replace(/^[._-]+|[._-]+$/g, "");
   return sectionPattern.test(name) ? name : undefined;
+}
+
+/** Each name made a section once, in the order first given, dropping what makes none. */
+export function ltiSectionNames(raw: Iterable<string>): string[] {
+  const names = new Set<string>();
+  for (const each of raw) {
+    const name = ltiSectionName(each);
+    if (name) names.add(name);
+  }
+  return [...names];
 }

@@ -1,13 +1,14 @@
-// The Lab Console name of a person an LMS launches or lists. Their email when the LMS gives one, so
-// the same person reaches the same sessions from every course and LMS that links a lab; otherwise
-// their LMS id, scoped by the platform so two LMSs' ids never meet. A platform is trusted for the
-// people it names, as an OpenID provider is.
+// The Lab Console name a person from an LMS signs in as (docs/lti.md): the email the platform gives,
+// in lower case, so the same person reached through two courses or two LMSs is one person, as an
+// OIDC provider's email is; without one, their id at the platform qualified by the platform's id, so
+// two platforms' ids never meet. Launches and rosters both name people with it, so a roster row and
+// the person who launched are the same name.
 import type { Platform } from "./model.ts";
 
 export function ltiUsername(
-  platform: Pick<Platform, "id">,
+  platform: Platform,
   person: { userId: string; email?: string | undefined },
 ): string {
   const email = person.email?.trim().toLowerCase();
-  return email && email.length <= 200 ? email : `${person.userId}@${platform.id}`;
+  return email ? email : `${person.userId}@${platform.id}`;
 }
