@@ -267,3 +267,35 @@ describe("loadConfig: timeouts and connection caps", () => {
     ]);
   });
 });
+
+describe("loadConfig: LTI", () => {
+  it("is off unless a platforms file or dynamic registration is given", () => {
+    expect(loadConfig({ env: {}, inCluster: false }).lti).toBeUndefined();
+    expect(loadConfig({ env: { LTI_DYNAMIC_REGISTRATION: "off" }, inCluster: false }).lti).toBeUndefined();
+  });
+
+  it("reads the platforms file's path and dynamic registration, on PUBLIC_URL", () => {
+    const config = loadConfig({
+      env: {
+        LTI_PLATFORMS_FILE: "lti.yaml",
+        LTI_DYNAMIC_REGISTRATION: "on",
+        PUBLIC_URL: "https://lab.example.edu",
+      },
+      inCluster: false,
+    });
+    expect(config.lti).toEqual({
+      platformsFile: expect.stringMatching(/\/lti\.yaml$/),
+      dynamicRegistration: true,
+      publicUrl: new URL("https://lab.example.edu"),
+    });
+  });
+
+  it("insists on PUBLIC_URL, which every LMS is given, and on on or off", () => {
+    expect(problemsOf({ LTI_PLATFORMS_FILE: "lti.yaml" })).toEqual([
+      expect.stringMatching(/^PUBLIC_URL: must be set with LTI/),
+    ]);
+    expect(problemsOf({ LTI_DYNAMIC_REGISTRATION: "yes", PUBLIC_URL: "https://lab.example.edu" })).toEqual([
+      expect.stringMatching(/^LTI_DYNAMIC_REGISTRATION: /),
+    ]);
+  });
+});

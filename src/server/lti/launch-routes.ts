@@ -228,7 +228,7 @@ export async function registerLaunchRoutes(app: FastifyInstance, deps: LaunchRou
     const lab = deps.labs.find((each) => each.id === launch.labId);
     if (!lab) return "/";
     const id = encodeURIComponent(lab.id);
-    if (launch.role === "instructor") return `/labs/${id}/grading`;
+    if (launch.role === "instructor") return `/grading/${id}`;
     if (launch.role === "ta") return `/labs/${id}/wall`;
     return `/?${new URLSearchParams({ lab: lab.id })}`;
   }

@@ -119,7 +119,7 @@ describe("a launch from the LMS", () => {
           platform.launchUrl({ sub: "u-ines", courseId: "cs101", resourceLinkId: "link-lab" }),
         ),
       ),
-    ).toBe("/labs/lab-one/grading");
+    ).toBe("/grading/lab-one");
     expect(await me(instructor)).toEqual({ username: "ines@example.edu", role: "instructor", sections: [] });
   });
 

@@ -102,6 +102,21 @@ const calls: Record<string, Call> = {
   "POST /api/sessions/:id/announcements/:announcementId/dismiss": { allowed: [404] },
   // Someone no request here signs in as: cutting them off disturbs no other row.
   "POST /api/admin/sign-outs": { body: { username: "nobody-in-particular" } },
+  // An LMS's login and launch without their parameters: sent back to the sign-in page, whoever asks.
+  "GET /api/lti/login": { allowed: [302] },
+  "POST /api/lti/login": { allowed: [302] },
+  "POST /api/lti/launch": { allowed: [302] },
+  "GET /api/lti/continue": { allowed: [302] },
+  // Without an LMS's configuration address: nothing registered.
+  "GET /api/lti/register": { allowed: [400] },
+  // A session id is no deep-linking request, no platform, course or score: let in, then refused.
+  "GET /api/lti/deep-links/:id": { allowed: [400] },
+  "POST /api/lti/deep-links/:id": { allowed: [400] },
+  "GET /api/lti/deep-link-answers/:id": { allowed: [400] },
+  "POST /api/lti/platforms/:id/approve": { allowed: [404] },
+  "GET /api/lti/courses/:id/roster": { allowed: [400, 404] },
+  "POST /api/lti/courses/:id/roster": { allowed: [400, 404] },
+  "POST /api/lti/scores/:id/retry": { allowed: [400, 404] },
 };
 
 type Outcome = "allowed" | 401 | 403 | 404;
@@ -190,11 +205,14 @@ beforeAll(async () => {
     PUBLIC_URL: consoleUrl,
     OIDC_ROLE_GROUPS: JSON.stringify({ instructor: ["staff"], ta: ["tas"], student: ["students"] }),
   });
+  // With LTI too, so its routes are in the matrix: a launch signs people in beside OIDC.
   oidcBff = await startTestBff({
     labs: [lab],
     emulator,
     port,
+    publicUrl: consoleUrl,
     authenticator: createOidcAuthenticator(settings!),
+    lti: { platforms: [], dynamicRegistration: true },
   });
 }, 60_000);
 
