@@ -177,6 +177,28 @@ describe("the score outbox", () => {
     expect(harness.lms.results(items[0]!.id)).toMatchObject([{ userId: "alice", scoreGiven: 3 }]);
   });
 
+  it("posts to the lab's line item the LMS lists, even listed twice, rather than making another", async () => {
+    const course = aCourse();
+    // As a deep link's line item: the lab's id as its resourceId, tied to no link the launch names.
+    harness.lms.addLineItem(course.courseId, {
+      label: "Linux basics (added)",
+      scoreMaximum: 4,
+      resourceId: lab,
+    });
+    harness.lms.quirks.duplicateLineItemsVisible = true;
+    try {
+      await launchAs("alice", course);
+      harness.grades.runItemGraded(graded(alice, `run-${randomUUID()}`, "2030-04-03T09:00:00.000Z"));
+      await settled(course, alice, 1);
+    } finally {
+      harness.lms.quirks.duplicateLineItemsVisible = false;
+    }
+    const [item, ...more] = harness.lms.lineItems(course.courseId);
+    expect(more).toEqual([]);
+    expect(item?.label).toBe("Linux basics (added)");
+    expect(harness.lms.results(item!.id)).toMatchObject([{ userId: "alice", scoreGiven: 3 }]);
+  });
+
   it("tries a score the LMS answers 503 again after a backoff, keeping the error meanwhile", async () => {
     const course = aCourse();
     await launchAs("carol", course);
