@@ -180,7 +180,7 @@ for (const language of ["en", "ja"] as const) {
       const page = await context.newPage();
       await page.goto("/");
       const nav = page.getByRole("navigation", { name: t("app.nav.label") });
-      await expect(nav.getByRole("link")).toHaveCount(8);
+      await expect(nav.getByRole("link")).toHaveCount(9);
       const brand = await page.getByRole("link", { name: t("app.name"), exact: true }).boundingBox();
       const signOut = await page.getByRole("button", { name: t("auth.signOut") }).boundingBox();
       const lastPage = await nav.getByRole("link").last().boundingBox();

@@ -50,8 +50,20 @@ export type AuthConfig = z.output<typeof AuthConfig>;
 /** GET /api/auth/oidc/login?returnTo=<path> starts a sign-in at the OpenID Connect provider. */
 export const oidcSignInPath = "/api/auth/oidc/login";
 
-/** Why a sign-in at the provider ended back on the sign-in page: `/sign-in?error=<code>`. */
-export const signInErrors = ["cancelled", "no-role", "expired", "failed", "unavailable"] as const;
+/**
+ * Why a sign-in ended back on the sign-in page: `/sign-in?error=<code>`. At the OIDC provider: the first
+ * five. From an LMS (LTI 1.3): lti-refused, its launch could not be checked; lti-platform-pending, the LMS
+ * registered itself and waits for an instructor's approval.
+ */
+export const signInErrors = [
+  "cancelled",
+  "no-role",
+  "expired",
+  "failed",
+  "unavailable",
+  "lti-refused",
+  "lti-platform-pending",
+] as const;
 export type SignInError = (typeof signInErrors)[number];
 
 /** POST /api/auth/logout answers 204, or 200 with this when the provider's session should end too. */

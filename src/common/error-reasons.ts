@@ -78,6 +78,10 @@ export const errorReasons = [
   // Files: the files routes' codes are their reasons too
   ...fileErrorCodes,
   "files_need_running_vm",
+  // LTI
+  "lti_deep_link_not_found",
+  "lti_lab_choice_invalid",
+  "lti_platform_not_found",
 ] as const;
 export type ErrorReason = (typeof errorReasons)[number];
 

@@ -98,6 +98,9 @@ export const LtiDeepLinkChoice = z.object({
 });
 export type LtiDeepLinkChoice = z.output<typeof LtiDeepLinkChoice>;
 
-/** The signed answer the browser posts to the LMS (form field `JWT`). */
-export const LtiDeepLinkAnswer = z.object({ returnUrl: z.string(), jwt: z.string() });
+/**
+ * Where the browser goes next: a page of this console that posts the signed answer to the LMS (the
+ * SPA's own pages may post forms only to this origin).
+ */
+export const LtiDeepLinkAnswer = z.object({ answerUrl: z.string() });
 export type LtiDeepLinkAnswer = z.output<typeof LtiDeepLinkAnswer>;

@@ -91,6 +91,9 @@ export const auditActions = [
   "lti-score-retry",
   "idle-pause",
   "idle-resume",
+  "lti-deep-link",
+  "lti-platform-approve",
+  "lti-platform-register",
 ] as const;
 export const AuditAction = z.enum(auditActions);
 export type AuditAction = z.output<typeof AuditAction>;

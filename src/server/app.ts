@@ -53,6 +53,8 @@ import {
 import type { ClusterClient } from "./kube/client.ts";
 import { createIdleHandling, type IdleTiming } from "./idle/idle-handling.ts";
 import { registerLabRoutes } from "./labs/routes.ts";
+import { ltiOutboxLeaseName } from "./lti/grades/lti-grades.ts";
+import { registerLti, type LtiSettings } from "./lti/register-lti.ts";
 import { recordGrading } from "./metrics/app-metrics.ts";
 import { createOperations, type OperationsDeps } from "./operations.ts";
 import { WarmPatchRefusals } from "./classes/warm-patch-refusals.ts";
@@ -127,6 +129,8 @@ export interface AppDeps {
   idleTiming?: IdleTiming;
   /** Limits, capacity, expiry, audit, doctor and metrics. */
   operations: OperationsDeps;
+  /** LTI 1.3 launches, deep linking and grades to LMSs (docs/lti.md); off when absent. */
+  lti?: LtiSettings;
   /**
    * How this replica shares the reaper, the grading worker and consoles with the others
    * (docs/scaling.md), built with the app's logger. Default: alone, doing all of it itself.
@@ -242,6 +246,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     gate: deps.writeRate && new LaunchGate(deps.writeRate.limits),
     now: operations.now,
   });
+  const signOutCookie = new SignOutCookie(deps.cookieSecret);
+  // Before grading: LTI's outbox hears of every graded item and self-check.
+  const lti =
+    deps.lti &&
+    (await registerLti(app, deps.lti, {
+      signIns,
+      signOutCookie,
+      audit: operations.audit,
+      labs: deps.labs,
+      gradingRepository: deps.gradingRepository,
+      secret: deps.cookieSecret,
+      now: operations.now,
+    }));
   const gradingDuty = coordination.duty(gradingLeaseName);
   const grading = new GradingService({
     gradesHere: () => gradingDuty.held,
@@ -251,13 +268,22 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     log: app.log,
     agents,
     now: operations.now,
-    onItemGraded: ({ durationMs, result }) =>
-      recordGrading(operations.metrics, "run", durationMs, result.gradable),
+    onItemGraded: ({ runId, sessionId, durationMs, result }) => {
+      recordGrading(operations.metrics, "run", durationMs, result.gradable);
+      lti?.runItemGraded({
+        runId,
+        labId: result.labId,
+        sessionId,
+        owner: result.owner,
+        result,
+        gradedAt: result.gradedAt,
+      });
+    },
+    onSelfChecked: (check) => lti?.selfChecked(check),
     ...deps.gradingLimits,
   });
 
   registerHealthRoutes(app, () => reads.readiness());
-  const signOutCookie = new SignOutCookie(deps.cookieSecret);
   registerAuthRoutes(app, {
     authenticator: deps.authenticator,
     signIns,
@@ -417,6 +443,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     gradingWork(grading, { pollMs: coordination.replicated ? gradingPollMs : undefined, log: app.log }),
   );
   coordination.duty(warmPoolLeaseName).perform(classes.pool);
+  if (lti) coordination.duty(ltiOutboxLeaseName).perform(lti.outbox);
   // Before the server stops: duties end here and their leases go to another replica at once, after
   // the consoles' recordings took their last output (the stores close after the app).
   app.addHook("preClose", async () => {

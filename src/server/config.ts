@@ -70,6 +70,12 @@ export interface Config {
   recordings: { maxBytes: number; retentionMs: number };
   /** How replicas share the reaper, the grading worker and consoles (docs/scaling.md). */
   coordination: CoordinationSettings;
+  /**
+   * LTI 1.3 (docs/lti.md): LTI_PLATFORMS_FILE names the LMSs trusted for launches, and
+   * LTI_DYNAMIC_REGISTRATION=on lets an LMS register itself (pending an instructor's approval).
+   * Undefined: off. Needs PUBLIC_URL, which every LMS is given as this console's address.
+   */
+  lti: { platformsFile: string | undefined; dynamicRegistration: boolean; publicUrl: URL } | undefined;
   logLevel: string;
 }
 
@@ -242,6 +248,8 @@ const EnvSchema = z.object({
   POD_NAME: z.string().min(1).optional(),
   POD_IP: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  LTI_PLATFORMS_FILE: z.string().min(1).optional(),
+  LTI_DYNAMIC_REGISTRATION: z.enum(["on", "off"]).default("off"),
 });
 
 export interface Environment {
@@ -321,6 +329,15 @@ export function loadConfig({ env, inCluster }: Environment): Config {
       podIp: values.POD_IP,
     },
     logLevel: values.LOG_LEVEL,
+    lti:
+      values.LTI_PLATFORMS_FILE !== undefined || values.LTI_DYNAMIC_REGISTRATION === "on"
+        ? {
+            platformsFile: values.LTI_PLATFORMS_FILE && path.resolve(values.LTI_PLATFORMS_FILE),
+            dynamicRegistration: values.LTI_DYNAMIC_REGISTRATION === "on",
+            // Required with LTI by crossFieldProblems.
+            publicUrl: new URL(values.PUBLIC_URL!),
+          }
+        : undefined,
   };
 }
 
@@ -340,6 +357,13 @@ function crossFieldProblems(env: Record<string, string | undefined>, inCluster: 
   if (headersSeconds > 0 && requestSeconds > 0 && headersSeconds > requestSeconds) {
     problems.push(
       `LAB_HEADERS_TIMEOUT_SECONDS: must not be longer than LAB_REQUEST_TIMEOUT_SECONDS (${requestSeconds} s): the headers are part of the request`,
+    );
+  }
+  const ltiOn = env.LTI_PLATFORMS_FILE !== undefined || env.LTI_DYNAMIC_REGISTRATION === "on";
+  if (ltiOn && env.PUBLIC_URL === undefined) {
+    problems.push(
+      "PUBLIC_URL: must be set with LTI (LTI_PLATFORMS_FILE or LTI_DYNAMIC_REGISTRATION): every LMS is given " +
+        "this console's launch address under it, never one taken from a request (docs/lti.md)",
     );
   }
   const clusterConfigured = env.LAB_KUBECONFIG !== undefined || env.KUBECONFIG !== undefined || inCluster;

@@ -1,7 +1,7 @@
 // Where grading results, the audit log, sign-outs, console recordings, scheduled classes,
-// announcements and LTI grades live: PostgreSQL when DATABASE_URL is set (several replicas can share
-// it), else the SQLite files grading.db, audit.db, ended-sign-ins.db, classes.db, announcements.db,
-// lti-grades.db and the folder recordings/ in the data folder.
+// announcements and LTI (launches and grades) live: PostgreSQL when DATABASE_URL is set (several
+// replicas can share it), else the SQLite files grading.db, audit.db, ended-sign-ins.db, classes.db,
+// announcements.db, lti-launches.db, lti-grades.db and the folder recordings/ in the data folder.
 import path from "node:path";
 import { PostgresAnnouncementRepository } from "./announcements/postgres-repository.ts";
 import type { AnnouncementRepository } from "./announcements/repository.ts";
@@ -19,6 +19,9 @@ import { describeDatabaseUrl, type PostgresOptions } from "./db/postgres/databas
 import { PostgresGradingRepository } from "./grading/postgres-repository.ts";
 import type { GradingRepository } from "./grading/repository.ts";
 import { SqliteGradingRepository } from "./grading/sqlite-repository.ts";
+import { PostgresLtiLaunchStore } from "./lti/launch-store/postgres-launch-store.ts";
+import type { LtiLaunchStore } from "./lti/launch-store/repository.ts";
+import { SqliteLtiLaunchStore } from "./lti/launch-store/sqlite-launch-store.ts";
 import { PostgresLtiGradesRepository } from "./lti/grades/postgres-repository.ts";
 import type { LtiGradesRepository } from "./lti/grades/repository.ts";
 import { SqliteLtiGradesRepository } from "./lti/grades/sqlite-repository.ts";
@@ -33,6 +36,7 @@ export interface Stores {
   recordings: RecordingStorage;
   classes: ClassRepository;
   announcements: AnnouncementRepository;
+  ltiLaunches: LtiLaunchStore;
   ltiGrades: LtiGradesRepository;
   /** For the start-up banner: which database, never its password. */
   description: string;
@@ -62,6 +66,7 @@ export async function openStores(options: {
         recordings: keep(new FileRecordingStorage(path.join(dataDir, "recordings"))),
         classes: keep(SqliteClassRepository.open(dataDir)),
         announcements: keep(SqliteAnnouncementRepository.open(dataDir)),
+        ltiLaunches: keep(SqliteLtiLaunchStore.open(dataDir)),
         ltiGrades: keep(SqliteLtiGradesRepository.open(dataDir)),
         description: `SQLite files in ${dataDir}`,
         close: closeAll,
@@ -78,6 +83,7 @@ export async function openStores(options: {
       recordings: keep(await PostgresRecordingStorage.open(databaseUrl, { poolSize: 4, log })),
       classes: keep(await PostgresClassRepository.open(databaseUrl, { poolSize: 2, log })),
       announcements: keep(await PostgresAnnouncementRepository.open(databaseUrl, { poolSize: 2, log })),
+      ltiLaunches: keep(await PostgresLtiLaunchStore.open(databaseUrl, { poolSize: 2, log })),
       ltiGrades: keep(await PostgresLtiGradesRepository.open(databaseUrl, { poolSize: 2, log })),
       description: `PostgreSQL at ${describeDatabaseUrl(databaseUrl)}`,
       close: closeAll,

@@ -26,6 +26,7 @@ import { createClusterFacts } from "./kube/cluster-facts.ts";
 import { KubeRequestCounter } from "./kube/request-counter.ts";
 import { WriteRate } from "./kube/write-rate.ts";
 import { formatLabProblem, loadLabs } from "./labs/load-labs.ts";
+import { readPlatformsFile } from "./lti/platforms.ts";
 import { projectRoot } from "./project-root.ts";
 import { sessionsSelector } from "./sessions/labels.ts";
 import { startupLog } from "./startup-log.ts";
@@ -134,6 +135,13 @@ export async function startServer(config: Config, options: StartOptions): Promis
       recordings: { storage: stores.recordings, ...config.recordings },
       webRoot: options.serveWeb ? webRoot : undefined,
       logger: { level: config.logLevel },
+      lti: config.lti && {
+        platforms: config.lti.platformsFile ? await readPlatformsFile(config.lti.platformsFile) : [],
+        dynamicRegistration: config.lti.dynamicRegistration,
+        publicUrl: config.lti.publicUrl,
+        launchStore: stores.ltiLaunches,
+        gradesRepository: stores.ltiGrades,
+      },
     });
     await app.listen({ host: config.host, port: config.port });
     const address = app.server.address();

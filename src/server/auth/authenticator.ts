@@ -49,8 +49,8 @@ export type OidcSignInResult =
       detail: string;
     };
 
-/** Why a sign-in failed; "expired" is the routes' own (no pending sign-in came back). */
-export type OidcFailure = Exclude<SignInError, "expired">;
+/** Why a sign-in failed; "expired" is the routes' own (no pending sign-in came back), lti-* the LTI launch's. */
+export type OidcFailure = Exclude<SignInError, "expired" | `lti-${string}`>;
 
 /** Looks people up; LiveUsers is one that follows the users file as it changes. */
 export interface UserDirectory {

@@ -24,6 +24,7 @@ const CookieSignIn = z
     // Cookies from before cut-offs existed lack it: they were issued one lifetime before expiry.
     issuedAt: z.number().int().positive().optional(),
     expiresAt: z.number().int().positive(),
+    via: z.literal("lti").optional(),
   })
   .transform(({ issuedAt, ...signIn }) => ({
     ...signIn,
@@ -32,8 +33,8 @@ const CookieSignIn = z
 
 /** The `lab_sign_in` cookie's value before signing: the sign-in as base64url JSON. */
 export function encodeSignIn(signIn: SignIn): string {
-  const { id, user, issuedAt, expiresAt } = signIn;
-  return Buffer.from(JSON.stringify({ id, user, issuedAt, expiresAt })).toString("base64url");
+  const { id, user, issuedAt, expiresAt, via } = signIn;
+  return Buffer.from(JSON.stringify({ id, user, issuedAt, expiresAt, via })).toString("base64url");
 }
 
 export function findSignIn(request: FastifyRequest, signIns: SignIns): SignIn | undefined {

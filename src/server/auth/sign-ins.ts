@@ -21,6 +21,8 @@ export interface SignIn {
   expiresAt: number;
   /** Where signing out sends the browser to end the provider's session too (OpenID Connect). */
   providerSignOutUrl?: string;
+  /** lti: made by an LMS's launch, which vouches for the person; the users file has no say over it. */
+  via?: "lti";
 }
 
 export type SignInListener = (ended: SignIn) => void;
@@ -108,7 +110,7 @@ export class SignIns {
     return sessions;
   }
 
-  create(user: Me, details: Pick<SignIn, "providerSignOutUrl"> = {}): SignIn {
+  create(user: Me, details: Pick<SignIn, "providerSignOutUrl" | "via"> = {}): SignIn {
     const issuedAt = this.now();
     return {
       id: randomBytes(32).toString("base64url"),
@@ -126,7 +128,7 @@ export class SignIns {
    */
   accept(claimed: SignIn): SignIn | undefined {
     if (claimed.expiresAt <= this.now() || this.ended.has(claimed.id)) return undefined;
-    if (this.isCutOff(claimed) || this.standing?.holds(claimed.user) === false) return undefined;
+    if (this.isCutOff(claimed) || !this.stands(claimed)) return undefined;
     if (!this.accepted.has(claimed.id)) this.accepted.set(claimed.id, claimed);
     return claimed;
   }
@@ -271,8 +273,11 @@ export class SignIns {
   }
 
   private endWithoutStanding(): void {
-    const standing = this.standing;
-    if (standing) this.endAcceptedWhere((session) => !standing.holds(session.user));
+    this.endAcceptedWhere((session) => !this.stands(session));
+  }
+
+  private stands(signIn: SignIn): boolean {
+    return signIn.via === "lti" || this.standing?.holds(signIn.user) !== false;
   }
 
   private endAcceptedWhere(ends: (session: SignIn) => boolean): void {

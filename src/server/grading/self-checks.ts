@@ -5,7 +5,7 @@ import type { Session } from "../../common/api.ts";
 import type { SelfCheck, SelfCheckHistory } from "../../common/grading-api.ts";
 import { DomainError, tooSoon } from "../errors/domain-error.ts";
 import type { GradingLabs } from "./grading-labs.ts";
-import type { GradingRepository } from "./repository.ts";
+import type { GradingRepository, SelfCheckRecord } from "./repository.ts";
 import type { SessionGrader } from "./session-grader.ts";
 
 export interface SelfChecksDeps {
@@ -17,6 +17,8 @@ export interface SelfChecksDeps {
   selfCheckIntervalMs?: number;
   /** Aborted when the console shuts down: a self-check still asking an agent is abandoned. */
   closing: AbortSignal;
+  /** Told of each recorded self-check (LTI sends it to an LMS when the course's link asks for that). */
+  onSelfChecked?: (check: SelfCheckRecord) => void;
 }
 
 const selfCheckHistoryLength = 50;
@@ -50,13 +52,15 @@ export class SelfChecks {
       session,
       this.deps.closing,
     );
-    return this.deps.repository.recordSelfCheck({
+    const recorded = await this.deps.repository.recordSelfCheck({
       sessionId: session.id,
       labId: lab.id,
       owner: session.owner,
       checkedAt: result.gradedAt,
       result,
     });
+    this.deps.onSelfChecked?.(recorded);
+    return recorded;
   }
 
   async selfCheckHistory(sessionId: string): Promise<SelfCheckHistory> {

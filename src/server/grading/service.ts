@@ -20,7 +20,7 @@ export interface GradingServiceDeps
   extends
     Pick<RunWorkerDeps, "repository" | "sessions" | "log" | "concurrency" | "retryDelayMs" | "onItemGraded">,
     Pick<GradingRunsDeps, "newRunId" | "gradesHere">,
-    Pick<SelfChecksDeps, "selfCheckIntervalMs">,
+    Pick<SelfChecksDeps, "selfCheckIntervalMs" | "onSelfChecked">,
     Pick<SessionGraderDeps, "agents"> {
   labs: Lab[];
   now?: () => Date;
@@ -53,6 +53,7 @@ export class GradingService {
       now,
       selfCheckIntervalMs: deps.selfCheckIntervalMs,
       closing: this.worker.closing,
+      onSelfChecked: deps.onSelfChecked,
     });
     this.runs = new GradingRuns({
       repository: deps.repository,

@@ -8,9 +8,19 @@ import type { OwnNames } from "./own-names.ts";
 
 const safeMethods = new Set(["GET", "HEAD", "OPTIONS"]);
 
+declare module "fastify" {
+  interface FastifyContextConfig {
+    /**
+     * A form another site posts by design (an LMS's LTI login and launch): no header, a foreign
+     * Origin. Such a route must prove the request itself (a signed id_token, one-time state).
+     */
+    crossSiteForm?: true;
+  }
+}
+
 export function createCsrfGuard(ownNames: OwnNames) {
   return async function csrfGuard(request: FastifyRequest): Promise<void> {
-    if (safeMethods.has(request.method)) return;
+    if (safeMethods.has(request.method) || request.routeOptions.config.crossSiteForm) return;
     if (request.headers[csrfHeader.name.toLowerCase()] !== csrfHeader.value) {
       throw new HttpError(
         403,

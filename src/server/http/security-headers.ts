@@ -21,11 +21,16 @@ const contentSecurityPolicy = [
 const permissionsPolicy = "camera=(), microphone=(), geolocation=(), usb=(), payment=(), serial=()";
 
 export async function securityHeaders(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-  reply.header("content-security-policy", contentSecurityPolicy);
+  // A page that sets its own policy (the LTI pages an LMS frames or that post to an LMS) keeps it.
+  if (reply.hasHeader("content-security-policy")) {
+    reply.removeHeader("x-frame-options");
+  } else {
+    reply.header("content-security-policy", contentSecurityPolicy);
+    reply.header("x-frame-options", "DENY");
+  }
   reply.header("cross-origin-opener-policy", "same-origin");
   reply.header("permissions-policy", permissionsPolicy);
   reply.header("x-content-type-options", "nosniff");
-  reply.header("x-frame-options", "DENY");
   reply.header("referrer-policy", "same-origin");
   // Only over TLS (behind TRUST_PROXY, the proxy's https counts): over plain HTTP browsers ignore it.
   if (request.protocol === "https") reply.header("strict-transport-security", "max-age=31536000");

@@ -65,3 +65,11 @@ export interface PlatformDirectory {
   withIssuer(issuer: string): Platform[];
   list(): Platform[];
 }
+
+/** What a launch tells the grades side, and asks it (lti/grades). */
+export interface LaunchRecorder {
+  /** After every checked launch: the course, the person's link to the lab, the line item the claim names. */
+  recordLaunch(launch: LtiLaunch): Promise<void>;
+  /** Sections the stored roster gives this person in this course ([] when unknown). */
+  sectionsOf(platformId: string, contextId: string, userId: string): Promise<string[]>;
+}

@@ -10,6 +10,9 @@ import type { Lab } from "../../common/lab.ts";
 import { eventually } from "../../common/testing/patience.ts";
 import { startTestEmulator, type TestEmulator } from "../../emulator/testing/start.ts";
 import { buildApp, type AppDeps } from "../app.ts";
+import { SqliteLtiGradesRepository } from "../lti/grades/sqlite-repository.ts";
+import { SqliteLtiLaunchStore } from "../lti/launch-store/sqlite-launch-store.ts";
+import type { LtiSettings } from "../lti/register-lti.ts";
 import { SqliteAnnouncementRepository } from "../announcements/sqlite-repository.ts";
 import { SqliteAuditRepository } from "../audit/sqlite-repository.ts";
 import { createDemoAuthenticator } from "../auth/authenticator.ts";
@@ -97,6 +100,11 @@ export interface TestBffOptions {
   port?: number;
   /** A built SPA to serve (dist/web's layout); default none, the API alone. */
   webRoot?: string;
+  /**
+   * LTI 1.3 with these platforms, its stores beside grading.db. Launch URLs are built on publicUrl,
+   * so give it (and the port it names) too.
+   */
+  lti?: Pick<LtiSettings, "platforms" | "dynamicRegistration" | "grades">;
 }
 
 /** A test BFF on the emulator: its own, or a shared one given in the options. */
@@ -130,6 +138,10 @@ export async function startTestBffOnCluster(
   const endedSignIns = SqliteEndedSignInRepository.open(gradingDataDir);
   const classRepository = SqliteClassRepository.open(gradingDataDir);
   const announcementRepository = SqliteAnnouncementRepository.open(gradingDataDir);
+  const ltiStores = options.lti && {
+    launchStore: SqliteLtiLaunchStore.open(gradingDataDir),
+    gradesRepository: SqliteLtiGradesRepository.open(gradingDataDir),
+  };
   const kubeRequests = new KubeRequestCounter();
   const cluster = createClusterClient(kubeConfig, {
     namespace: testNamespace,
@@ -181,6 +193,12 @@ export async function startTestBffOnCluster(
     trustProxy: options.trustProxy,
     serverLimits: options.serverLimits,
     webRoot: options.webRoot,
+    lti: options.lti &&
+      ltiStores && {
+        ...options.lti,
+        ...ltiStores,
+        publicUrl: new URL(options.publicUrl ?? "http://127.0.0.1"),
+      },
   });
   options.routes?.(app);
   await app.listen({ host: "127.0.0.1", port: options.port ?? 0 });
@@ -208,6 +226,8 @@ export async function startTestBffOnCluster(
       await endedSignIns.close();
       await classRepository.close();
       await announcementRepository.close();
+      await ltiStores?.launchStore.close();
+      await ltiStores?.gradesRepository.close();
       if (ownsDataDir) await rm(gradingDataDir, { recursive: true, force: true });
     },
   };

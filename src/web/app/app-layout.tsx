@@ -31,6 +31,7 @@ export function AppLayout() {
           <NavLink to={paths.recordings.to()}>{t("app.nav.recordings")}</NavLink>
           {me.role === "instructor" && <NavLink to={paths.doctor.to()}>{t("app.nav.doctor")}</NavLink>}
           {me.role === "instructor" && <NavLink to={paths.audit.to()}>{t("app.nav.audit")}</NavLink>}
+          {me.role === "instructor" && <NavLink to={paths.lti.to()}>{t("app.nav.lti")}</NavLink>}
         </nav>
         <LanguageSwitcher />
         <UserMenu />

@@ -26,6 +26,8 @@ const GradingPage = lazyPage(() => import("./routes/grading-page.tsx"), "Grading
 const ClassesPage = lazyPage(() => import("./routes/classes-page.tsx"), "ClassesPage");
 const DoctorPage = lazyPage(() => import("./routes/doctor-page.tsx"), "DoctorPage");
 const AuditPage = lazyPage(() => import("./routes/audit-page.tsx"), "AuditPage");
+const LtiPage = lazyPage(() => import("./routes/lti-page.tsx"), "LtiPage");
+const DeepLinkPage = lazyPage(() => import("./routes/deep-link-page.tsx"), "DeepLinkPage");
 
 const staff = ["ta", "instructor"] as const;
 const instructors = ["instructor"] as const;
@@ -51,6 +53,8 @@ export function AppRoutes() {
           <Route element={<RequireRole roles={instructors} />}>
             <Route path={paths.doctor.pattern} element={<DoctorPage />} />
             <Route path={paths.audit.pattern} element={<AuditPage />} />
+            <Route path={paths.lti.pattern} element={<LtiPage />} />
+            <Route path={paths.ltiDeepLink.pattern} element={<DeepLinkPage />} />
           </Route>
           <Route path="*" element={<NotFoundPage />} />
         </Route>

@@ -60,6 +60,15 @@ export const paths = {
     pattern: "/admin/audit",
     to: () => "/admin/audit",
   },
+  lti: {
+    pattern: "/lti",
+    to: () => "/lti",
+  },
+  /** Where the BFF sends an instructor's deep-linking launch (GET /api/lti/continue). */
+  ltiDeepLink: {
+    pattern: "/lti/deep-links/:requestId",
+    to: (requestId: string) => `/lti/deep-links/${encodeURIComponent(requestId)}`,
+  },
 } as const;
 
 /** Only same-origin paths are followed after sign-in, so a crafted link cannot send people elsewhere. */

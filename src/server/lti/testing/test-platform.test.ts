@@ -431,6 +431,37 @@ describe("assignment and grade services", () => {
     expect((await held).status).toBe(204);
     expect(platform.scorePosts().map((post) => post.status)).toEqual([503, 422, 204]);
   });
+
+  it("keeps a held score when the tool goes away before the answer", async () => {
+    const token = await accessToken();
+    const item = await createLineItem(token);
+    platform.quirks.holdScores = true;
+    const gone = new AbortController();
+    const post = fetch(`${item.id}/scores`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": types.score },
+      body: JSON.stringify(score("s2", 7, "2030-01-01T10:00:00.000Z")),
+      signal: gone.signal,
+    });
+    await expect.poll(() => platform.scorePosts().at(-1)?.status).toBe("held");
+    gone.abort();
+    await expect(post).rejects.toThrow();
+    await expect.poll(() => platform.scorePosts().at(-1)?.status).toBe("closed");
+    expect(platform.results(item.id)).toEqual([expect.objectContaining({ userId: "s2", scoreGiven: 7 })]);
+  });
+
+  it("lists each line item twice when the duplicate quirk is on", async () => {
+    const token = await accessToken();
+    const item = await createLineItem(token);
+    platform.quirks.duplicateLineItemsVisible = true;
+    const listed = await fetch(`${platform.url}/courses/c1/lineitems`, {
+      headers: { authorization: `Bearer ${token}`, accept: types.container },
+    });
+    expect((await listed.json()) as Array<{ id: string }>).toEqual([
+      expect.objectContaining({ id: item.id }),
+      expect.objectContaining({ id: item.id }),
+    ]);
+  });
 });
 
 describe("names and role provisioning", () => {

@@ -1,6 +1,7 @@
 // /: everyone's start page, in the first download. The sessions feature's cards and launch buttons
 // meet the labs feature's catalog here.
 import { useTranslation } from "react-i18next";
+import { useSearchParams } from "react-router";
 import { useSignedInUser } from "../../lib/signed-in-user.ts";
 import { isStaff } from "../../lib/roles.ts";
 import { useLabs, useLabTitles } from "../../features/labs/api/get-labs.ts";
@@ -23,6 +24,8 @@ export function HomePage() {
   const active = visibleSessions(sessions.data);
   const labs = useLabs();
   const labTitle = useLabTitles();
+  // A launch from an LMS course lands here with its lab: that lab alone, until they ask for all.
+  const [searchParams] = useSearchParams();
 
   return (
     <main className="page">
@@ -32,6 +35,7 @@ export function HomePage() {
       <MySessions query={sessions} labs={labs.data} labTitle={labTitle} />
       {sessions.data && <PastSessions live={active} labTitle={labTitle} />}
       <LabCatalog
+        only={searchParams.get("lab")}
         renderAction={(lab) => (
           <LaunchLabButton lab={lab} activeSession={active.find((session) => session.labId === lab.id)} />
         )}

@@ -1,6 +1,6 @@
 import { useState, type FormEvent, type ReactNode } from "react";
 import { useTranslation } from "react-i18next";
-import { Navigate, useNavigate, useSearchParams } from "react-router";
+import { Link, Navigate, useNavigate, useSearchParams } from "react-router";
 import { ErrorText } from "../../../components/error-text.tsx";
 import { LanguageSwitcher } from "../../../components/language-switcher.tsx";
 import { safeReturnPath } from "../../../lib/paths.ts";
@@ -9,6 +9,7 @@ import { useAuthConfig } from "../api/get-auth-config.ts";
 import { useMe } from "../api/get-me.ts";
 import { useSignIn } from "../api/sign-in.ts";
 import { ProviderSignIn } from "./provider-sign-in.tsx";
+import { SignInProblem, signInProblemOf } from "./sign-in-problem.tsx";
 
 export function SignInPage() {
   const { t } = useTranslation();
@@ -21,6 +22,22 @@ export function SignInPage() {
   const [username, setUsername] = useState("");
   const [password, setPassword] = useState("");
 
+  const problem = signInProblemOf(searchParams.get("error"));
+
+  // Someone already signed in whose launch from an LMS was refused still needs to hear why.
+  if (me.data && problem) {
+    return (
+      <SignInLayout>
+        <section className="panel sign-in-form" aria-labelledby="sign-in-title">
+          <h1 id="sign-in-title">{t("auth.signIn.notSignedInAgain")}</h1>
+          <SignInProblem problem={problem} />
+          <Link className="button button-primary" to={returnPath} replace>
+            {t("auth.signIn.continueAs", { username: me.data.username })}
+          </Link>
+        </section>
+      </SignInLayout>
+    );
+  }
   if (me.data) return <Navigate to={returnPath} replace />;
   if (me.isPending || authConfig.isPending) return <Loading label={t("auth.signIn.checking")} />;
   if (authConfig.isError) {
@@ -40,7 +57,7 @@ export function SignInPage() {
         <ProviderSignIn
           providerName={authConfig.data.providerName}
           returnPath={returnPath}
-          error={searchParams.get("error")}
+          problem={problem}
         />
       </SignInLayout>
     );
@@ -59,6 +76,7 @@ export function SignInPage() {
       <form className="panel sign-in-form" onSubmit={submit} aria-labelledby="sign-in-title">
         <h1 id="sign-in-title">{t("auth.signIn.heading")}</h1>
         <p className="muted">{t("auth.signIn.lead")}</p>
+        <SignInProblem problem={problem} />
         <label className="field">
           <span className="field-label">{t("auth.signIn.username")}</span>
           <input

@@ -1,13 +1,26 @@
 import type { ReactNode } from "react";
 import { useTranslation } from "react-i18next";
+import { Link } from "react-router";
 import { ErrorPanel, Loading } from "../../../components/page-state.tsx";
 import { useLabs } from "../api/get-labs.ts";
 import type { LocalizedLab } from "../../../lib/localize-lab.ts";
 import { LabCard } from "./lab-card.tsx";
 
-export function LabCatalog({ renderAction }: { renderAction: (lab: LocalizedLab) => ReactNode }) {
+/**
+ * `only`: one lab's card, with a link to all of them (a launch from an LMS course names its lab). A
+ * lab id that is not in the catalog shows the whole catalog.
+ */
+export function LabCatalog({
+  renderAction,
+  only,
+}: {
+  renderAction: (lab: LocalizedLab) => ReactNode;
+  only?: string | null;
+}) {
   const { t } = useTranslation();
   const labs = useLabs();
+  const focused = labs.data?.filter((lab) => lab.id === only);
+  const shown = focused?.length ? focused : labs.data;
 
   return (
     <section className="section" aria-labelledby="lab-catalog-title">
@@ -22,14 +35,21 @@ export function LabCatalog({ renderAction }: { renderAction: (lab: LocalizedLab)
           error={labs.error}
           onRetry={() => void labs.refetch()}
         />
-      ) : labs.data.length === 0 ? (
+      ) : !shown?.length ? (
         <p className="empty">{t("labs.catalog.empty")}</p>
       ) : (
-        <div className="lab-grid">
-          {labs.data.map((lab) => (
-            <LabCard key={lab.id} lab={lab} action={renderAction(lab)} />
-          ))}
-        </div>
+        <>
+          <div className="lab-grid">
+            {shown.map((lab) => (
+              <LabCard key={lab.id} lab={lab} action={renderAction(lab)} />
+            ))}
+          </div>
+          {shown !== labs.data && (
+            <p>
+              <Link to="/">{t("labs.catalog.showAll", { count: labs.data.length })}</Link>
+            </p>
+          )}
+        </>
       )}
     </section>
   );

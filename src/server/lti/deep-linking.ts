@@ -1,0 +1,193 @@
+// Deep Linking 2.0: an instructor, launched from "add content" in their course, picks labs from the
+// catalog, and the LMS gets them back as resource links in a signed LtiDeepLinkingResponse. The
+// request waits (an hour, for that instructor only) while they choose; the signed answer waits (one
+// use) until the browser fetches the page that posts it to the LMS.
+import { randomBytes } from "node:crypto";
+import type { FastifyInstance } from "fastify";
+import * as z from "zod/mini";
+import { LtiDeepLinkChoice, type LtiDeepLinkAnswer, type LtiDeepLinkRequest } from "../../common/lti-api.ts";
+import type { Lab } from "../../common/lab.ts";
+import { signedInUser } from "../access/policy.ts";
+import type { AuditLog } from "../audit/audit-log.ts";
+import { HttpError, parseOrThrow } from "../http/errors.ts";
+import type { DeepLinkingSettings } from "./check-launch.ts";
+import { claimNames } from "./claims.ts";
+import type { LtiLaunchStore } from "./launch-store/repository.ts";
+import type { LtiLaunch, PlatformDirectory, ToolSigner } from "./model.ts";
+import { ltiLaunchPath } from "./launch-routes.ts";
+import { autoSubmitScript, sendPostToLmsPage } from "./pages.ts";
+
+const requestLifetimeMs = 60 * 60_000;
+const answerLifetimeMs = 5 * 60_000;
+
+interface KeptRequest {
+  platformId: string;
+  deploymentId: string;
+  username: string;
+  courseTitle: string | null;
+  settings: DeepLinkingSettings;
+}
+
+interface KeptAnswer {
+  username: string;
+  returnUrl: string;
+  jwt: string;
+  platformName: string;
+}
+
+const IdParams = z.object({ id: z.string().check(z.regex(/^[\w-]{43}$/, "not a deep-linking request")) });
+
+/** Keeps a deep-linking request for its instructor; the id is where the SPA's picker finds it. */
+export async function keepDeepLinkRequest(
+  store: LtiLaunchStore,
+  launch: LtiLaunch,
+  settings: DeepLinkingSettings,
+  now: number,
+): Promise<string> {
+  const id = randomBytes(32).toString("base64url");
+  const kept: KeptRequest = {
+    platformId: launch.platform.id,
+    deploymentId: launch.deploymentId,
+    username: launch.username,
+    courseTitle: launch.context.title ?? null,
+    settings,
+  };
+  await store.keep("deep-link", id, JSON.stringify(kept), now + requestLifetimeMs);
+  return id;
+}
+
+/** The most a lab's checks give: the line item's scoreMaximum. */
+export function maxScoreOf(lab: Lab): number {
+  return lab.checks.reduce((sum, check) => sum + check.points, 0);
+}
+
+export function registerDeepLinkingRoutes(
+  app: FastifyInstance,
+  deps: {
+    store: LtiLaunchStore;
+    platforms: PlatformDirectory;
+    signer: ToolSigner;
+    labs: Lab[];
+    audit: AuditLog;
+    publicUrl: URL;
+    now: () => number;
+  },
+): void {
+  const instructor = { config: { access: "instructor" } } as const;
+  const gone = () =>
+    new HttpError(
+      404,
+      "not_found",
+      "This request to add labs has expired or was used. Start again from your course: add content, then Lab Console.",
+      "lti_deep_link_not_found",
+    );
+
+  async function requestOf(id: string, username: string, take: boolean): Promise<KeptRequest> {
+    const now = deps.now();
+    const value = take
+      ? await deps.store.take("deep-link", id, now)
+      : await deps.store.peek("deep-link", id, now);
+    const kept = value === undefined ? undefined : (JSON.parse(value) as KeptRequest);
+    // Another instructor's request does not exist for this one.
+    if (!kept || kept.username !== username) throw gone();
+    return kept;
+  }
+
+  app.get("/api/lti/deep-links/:id", instructor, async (request): Promise<LtiDeepLinkRequest> => {
+    const { id } = parseOrThrow(IdParams, request.params);
+    const kept = await requestOf(id, signedInUser(request).username, false);
+    return {
+      id,
+      platformName: deps.platforms.get(kept.platformId)?.name ?? kept.platformId,
+      courseTitle: kept.courseTitle,
+      acceptMultiple: kept.settings.acceptMultiple,
+      labs: deps.labs.map((lab) => ({ id: lab.id, title: lab.title, description: lab.description })),
+    };
+  });
+
+  app.post("/api/lti/deep-links/:id", instructor, async (request): Promise<LtiDeepLinkAnswer> => {
+    const { id } = parseOrThrow(IdParams, request.params);
+    const user = signedInUser(request);
+    const choice = parseOrThrow(LtiDeepLinkChoice, request.body);
+    const peeked = await requestOf(id, user.username, false);
+    const labs = choice.labIds.map((labId) => deps.labs.find((lab) => lab.id === labId));
+    if (labs.some((lab) => lab === undefined) || new Set(choice.labIds).size !== choice.labIds.length) {
+      throw new HttpError(400, "invalid", "Choose labs from the list, each once.", "lti_lab_choice_invalid");
+    }
+    if (!peeked.settings.acceptMultiple && labs.length > 1) {
+      throw new HttpError(400, "invalid", "This course accepts one lab at a time.", "lti_lab_choice_invalid");
+    }
+    const platform = deps.platforms.get(peeked.platformId);
+    if (!platform) throw gone();
+    const kept = await requestOf(id, user.username, true);
+    const launchUrl = new URL(ltiLaunchPath, deps.publicUrl).href;
+    const contentItems = (labs as Lab[]).map((lab) => ({
+      type: "ltiResourceLink",
+      title: lab.title,
+      text: lab.description.slice(0, 1000),
+      url: launchUrl,
+      custom: { lab: lab.id, post_self_checks: String(choice.postSelfChecks) },
+      lineItem: { scoreMaximum: maxScoreOf(lab), label: lab.title, resourceId: lab.id, tag: "lab-console" },
+    }));
+    const issuedAt = Math.floor(deps.now() / 1000);
+    const jwt = await deps.signer.sign({
+      iss: platform.clientId,
+      aud: platform.issuer,
+      iat: issuedAt,
+      exp: issuedAt + 600,
+      nonce: randomBytes(16).toString("base64url"),
+      [claimNames.deploymentId]: kept.deploymentId,
+      [claimNames.messageType]: "LtiDeepLinkingResponse",
+      [claimNames.version]: "1.3.0",
+      [claimNames.deepLinkingContentItems]: contentItems,
+      ...(kept.settings.data === undefined ? {} : { [claimNames.deepLinkingData]: kept.settings.data }),
+    });
+    const answerId = randomBytes(32).toString("base64url");
+    const answer: KeptAnswer = {
+      username: user.username,
+      returnUrl: kept.settings.returnUrl,
+      jwt,
+      platformName: platform.name,
+    };
+    await deps.store.keep(
+      "deep-link-answer",
+      answerId,
+      JSON.stringify(answer),
+      deps.now() + answerLifetimeMs,
+    );
+    await deps.audit.record(
+      {
+        action: "lti-deep-link",
+        actor: user,
+        details: {
+          platform: platform.id,
+          course: kept.courseTitle,
+          labs: choice.labIds.join(", "),
+          postSelfChecks: choice.postSelfChecks,
+        },
+      },
+      request,
+    );
+    return { answerUrl: `/api/lti/deep-link-answers/${answerId}` };
+  });
+
+  app.get("/api/lti/deep-link-answers/:id", instructor, async (request, reply) => {
+    const { id } = parseOrThrow(IdParams, request.params);
+    const value = await deps.store.take("deep-link-answer", id, deps.now());
+    const answer = value === undefined ? undefined : (JSON.parse(value) as KeptAnswer);
+    if (!answer || answer.username !== signedInUser(request).username) throw gone();
+    return sendPostToLmsPage(
+      reply,
+      new URL(answer.returnUrl),
+      { JWT: answer.jwt },
+      `Return to ${answer.platformName}`,
+    );
+  });
+
+  app.get("/api/lti/auto-submit.js", { config: { access: "public" } }, async (_request, reply) =>
+    reply
+      .type("text/javascript; charset=utf-8")
+      .header("cache-control", "public, max-age=3600")
+      .send(autoSubmitScript),
+  );
+}

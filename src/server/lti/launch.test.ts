@@ -1,0 +1,329 @@
+// Launches from a test LMS that follows the 1EdTech specs, into a real BFF on the emulator, driven
+// like a browser: who a launch signs in and where it lands, a launch in a frame, deep linking, dynamic
+// registration with its approval, and every hostile launch refused with nobody signed in.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Me } from "../../common/api.ts";
+import { CookieJarClient, type Visit } from "../auth/oidc/testing/cookie-jar-client.ts";
+import { aCheck, aGradingLab } from "../grading/testing/grading-fixtures.ts";
+import { startTestBff, type TestBff } from "../testing/test-bff.ts";
+import { configuredPlatform, freePort, startCoursePlatform } from "./testing/lti-setup.ts";
+import type { TestPlatform } from "./testing/test-platform.ts";
+
+const lab = aGradingLab([aCheck({ id: "file", run: "test -f done", points: 3 })], {
+  id: "lab-one",
+  title: "Lab one",
+});
+const otherLab = aGradingLab([aCheck({ id: "x", run: "true", points: 2 })], {
+  id: "lab-two",
+  title: "Lab two",
+});
+
+let platform: TestPlatform;
+let bff: TestBff;
+let consoleUrl: string;
+let clock = Date.now();
+
+beforeAll(async () => {
+  const port = await freePort();
+  consoleUrl = `http://127.0.0.1:${port}`;
+  platform = await startCoursePlatform(consoleUrl, lab.id);
+  bff = await startTestBff({
+    labs: [lab, otherLab],
+    port,
+    publicUrl: consoleUrl,
+    now: () => new Date(clock),
+    lti: { platforms: [configuredPlatform(platform)], dynamicRegistration: true },
+  });
+});
+afterAll(async () => {
+  await bff?.close();
+  await platform?.close();
+});
+
+/** Opens the platform's launch page and goes where its forms and redirects lead. */
+async function launch(
+  browser: CookieJarClient,
+  url: string,
+  launchHeaders: Record<string, string> = {},
+): Promise<Visit> {
+  const launchPage = await browser.visit(url);
+  // The login initiation, then /auth's form_post page; a login refused at once stays at the console.
+  const atPlatform = await browser.submitForm(launchPage, {});
+  return atPlatform.url.startsWith(consoleUrl)
+    ? atPlatform
+    : submitLaunch(browser, atPlatform, launchHeaders);
+}
+
+async function submitLaunch(
+  browser: CookieJarClient,
+  formPost: Visit,
+  headers: Record<string, string> = {},
+): Promise<Visit> {
+  const fields = Object.fromEntries(
+    [...formPost.body.matchAll(/<input\b[^>]*name="([^"]+)"[^>]*value="([^"]*)"/g)].map(([, name, value]) => [
+      name,
+      value,
+    ]),
+  );
+  const action = /<form\b[^>]*action="([^"]+)"/.exec(formPost.body)?.[1];
+  if (!action) throw new Error(`no form_post form in:\n${formPost.body}`);
+  return browser.visit(new URL(action.replace(/&amp;/g, "&"), formPost.url).href, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded", ...headers },
+    body: new URLSearchParams(fields as Record<string, string>),
+  });
+}
+
+async function me(browser: CookieJarClient): Promise<Me | number> {
+  const response = await browser.request(`${consoleUrl}/api/me`);
+  return response.status === 200 ? Me.parse(await response.json()) : response.status;
+}
+
+const pathOf = (visit: Visit) => {
+  const url = new URL(visit.url);
+  return `${url.pathname}${url.search}`;
+};
+
+describe("a launch from the LMS", () => {
+  it("signs a learner in by their email, in their section, on the lab the link points at", async () => {
+    const browser = new CookieJarClient();
+    const landed = await launch(
+      browser,
+      platform.launchUrl({ sub: "u-stella", courseId: "cs101", resourceLinkId: "link-lab" }),
+    );
+    expect(pathOf(landed)).toBe("/?lab=lab-one");
+    expect(landed.trail.some((step) => step.startsWith(`${consoleUrl}/api/lti/continue?ticket=`))).toBe(true);
+    expect(await me(browser)).toEqual({
+      username: "stella@example.edu",
+      role: "student",
+      sections: ["section-a"],
+    });
+  });
+
+  it("signs a TA in to the lab's wall and an instructor to its grading, by the LMS's roles", async () => {
+    const ta = new CookieJarClient();
+    expect(
+      pathOf(
+        await launch(
+          ta,
+          platform.launchUrl({ sub: "u-tomas", courseId: "cs101", resourceLinkId: "link-lab" }),
+        ),
+      ),
+    ).toBe("/labs/lab-one/wall");
+    expect(await me(ta)).toEqual({ username: "tomas@example.edu", role: "ta", sections: ["section-b"] });
+    const instructor = new CookieJarClient();
+    expect(
+      pathOf(
+        await launch(
+          instructor,
+          platform.launchUrl({ sub: "u-ines", courseId: "cs101", resourceLinkId: "link-lab" }),
+        ),
+      ),
+    ).toBe("/labs/lab-one/grading");
+    expect(await me(instructor)).toEqual({ username: "ines@example.edu", role: "instructor", sections: [] });
+  });
+
+  it("in a frame, offers a new window instead of relying on a third-party cookie, and signs in there", async () => {
+    const browser = new CookieJarClient();
+    const framed = await launch(
+      browser,
+      platform.launchUrl({ sub: "u-otto", courseId: "cs101", resourceLinkId: "link-lab" }),
+      { "sec-fetch-dest": "iframe" },
+    );
+    expect(framed.response.status).toBe(200);
+    expect(framed.body).toContain("Open Lab Console in a new window");
+    expect(framed.response.headers.get("content-security-policy")).toContain("frame-ancestors *");
+    expect(framed.response.headers.get("x-frame-options")).toBeNull();
+    expect(framed.response.headers.getSetCookie()).toEqual([]);
+    const link = /href="([^"]+)" target="_blank"/.exec(framed.body)?.[1]?.replace(/&#38;/g, "&");
+    const window = new CookieJarClient();
+    const landed = await window.visit(new URL(link!, consoleUrl).href);
+    expect(pathOf(landed)).toBe("/?lab=lab-one");
+    expect(await me(window)).toMatchObject({ username: "otto@example.edu", role: "student" });
+    // The ticket worked once.
+    const again = await new CookieJarClient().visit(new URL(link!, consoleUrl).href);
+    expect(pathOf(again)).toBe("/sign-in?error=expired");
+  });
+});
+
+describe("a hostile launch is refused and signs nobody in", () => {
+  for (const tamper of ["forgedSignature", "wrongAudience", "unknownDeployment", "expired"] as const) {
+    it(`with ${tamper}`, async () => {
+      const browser = new CookieJarClient();
+      const landed = await launch(
+        browser,
+        platform.launchUrl({ sub: "u-stella", courseId: "cs101", resourceLinkId: "link-lab", tamper }),
+      );
+      expect(pathOf(landed)).toBe("/sign-in?error=lti-refused");
+      expect(await me(browser)).toBe(401);
+    });
+  }
+
+  it("when its id_token is posted again, with the same state or a fresh one", async () => {
+    await launch(
+      new CookieJarClient(),
+      platform.launchUrl({ sub: "u-stella", courseId: "cs101", resourceLinkId: "link-lab" }),
+    );
+    const used = platform.lastIdTokenForm()!;
+    const replayer = new CookieJarClient();
+    const replayed = await replayer.visit(used.action, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ id_token: used.id_token, state: used.state }),
+    });
+    expect(pathOf(replayed)).toBe("/sign-in?error=lti-refused");
+    // A login of the attacker's own gives a fresh state, whose nonce the old token does not carry.
+    const login = await replayer.request(
+      `${consoleUrl}/api/lti/login?${new URLSearchParams({ iss: platform.issuer, login_hint: "u-stella", target_link_uri: `${consoleUrl}/api/lti/launch`, client_id: "lab-console-test" })}`,
+    );
+    const state = new URL(login.headers.get("location")!).searchParams.get("state")!;
+    const withFreshState = await replayer.visit(used.action, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ id_token: used.id_token, state }),
+    });
+    expect(pathOf(withFreshState)).toBe("/sign-in?error=lti-refused");
+    expect(await me(replayer)).toBe(401);
+  });
+
+  it("when its login's state expired", async () => {
+    const browser = new CookieJarClient();
+    const launchPage = await browser.visit(
+      platform.launchUrl({ sub: "u-stella", courseId: "cs101", resourceLinkId: "link-lab" }),
+    );
+    const formPost = await browser.submitForm(launchPage, {});
+    clock += 11 * 60_000;
+    const landed = await submitLaunch(browser, formPost);
+    expect(pathOf(landed)).toBe("/sign-in?error=lti-refused");
+    expect(await me(browser)).toBe(401);
+  });
+
+  it("when the login names an LMS the console does not know", async () => {
+    const browser = new CookieJarClient();
+    const landed = await browser.visit(
+      `${consoleUrl}/api/lti/login?${new URLSearchParams({ iss: "https://lms.elsewhere.example", login_hint: "x", target_link_uri: `${consoleUrl}/api/lti/launch` })}`,
+    );
+    expect(pathOf(landed)).toBe("/sign-in?error=lti-refused");
+  });
+});
+
+describe("deep linking", () => {
+  it("lets an instructor add a lab to the course, with its line item, and nobody else read the request", async () => {
+    const instructor = new CookieJarClient();
+    const landed = await launch(
+      instructor,
+      platform.deepLinkingLaunchUrl({ sub: "u-ines", courseId: "cs101" }),
+    );
+    const id = /^\/lti\/deep-links\/([\w-]{43})$/.exec(pathOf(landed))?.[1];
+    expect(id).toBeDefined();
+    const request = await (await instructor.request(`${consoleUrl}/api/lti/deep-links/${id}`)).json();
+    expect(request).toMatchObject({ platformName: "Test LMS", courseTitle: "CS 101: Systems" });
+    expect(request.labs.map((each: { id: string }) => each.id)).toEqual(["lab-one", "lab-two"]);
+
+    const ivan = await bff.signIn("ivan");
+    expect((await ivan.get(`/api/lti/deep-links/${id}`)).status).toBe(404);
+
+    const answer = await instructor.postApi(`${consoleUrl}/api/lti/deep-links/${id}`, {
+      labIds: ["lab-two"],
+      postSelfChecks: true,
+    });
+    expect(answer.status).toBe(200);
+    const { answerUrl } = (await answer.json()) as { answerUrl: string };
+    const page = await instructor.visit(new URL(answerUrl, consoleUrl).href);
+    expect(page.response.headers.get("content-security-policy")).toContain(`form-action ${platform.url}`);
+    const back = await instructor.submitForm(page, {});
+    expect(back.body).toContain("Lab two");
+    const link = platform.resourceLinks("cs101").find((each) => each.title === "Lab two");
+    expect(link?.custom).toEqual({ lab: "lab-two", post_self_checks: "true" });
+    expect(platform.lineItems("cs101")).toContainEqual(
+      expect.objectContaining({
+        label: "Lab two",
+        resourceId: "lab-two",
+        tag: "lab-console",
+        scoreMaximum: 2,
+      }),
+    );
+    // Used: the same request cannot add labs twice.
+    expect(
+      (
+        await instructor.postApi(`${consoleUrl}/api/lti/deep-links/${id}`, {
+          labIds: ["lab-one"],
+          postSelfChecks: false,
+        })
+      ).status,
+    ).toBe(404);
+  });
+
+  it("refuses a deep-linking launch by a learner", async () => {
+    const browser = new CookieJarClient();
+    const landed = await launch(
+      browser,
+      platform.deepLinkingLaunchUrl({ sub: "u-stella", courseId: "cs101" }),
+    );
+    expect(pathOf(landed)).toBe("/sign-in?error=lti-refused");
+    expect(await me(browser)).toBe(401);
+  });
+});
+
+describe("dynamic registration", () => {
+  it("registers the console at an LMS, which signs nobody in until an instructor approves it", async () => {
+    const admin = new CookieJarClient();
+    const registered = await admin.visit(platform.registrationStartUrl(`${consoleUrl}/api/lti/register`));
+    expect(registered.response.status).toBe(200);
+    expect(registered.body).toContain("Lab Console is registered with");
+    const [tool] = platform.registeredTools().filter((each) => each.clientId !== "lab-console-test");
+    expect(tool).toBeDefined();
+
+    const ivan = await bff.signIn("ivan");
+    const listed = (await ivan.get("/api/lti/platforms")).body.items as {
+      id: string;
+      status: string;
+      clientId: string;
+    }[];
+    const pending = listed.find((each) => each.clientId === tool!.clientId);
+    expect(pending?.status).toBe("pending");
+
+    platform.addResourceLink("cs101", {
+      id: "link-dyn",
+      title: "Lab 1 again",
+      custom: { lab: lab.id },
+      clientId: tool!.clientId,
+    });
+    const refused = await launch(
+      new CookieJarClient(),
+      platform.launchUrl({ sub: "u-stella", courseId: "cs101", resourceLinkId: "link-dyn" }),
+    );
+    expect(pathOf(refused)).toBe("/sign-in?error=lti-platform-pending");
+
+    expect(
+      (await bff.signIn("alice").then((alice) => alice.post(`/api/lti/platforms/${pending!.id}/approve`)))
+        .status,
+    ).toBe(403);
+    expect((await ivan.post(`/api/lti/platforms/${pending!.id}/approve`)).body.status).toBe("active");
+    const student = new CookieJarClient();
+    const landed = await launch(
+      student,
+      platform.launchUrl({ sub: "u-stella", courseId: "cs101", resourceLinkId: "link-dyn" }),
+    );
+    expect(pathOf(landed)).toBe("/?lab=lab-one");
+    expect(await me(student)).toMatchObject({ username: "stella@example.edu" });
+  });
+
+  it("refuses a configuration address that is not https", async () => {
+    const answer = await new CookieJarClient().visit(
+      `${consoleUrl}/api/lti/register?${new URLSearchParams({ openid_configuration: "http://lms.example.edu/.well-known/openid-configuration" })}`,
+    );
+    expect(answer.response.status).toBe(400);
+    expect(answer.body).toContain("Nothing was registered");
+  });
+});
+
+describe("the tool's keys", () => {
+  it("are public at /api/lti/jwks without their private halves", async () => {
+    const { keys } = (await (await fetch(`${consoleUrl}/api/lti/jwks`)).json()) as {
+      keys: Record<string, unknown>[];
+    };
+    expect(keys.length).toBeGreaterThan(0);
+    for (const key of keys) expect(Object.keys(key).sort()).toEqual(["alg", "e", "kid", "kty", "n", "use"]);
+  });
+});

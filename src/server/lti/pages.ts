@@ -1,0 +1,82 @@
+// The few pages the BFF itself serves during LTI flows, where the SPA cannot be: inside an LMS's
+// frame (the SPA is never framed), and on the way back to an LMS (the SPA may post forms only to this
+// origin). Plain HTML, no inline script, each with the narrowest policy that lets it work.
+import type { FastifyReply } from "fastify";
+
+const style =
+  "body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem;color:#1a1a1a}" +
+  "a.button,button{display:inline-block;padding:.6rem 1.2rem;background:#1d4ed8;color:#fff;border:0;border-radius:6px;text-decoration:none;font-size:1rem;cursor:pointer}";
+
+function escape(text: string): string {
+  return text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
+}
+
+function page(title: string, body: string): string {
+  return (
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">` +
+    `<title>${escape(title)}</title><style>${style}</style></head><body>${body}</body></html>`
+  );
+}
+
+/**
+ * Framed in the LMS: any site may frame it. It carries nothing an attacker could use without the
+ * launch itself, and a link opens Lab Console at top level, where its cookie is first-party.
+ */
+export function sendFramedPage(
+  reply: FastifyReply,
+  status: number,
+  title: string,
+  text: string,
+  link: { href: string; label: string },
+) {
+  return reply
+    .code(status)
+    .header("content-security-policy", "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors *")
+    .header("cache-control", "no-store")
+    .type("text/html; charset=utf-8")
+    .send(
+      page(
+        title,
+        `<h1>${escape(title)}</h1><p>${escape(text)}</p>` +
+          `<p><a class="button" href="${escape(link.href)}" target="_blank" rel="noopener">${escape(link.label)}</a></p>`,
+      ),
+    );
+}
+
+/** Posts a signed answer to an LMS: the form submits itself (auto-submit.js), or with its button. */
+export function sendPostToLmsPage(
+  reply: FastifyReply,
+  target: URL,
+  fields: Record<string, string>,
+  label: string,
+) {
+  const inputs = Object.entries(fields)
+    .map(([name, value]) => `<input type="hidden" name="${escape(name)}" value="${escape(value)}">`)
+    .join("");
+  return reply
+    .header(
+      "content-security-policy",
+      `default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; form-action ${target.origin}; frame-ancestors *`,
+    )
+    .header("cache-control", "no-store")
+    .type("text/html; charset=utf-8")
+    .send(
+      page(
+        label,
+        `<form method="post" action="${escape(target.href)}">${inputs}<p>Returning to your course…</p>` +
+          `<button type="submit">${escape(label)}</button></form><script src="/api/lti/auto-submit.js"></script>`,
+      ),
+    );
+}
+
+/** What sendPostToLmsPage loads: submits the page's form as soon as it is read. */
+export const autoSubmitScript = "document.forms[0].submit();\n";
+
+/** The end of a dynamic registration, in the LMS's frame or window. */
+export function sendRegisteredPage(reply: FastifyReply, title: string, text: string) {
+  return reply
+    .header("content-security-policy", "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors *")
+    .header("cache-control", "no-store")
+    .type("text/html; charset=utf-8")
+    .send(page(title, `<h1>${escape(title)}</h1><p>${escape(text)}</p>`));
+}

@@ -1,0 +1,78 @@
+// The platforms, as instructors see them, and the approval that lets a dynamically registered one
+// sign people in. Also the tool's public keys, which every LMS fetches.
+import type { FastifyInstance } from "fastify";
+import * as z from "zod/mini";
+import type { LtiPlatform, LtiPlatformList } from "../../common/lti-api.ts";
+import { signedInUser } from "../access/policy.ts";
+import type { AuditLog } from "../audit/audit-log.ts";
+import { HttpError, parseOrThrow } from "../http/errors.ts";
+import type { LtiLaunchStore } from "./launch-store/repository.ts";
+import type { Platform, PlatformDirectory } from "./model.ts";
+import type { ToolKeyRing } from "./tool-keys.ts";
+
+const PlatformIdParams = z.object({ id: z.string().check(z.maxLength(60)) });
+
+export function platformView(platform: Platform): LtiPlatform {
+  return {
+    id: platform.id,
+    name: platform.name,
+    issuer: platform.issuer,
+    clientId: platform.clientId,
+    deploymentIds: platform.deploymentIds,
+    status: platform.status,
+    source: platform.source,
+  };
+}
+
+export function registerPlatformRoutes(
+  app: FastifyInstance,
+  deps: {
+    platforms: PlatformDirectory & { reload(): Promise<void> };
+    store: LtiLaunchStore;
+    keys: ToolKeyRing;
+    audit: AuditLog;
+  },
+): void {
+  const instructor = { config: { access: "instructor" } } as const;
+
+  app.get("/api/lti/jwks", { config: { access: "public" } }, async (_request, reply) =>
+    // Short caching: a new key is published a day before it signs, far longer than this.
+    reply.header("cache-control", "public, max-age=300").send(await deps.keys.jwks()),
+  );
+
+  app.get("/api/lti/platforms", instructor, async (): Promise<LtiPlatformList> => {
+    await deps.platforms.reload();
+    return { items: deps.platforms.list().map(platformView) };
+  });
+
+  app.post("/api/lti/platforms/:id/approve", instructor, async (request): Promise<LtiPlatform> => {
+    const { id } = parseOrThrow(PlatformIdParams, request.params);
+    const approved = await deps.store.approvePlatform(id);
+    if (!approved) {
+      throw new HttpError(
+        404,
+        "not_found",
+        "No LMS registered itself under that id.",
+        "lti_platform_not_found",
+      );
+    }
+    await deps.platforms.reload();
+    await deps.audit.record(
+      {
+        action: "lti-platform-approve",
+        actor: signedInUser(request),
+        details: { platform: id, issuer: approved.issuer },
+      },
+      request,
+    );
+    const platform = deps.platforms.get(id);
+    if (!platform)
+      throw new HttpError(
+        404,
+        "not_found",
+        "No LMS registered itself under that id.",
+        "lti_platform_not_found",
+      );
+    return platformView(platform);
+  });
+}
