@@ -160,14 +160,14 @@ describe("a course's roster", () => {
 
   it("stops at its page limit rather than following an LMS that pages without end", async () => {
     harness.lms.quirks.nrpsPageSize = 1;
-    const nrps = new NrpsClient(new ServiceTokens({ signer: harness.signer }), {
+    const nrps = new NrpsClient(new ServiceTokens({ signer: harness.toolKeys.signer }), {
       pages: 3,
       members: 100,
       pageBytes: 64 * 1024,
     });
     const url = new URL(`${harness.lms.url}/courses/cs-101/memberships`);
     await expect(nrps.members(harness.platform, url)).rejects.toThrow(/gave more than 3 pages of members/);
-    const fewMembers = new NrpsClient(new ServiceTokens({ signer: harness.signer }), {
+    const fewMembers = new NrpsClient(new ServiceTokens({ signer: harness.toolKeys.signer }), {
       pages: 100,
       members: 2,
       pageBytes: 64 * 1024,

@@ -1,17 +1,21 @@
-// Service tokens against a small token endpoint of the test's own, which counts what it is asked,
-// checks the assertion against the tool's JWKS, and can forget the tokens it gave (as an LMS that
+// Service tokens signed by the console's key ring, against a small token endpoint of the test's own,
+// which counts what it is asked, checks the assertion against the console's JWKS, and can forget the tokens it gave (as an LMS that
 // revokes them early does).
 import { randomUUID } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { createRemoteJWKSet, jwtVerify } from "jose";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Platform } from "../model.ts";
 import { LmsError, lmsRequest } from "./lms-http.ts";
 import { scopes, ServiceTokens, TokenError } from "./service-token.ts";
-import { startTestToolSigner, type TestToolSigner } from "./testing/test-tool-signer.ts";
+import { serveToolKeys, type ServedToolKeys } from "./testing/served-tool-keys.ts";
 
-let signer: TestToolSigner;
+let toolKeys: ServedToolKeys;
+let dataDir: string;
 let base: string;
 const issued = new Set<string>();
 let tokenRequests: URLSearchParams[] = [];
@@ -31,7 +35,7 @@ const server = createServer((request, response) => {
           response.end('{"error":"invalid_client","error_description":"Unknown key id"}');
           return;
         }
-        await jwtVerify(form.get("client_assertion") ?? "", createRemoteJWKSet(new URL(signer.jwksUrl)), {
+        await jwtVerify(form.get("client_assertion") ?? "", createRemoteJWKSet(new URL(toolKeys.jwksUrl)), {
           issuer: "tool-client",
           subject: "tool-client",
           audience: `${base}/token`,
@@ -49,14 +53,16 @@ const server = createServer((request, response) => {
 });
 
 beforeAll(async () => {
-  signer = await startTestToolSigner();
+  dataDir = await mkdtemp(path.join(tmpdir(), "lti-service-token-"));
+  toolKeys = await serveToolKeys(dataDir);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
 afterAll(async () => {
   server.closeAllConnections();
   await new Promise((resolve) => server.close(resolve));
-  await signer?.close();
+  await toolKeys?.close();
+  await rm(dataDir, { recursive: true, force: true });
 });
 beforeEach(() => {
   tokenRequests = [];
@@ -90,7 +96,7 @@ const callResource = (token: string) =>
 
 describe("service tokens", () => {
   it("asks once for many callers at the same moment, and keeps the token per platform and scopes", async () => {
-    const tokens = new ServiceTokens({ signer });
+    const tokens = new ServiceTokens({ signer: toolKeys.signer });
     const many = await Promise.all(
       Array.from({ length: 10 }, () => tokens.token(platform(), [scopes.score, scopes.lineItem])),
     );
@@ -108,7 +114,7 @@ describe("service tokens", () => {
 
   it("asks again shortly before the token expires", async () => {
     let now = Date.parse("2030-01-01T10:00:00Z");
-    const tokens = new ServiceTokens({ signer, now: () => now });
+    const tokens = new ServiceTokens({ signer: toolKeys.signer, now: () => now });
     expiresIn = 300;
     const first = await tokens.token(platform(), [scopes.score]);
     now += 239_000;
@@ -119,14 +125,14 @@ describe("service tokens", () => {
   });
 
   it("drops a token the LMS answers 401 to and tries once more with a fresh one", async () => {
-    const tokens = new ServiceTokens({ signer });
+    const tokens = new ServiceTokens({ signer: toolKeys.signer });
     const revoked = await tokens.token(platform(), [scopes.score]);
     issued.delete(revoked);
     const answer = await tokens.authorized(platform(), [scopes.score], undefined, callResource);
     expect(answer.text).toBe("ok");
     expect(tokenRequests).toHaveLength(2);
     // A second 401 is the LMS's answer, not a stale token's.
-    const refusing = new ServiceTokens({ signer });
+    const refusing = new ServiceTokens({ signer: toolKeys.signer });
     await expect(
       refusing.authorized(platform(), [scopes.score], undefined, () =>
         lmsRequest({
@@ -142,7 +148,7 @@ describe("service tokens", () => {
 
   it("says why the token endpoint refused the console, as a token error", async () => {
     refuseClients = true;
-    const error = await new ServiceTokens({ signer })
+    const error = await new ServiceTokens({ signer: toolKeys.signer })
       .token(platform(), [scopes.score])
       .catch((thrown: unknown) => thrown);
     expect(error).toBeInstanceOf(TokenError);

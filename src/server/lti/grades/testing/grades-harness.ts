@@ -1,5 +1,5 @@
 // The grades side as the BFF runs it, against the test platform: the real stores on SQLite in a fresh
-// data folder, the real audit log, a tool key whose JWKS the platform fetches, the outbox run as a
+// data folder, the real audit log, the console's key ring whose JWKS the platform fetches, the outbox run as a
 // duty of a solo coordination, and the routes on a bare fastify app with the BFF's own sign-in, CSRF
 // guard, access policy and error body. Short backoffs and polls, so a test waits milliseconds.
 import { mkdtemp, rm } from "node:fs/promises";
@@ -31,7 +31,7 @@ import { createLtiGrades, ltiOutboxLeaseName, type LtiGrades } from "../lti-grad
 import type { NrpsLimits } from "../nrps-client.ts";
 import { SqliteLtiGradesRepository } from "../sqlite-repository.ts";
 import { directoryOf, platformOf, testTool } from "./test-launches.ts";
-import { startTestToolSigner, type TestToolSigner } from "./test-tool-signer.ts";
+import { serveToolKeys, type ServedToolKeys } from "./served-tool-keys.ts";
 
 export const testLabs = [
   { id: "linux-basics", title: "Linux basics" },
@@ -46,7 +46,8 @@ const secret = "a-test-secret-that-is-long-enough-to-sign";
 export interface GradesHarness {
   lms: TestPlatform;
   platform: Platform;
-  signer: TestToolSigner;
+  /** The console's key ring, whose JWKS the platform fetches. */
+  toolKeys: ServedToolKeys;
   dataDir: string;
   grading: SqliteGradingRepository;
   auditRepository: SqliteAuditRepository;
@@ -64,16 +65,16 @@ export interface GradesHarness {
 
 export async function startGradesHarness(options: { nrpsLimits?: NrpsLimits } = {}): Promise<GradesHarness> {
   const lms = await startTestPlatform();
-  const signer = await startTestToolSigner();
+  const dataDir = await mkdtemp(path.join(tmpdir(), "lti-grades-"));
+  const toolKeys = await serveToolKeys(dataDir);
   lms.registerTool({
     clientId: testTool.clientId,
     loginUrl: "http://127.0.0.1:9/api/lti/login",
     redirectUris: [testTool.redirectUri],
-    jwksUrl: signer.jwksUrl,
+    jwksUrl: toolKeys.jwksUrl,
     deploymentId: testTool.deploymentId,
   });
   const platform = platformOf(lms);
-  const dataDir = await mkdtemp(path.join(tmpdir(), "lti-grades-"));
   const grading = SqliteGradingRepository.open(dataDir);
   const auditRepository = SqliteAuditRepository.open(dataDir);
   const warnings: string[] = [];
@@ -96,7 +97,7 @@ export async function startGradesHarness(options: { nrpsLimits?: NrpsLimits } = 
     const grades = createLtiGrades({
       repository,
       platforms: directoryOf(platform),
-      signer,
+      signer: toolKeys.signer,
       grading,
       labs: testLabs,
       audit,
@@ -138,7 +139,7 @@ export async function startGradesHarness(options: { nrpsLimits?: NrpsLimits } = 
   const harness: GradesHarness = {
     lms,
     platform,
-    signer,
+    toolKeys,
     dataDir,
     grading,
     auditRepository,
@@ -166,7 +167,7 @@ export async function startGradesHarness(options: { nrpsLimits?: NrpsLimits } = 
       await grading.close();
       await auditRepository.close();
       await lms.close();
-      await signer.close();
+      await toolKeys.close();
       await rm(dataDir, { recursive: true, force: true });
     },
   };
