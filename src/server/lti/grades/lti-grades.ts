@@ -129,10 +129,13 @@ export function createLtiGrades(deps: LtiGradesDeps): LtiGrades {
     return enqueued;
   }
 
-  async function enqueueRunResult(runId: string, sessionId: string, owner: string, result: SessionResult) {
+  async function enqueueRunResult(
+    run: { runId: string; labId: string; sessionId: string; owner: string },
+    result: SessionResult,
+  ) {
     let enqueued = 0;
-    for (const link of await repository.linksOf(owner, result.labId)) {
-      if (await enqueue(link, "run", `${runId}:${sessionId}`, result)) enqueued += 1;
+    for (const link of await repository.linksOf(run.owner, run.labId)) {
+      if (await enqueue(link, "run", `${run.runId}:${run.sessionId}`, result)) enqueued += 1;
     }
     return enqueued;
   }
@@ -146,7 +149,10 @@ export function createLtiGrades(deps: LtiGradesDeps): LtiGrades {
     let caughtUp = 0;
     for (const labId of await repository.linkedLabs()) {
       for (const { runId, result } of await deps.grading.latestResults(labId)) {
-        caughtUp += await enqueueRunResult(runId, result.sessionId, result.owner, result);
+        caughtUp += await enqueueRunResult(
+          { runId, labId, sessionId: result.sessionId, owner: result.owner },
+          result,
+        );
       }
     }
     if (caughtUp > 0) log.info({ scores: caughtUp }, "LTI outbox: enqueued run results not yet in it");
@@ -193,10 +199,7 @@ export function createLtiGrades(deps: LtiGradesDeps): LtiGrades {
 
     runItemGraded(event) {
       track(
-        enqueueRunResult(event.runId, event.sessionId, event.owner, {
-          ...event.result,
-          gradedAt: event.gradedAt,
-        }),
+        enqueueRunResult(event, { ...event.result, gradedAt: event.gradedAt }),
         `LTI outbox: the score of ${event.owner} in ${event.runId} was not enqueued`,
       );
     },
