@@ -19,9 +19,9 @@ import { describeDatabaseUrl, type PostgresOptions } from "./db/postgres/databas
 import { PostgresGradingRepository } from "./grading/postgres-repository.ts";
 import type { GradingRepository } from "./grading/repository.ts";
 import { SqliteGradingRepository } from "./grading/sqlite-repository.ts";
-import { PostgresLtiLaunchStore } from "./lti/launch-store/postgres-launch-store.ts";
-import type { LtiLaunchStore } from "./lti/launch-store/repository.ts";
-import { SqliteLtiLaunchStore } from "./lti/launch-store/sqlite-launch-store.ts";
+import { PostgresLtiLaunchStore } from "./lti/launch/store/postgres-launch-store.ts";
+import type { LtiLaunchStore } from "./lti/launch/store/repository.ts";
+import { SqliteLtiLaunchStore } from "./lti/launch/store/sqlite-launch-store.ts";
 import { PostgresLtiGradesRepository } from "./lti/grades/postgres-repository.ts";
 import type { LtiGradesRepository } from "./lti/grades/repository.ts";
 import { SqliteLtiGradesRepository } from "./lti/grades/sqlite-repository.ts";

@@ -26,7 +26,7 @@ import { createClusterFacts } from "./kube/cluster-facts.ts";
 import { KubeRequestCounter } from "./kube/request-counter.ts";
 import { WriteRate } from "./kube/write-rate.ts";
 import { formatLabProblem, loadLabs } from "./labs/load-labs.ts";
-import { readPlatformsFile } from "./lti/platforms.ts";
+import { readPlatformsFile } from "./lti/launch/platforms.ts";
 import { projectRoot } from "./project-root.ts";
 import { sessionsSelector } from "./sessions/labels.ts";
 import { startupLog } from "./startup-log.ts";

@@ -7,17 +7,17 @@ import type { AuditLog } from "../audit/audit-log.ts";
 import type { SignIns } from "../auth/sign-ins.ts";
 import type { SignOutCookie } from "../auth/sign-out-cookie.ts";
 import type { GradingRepository } from "../grading/repository.ts";
-import { LaunchChecker } from "./check-launch.ts";
-import { registerDeepLinkingRoutes } from "./deep-linking.ts";
+import { LaunchChecker } from "./launch/check-launch.ts";
+import { registerDeepLinkingRoutes } from "./launch/deep-linking.ts";
 import { createLtiGrades, type LtiGrades } from "./grades/lti-grades.ts";
 import type { LtiGradesRepository } from "./grades/repository.ts";
-import { registerLaunchRoutes } from "./launch-routes.ts";
-import type { LtiLaunchStore } from "./launch-store/repository.ts";
-import type { Platform } from "./model.ts";
-import { registerPlatformRoutes } from "./platform-routes.ts";
-import { openPlatformDirectory } from "./platforms.ts";
-import { registerDynamicRegistrationRoute } from "./registration.ts";
-import { createToolKeyRing } from "./tool-keys.ts";
+import { registerLaunchRoutes } from "./launch/launch-routes.ts";
+import type { LtiLaunchStore } from "./launch/store/repository.ts";
+import type { Platform } from "./model/model.ts";
+import { registerPlatformRoutes } from "./launch/platform-routes.ts";
+import { openPlatformDirectory } from "./launch/platforms.ts";
+import { registerDynamicRegistrationRoute } from "./launch/registration.ts";
+import { createToolKeyRing } from "./launch/tool-keys.ts";
 
 /** How often expired states, tickets and nonces are cleared. */
 const purgeEveryMs = 10 * 60_000;

@@ -11,7 +11,7 @@ import { eventually } from "../../common/testing/patience.ts";
 import { startTestEmulator, type TestEmulator } from "../../emulator/testing/start.ts";
 import { buildApp, type AppDeps } from "../app.ts";
 import { SqliteLtiGradesRepository } from "../lti/grades/sqlite-repository.ts";
-import { SqliteLtiLaunchStore } from "../lti/launch-store/sqlite-launch-store.ts";
+import { SqliteLtiLaunchStore } from "../lti/launch/store/sqlite-launch-store.ts";
 import type { LtiSettings } from "../lti/register-lti.ts";
 import { SqliteAnnouncementRepository } from "../announcements/sqlite-repository.ts";
 import { SqliteAuditRepository } from "../audit/sqlite-repository.ts";

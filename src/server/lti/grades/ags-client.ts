@@ -2,7 +2,7 @@
 // resource, create one, and post a score to one. Media types as the specification names them; every
 // call with a service token (service-token.ts) and every answer read with a cap (lms-http.ts).
 import * as z from "zod/mini";
-import type { Platform } from "../model.ts";
+import type { Platform } from "../model/model.ts";
 import { LmsError, lmsRequest, nextPageUrl, parseLmsJson } from "./lms-http.ts";
 import { scopes, type ServiceTokens } from "./service-token.ts";
 

@@ -6,7 +6,7 @@
 // duty), and one call per (course, lab) at a time here, so two scores never both create one. A
 // creation whose answer was lost (a timeout, a restart) is found by the next call's search rather
 // than made again, since it carries the lab's id as its resourceId.
-import type { Platform } from "../model.ts";
+import type { Platform } from "../model/model.ts";
 import type { AgsClient } from "./ags-client.ts";
 import type { CourseRecord, LtiGradesRepository } from "./repository.ts";
 

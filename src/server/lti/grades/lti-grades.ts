@@ -8,7 +8,7 @@ import type { SessionResult } from "../../../common/grading.ts";
 import type { AuditLog } from "../../audit/audit-log.ts";
 import type { GradingRepository, SelfCheckRecord } from "../../grading/repository.ts";
 import type { DutyWork } from "../../replicas/coordination.ts";
-import type { LtiLaunch, PlatformDirectory, ToolSigner } from "../model.ts";
+import type { LtiLaunch, PlatformDirectory, ToolSigner } from "../model/model.ts";
 import { AgsClient } from "./ags-client.ts";
 import { defaultBackoff, type Backoff } from "./backoff.ts";
 import { courseId } from "./course-id.ts";

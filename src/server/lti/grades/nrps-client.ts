@@ -3,7 +3,7 @@
 // gets an error, never the BFF's memory. A member the console cannot read (no user_id, no roles) is
 // left out and counted, so one odd row does not cost the whole roster.
 import * as z from "zod/mini";
-import type { Platform } from "../model.ts";
+import type { Platform } from "../model/model.ts";
 import { LmsError, lmsRequest, nextPageUrl, parseLmsJson } from "./lms-http.ts";
 import { scopes, type ServiceTokens } from "./service-token.ts";
 

@@ -3,10 +3,10 @@
 // platform gives: the groups of LTI Course Groups (`group_enrollments`, Moodle's and D2L's), and the
 // LIS claim's course_section_sourcedid in the member's `message` (Canvas and Blackboard give one when
 // asked with `rlid`). Each becomes a section name as the launch makes them (section-names.ts).
-import { ltiRole } from "../membership-roles.ts";
-import type { Platform } from "../model.ts";
-import { ltiSectionNames } from "../section-names.ts";
-import { ltiUsername } from "../usernames.ts";
+import { ltiRole } from "../model/membership-roles.ts";
+import type { Platform } from "../model/model.ts";
+import { ltiSectionNames } from "../model/section-names.ts";
+import { ltiUsername } from "../model/usernames.ts";
 import type { NrpsMember } from "./nrps-client.ts";
 import type { RosterMemberRecord } from "./repository.ts";
 

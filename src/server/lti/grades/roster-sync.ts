@@ -2,7 +2,7 @@
 // instructor's launch in the background, or when an instructor asks. One sync per course at a time:
 // a second request while one runs waits for it rather than asking the LMS again.
 import { DomainError } from "../../errors/domain-error.ts";
-import type { PlatformDirectory } from "../model.ts";
+import type { PlatformDirectory } from "../model/model.ts";
 import type { NrpsClient } from "./nrps-client.ts";
 import type { LtiGradesRepository } from "./repository.ts";
 import { rosterMembers } from "./roster-members.ts";

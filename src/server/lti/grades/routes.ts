@@ -10,7 +10,7 @@ import { signedInUser } from "../../access/policy.ts";
 import type { AuditLog } from "../../audit/audit-log.ts";
 import { DomainError } from "../../errors/domain-error.ts";
 import { HttpError, parseOrThrow } from "../../http/errors.ts";
-import type { PlatformDirectory } from "../model.ts";
+import type { PlatformDirectory } from "../model/model.ts";
 import { courseIdPattern } from "./course-id.ts";
 import { LmsError } from "./lms-http.ts";
 import type { CourseRecord, LtiGradesRepository, ScoreRecord } from "./repository.ts";

@@ -17,7 +17,7 @@
 // person supersedes a pending older one before it is sent (repository.ts), so the older never lands
 // after the newer.
 import type { DutyWork } from "../../replicas/coordination.ts";
-import type { PlatformDirectory } from "../model.ts";
+import type { PlatformDirectory } from "../model/model.ts";
 import type { AgsClient } from "./ags-client.ts";
 import { retryDelayMs, type Backoff } from "./backoff.ts";
 import { NoLineItemsError, type LineItems } from "./line-items.ts";

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { createRemoteJWKSet, jwtVerify } from "jose";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { Platform } from "../model.ts";
+import type { Platform } from "../model/model.ts";
 import { LmsError, lmsRequest } from "./lms-http.ts";
 import { scopes, ServiceTokens, TokenError } from "./service-token.ts";
 import { serveToolKeys, type ServedToolKeys } from "./testing/served-tool-keys.ts";

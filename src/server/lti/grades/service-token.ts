@@ -5,7 +5,7 @@
 // of scores arriving at once asks the LMS once.
 import { randomUUID } from "node:crypto";
 import * as z from "zod/mini";
-import type { Platform, ToolSigner } from "../model.ts";
+import type { Platform, ToolSigner } from "../model/model.ts";
 import { LmsError, lmsRequest } from "./lms-http.ts";
 
 export const scopes = {

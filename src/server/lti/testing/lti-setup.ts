@@ -1,7 +1,7 @@
 // A Lab Console and a test LMS that know each other, as an LMS administrator and LTI_PLATFORMS_FILE
 // would set them up: shared by the launch, grades and deep-linking tests.
 import { createServer } from "node:net";
-import type { Platform } from "../model.ts";
+import type { Platform } from "../model/model.ts";
 import { roles, startTestPlatform, type TestPlatform } from "./test-platform.ts";
 
 export const testClientId = "lab-console-test";

@@ -24,7 +24,7 @@ import { sendError } from "../../../http/errors.ts";
 import { createOwnNames } from "../../../http/own-names.ts";
 import { soloCoordination, type Coordination } from "../../../replicas/coordination.ts";
 import { TestBrowser } from "../../../testing/test-bff.ts";
-import type { Platform } from "../../model.ts";
+import type { Platform } from "../../model/model.ts";
 import { startTestPlatform, type TestPlatform } from "../../testing/test-platform.ts";
 import type { Backoff } from "../backoff.ts";
 import { createLtiGrades, ltiOutboxLeaseName, type LtiGrades } from "../lti-grades.ts";

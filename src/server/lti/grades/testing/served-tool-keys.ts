@@ -3,8 +3,8 @@
 // console's client assertions.
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { SqliteLtiLaunchStore } from "../../launch-store/sqlite-launch-store.ts";
-import { createToolKeyRing, type ToolKeyRing } from "../../tool-keys.ts";
+import { SqliteLtiLaunchStore } from "../../launch/store/sqlite-launch-store.ts";
+import { createToolKeyRing, type ToolKeyRing } from "../../launch/tool-keys.ts";
 
 export interface ServedToolKeys {
   signer: ToolKeyRing;

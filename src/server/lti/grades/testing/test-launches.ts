@@ -4,11 +4,11 @@
 // check the rest (state, nonce replay, deployments).
 import { randomUUID } from "node:crypto";
 import { createRemoteJWKSet, jwtVerify, type JWTPayload } from "jose";
-import { ltiRole } from "../../membership-roles.ts";
-import type { LtiLaunch, Platform, PlatformDirectory } from "../../model.ts";
-import { ltiSectionNames } from "../../section-names.ts";
+import { ltiRole } from "../../model/membership-roles.ts";
+import type { LtiLaunch, Platform, PlatformDirectory } from "../../model/model.ts";
+import { ltiSectionNames } from "../../model/section-names.ts";
 import type { TestPlatform } from "../../testing/test-platform.ts";
-import { ltiUsername } from "../../usernames.ts";
+import { ltiUsername } from "../../model/usernames.ts";
 
 const lti = "https://purl.imsglobal.org/spec/lti/claim";
 const agsClaim = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint";

@@ -7,10 +7,10 @@
 import { createHash } from "node:crypto";
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import { addressKey } from "../http/client-address.ts";
-import { RateLimiter } from "../http/rate-limit.ts";
-import type { AuditLog } from "../audit/audit-log.ts";
-import type { LtiLaunchStore, StoredPlatform } from "./launch-store/repository.ts";
+import { addressKey } from "../../http/client-address.ts";
+import { RateLimiter } from "../../http/rate-limit.ts";
+import type { AuditLog } from "../../audit/audit-log.ts";
+import type { LtiLaunchStore, StoredPlatform } from "./store/repository.ts";
 import { ltiLaunchPath, ltiLoginPath } from "./launch-routes.ts";
 import { sendRegisteredPage } from "./pages.ts";
 import { secureUrl } from "./platforms.ts";

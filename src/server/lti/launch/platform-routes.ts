@@ -2,12 +2,12 @@
 // sign people in. Also the tool's public keys, which every LMS fetches.
 import type { FastifyInstance } from "fastify";
 import * as z from "zod/mini";
-import type { LtiPlatform, LtiPlatformList } from "../../common/lti-api.ts";
-import { signedInUser } from "../access/policy.ts";
-import type { AuditLog } from "../audit/audit-log.ts";
-import { HttpError, parseOrThrow } from "../http/errors.ts";
-import type { LtiLaunchStore } from "./launch-store/repository.ts";
-import type { Platform, PlatformDirectory } from "./model.ts";
+import type { LtiPlatform, LtiPlatformList } from "../../../common/lti-api.ts";
+import { signedInUser } from "../../access/policy.ts";
+import type { AuditLog } from "../../audit/audit-log.ts";
+import { HttpError, parseOrThrow } from "../../http/errors.ts";
+import type { LtiLaunchStore } from "./store/repository.ts";
+import type { Platform, PlatformDirectory } from "../model/model.ts";
 import type { ToolKeyRing } from "./tool-keys.ts";
 
 const PlatformIdParams = z.object({ id: z.string().check(z.maxLength(60)) });

@@ -1,5 +1,5 @@
 // The LTI launch tables in PostgreSQL: the same shape as lti-launches.db (launch-database.ts).
-import type { PostgresSchema } from "../../db/postgres/database.ts";
+import type { PostgresSchema } from "../../../db/postgres/database.ts";
 
 export const postgresLtiLaunchesSchema: PostgresSchema = {
   component: "lti-launches",

@@ -4,7 +4,7 @@
 // principal role, so a TA arrives as Instructor and Instructor#TeachingAssistant together: the
 // sub-role says which kind of instructor, and makes them a TA. Institution and system roles say
 // what someone is at the school, not in this course, and count for nothing here.
-import type { Role } from "../../common/api.ts";
+import type { Role } from "../../../common/api.ts";
 
 const contextRolePrefix = "http://purl.imsglobal.org/vocab/lis/v2/membership";
 

@@ -1,6 +1,6 @@
 // LtiLaunchStore on SQLite (lti-launches.db).
 import type { Database } from "better-sqlite3";
-import { withDatabaseErrors } from "../../db/errors.ts";
+import { withDatabaseErrors } from "../../../db/errors.ts";
 import { openLtiLaunchesDatabase } from "./launch-database.ts";
 import type { LtiLaunchStore, OneTimeKind, StoredPlatform, StoredToolKey } from "./repository.ts";
 import { keyOfRow, platformOfRow, type KeyRow, type PlatformRow } from "./rows.ts";

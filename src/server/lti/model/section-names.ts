@@ -2,7 +2,7 @@
 // name (sectionPattern in common/api.ts): lower case, accents dropped, every run of other characters (and of '-') one '-', no
 // separator at either end, at most 63 characters. Two LMS names that differ only in case or
 // punctuation become one section, which is how a person reading them would take them too.
-import { sectionPattern } from "../../common/api.ts";
+import { sectionPattern } from "../../../common/api.ts";
 
 const maxLength = 63;
 

@@ -1,5 +1,5 @@
 // LtiLaunchStore on PostgreSQL (pg), chosen by DATABASE_URL: what every replica shares.
-import { PostgresDatabase, type PostgresOptions } from "../../db/postgres/database.ts";
+import { PostgresDatabase, type PostgresOptions } from "../../../db/postgres/database.ts";
 import { postgresLtiLaunchesSchema } from "./postgres-schema.ts";
 import type { LtiLaunchStore, OneTimeKind, StoredPlatform, StoredToolKey } from "./repository.ts";
 import { keyOfRow, platformOfRow, type KeyRow, type PlatformRow } from "./rows.ts";

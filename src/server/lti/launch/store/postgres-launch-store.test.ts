@@ -4,7 +4,7 @@ import {
   repositoryInFreshSchema,
   startTestPostgres,
   type TestPostgres,
-} from "../../db/postgres/testing/test-postgres.ts";
+} from "../../../db/postgres/testing/test-postgres.ts";
 import { PostgresLtiLaunchStore } from "./postgres-launch-store.ts";
 import { describeLtiLaunchStoreContract } from "./testing/launch-store-contract.ts";
 

@@ -3,8 +3,8 @@
 // platforms, and launches in flight; never a grade or a sign-in.
 import path from "node:path";
 import type { Database } from "better-sqlite3";
-import type { Migration } from "../../db/migrate.ts";
-import { openDatabase } from "../../db/open-database.ts";
+import type { Migration } from "../../../db/migrate.ts";
+import { openDatabase } from "../../../db/open-database.ts";
 
 export const ltiLaunchesDatabaseName = "lti-launches.db";
 

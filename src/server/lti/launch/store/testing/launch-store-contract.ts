@@ -1,6 +1,6 @@
 // What every LtiLaunchStore must do, as a suite any backend runs with its own harness.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { RepositoryHarness } from "../../../db/testing/repository-harness.ts";
+import type { RepositoryHarness } from "../../../../db/testing/repository-harness.ts";
 import type { LtiLaunchStore, StoredPlatform } from "../repository.ts";
 
 const now = Date.UTC(2031, 0, 6, 9);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { sectionPattern } from "../../common/api.ts";
+import { sectionPattern } from "../../../common/api.ts";
 import { ltiSectionName, ltiSectionNames } from "./section-names.ts";
 
 describe("an LMS's section or group as a section name", () => {

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from "jose";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { SqliteLtiLaunchStore } from "./launch-store/sqlite-launch-store.ts";
+import { SqliteLtiLaunchStore } from "./store/sqlite-launch-store.ts";
 import { createToolKeyRing, defaultKeyRotation } from "./tool-keys.ts";
 
 const day = 24 * 60 * 60 * 1000;

@@ -6,8 +6,8 @@
 // database, so a copy of the database alone cannot sign as this console.
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from "node:crypto";
 import { exportJWK, generateKeyPair, importJWK, SignJWT, type JWK, type JWTPayload } from "jose";
-import type { LtiLaunchStore, StoredToolKey } from "./launch-store/repository.ts";
-import type { ToolSigner } from "./model.ts";
+import type { LtiLaunchStore, StoredToolKey } from "./store/repository.ts";
+import type { ToolSigner } from "../model/model.ts";
 
 const day = 24 * 60 * 60 * 1000;
 

@@ -5,15 +5,19 @@
 import { randomBytes } from "node:crypto";
 import type { FastifyInstance } from "fastify";
 import * as z from "zod/mini";
-import { LtiDeepLinkChoice, type LtiDeepLinkAnswer, type LtiDeepLinkRequest } from "../../common/lti-api.ts";
-import type { Lab } from "../../common/lab.ts";
-import { signedInUser } from "../access/policy.ts";
-import type { AuditLog } from "../audit/audit-log.ts";
-import { HttpError, parseOrThrow } from "../http/errors.ts";
+import {
+  LtiDeepLinkChoice,
+  type LtiDeepLinkAnswer,
+  type LtiDeepLinkRequest,
+} from "../../../common/lti-api.ts";
+import type { Lab } from "../../../common/lab.ts";
+import { signedInUser } from "../../access/policy.ts";
+import type { AuditLog } from "../../audit/audit-log.ts";
+import { HttpError, parseOrThrow } from "../../http/errors.ts";
 import type { DeepLinkingSettings } from "./check-launch.ts";
 import { claimNames } from "./claims.ts";
-import type { LtiLaunchStore } from "./launch-store/repository.ts";
-import type { LtiLaunch, PlatformDirectory, ToolSigner } from "./model.ts";
+import type { LtiLaunchStore } from "./store/repository.ts";
+import type { LtiLaunch, PlatformDirectory, ToolSigner } from "../model/model.ts";
 import { ltiLaunchPath } from "./launch-routes.ts";
 import { autoSubmitScript, sendPostToLmsPage } from "./pages.ts";
 

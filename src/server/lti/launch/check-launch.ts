@@ -4,12 +4,12 @@
 // seen before), the deployment, and the claims. Nothing is changed before every check has passed,
 // except that the state and the nonce are used up, so a token cannot be tried twice.
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTVerifyGetKey } from "jose";
-import { ltiRole } from "./membership-roles.ts";
+import { ltiRole } from "../model/membership-roles.ts";
 import { claimNames, LaunchClaims } from "./claims.ts";
-import type { LtiLaunchStore } from "./launch-store/repository.ts";
-import type { LtiLaunch, Platform, PlatformDirectory } from "./model.ts";
-import { ltiUsername } from "./usernames.ts";
-import { ltiSectionNames } from "./section-names.ts";
+import type { LtiLaunchStore } from "./store/repository.ts";
+import type { LtiLaunch, Platform, PlatformDirectory } from "../model/model.ts";
+import { ltiUsername } from "../model/usernames.ts";
+import { ltiSectionNames } from "../model/section-names.ts";
 
 /** What a login initiation keeps for its launch, under its state. */
 export interface PendingLogin {

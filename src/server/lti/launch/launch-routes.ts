@@ -8,18 +8,18 @@
 // sign-in depends on a cookie reaching a frame.
 import { randomBytes } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import type { Me, SignInError } from "../../common/api.ts";
-import type { Lab } from "../../common/lab.ts";
-import type { AuditLog } from "../audit/audit-log.ts";
-import { findSignIn, setSignInCookie } from "../auth/current-user.ts";
-import type { SignIns } from "../auth/sign-ins.ts";
-import type { SignOutCookie } from "../auth/sign-out-cookie.ts";
-import { addressKey } from "../http/client-address.ts";
-import { RateLimiter } from "../http/rate-limit.ts";
+import type { Me, SignInError } from "../../../common/api.ts";
+import type { Lab } from "../../../common/lab.ts";
+import type { AuditLog } from "../../audit/audit-log.ts";
+import { findSignIn, setSignInCookie } from "../../auth/current-user.ts";
+import type { SignIns } from "../../auth/sign-ins.ts";
+import type { SignOutCookie } from "../../auth/sign-out-cookie.ts";
+import { addressKey } from "../../http/client-address.ts";
+import { RateLimiter } from "../../http/rate-limit.ts";
 import { LaunchRefused, type LaunchChecker, type PendingLogin } from "./check-launch.ts";
 import { keepDeepLinkRequest } from "./deep-linking.ts";
-import type { LtiLaunchStore } from "./launch-store/repository.ts";
-import type { LaunchRecorder, LtiLaunch, Platform, PlatformDirectory } from "./model.ts";
+import type { LtiLaunchStore } from "./store/repository.ts";
+import type { LaunchRecorder, LtiLaunch, Platform, PlatformDirectory } from "../model/model.ts";
 import { sendFramedPage } from "./pages.ts";
 
 const loginLifetimeMs = 10 * 60_000;

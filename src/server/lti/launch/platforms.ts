@@ -5,9 +5,9 @@
 import { readFile } from "node:fs/promises";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
-import { isLoopbackUrl } from "../auth/oidc/oidc-authenticator.ts";
-import type { LtiLaunchStore, StoredPlatform } from "./launch-store/repository.ts";
-import type { Platform, PlatformDirectory } from "./model.ts";
+import { isLoopbackUrl } from "../../auth/oidc/oidc-authenticator.ts";
+import type { LtiLaunchStore, StoredPlatform } from "./store/repository.ts";
+import type { Platform, PlatformDirectory } from "../model/model.ts";
 
 // Keys and tokens cross these URLs: plain HTTP only where nobody else can listen.
 export const secureUrl = z

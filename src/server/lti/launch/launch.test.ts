@@ -2,12 +2,12 @@
 // like a browser: who a launch signs in and where it lands, a launch in a frame, deep linking, dynamic
 // registration with its approval, and every hostile launch refused with nobody signed in.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Me } from "../../common/api.ts";
-import { CookieJarClient, type Visit } from "../auth/oidc/testing/cookie-jar-client.ts";
-import { aCheck, aGradingLab } from "../grading/testing/grading-fixtures.ts";
-import { startTestBff, type TestBff } from "../testing/test-bff.ts";
-import { configuredPlatform, freePort, startCoursePlatform } from "./testing/lti-setup.ts";
-import type { TestPlatform } from "./testing/test-platform.ts";
+import { Me } from "../../../common/api.ts";
+import { CookieJarClient, type Visit } from "../../auth/oidc/testing/cookie-jar-client.ts";
+import { aCheck, aGradingLab } from "../../grading/testing/grading-fixtures.ts";
+import { startTestBff, type TestBff } from "../../testing/test-bff.ts";
+import { configuredPlatform, freePort, startCoursePlatform } from "../testing/lti-setup.ts";
+import type { TestPlatform } from "../testing/test-platform.ts";
 
 const lab = aGradingLab([aCheck({ id: "file", run: "test -f done", points: 3 })], {
   id: "lab-one",

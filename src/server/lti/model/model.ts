@@ -2,7 +2,7 @@
 // the tool's signer. The launch side (login, launch, deep linking, registration, keys) produces them;
 // the grades side (line items, the score outbox, rosters) consumes them.
 import type { JWTPayload } from "jose";
-import type { Role } from "../../common/api.ts";
+import type { Role } from "../../../common/api.ts";
 
 export interface Platform {
   /** Stable and URL-safe: names the platform in the API, the database and the logs. */
