@@ -15,4 +15,9 @@ describe("the username of a person from an LMS", () => {
     expect(ltiUsername(canvas, { userId: "8f2c" })).toBe("8f2c@canvas-state-u");
     expect(ltiUsername(canvas, { userId: "8f2c", email: "" })).toBe("8f2c@canvas-state-u");
   });
+
+  it("never takes a name without an @, which could be a demo or OpenID Connect user's", () => {
+    expect(ltiUsername(canvas, { userId: "8f2c", email: "ivan" })).toBe("8f2c@canvas-state-u");
+    expect(ltiUsername(canvas, { userId: "8f2c", email: "a@b@c" })).toBe("8f2c@canvas-state-u");
+  });
 });
