@@ -44,6 +44,7 @@ export class LtiConsole {
             tokenUrl: configured.tokenUrl.href,
             jwksUrl: configured.jwksUrl.href,
             deploymentIds: configured.deploymentIds,
+            emailDomains: configured.emailDomains,
           },
         ],
       }),

@@ -81,6 +81,7 @@ const platform = (): Platform => ({
   tokenAudience: undefined,
   jwksUrl: new URL(`${base}/jwks`),
   deploymentIds: ["1"],
+  emailDomains: [],
   status: "active",
   source: "config",
 });

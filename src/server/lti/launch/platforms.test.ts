@@ -41,6 +41,7 @@ platforms:
         tokenAudience: undefined,
         jwksUrl: new URL("https://moodle.example.edu/mod/lti/certs.php"),
         deploymentIds: ["3"],
+        emailDomains: [],
         status: "active",
         source: "config",
       },

@@ -37,6 +37,9 @@ const ConfiguredPlatform = z.object({
   tokenAudience: z.string().optional(),
   jwksUrl: secureUrl,
   deploymentIds: z.array(z.string().min(1)).min(1),
+  emailDomains: z
+    .array(z.string().regex(/^[a-z0-9.-]+\.[a-z]{2,}$/i, "a domain like example.edu"))
+    .default([]),
 });
 
 const PlatformsFile = z.object({ platforms: z.array(ConfiguredPlatform) }).superRefine((file, context) => {
@@ -86,6 +89,8 @@ export function platformOfStored(stored: StoredPlatform): Platform {
     tokenAudience: undefined,
     jwksUrl: new URL(stored.jwksUrl),
     deploymentIds: stored.deploymentIds,
+    // A platform that registered itself speaks for nobody's email: its people are named by their ids.
+    emailDomains: [],
     status: stored.status,
     source: "dynamic",
   };

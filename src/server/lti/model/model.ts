@@ -23,6 +23,11 @@ export interface Platform {
   jwksUrl: URL;
   /** Deployments launches may come from; a launch from any other is refused. */
   deploymentIds: string[];
+  /**
+   * The email domains this platform speaks for: a person whose email is in one is named by it
+   * (usernames.ts). Empty: everyone from it is named by their id at the platform.
+   */
+  emailDomains: string[];
   /** pending: registered dynamically and not yet approved by an instructor; launches are refused. */
   status: "active" | "pending";
   source: "config" | "dynamic";

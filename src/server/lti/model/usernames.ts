@@ -1,17 +1,18 @@
-// The Lab Console name a person from an LMS signs in as (docs/lti.md): the email the platform gives,
-// in lower case, so the same person reached through two courses or two LMSs is one person, as an
-// OIDC provider's email is; without one, their id at the platform qualified by the platform's id, so
-// two platforms' ids never meet. Launches and rosters both name people with it, so a roster row and
-// the person who launched are the same name. Every such name holds an "@": one without (an "email"
-// like "ivan") would be a demo user's or an OpenID Connect username, and is not taken.
+// The Lab Console name a person from an LMS signs in as (docs/lti.md). By default their id at the
+// platform qualified by the platform's id, so no platform can name someone another platform, the
+// users file or the OpenID provider names. The operator may let a platform speak for its school's
+// email domains (emailDomains): then an email there is the name, so the same person reached through
+// two courses or two LMSs of the school is one person. Launches and rosters both name people with
+// it, so a roster row and the person who launched are the same name.
 import type { Platform } from "./model.ts";
 
 export function ltiUsername(
-  platform: Platform,
+  platform: Pick<Platform, "id" | "emailDomains">,
   person: { userId: string; email?: string | undefined },
 ): string {
   const email = person.email?.trim().toLowerCase();
-  return email && /^[^@\s]+@[^@\s]+$/.test(email) && email.length <= 200
-    ? email
-    : `${person.userId}@${platform.id}`;
+  const domain = email === undefined ? undefined : /^[^@\s]+@([^@\s]+)$/.exec(email)?.[1];
+  const spokenFor =
+    domain !== undefined && platform.emailDomains.some((each) => each.toLowerCase() === domain);
+  return spokenFor && email!.length <= 200 ? email! : `${person.userId}@${platform.id}`;
 }

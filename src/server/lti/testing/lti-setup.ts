@@ -30,6 +30,7 @@ export function configuredPlatform(platform: TestPlatform, id = "test-lms"): Pla
     tokenAudience: undefined,
     jwksUrl: new URL(platform.jwksUrl),
     deploymentIds: [testDeploymentId],
+    emailDomains: ["example.edu"],
     status: "active",
     source: "config",
   };

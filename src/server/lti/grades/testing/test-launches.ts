@@ -33,6 +33,7 @@ export function platformOf(lms: TestPlatform, id = "test-lms"): Platform {
     tokenAudience: undefined,
     jwksUrl: new URL(lms.jwksUrl),
     deploymentIds: [testTool.deploymentId],
+    emailDomains: ["school.example"],
     status: "active",
     source: "config",
   };
