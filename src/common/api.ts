@@ -63,6 +63,7 @@ export const signInErrors = [
   "unavailable",
   "lti-refused",
   "lti-platform-pending",
+  "lti-platform-unknown",
 ] as const;
 export type SignInError = (typeof signInErrors)[number];
 

@@ -82,6 +82,7 @@ export const errorReasons = [
   "lti_deep_link_not_found",
   "lti_lab_choice_invalid",
   "lti_platform_not_found",
+  "lti_approve_from_lms",
 ] as const;
 export type ErrorReason = (typeof errorReasons)[number];
 

@@ -53,6 +53,8 @@ export interface StandingSignIn {
   id: string;
   user: Me;
   expiresAt: number;
+  /** lti: an LMS's launch signed this person in (auth/sign-ins.ts). */
+  via?: "lti";
 }
 
 export interface AccessPolicyDeps {

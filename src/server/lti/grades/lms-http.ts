@@ -112,7 +112,10 @@ async function readTruncated(response: Response, maxBytes: number): Promise<stri
 }
 
 /** The body up to `maxBytes`; `complete` false when there was more, which is then not read. */
-async function readUpTo(response: Response, maxBytes: number): Promise<{ text: string; complete: boolean }> {
+export async function readUpTo(
+  response: Response,
+  maxBytes: number,
+): Promise<{ text: string; complete: boolean }> {
   const reader = response.body?.getReader();
   if (!reader) return { text: "", complete: true };
   const chunks: Uint8Array[] = [];

@@ -96,7 +96,8 @@ export class LaunchChecker {
     }
     const claims = parsed.data;
     const deploymentId = claims[claimNames.deploymentId];
-    if (!platform.deploymentIds.includes(deploymentId)) {
+    // A platform that registered itself without naming a deployment takes launches from any of its own.
+    if (platform.deploymentIds.length > 0 && !platform.deploymentIds.includes(deploymentId)) {
       throw new LaunchRefused(
         "unknown-deployment",
         `deployment ${deploymentId} is not one of ${platform.name}'s`,

@@ -76,20 +76,19 @@ export async function registerLaunchRoutes(app: FastifyInstance, deps: LaunchRou
     const login = async (request: FastifyRequest, reply: FastifyReply) => {
       if (!logins.tryTake(addressKey(request.ip))) return refuse(request, reply, "lti-refused", 429);
       const params = LoginParams({ ...(request.query as object), ...(request.body as object | undefined) });
+      // The hints are the LMS's own tokens (Canvas signs them): never in the log.
+      const named = { iss: params.iss, clientId: params.clientId, target: params.targetLinkUri };
       if (!params.iss || !params.loginHint || !params.targetLinkUri) {
-        request.log.warn({ params }, "LTI login without iss, login_hint or target_link_uri");
+        request.log.warn(named, "LTI login without iss, login_hint or target_link_uri");
         return refuse(request, reply, "lti-refused", 400);
       }
       const platform = await findPlatform(params.iss, params.clientId);
       if (!platform) {
-        request.log.warn(
-          { iss: params.iss, clientId: params.clientId },
-          "LTI login from an unknown platform",
-        );
-        return refuse(request, reply, "lti-refused", 400);
+        request.log.warn(named, "LTI login from an unknown platform");
+        return refuse(request, reply, "lti-platform-unknown", 400);
       }
       if (platform.status !== "active") return refuse(request, reply, "lti-platform-pending", 403);
-      if (new URL(params.targetLinkUri, deps.publicUrl).origin !== deps.publicUrl.origin) {
+      if (!isOnOrigin(params.targetLinkUri, deps.publicUrl)) {
         request.log.warn({ target: params.targetLinkUri }, "LTI login for another site");
         return refuse(request, reply, "lti-refused", 400);
       }
@@ -209,6 +208,9 @@ export async function registerLaunchRoutes(app: FastifyInstance, deps: LaunchRou
         .withIssuer(issuer)
         .filter((each) => !clientId || each.clientId === clientId);
       // Several clients at one issuer (one LMS, several registrations): only its client_id tells which.
+      // A pending registration never makes an active platform's login ambiguous: anyone may register.
+      const active = candidates.filter((each) => each.status === "active");
+      if (active.length > 0) return active.length === 1 ? active[0] : undefined;
       return candidates.length === 1 ? candidates[0] : undefined;
     };
     // Registered a moment ago, perhaps on another replica.
@@ -231,6 +233,14 @@ export async function registerLaunchRoutes(app: FastifyInstance, deps: LaunchRou
     if (launch.role === "instructor") return `/grading/${id}`;
     if (launch.role === "ta") return `/labs/${id}/wall`;
     return `/?${new URLSearchParams({ lab: lab.id })}`;
+  }
+}
+
+function isOnOrigin(url: string, publicUrl: URL): boolean {
+  try {
+    return new URL(url, publicUrl).origin === publicUrl.origin;
+  } catch {
+    return false;
   }
 }
 

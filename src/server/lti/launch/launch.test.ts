@@ -203,7 +203,7 @@ describe("a hostile launch is refused and signs nobody in", () => {
     const landed = await browser.visit(
       `${consoleUrl}/api/lti/login?${new URLSearchParams({ iss: "https://lms.elsewhere.example", login_hint: "x", target_link_uri: `${consoleUrl}/api/lti/launch` })}`,
     );
-    expect(pathOf(landed)).toBe("/sign-in?error=lti-refused");
+    expect(pathOf(landed)).toBe("/sign-in?error=lti-platform-unknown");
   });
 });
 

@@ -3,7 +3,7 @@
 import type { FastifyInstance } from "fastify";
 import * as z from "zod/mini";
 import type { LtiPlatform, LtiPlatformList } from "../../../common/lti-api.ts";
-import { signedInUser } from "../../access/policy.ts";
+import { grantedSignIn } from "../../access/policy.ts";
 import type { AuditLog } from "../../audit/audit-log.ts";
 import { HttpError, parseOrThrow } from "../../http/errors.ts";
 import type { LtiLaunchStore } from "./store/repository.ts";
@@ -47,6 +47,17 @@ export function registerPlatformRoutes(
 
   app.post("/api/lti/platforms/:id/approve", instructor, async (request): Promise<LtiPlatform> => {
     const { id } = parseOrThrow(PlatformIdParams, request.params);
+    const signIn = grantedSignIn(request);
+    // An approved LMS signs in instructors of its own: one of them approving another LMS would let
+    // any LMS course's teacher widen who signs in. Approval is for those signed in otherwise.
+    if (signIn.via === "lti") {
+      throw new HttpError(
+        403,
+        "forbidden",
+        "An instructor signed in through an LMS cannot approve an LMS: sign in to Lab Console directly.",
+        "lti_approve_from_lms",
+      );
+    }
     const approved = await deps.store.approvePlatform(id);
     if (!approved) {
       throw new HttpError(
@@ -60,7 +71,7 @@ export function registerPlatformRoutes(
     await deps.audit.record(
       {
         action: "lti-platform-approve",
-        actor: signedInUser(request),
+        actor: signIn.user,
         details: { platform: id, issuer: approved.issuer },
       },
       request,

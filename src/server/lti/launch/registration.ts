@@ -3,8 +3,11 @@
 // configuration, register ourselves there, and keep the platform as pending. Anyone could open this
 // URL with a configuration of their own making, so a registered platform signs nobody in until an
 // instructor approves it in Lab Console, and the operator turns the route on at all
-// (LTI_DYNAMIC_REGISTRATION=on). The console fetches only https addresses (loopback for tests).
+// (LTI_DYNAMIC_REGISTRATION=on). The console fetches only https addresses (plain http to loopback
+// only when it runs on loopback itself, for tests), never follows a redirect, reads at most 256 KiB,
+// and tells the anonymous visitor nothing of what those addresses answered (the log has it).
 import { createHash } from "node:crypto";
+import { isLoopbackUrl } from "../../auth/oidc/oidc-authenticator.ts";
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { addressKey } from "../../http/client-address.ts";
@@ -13,6 +16,7 @@ import type { AuditLog } from "../../audit/audit-log.ts";
 import type { LtiLaunchStore, StoredPlatform } from "./store/repository.ts";
 import { ltiLaunchPath, ltiLoginPath } from "./launch-routes.ts";
 import { sendRegisteredPage } from "./pages.ts";
+import { readUpTo } from "../grades/lms-http.ts";
 import { secureUrl } from "./platforms.ts";
 
 const fetchTimeoutMs = 10_000;
@@ -52,8 +56,8 @@ async function fetchJson(url: URL, init: RequestInit = {}): Promise<unknown> {
     redirect: "error",
     signal: AbortSignal.timeout(fetchTimeoutMs),
   });
-  const text = await response.text();
-  if (text.length > maxAnswerBytes)
+  const { text, complete } = await readUpTo(response, maxAnswerBytes);
+  if (!complete)
     throw new RegistrationFailed(`${url.origin} answered with more than ${maxAnswerBytes} bytes`);
   if (!response.ok)
     throw new RegistrationFailed(`${url.href} answered ${response.status}: ${text.slice(0, 300)}`);
@@ -77,10 +81,15 @@ export async function registerAtPlatform(options: {
     );
   }
   const configuration = parsed.data;
-  // The spec's own check: the configuration must come from under its issuer.
-  if (!options.configurationUrl.href.startsWith(configuration.issuer)) {
+  if (!isUnderIssuer(options.configurationUrl, configuration.issuer)) {
     throw new RegistrationFailed(
       `the configuration at ${options.configurationUrl.href} names another issuer, ${configuration.issuer}`,
+    );
+  }
+  // Where the registration goes is the LMS's own: its configuration cannot send it to another site.
+  if (configuration.registration_endpoint.origin !== options.configurationUrl.origin) {
+    throw new RegistrationFailed(
+      `the registration endpoint ${configuration.registration_endpoint.href} is on another site`,
     );
   }
   const launchUrl = new URL(ltiLaunchPath, options.publicUrl).href;
@@ -133,6 +142,25 @@ export async function registerAtPlatform(options: {
   };
 }
 
+/**
+ * The spec's check that a configuration comes from under its issuer, on parsed URLs: the same origin,
+ * and the issuer's path a whole-segment prefix of the configuration's ("https://lms.example.edu" is
+ * not the issuer of "https://lms.example.edu.evil.test/...").
+ */
+function isUnderIssuer(configurationUrl: URL, issuer: string): boolean {
+  let parsed: URL;
+  try {
+    parsed = new URL(issuer);
+  } catch {
+    return false;
+  }
+  const base = parsed.pathname.endsWith("/") ? parsed.pathname : `${parsed.pathname}/`;
+  return (
+    parsed.origin === configurationUrl.origin &&
+    (configurationUrl.pathname === parsed.pathname || configurationUrl.pathname.startsWith(base))
+  );
+}
+
 /** A readable id that stays the same for the same issuer and client: "moodle-3f9a1c2b". */
 function platformIdFor(product: string, issuer: string, clientId: string): string {
   const slug =
@@ -168,8 +196,12 @@ export function registerDynamicRegistrationRoute(
       if (!attempts.tryTake(addressKey(request.ip)))
         return fail("Too many registrations from here: wait a minute.");
       const configurationUrl = secureUrl.safeParse(request.query.openid_configuration ?? "");
-      if (!configurationUrl.success)
+      // Plain http to loopback is for a console on loopback (tests): a deployed one never reaches in.
+      const reachable =
+        configurationUrl.success && (!isLoopbackUrl(configurationUrl.data) || isLoopbackUrl(deps.publicUrl));
+      if (!configurationUrl.success || !reachable) {
         return fail("The LMS sent no usable openid_configuration address (https only).");
+      }
       let platform: StoredPlatform;
       try {
         platform = await registerAtPlatform({
@@ -180,11 +212,11 @@ export function registerDynamicRegistrationRoute(
         });
         await deps.store.addPlatform(platform);
       } catch (error) {
+        // What those addresses answered stays in the log: the visitor need not be the LMS's administrator.
         request.log.warn({ err: error }, "LTI dynamic registration failed");
         return fail(
-          error instanceof RegistrationFailed
-            ? `The LMS's answer did not work: ${error.message}.`
-            : "Lab Console could not reach the LMS, or has registered it before.",
+          "Lab Console could not register with this LMS: its configuration did not work, it could not be " +
+            "reached, or it is registered already. The console's log says which.",
         );
       }
       await deps.platforms.reload();
