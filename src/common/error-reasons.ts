@@ -70,6 +70,7 @@ export const errorReasons = [
   "lti_lms_failed",
   "lti_score_not_found",
   "lti_score_not_retryable",
+  "lti_score_superseded",
   // Console and recordings
   "console_moving",
   "recording_not_found",

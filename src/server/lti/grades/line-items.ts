@@ -5,7 +5,10 @@
 // it); else a new one. Only the outbox worker calls this, one replica at a time (a coordination
 // duty), and one call per (course, lab) at a time here, so two scores never both create one. A
 // creation whose answer was lost (a timeout, a restart) is found by the next call's search rather
-// than made again, since it carries the lab's id as its resourceId.
+// than made again, since it carries the lab's id as its resourceId. The first stored stays (two links
+// to the lab in one course do not take turns) until a score post finds it gone from the LMS (the
+// instructor deleted the column): the outbox then forgets it and asks here again, once.
+import { secureUrl } from "../launch/platforms.ts";
 import type { Platform } from "../model/model.ts";
 import type { AgsClient } from "./ags-client.ts";
 import type { CourseRecord, LtiGradesRepository } from "./repository.ts";
@@ -19,7 +22,7 @@ export class NoLineItemsError extends Error {
 }
 
 export interface LineItemsDeps {
-  repository: Pick<LtiGradesRepository, "lineItem" | "saveLineItem">;
+  repository: Pick<LtiGradesRepository, "lineItem" | "addLineItem" | "forgetLineItem">;
   ags: Pick<AgsClient, "findLineItems" | "createLineItem">;
   /** The lab's title, for a line item's label; undefined for a lab no longer configured. */
   labTitle: (labId: string) => string | undefined;
@@ -49,6 +52,15 @@ export class LineItems {
       this.ensuring.set(key, ensuring);
     }
     return ensuring;
+  }
+
+  /** The LMS no longer has `url`: the next ensure() finds or makes another. */
+  async forget(request: Pick<LineItemRequest, "course" | "labId">, url: URL): Promise<void> {
+    await this.deps.repository.forgetLineItem({
+      courseId: request.course.id,
+      labId: request.labId,
+      url: url.href,
+    });
   }
 
   private async findOrCreate(request: LineItemRequest): Promise<URL> {
@@ -86,8 +98,16 @@ export class LineItems {
         },
         signal,
       ));
-    const url = new URL(item.id);
-    await this.deps.repository.saveLineItem({ courseId: course.id, labId, url: url.href });
-    return url;
+    // The bearer token goes to this address with every score: only one that keeps it secret.
+    const url = secureUrl.safeParse(item.id);
+    if (!url.success) {
+      throw new NoLineItemsError(
+        `${platform.name} gave the line item of ${labId} an address that is not https (${item.id}): ` +
+          "Lab Console sends scores and their access token only over https.",
+      );
+    }
+    return new URL(
+      await this.deps.repository.addLineItem({ courseId: course.id, labId, url: url.data.href }),
+    );
   }
 }

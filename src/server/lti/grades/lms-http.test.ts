@@ -88,6 +88,13 @@ describe("a line item's scores URL", () => {
 
 describe("a request to an LMS", () => {
   let base: string;
+  // Where a redirect points: whatever reaches it is recorded.
+  let elsewhere: string;
+  const reachedElsewhere: (string | undefined)[] = [];
+  const other = createServer((request, response) => {
+    reachedElsewhere.push(request.headers.authorization);
+    response.writeHead(204).end();
+  });
   const server = createServer((request, response) => {
     if (request.url === "/endless") {
       response.writeHead(200, { "content-type": "application/json" });
@@ -99,6 +106,10 @@ describe("a request to an LMS", () => {
       write();
       return;
     }
+    if (request.url === "/moved") {
+      response.writeHead(307, { location: `${elsewhere}/scores` }).end();
+      return;
+    }
     if (request.url === "/busy") {
       response.writeHead(429, { "retry-after": "7" }).end('{"message":"Slow down"}');
       return;
@@ -108,19 +119,32 @@ describe("a request to an LMS", () => {
   beforeAll(async () => {
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    await new Promise<void>((resolve) => other.listen(0, "127.0.0.1", resolve));
+    elsewhere = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
   });
   afterAll(async () => {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
+    for (const each of [server, other]) {
+      each.closeAllConnections();
+      await new Promise((resolve) => each.close(resolve));
+    }
   });
-  const send = (path: string) =>
+  const send = (path: string, headers: Record<string, string> = {}) =>
     lmsRequest({
       method: "GET",
       url: new URL(path, base),
-      headers: {},
+      headers,
       maxBytes: 1024 * 1024,
       what: "a test",
     });
+
+  it("follows no redirect, so the bearer token never goes where the LMS did not name", async () => {
+    const error = await send("/moved", { authorization: "Bearer secret" }).catch((thrown: unknown) => thrown);
+    expect(error).toBeInstanceOf(LmsError);
+    expect((error as LmsError).message).toMatch(
+      /answered a test with a redirect, which Lab Console does not follow/,
+    );
+    expect(reachedElsewhere).toEqual([]);
+  });
 
   it("drops an answer past its cap instead of reading it whole", async () => {
     const error = await send("/endless").catch((thrown: unknown) => thrown);

@@ -60,6 +60,8 @@ export async function lmsRequest(request: LmsRequest): Promise<LmsResponse> {
       headers: request.headers,
       body: request.body,
       signal,
+      // A redirect would carry the bearer token to wherever the LMS (or whoever answers for it) points.
+      redirect: "error",
     });
     if (response.ok) {
       return {
@@ -81,6 +83,14 @@ export async function lmsRequest(request: LmsRequest): Promise<LmsResponse> {
       throw new LmsError(undefined, `${host} did not answer ${request.what} within ${timeoutMs / 1000} s.`);
     }
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    // undici's words for a redirect refused by `redirect: "error"`; other words still say what failed.
+    if (cause?.message === "unexpected redirect") {
+      throw new LmsError(
+        undefined,
+        `${host} answered ${request.what} with a redirect, which Lab Console does not follow: ` +
+          "its access token goes only to the address the LMS gave.",
+      );
+    }
     const detail = cause?.code ?? cause?.message ?? (error as Error).message;
     throw new LmsError(undefined, `${host} could not be reached for ${request.what} (${detail}).`);
   }

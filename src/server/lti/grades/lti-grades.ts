@@ -181,9 +181,11 @@ export function createLtiGrades(deps: LtiGradesDeps): LtiGrades {
           updatedAt: deps.now().toISOString(),
         });
       }
+      // The first stays: two links to the lab in one course, each naming its own column, would
+      // otherwise move the lab's scores from one column to the other at every launch.
       const claimed = launch.ags?.lineItemUrl;
       if (labId !== undefined && claimed !== undefined) {
-        await repository.saveLineItem({ courseId: id, labId, url: claimed.href });
+        await repository.addLineItem({ courseId: id, labId, url: claimed.href });
       }
       if (launch.role === "instructor" && launch.nrps) {
         track(

@@ -14,7 +14,7 @@ import { launch } from "./testing/test-launches.ts";
 let harness: GradesHarness;
 beforeAll(async () => {
   harness = await startGradesHarness();
-  for (const sub of ["alice", "bob", "carol", "dave", "ivan"]) {
+  for (const sub of ["alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi", "ivan"]) {
     harness.lms.addUser({ sub, name: sub, email: `${sub.toUpperCase()}@school.example` });
   }
 });
@@ -26,6 +26,10 @@ const bob = "bob@school.example";
 // Each in one course only: a student linked from several courses is sent every score in each.
 const carol = "carol@school.example";
 const dave = "dave@school.example";
+const erin = "erin@school.example";
+const frank = "frank@school.example";
+const grace = "grace@school.example";
+const heidi = "heidi@school.example";
 const lab = "linux-basics";
 
 /** A course of its own where everyone learns, with a link to the lab: its id at the LMS and the link's. */
@@ -35,7 +39,7 @@ function aCourse(link: { custom?: Record<string, string>; lineItem?: boolean } =
   lms.enrol(course.id, "alice", [roles.learner]);
   lms.enrol(course.id, "bob", [roles.learner]);
   lms.enrol(course.id, "carol", [roles.learner]);
-  lms.enrol(course.id, "dave", [roles.learner]);
+  for (const sub of ["dave", "erin", "frank", "grace", "heidi"]) lms.enrol(course.id, sub, [roles.learner]);
   lms.enrol(course.id, "ivan", [roles.instructor]);
   const lineItem =
     link.lineItem === true
@@ -199,6 +203,71 @@ describe("the score outbox", () => {
     expect(harness.lms.results(item!.id)).toMatchObject([{ userId: "alice", scoreGiven: 3 }]);
   });
 
+  it("keeps the first column stored when two links to the lab in one course name their own", async () => {
+    const course = aCourse({ lineItem: true });
+    const [first] = harness.lms.lineItems(course.courseId);
+    const second = harness.lms.addLineItem(course.courseId, { label: "Lab 1 again", scoreMaximum: 10 });
+    const otherLink = harness.lms.addResourceLink(course.courseId, {
+      title: "Linux basics (week 2)",
+      custom: { lab },
+      lineItemId: second.id,
+    });
+    await launchAs("erin", course);
+    await launchAs("frank", { courseId: course.courseId, linkId: otherLink.id });
+    harness.grades.runItemGraded(graded(erin, "run-two-links", "2030-04-03T11:00:00.000Z", 2));
+    harness.grades.runItemGraded(graded(frank, "run-two-links", "2030-04-03T11:00:01.000Z", 4));
+    await settled(course, erin, 1);
+    await settled(course, frank, 1);
+    const results = harness.lms.results(first!.id).map((result) => [result.userId, result.scoreGiven]);
+    expect(results.sort()).toEqual([
+      ["erin", 2],
+      ["frank", 4],
+    ]);
+    expect(harness.lms.results(second.id)).toEqual([]);
+  });
+
+  it("finds or makes another column when the instructor deleted the one it posted to", async () => {
+    const course = aCourse({ lineItem: true });
+    const [deleted] = harness.lms.lineItems(course.courseId);
+    await launchAs("grace", course);
+    harness.grades.runItemGraded(graded(grace, "run-before-delete", "2030-04-03T13:00:00.000Z", 2));
+    await settled(course, grace, 1);
+    harness.lms.deleteLineItem(deleted!.id);
+
+    harness.grades.runItemGraded(graded(grace, "run-after-delete", "2030-04-03T14:00:00.000Z", 3));
+    const [, after] = await settled(course, grace, 2);
+    expect(after).toMatchObject({ state: "posted", attempts: 1, lastError: null });
+    const [made, ...more] = harness.lms.lineItems(course.courseId);
+    expect(more).toEqual([]);
+    expect(made).toMatchObject({ label: "Linux basics", resourceId: lab, tag: "lab-console" });
+    expect(harness.lms.results(made!.id)).toMatchObject([{ userId: "grace", scoreGiven: 3 }]);
+    expect(statusesOfPosts(deleted!.id)).toEqual([204, 404]);
+    expect(await harness.repository.lineItem(courseId(harness.platform.id, course.courseId), lab)).toBe(
+      made!.url,
+    );
+  });
+
+  it("sends no score to a line item the LMS names at an address that is not https", async () => {
+    const course = aCourse();
+    await launchAs("heidi", course);
+    harness.lms.quirks.lineItemsNamedAt = "http://lms.example";
+    try {
+      harness.grades.runItemGraded(graded(heidi, "run-plain-http", "2030-04-03T15:00:00.000Z"));
+      const [refused] = await settled(course, heidi, 1);
+      expect(refused?.state).toBe("refused");
+      expect(refused?.lastError).toMatch(
+        /gave the line item of linux-basics an address that is not https \(http:\/\/lms\.example\/courses\/.*\): Lab Console sends scores and their access token only over https\.$/,
+      );
+    } finally {
+      harness.lms.quirks.lineItemsNamedAt = null;
+    }
+    const [item] = harness.lms.lineItems(course.courseId);
+    expect(statusesOfPosts(item!.id)).toEqual([]);
+    expect(
+      await harness.repository.lineItem(courseId(harness.platform.id, course.courseId), lab),
+    ).toBeUndefined();
+  });
+
   it("tries a score the LMS answers 503 again after a backoff, keeping the error meanwhile", async () => {
     const course = aCourse();
     await launchAs("carol", course);
@@ -276,7 +345,69 @@ describe("the score outbox", () => {
   });
 });
 
+describe("a self-check", () => {
+  it("taken after a grading run does not replace the run's score in the gradebook", async () => {
+    const course = aCourse({ custom: { lab, post_self_checks: "true" } });
+    await launchAs("erin", course);
+    harness.grades.runItemGraded(graded(erin, "run-then-check", "2030-04-06T10:00:00.000Z", 3));
+    await settled(course, erin, 1);
+    harness.grades.selfChecked({
+      id: 5151,
+      sessionId: `${lab}-erin@001`,
+      labId: lab,
+      owner: erin,
+      checkedAt: "2030-04-06T11:00:00.000Z",
+      result: gradableResult({
+        owner: erin,
+        labId: lab,
+        gradedAt: "2030-04-06T11:00:00.000Z",
+        score: 1,
+        maxScore: 4,
+        checks: [],
+      }),
+    });
+    const [run, check] = await settled(course, erin, 2);
+    expect(run).toMatchObject({ source: "run", state: "posted" });
+    expect(check).toMatchObject({ source: "self-check", state: "superseded" });
+    const [item] = harness.lms.lineItems(course.courseId);
+    expect(harness.lms.results(item!.id)).toMatchObject([{ userId: "erin", scoreGiven: 3 }]);
+    expect(statusesOfPosts(item!.id)).toEqual([204]);
+  });
+});
+
 describe("a refused score", () => {
+  it("is not sent again once a newer score of the student is posted", async () => {
+    const { lms } = harness;
+    const course = aCourse();
+    lms.setPublished(course.courseId, false);
+    lms.quirks.unpublishedCourseRefusal = true;
+    let refused: ScoreRecord | undefined;
+    try {
+      await launchAs("frank", course);
+      harness.grades.runItemGraded(graded(frank, "run-refused-first", "2030-04-07T10:00:00.000Z", 1));
+      [refused] = await settled(course, frank, 1);
+      expect(refused?.state).toBe("refused");
+    } finally {
+      lms.setPublished(course.courseId, true);
+      lms.quirks.unpublishedCourseRefusal = false;
+    }
+    harness.grades.runItemGraded(graded(frank, "run-posted-later", "2030-04-07T11:00:00.000Z", 4));
+    await settled(course, frank, 2);
+    const [item] = lms.lineItems(course.courseId);
+    expect(statusesOfPosts(item!.id)).toEqual([422, 204]);
+
+    const ivan = await harness.browser("ivan");
+    const retried = await ivan.post(`/api/lti/scores/${refused!.id}/retry`);
+    expect(retried.status, JSON.stringify(retried.body)).toBe(409);
+    expect(retried.body.error).toMatchObject({ reason: "lti_score_superseded", params: { student: frank } });
+    expect((await harness.repository.getScore(refused!.id))?.state).toBe("superseded");
+    // Asked again, it says the same; and nothing went to the LMS meanwhile.
+    const again = await ivan.post(`/api/lti/scores/${refused!.id}/retry`);
+    expect(again.body.error?.reason).toBe("lti_score_superseded");
+    expect(statusesOfPosts(item!.id)).toEqual([422, 204]);
+    expect(lms.results(item!.id)).toMatchObject([{ userId: "frank", scoreGiven: 4 }]);
+  });
+
   it("is refused with the LMS's reason, and posted once the instructor published the course and retried it", async () => {
     const { lms } = harness;
     const course = aCourse();

@@ -117,21 +117,28 @@ export class PostgresLtiGradesRepository implements LtiGradesRepository {
     return row?.url;
   }
 
-  async saveLineItem(item: LineItemRecord): Promise<void> {
+  async addLineItem(item: LineItemRecord): Promise<string> {
     await this.db.query(
       `INSERT INTO lti_line_items (course_id, lab_id, url) VALUES ($1, $2, $3)
-       ON CONFLICT (course_id, lab_id) DO UPDATE SET url = excluded.url`,
+       ON CONFLICT (course_id, lab_id) DO NOTHING`,
       [item.courseId, item.labId, item.url],
     );
+    const stored = await this.lineItem(item.courseId, item.labId);
+    if (stored === undefined) throw new Error(`The line item of ${item.labId} vanished while it was added.`);
+    return stored;
+  }
+
+  async forgetLineItem(item: LineItemRecord): Promise<void> {
+    await this.db.query("DELETE FROM lti_line_items WHERE course_id = $1 AND lab_id = $2 AND url = $3", [
+      item.courseId,
+      item.labId,
+      item.url,
+    ]);
   }
 
   async enqueueScore(score: NewScore): Promise<{ score: ScoreRecord; enqueued: boolean }> {
     return this.db.transaction(async (client) => {
-      // Two replicas enqueueing for the same person at once would each miss the other's score when
-      // deciding which is superseded: one at a time per (course, lab, username).
-      await client.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [
-        JSON.stringify(["lti-score", score.courseId, score.labId, score.username]),
-      ]);
+      await lockPerson(client, score);
       const inserted = await client.query<{ id: string }>(
         `INSERT INTO lti_scores (id, course_id, lab_id, username, user_id, source, source_id, score_given,
            score_maximum, graded_at, state, attempts, next_attempt_at, created_at)
@@ -153,7 +160,10 @@ export class PostgresLtiGradesRepository implements LtiGradesRepository {
         ],
       );
       const enqueued = inserted.length > 0;
-      if (enqueued) await supersede(client, score);
+      if (enqueued) {
+        await supersedeOutranked(client, score);
+        if (await outranked(client, score, "any")) await supersedeOne(client, score.id);
+      }
       const [row] = await client.query<ScoreRow>(
         "SELECT * FROM lti_scores WHERE course_id = $1 AND source = $2 AND source_id = $3",
         [score.courseId, score.source, score.sourceId],
@@ -223,12 +233,25 @@ export class PostgresLtiGradesRepository implements LtiGradesRepository {
   }
 
   async retryScore(id: string, now: string): Promise<ScoreRecord | undefined> {
-    await this.db.query(
-      `UPDATE lti_scores SET state = 'pending', attempts = 0, next_attempt_at = $1
-       WHERE id = $2 AND state IN ('pending', 'refused')`,
-      [now, id],
-    );
-    return this.getScore(id);
+    const existing = await this.getScore(id);
+    if (!existing) return undefined;
+    return this.db.transaction(async (client) => {
+      await lockPerson(client, existing);
+      if (await outranked(client, existing, "live")) {
+        await supersedeOne(client, id);
+      } else {
+        const retried = await client.query(
+          `UPDATE lti_scores SET state = 'pending', attempts = 0, next_attempt_at = $1
+           WHERE id = $2 AND state IN ('pending', 'refused')
+           RETURNING id`,
+          [now, id],
+        );
+        if (retried.length > 0) await supersedeOutranked(client, existing);
+      }
+      const [row] = await client.query<ScoreRow>("SELECT * FROM lti_scores WHERE id = $1", [id]);
+      if (!row) throw new Error(`The score ${id} vanished while it was sent again.`);
+      return toScore(row);
+    });
   }
 
   async replaceRoster(courseId: string, members: RosterMemberRecord[], syncedAt: string): Promise<void> {
@@ -283,20 +306,53 @@ export class PostgresLtiGradesRepository implements LtiGradesRepository {
   }
 }
 
-/** The pending scores graded before this one give way to it; it gives way to one graded after it. */
-async function supersede(client: Queryable, score: NewScore): Promise<void> {
-  const person = [score.courseId, score.labId, score.username, score.gradedAt];
+/**
+ * Two replicas enqueueing or retrying for the same person at once would each miss the other's score
+ * when deciding which is superseded: one at a time per (course, lab, username).
+ */
+async function lockPerson(client: Queryable, score: NewScore): Promise<void> {
+  await client.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [
+    JSON.stringify(["lti-score", score.courseId, score.labId, score.username]),
+  ]);
+}
+
+// Ranks as repository.ts's OutboxState says: a run's score above any self-check, then the later graded.
+const sibling = "course_id = $1 AND lab_id = $2 AND username = $3 AND id <> $4";
+const rankParams = (score: NewScore) => [
+  score.courseId,
+  score.labId,
+  score.username,
+  score.id,
+  score.source,
+  score.gradedAt,
+];
+
+/** The pending scores of the same person that `score` outranks give way to it. */
+async function supersedeOutranked(client: Queryable, score: NewScore): Promise<void> {
   await client.query(
     `UPDATE lti_scores SET state = 'superseded', next_attempt_at = NULL
-     WHERE course_id = $1 AND lab_id = $2 AND username = $3 AND state = 'pending' AND graded_at < $4`,
-    person,
+     WHERE ${sibling} AND state = 'pending'
+       AND (source = $5 AND graded_at < $6 OR $5 = 'run' AND source = 'self-check')`,
+    rankParams(score),
   );
+}
+
+/** Another score of the same person outranks `score`: any, or only a pending or posted one ("live"). */
+async function outranked(client: Queryable, score: NewScore, among: "any" | "live"): Promise<boolean> {
+  const rows = await client.query(
+    `SELECT 1 FROM lti_scores
+     WHERE ${sibling} ${among === "live" ? "AND state IN ('pending', 'posted')" : ""}
+       AND (source = $5 AND graded_at > $6 OR source = 'run' AND $5 = 'self-check')
+     LIMIT 1`,
+    rankParams(score),
+  );
+  return rows.length > 0;
+}
+
+async function supersedeOne(client: Queryable, id: string): Promise<void> {
   await client.query(
     `UPDATE lti_scores SET state = 'superseded', next_attempt_at = NULL
-     WHERE id = $5 AND EXISTS (
-       SELECT 1 FROM lti_scores
-       WHERE course_id = $1 AND lab_id = $2 AND username = $3 AND graded_at > $4
-     )`,
-    [...person, score.id],
+     WHERE id = $1 AND state IN ('pending', 'refused')`,
+    [id],
   );
 }

@@ -42,7 +42,12 @@ export interface LineItemRecord {
 
 export const scoreSources = ["run", "self-check"] as const;
 export type ScoreSource = (typeof scoreSources)[number];
-/** superseded: a newer score for the same person, lab and course made it moot before it was sent. */
+/**
+ * superseded: a score that outranks it, for the same person, lab and course, made it moot before it
+ * was sent. A grading run's score outranks every self-check (the run is the instructor's grade, and a
+ * self-check taken after it must not replace it in the gradebook); among scores of one source, the
+ * later graded outranks the earlier.
+ */
 export const outboxStates = ["pending", "posted", "refused", "superseded"] as const;
 export type OutboxState = (typeof outboxStates)[number];
 
@@ -102,14 +107,19 @@ export interface LtiGradesRepository {
   linkedLabs(): Promise<string[]>;
 
   lineItem(courseId: string, labId: string): Promise<string | undefined>;
-  /** Sets the (course, lab)'s line item, replacing any other. */
-  saveLineItem(item: LineItemRecord): Promise<void>;
+  /**
+   * Sets the (course, lab)'s line item unless it has one: the first stays, so two links to the lab in
+   * one course, each naming its own column, do not take turns. Returns the one stored afterwards.
+   */
+  addLineItem(item: LineItemRecord): Promise<string>;
+  /** Forgets the (course, lab)'s line item if it is still `item.url` (the LMS no longer has it). */
+  forgetLineItem(item: LineItemRecord): Promise<void>;
 
   /**
    * Adds the score, pending and due at once, unless (course, source, sourceId) is already in the
    * outbox: then nothing changes and `enqueued` is false. A score added supersedes the pending scores
-   * of the same (course, lab, username) graded before it, and is itself superseded when one graded
-   * after it is there already.
+   * of the same (course, lab, username) it outranks, and is itself superseded when one that outranks
+   * it is there already (see OutboxState).
    */
   enqueueScore(score: NewScore): Promise<{ score: ScoreRecord; enqueued: boolean }>;
   getScore(id: string): Promise<ScoreRecord | undefined>;
@@ -125,8 +135,10 @@ export interface LtiGradesRepository {
   /** The LMS refused it for a reason another try will not change; only a pending score changes. */
   markRefused(id: string, failure: { error: string }): Promise<void>;
   /**
-   * A refused or pending score back to pending, due at `now`; any other is left as it is. Returns
-   * the score as it is afterwards.
+   * A refused or pending score back to pending, due at `now`, superseding the pending scores it
+   * outranks; any other is left as it is. A refused or pending score outranked by a pending or posted
+   * one is superseded instead: sent now, it would be refused as older (Canvas) or roll the grade back.
+   * Returns the score as it is afterwards.
    */
   retryScore(id: string, now: string): Promise<ScoreRecord | undefined>;
 

@@ -1,6 +1,7 @@
 // The LTI grades API, for instructors: the courses launched from, their rosters (and reading one
-// from the LMS now), the score outbox, and sending a refused score again. Thin: parse, call the
-// store or the roster sync, map the LMS's failures to 502 with its words.
+// from the LMS now), the score outbox, and sending a refused score again (unless another score of the
+// same student outranks it: 409). Thin: parse, call the store or the roster sync, map the LMS's
+// failures to 502 with its words.
 import type { FastifyInstance } from "fastify";
 import * as z from "zod/mini";
 import type { LtiCourse, LtiCourseList, LtiRoster, LtiScore, LtiScoreList } from "../../../common/lti-api.ts";
@@ -117,9 +118,18 @@ export function registerLtiGradesRoutes(app: FastifyInstance, deps: LtiGradesRou
     const user = signedInUser(request);
     const { id } = parseOrThrow(ScoreParams, request.params);
     const before = await repository.getScore(id);
-    if (!before || before.state === "superseded") {
+    if (!before) {
       throw new DomainError("not_found", "lti_score_not_found", `There is no score ${id} to send.`, { id });
     }
+    const superseded = () =>
+      new DomainError(
+        "conflict",
+        "lti_score_superseded",
+        `${before.username} has a later score for ${before.labId}, or one from a grading run, in the ` +
+          `gradebook or on its way there; the score ${id} would replace it, so it was not sent.`,
+        { student: before.username, lab: before.labId },
+      );
+    if (before.state === "superseded") throw superseded();
     if (before.state === "posted") {
       throw new DomainError(
         "conflict",
@@ -135,11 +145,17 @@ export function registerLtiGradesRoutes(app: FastifyInstance, deps: LtiGradesRou
         action: "lti-score-retry",
         actor: user,
         labId: before.labId,
-        details: { score: id, course: before.courseId, student: before.username, was: before.state },
+        details: {
+          score: id,
+          course: before.courseId,
+          student: before.username,
+          was: before.state,
+          became: after.state,
+        },
       },
       request,
     );
-    if (!isShown(after)) throw new Error(`The score ${id} was superseded while it was sent again.`);
+    if (!isShown(after)) throw superseded();
     return toScore(after, await repository.getCourse(before.courseId), platformName);
   });
 }

@@ -4,6 +4,8 @@
 //
 // What becomes of a score:
 // - the LMS took it (2xx): posted;
+// - the LMS has no such line item (404: the instructor deleted the column): the stored one is
+//   forgotten and the score posted at once to the one found or made instead (line-items.ts);
 // - no answer, 408, 429, 5xx, or the token endpoint refused the console: pending, tried again after
 //   a backoff (backoff.ts, Retry-After honoured), the error kept for the instructor to read;
 // - any other 4xx: refused with the LMS's reason, until an instructor retries it;
@@ -13,9 +15,9 @@
 // stop between the LMS taking it and the mark sends it again at the next start. That second post
 // carries the same userId and the same timestamp (the result's gradedAt, never the time of sending),
 // and an AGS platform keeps one result per line item and user, replacing it with a score of the same
-// or a later timestamp: the gradebook still shows one result, the same one. A newer score of the same
-// person supersedes a pending older one before it is sent (repository.ts), so the older never lands
-// after the newer.
+// or a later timestamp: the gradebook still shows one result, the same one. A score that outranks a
+// pending one of the same person (a later one, or a run's over a self-check: repository.ts) supersedes
+// it before it is sent, so the older never lands after the newer.
 import type { DutyWork } from "../../replicas/coordination.ts";
 import type { PlatformDirectory } from "../model/model.ts";
 import type { AgsClient } from "./ags-client.ts";
@@ -32,7 +34,7 @@ export interface ScoreOutboxDeps {
   >;
   platforms: PlatformDirectory;
   ags: Pick<AgsClient, "postScore">;
-  lineItems: Pick<LineItems, "ensure">;
+  lineItems: Pick<LineItems, "ensure" | "forget">;
   backoff: Backoff;
   now: () => Date;
   log: { warn(object: object, message: string): void };
@@ -133,25 +135,37 @@ export class ScoreOutbox implements DutyWork {
       const [link] = (await repository.linksOf(score.username, score.labId)).filter(
         (each) => each.courseId === score.courseId,
       );
-      const lineItem = await this.deps.lineItems.ensure({
+      const request = {
         course,
         platform,
         labId: score.labId,
         scoreMaximum: score.scoreMaximum,
         resourceLinkId: link?.resourceLinkId,
         signal,
-      });
-      await this.deps.ags.postScore(
-        platform,
-        lineItem,
-        {
-          userId: score.userId,
-          scoreGiven: score.scoreGiven,
-          scoreMaximum: score.scoreMaximum,
-          timestamp: score.gradedAt,
-        },
-        signal,
-      );
+      };
+      const post = async (lineItem: URL) =>
+        this.deps.ags.postScore(
+          platform,
+          lineItem,
+          {
+            userId: score.userId,
+            scoreGiven: score.scoreGiven,
+            scoreMaximum: score.scoreMaximum,
+            timestamp: score.gradedAt,
+          },
+          signal,
+        );
+      const lineItem = await this.deps.lineItems.ensure(request);
+      try {
+        await post(lineItem);
+      } catch (error) {
+        const gone = error instanceof LmsError && !(error instanceof TokenError) && error.status === 404;
+        if (!gone) throw error;
+        // The column is gone (deleted by the instructor): another, found or made, once; a second
+        // 404 is the LMS's refusal like any other.
+        await this.deps.lineItems.forget(request, lineItem);
+        await post(await this.deps.lineItems.ensure(request));
+      }
       await repository.markPosted(score.id, this.deps.now().toISOString());
     } catch (error) {
       // Stopping: the post may or may not have reached the LMS; it stays pending and goes again.

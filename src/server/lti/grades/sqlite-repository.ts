@@ -55,10 +55,11 @@ function prepareStatements(db: Database) {
     linksOf: db.prepare("SELECT * FROM lti_links WHERE username = ? AND lab_id = ? ORDER BY course_id"),
     linkedLabs: db.prepare("SELECT DISTINCT lab_id FROM lti_links ORDER BY lab_id"),
     lineItem: db.prepare("SELECT url FROM lti_line_items WHERE course_id = ? AND lab_id = ?"),
-    saveLineItem: db.prepare(
+    addLineItem: db.prepare(
       `INSERT INTO lti_line_items (course_id, lab_id, url) VALUES (?, ?, ?)
-       ON CONFLICT (course_id, lab_id) DO UPDATE SET url = excluded.url`,
+       ON CONFLICT (course_id, lab_id) DO NOTHING`,
     ),
+    forgetLineItem: db.prepare("DELETE FROM lti_line_items WHERE course_id = ? AND lab_id = ? AND url = ?"),
     insertScore: db.prepare(
       `INSERT INTO lti_scores (id, course_id, lab_id, username, user_id, source, source_id, score_given,
          score_maximum, graded_at, state, attempts, next_attempt_at, created_at)
@@ -68,15 +69,23 @@ function prepareStatements(db: Database) {
     scoreBySource: db.prepare(
       "SELECT * FROM lti_scores WHERE course_id = ? AND source = ? AND source_id = ?",
     ),
-    supersedeOlder: db.prepare(
+    // Ranks as repository.ts's OutboxState says: a run's score above any self-check, then the later graded.
+    supersedeOutranked: db.prepare(
       `UPDATE lti_scores SET state = 'superseded', next_attempt_at = NULL
-       WHERE course_id = ? AND lab_id = ? AND username = ? AND state = 'pending' AND graded_at < ?`,
+       WHERE course_id = @courseId AND lab_id = @labId AND username = @username AND id <> @id
+         AND state = 'pending'
+         AND (source = @source AND graded_at < @gradedAt OR @source = 'run' AND source = 'self-check')`,
     ),
-    newerExists: db.prepare(
-      `SELECT 1 FROM lti_scores WHERE course_id = ? AND lab_id = ? AND username = ? AND graded_at > ? LIMIT 1`,
+    outranked: db.prepare(
+      `SELECT 1 FROM lti_scores
+       WHERE course_id = @courseId AND lab_id = @labId AND username = @username AND id <> @id
+         AND (@anyState = 1 OR state IN ('pending', 'posted'))
+         AND (source = @source AND graded_at > @gradedAt OR source = 'run' AND @source = 'self-check')
+       LIMIT 1`,
     ),
     supersede: db.prepare(
-      "UPDATE lti_scores SET state = 'superseded', next_attempt_at = NULL WHERE id = ? AND state = 'pending'",
+      `UPDATE lti_scores SET state = 'superseded', next_attempt_at = NULL
+       WHERE id = ? AND state IN ('pending', 'refused')`,
     ),
     getScore: db.prepare("SELECT * FROM lti_scores WHERE id = ?"),
     dueScores: db.prepare(
@@ -191,8 +200,15 @@ export class SqliteLtiGradesRepository implements LtiGradesRepository {
     return row?.url;
   }
 
-  async saveLineItem(item: LineItemRecord): Promise<void> {
-    this.run((s) => s.saveLineItem.run(item.courseId, item.labId, item.url));
+  async addLineItem(item: LineItemRecord): Promise<string> {
+    return this.run((s) => {
+      s.addLineItem.run(item.courseId, item.labId, item.url);
+      return (s.lineItem.get(item.courseId, item.labId) as { url: string }).url;
+    });
+  }
+
+  async forgetLineItem(item: LineItemRecord): Promise<void> {
+    this.run((s) => s.forgetLineItem.run(item.courseId, item.labId, item.url));
   }
 
   async enqueueScore(score: NewScore): Promise<{ score: ScoreRecord; enqueued: boolean }> {
@@ -213,10 +229,10 @@ export class SqliteLtiGradesRepository implements LtiGradesRepository {
             score.createdAt,
             score.createdAt,
           );
-          const person = [score.courseId, score.labId, score.username] as const;
           if (inserted.changes > 0) {
-            s.supersedeOlder.run(...person, score.gradedAt);
-            if (s.newerExists.get(...person, score.gradedAt)) s.supersede.run(score.id);
+            const rank = rankOf(score);
+            s.supersedeOutranked.run(rank);
+            if (s.outranked.get({ ...rank, anyState: 1 })) s.supersede.run(score.id);
           }
           const row = s.scoreBySource.get(score.courseId, score.source, score.sourceId) as ScoreRow;
           return { score: toScore(row), enqueued: inserted.changes > 0 };
@@ -270,8 +286,18 @@ export class SqliteLtiGradesRepository implements LtiGradesRepository {
   }
 
   async retryScore(id: string, now: string): Promise<ScoreRecord | undefined> {
-    this.run((s) => s.retryScore.run(now, id));
-    return this.getScore(id);
+    return this.run((s) =>
+      this.db
+        .transaction(() => {
+          const before = s.getScore.get(id) as ScoreRow | undefined;
+          if (!before) return undefined;
+          const rank = rankOf(toScore(before));
+          if (s.outranked.get({ ...rank, anyState: 0 })) s.supersede.run(id);
+          else if (s.retryScore.run(now, id).changes > 0) s.supersedeOutranked.run(rank);
+          return toScore(s.getScore.get(id) as ScoreRow);
+        })
+        .immediate(),
+    );
   }
 
   async replaceRoster(courseId: string, members: RosterMemberRecord[], syncedAt: string): Promise<void> {
@@ -310,4 +336,10 @@ export class SqliteLtiGradesRepository implements LtiGradesRepository {
   async close(): Promise<void> {
     this.db.close();
   }
+}
+
+/** What the ranking statements ask of a score. */
+function rankOf(score: NewScore) {
+  const { id, courseId, labId, username, source, gradedAt } = score;
+  return { id, courseId, labId, username, source, gradedAt };
 }

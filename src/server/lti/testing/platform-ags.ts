@@ -42,9 +42,9 @@ export function positiveLimit(url: URL): number | null {
   return Number.isInteger(limit) && limit > 0 ? limit : null;
 }
 
-function lineItemView(item: LineItem): Record<string, unknown> {
+function lineItemView(item: LineItem, namedAt: string | null): Record<string, unknown> {
   const { id: _id, url, courseId: _courseId, ...fields } = item;
-  return { id: url, ...fields };
+  return { id: namedAt === null ? url : new URL(new URL(url).pathname, namedAt).href, ...fields };
 }
 
 type LineItemFields = Omit<LineItem, "id" | "url" | "courseId">;
@@ -137,14 +137,22 @@ export class Ags {
         )
         .flatMap((item) => (quirks.duplicateLineItemsVisible ? [item, item] : [item]));
       const { items, headers } = paged(matching, url, positiveLimit(url));
-      sendJson(response, 200, items.map(lineItemView), agsMediaTypes.lineItemContainer, headers);
+      sendJson(
+        response,
+        200,
+        items.map((item) => lineItemView(item, quirks.lineItemsNamedAt)),
+        agsMediaTypes.lineItemContainer,
+        headers,
+      );
       return;
     }
     if (request.method === "POST") {
       this.tokens.authorize(request, [agsScopes.lineItem]);
       const fields = this.lineItemFields(courseId, await readJson(request, agsMediaTypes.lineItem));
       const item = state.addLineItem({ ...fields, courseId });
-      sendJson(response, 201, lineItemView(item), agsMediaTypes.lineItem, { location: item.url });
+      sendJson(response, 201, lineItemView(item, quirks.lineItemsNamedAt), agsMediaTypes.lineItem, {
+        location: item.url,
+      });
       return;
     }
     throw new HttpFailure(405, "GET or POST");
@@ -162,7 +170,12 @@ export class Ags {
     if (request.method === "GET") {
       this.tokens.authorize(request, [agsScopes.lineItem, agsScopes.lineItemReadOnly]);
       requireAccept(request, agsMediaTypes.lineItem);
-      sendJson(response, 200, lineItemView(item), agsMediaTypes.lineItem);
+      sendJson(
+        response,
+        200,
+        lineItemView(item, this.platform.quirks.lineItemsNamedAt),
+        agsMediaTypes.lineItem,
+      );
       return;
     }
     if (request.method === "PUT") {
@@ -176,14 +189,17 @@ export class Ags {
       // The link a line item belongs to stays when an update leaves it out.
       if (!fields.resourceLinkId && item.resourceLinkId) updated.resourceLinkId = item.resourceLinkId;
       state.lineItems.set(item.id, updated);
-      sendJson(response, 200, lineItemView(updated), agsMediaTypes.lineItem);
+      sendJson(
+        response,
+        200,
+        lineItemView(updated, this.platform.quirks.lineItemsNamedAt),
+        agsMediaTypes.lineItem,
+      );
       return;
     }
     if (request.method === "DELETE") {
       this.tokens.authorize(request, [agsScopes.lineItem]);
-      state.lineItems.delete(item.id);
-      state.results.delete(item.id);
-      for (const link of state.links.values()) if (link.lineItemId === item.id) delete link.lineItemId;
+      state.deleteLineItem(item.id);
       response.writeHead(204).end();
       return;
     }

@@ -133,6 +133,8 @@ export interface PlatformQuirks {
   tamperLaunches: LaunchTampering | null;
   /** The line item container lists each line item twice, as an LMS with a duplicated grade column does. */
   duplicateLineItemsVisible: boolean;
+  /** Line items are named at this origin, not the platform's (an LMS behind a proxy that names itself on plain http). */
+  lineItemsNamedAt: string | null;
 }
 
 export function defaultQuirks(): PlatformQuirks {
@@ -143,6 +145,7 @@ export function defaultQuirks(): PlatformQuirks {
     nrpsPageSize: null,
     tamperLaunches: null,
     duplicateLineItemsVisible: false,
+    lineItemsNamedAt: null,
   };
 }
 
@@ -229,6 +232,13 @@ export class PlatformState {
     };
     this.lineItems.set(id, item);
     return item;
+  }
+
+  /** As an instructor deleting the column: its results go, and no link names it any more. */
+  deleteLineItem(id: string): void {
+    this.lineItems.delete(id);
+    this.results.delete(id);
+    for (const link of this.links.values()) if (link.lineItemId === id) delete link.lineItemId;
   }
 
   courseLineItems(courseId: string): LineItem[] {

@@ -64,6 +64,8 @@ export interface TestPlatform {
   ): ResourceLink;
   addLineItem(courseId: string, fields: Omit<LineItem, "id" | "url" | "courseId">): LineItem;
   setPublished(courseId: string, published: boolean): void;
+  /** As an instructor deleting the column in the gradebook. */
+  deleteLineItem(lineItemId: string): void;
 
   /** A platform page that launches `resourceLinkId` as `sub` (posting the login initiation itself). */
   launchUrl(options: LaunchOptions): string;
@@ -221,6 +223,10 @@ export async function startTestPlatform(options: TestPlatformOptions = {}): Prom
     },
     setPublished(courseId, published) {
       state.course(courseId).published = published;
+    },
+    deleteLineItem(lineItemId) {
+      const item = state.lineItem(lineItemId);
+      if (item) state.deleteLineItem(item.id);
     },
 
     launchUrl: (launch) => launches.launchUrl(launch),

@@ -122,15 +122,25 @@ export function describeLtiGradesRepositoryContract(
       expect(await reopened.linkedLabs()).toEqual(["git-workflow", "linux-basics", "vim"]);
     });
 
-    it("keeps one line item per course and lab, the last one set", async () => {
+    it("keeps one line item per course and lab, the first one set, until it is forgotten", async () => {
+      const item = (url: string, courseId = canvas) => ({ courseId, labId: "linux-basics", url });
       expect(await repository.lineItem(canvas, "linux-basics")).toBeUndefined();
-      await repository.saveLineItem({ courseId: canvas, labId: "linux-basics", url: "https://lms/li/1" });
-      await repository.saveLineItem({ courseId: canvas, labId: "linux-basics", url: "https://lms/li/2" });
-      await repository.saveLineItem({ courseId: moodle, labId: "linux-basics", url: "https://lms/li/3" });
+      expect(await repository.addLineItem(item("https://lms/li/1"))).toBe("https://lms/li/1");
+      // Another link to the lab in the same course, naming its own column: the first stays.
+      expect(await repository.addLineItem(item("https://lms/li/2"))).toBe("https://lms/li/1");
+      expect(await repository.addLineItem(item("https://lms/li/3", moodle))).toBe("https://lms/li/3");
       const reopened = await harness.reopen();
-      expect(await reopened.lineItem(canvas, "linux-basics")).toBe("https://lms/li/2");
+      expect(await reopened.lineItem(canvas, "linux-basics")).toBe("https://lms/li/1");
       expect(await reopened.lineItem(moodle, "linux-basics")).toBe("https://lms/li/3");
       expect(await reopened.lineItem(canvas, "git-workflow")).toBeUndefined();
+
+      // Forgetting one that was replaced meanwhile leaves the replacement.
+      await reopened.forgetLineItem(item("https://lms/li/2"));
+      expect(await reopened.lineItem(canvas, "linux-basics")).toBe("https://lms/li/1");
+      await reopened.forgetLineItem(item("https://lms/li/1"));
+      expect(await reopened.lineItem(canvas, "linux-basics")).toBeUndefined();
+      expect(await reopened.addLineItem(item("https://lms/li/4"))).toBe("https://lms/li/4");
+      expect(await reopened.lineItem(moodle, "linux-basics")).toBe("https://lms/li/3");
     });
 
     it("enqueues a score once: the same source again changes nothing", async () => {
@@ -190,6 +200,97 @@ export function describeLtiGradesRepositoryContract(
         git: "pending",
       });
       expect((await repository.getScore("old"))?.nextAttemptAt).toBeNull();
+    });
+
+    it("ranks a run's score above any self-check: one never supersedes the other", async () => {
+      const selfCheck = (id: string, gradedAt: string) =>
+        aScore({ id, source: "self-check", sourceId: id, gradedAt });
+      await repository.enqueueScore(selfCheck("check-early", "2030-03-01T09:00:00.000Z"));
+      await repository.enqueueScore(selfCheck("check-before", "2030-03-01T09:30:00.000Z"));
+      await repository.enqueueScore(aScore({ id: "run", gradedAt: "2030-03-01T10:00:00.000Z" }));
+      await repository.markPosted("run", "2030-03-01T10:00:05.000Z");
+      // Taken after the run: the run's score stays the grade.
+      await repository.enqueueScore(selfCheck("check-after", "2030-03-01T11:00:00.000Z"));
+      const states = async () =>
+        Object.fromEntries(
+          await Promise.all(
+            ["check-early", "check-before", "run", "check-after"].map(async (id) => [
+              id,
+              (await repository.getScore(id))?.state,
+            ]),
+          ),
+        );
+      expect(await states()).toEqual({
+        "check-early": "superseded",
+        "check-before": "superseded",
+        run: "posted",
+        "check-after": "superseded",
+      });
+
+      // A run's score enqueued late (reconciled after a crash) still outranks a newer self-check.
+      await repository.enqueueScore(
+        aScore({
+          id: "bob-check",
+          username: "bob",
+          source: "self-check",
+          sourceId: "c",
+          gradedAt: "2030-03-01T11:00:00.000Z",
+        }),
+      );
+      await repository.enqueueScore(
+        aScore({ id: "bob-run", username: "bob", sourceId: "r:b", gradedAt: "2030-03-01T10:00:00.000Z" }),
+      );
+      expect((await repository.getScore("bob-check"))?.state).toBe("superseded");
+      expect((await repository.getScore("bob-run"))?.state).toBe("pending");
+    });
+
+    it("supersedes a retried score that a pending or posted one outranks, rather than sending it", async () => {
+      const at = (hour: number) => `2030-03-01T${hour}:00:00.000Z`;
+      await repository.enqueueScore(aScore({ id: "old", sourceId: "r1:s", gradedAt: at(10) }));
+      await repository.markRefused("old", { error: "Course is not published" });
+      await repository.enqueueScore(aScore({ id: "new", sourceId: "r2:s", gradedAt: at(11) }));
+      // Pending newer: the older refused one would be refused as older, or roll the grade back.
+      expect(await repository.retryScore("old", "2030-03-02T08:00:00.000Z")).toMatchObject({
+        state: "superseded",
+        nextAttemptAt: null,
+        lastError: "Course is not published",
+      });
+
+      await repository.enqueueScore(
+        aScore({ id: "b-old", username: "bob", sourceId: "r1:b", gradedAt: at(10) }),
+      );
+      await repository.markRefused("b-old", { error: "no" });
+      await repository.enqueueScore(
+        aScore({ id: "b-new", username: "bob", sourceId: "r2:b", gradedAt: at(11) }),
+      );
+      await repository.markPosted("b-new", "2030-03-01T11:00:01.000Z");
+      expect((await repository.retryScore("b-old", "2030-03-02T08:00:00.000Z"))?.state).toBe("superseded");
+
+      // A newer one refused too does not stop the older: neither is in the gradebook.
+      await repository.enqueueScore(
+        aScore({ id: "c-old", username: "carol", sourceId: "r1:c", gradedAt: at(10) }),
+      );
+      await repository.markRefused("c-old", { error: "no" });
+      await repository.enqueueScore(
+        aScore({ id: "c-new", username: "carol", sourceId: "r2:c", gradedAt: at(11) }),
+      );
+      await repository.markRefused("c-new", { error: "no" });
+      expect((await repository.retryScore("c-old", "2030-03-02T08:00:00.000Z"))?.state).toBe("pending");
+      // Sent again, the newer supersedes the older still waiting, as a new score would.
+      expect((await repository.retryScore("c-new", "2030-03-02T08:00:01.000Z"))?.state).toBe("pending");
+      expect((await repository.getScore("c-old"))?.state).toBe("superseded");
+      // A posted one outranked stays posted.
+      expect((await repository.retryScore("b-new", "2030-03-02T08:00:00.000Z"))?.state).toBe("posted");
+
+      // A self-check is outranked by a run's score of any time.
+      await repository.enqueueScore(
+        aScore({ id: "d-check", username: "dave", source: "self-check", sourceId: "d", gradedAt: at(12) }),
+      );
+      await repository.markRefused("d-check", { error: "no" });
+      await repository.enqueueScore(
+        aScore({ id: "d-run", username: "dave", sourceId: "r1:d", gradedAt: at(10) }),
+      );
+      expect((await repository.retryScore("d-check", "2030-03-02T08:00:00.000Z"))?.state).toBe("superseded");
     });
 
     it("hands out due pending scores oldest first, up to the limit", async () => {
@@ -341,7 +442,7 @@ export function describeLtiGradesRepositoryContract(
       const unknown = courseId("nowhere", "x");
       await expect(repository.saveLink(aLink({ courseId: unknown }))).rejects.toThrow();
       await expect(
-        repository.saveLineItem({ courseId: unknown, labId: "linux-basics", url: "https://lms/li" }),
+        repository.addLineItem({ courseId: unknown, labId: "linux-basics", url: "https://lms/li" }),
       ).rejects.toThrow();
       await expect(repository.enqueueScore(aScore({ courseId: unknown }))).rejects.toThrow();
       expect(await repository.countScores({})).toEqual({ pending: 0, posted: 0, refused: 0, superseded: 0 });
