@@ -169,7 +169,7 @@ test("an instructor adds a lab to the course from Lab Console's catalog (deep li
   browser,
 }) => {
   const lmsPage = await atCourse(browser, "u-ines", "Ines Instructor");
-  await lmsPage.getByRole("button", { name: "Add content from Lab Console" }).click();
+  await lmsPage.getByRole("button", { name: "Add content from Lab Console", exact: true }).click();
 
   await expect(
     lmsPage.getByRole("heading", { name: `Add labs to ${course.title} in ${platformName}` }),
@@ -195,6 +195,39 @@ test("an instructor adds a lab to the course from Lab Console's catalog (deep li
   await lmsPage.goBack();
   await lmsPage.getByRole("link", { name: "Open Git workflow", exact: true }).click();
   await expect(lmsPage.getByRole("heading", { level: 1, name: "Grading: Git workflow" })).toBeVisible();
+});
+
+test("an instructor adds a lab inside the LMS's frame, which hands it to the course page (deep linking as Moodle and Canvas frame it)", async ({
+  browser,
+}) => {
+  const screenLab = "Your VM's screen";
+  const lmsPage = await atCourse(browser, "u-ines", "Ines Instructor");
+  await lmsPage.getByRole("button", { name: "Add content from Lab Console in a frame" }).click();
+
+  // The picker opens in the frame itself: no new window, no sign-in.
+  const tool = lmsPage.frameLocator('iframe[title="Tool"]');
+  await expect(
+    tool.getByRole("heading", { name: `Add labs to ${course.title} in ${platformName}` }),
+  ).toBeVisible();
+  await tool.getByLabel(screenLab, { exact: true }).check();
+  await expect(tool.getByText("1 lab chosen")).toBeVisible();
+  await tool.getByRole("button", { name: "Add to course" }).click();
+
+  // The LMS's return page, in the frame, hands the result to the course page around it, which says
+  // what was added. Nothing needed a cookie of Lab Console's: the browser holds none.
+  await expect(lmsPage.getByText(`Added: ${screenLab}`)).toBeVisible();
+  await expect(lmsPage.locator('iframe[title="Tool"]')).toHaveCount(0);
+  expect(lmsPage.context().pages()).toHaveLength(1);
+  expect(await lmsPage.context().cookies(lms.url)).toEqual([]);
+  await lmsPage.getByRole("link", { name: "Back to the course" }).click();
+  await expect(lmsPage.getByRole("link", { name: `Open ${screenLab}`, exact: true })).toBeVisible();
+  await lmsPage.goto(lms.platform.gradebookUrl(course.id));
+  await expect(lmsPage.getByRole("columnheader")).toHaveText([
+    "Student",
+    lab.title,
+    "Git workflow",
+    screenLab,
+  ]);
 });
 
 test("a launch in the LMS's frame offers a new window, which is signed in on the lab", async ({

@@ -3,6 +3,7 @@
 // instructor's choice of labs for a deep-linking request.
 import * as z from "zod/mini";
 import { Role } from "./api.ts";
+import { Translations } from "./translations.ts";
 
 /** A platform (an LMS) this console trusts for launches; `pending` ones wait for an instructor's approval. */
 export const LtiPlatform = z.object({
@@ -81,13 +82,26 @@ export const LtiScoreList = z.object({
 });
 export type LtiScoreList = z.output<typeof LtiScoreList>;
 
-/** GET /api/lti/deep-links/:id: what the LMS asked for when an instructor chose "add content". */
+/**
+ * GET /api/lti/deep-links/:id: what the LMS asked for when an instructor chose "add content", and the
+ * labs to choose from, with their texts in every language (the picker has no sign-in to read the
+ * catalog with).
+ */
 export const LtiDeepLinkRequest = z.object({
   id: z.string(),
   platformName: z.string(),
   courseTitle: z.nullable(z.string()),
   acceptMultiple: z.boolean(),
-  labs: z.array(z.object({ id: z.string(), title: z.string(), description: z.optional(z.string()) })),
+  labs: z.array(
+    z.object({
+      id: z.string(),
+      title: z.string(),
+      description: z.optional(z.string()),
+      translations: z.optional(
+        z.object({ title: z.optional(Translations), description: z.optional(Translations) }),
+      ),
+    }),
+  ),
 });
 export type LtiDeepLinkRequest = z.output<typeof LtiDeepLinkRequest>;
 

@@ -2,10 +2,10 @@
 // from elsewhere or send what it finds away, and no other site can frame the console to trick a click.
 // The CSP is what the built SPA and xterm.js live with: scripts only from our own origin (the build has
 // no inline script), styles inline too (xterm.js writes its own <style> element), sockets and fetches to
-// our own origin, no framing.
+// our own origin, no framing but for the deep-link picker's page.
 import type { FastifyReply, FastifyRequest } from "fastify";
 
-const contentSecurityPolicy = [
+const policyWithoutFraming = [
   "default-src 'self'",
   "script-src 'self'",
   "style-src 'self' 'unsafe-inline'",
@@ -15,8 +15,22 @@ const contentSecurityPolicy = [
   "object-src 'none'",
   "base-uri 'self'",
   "form-action 'self'",
-  "frame-ancestors 'none'",
-].join("; ");
+];
+const contentSecurityPolicy = [...policyWithoutFraming, "frame-ancestors 'none'"].join("; ");
+// The LMS opens "add content" in a frame and reads the answer from that frame (docs/lti.md), so the
+// SPA's picker page may be framed by any LMS. No clickjacking comes of it: the page acts only with a
+// deep-linking request's id in its path, which only the launched LMS frame was given.
+const framedPickerPolicy = [...policyWithoutFraming, "frame-ancestors *"].join("; ");
+const framedPickerPath = /^\/lti\/deep-links\/[^/?]+(?:\?|$)/;
+
+/** The SPA's document of the deep-link picker, the one page of the SPA an LMS may frame. */
+function isFramedPicker(request: FastifyRequest, reply: FastifyReply): boolean {
+  return (
+    (request.method === "GET" || request.method === "HEAD") &&
+    framedPickerPath.test(request.url) &&
+    String(reply.getHeader("content-type") ?? "").startsWith("text/html")
+  );
+}
 
 const permissionsPolicy = "camera=(), microphone=(), geolocation=(), usb=(), payment=(), serial=()";
 
@@ -24,6 +38,8 @@ export async function securityHeaders(request: FastifyRequest, reply: FastifyRep
   // A page that sets its own policy (the LTI pages an LMS frames or that post to an LMS) keeps it.
   if (reply.hasHeader("content-security-policy")) {
     reply.removeHeader("x-frame-options");
+  } else if (isFramedPicker(request, reply)) {
+    reply.header("content-security-policy", framedPickerPolicy);
   } else {
     reply.header("content-security-policy", contentSecurityPolicy);
     reply.header("x-frame-options", "DENY");

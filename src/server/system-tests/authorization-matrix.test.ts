@@ -109,7 +109,8 @@ const calls: Record<string, Call> = {
   "GET /api/lti/continue": { allowed: [302] },
   // Without an LMS's configuration address: nothing registered.
   "GET /api/lti/register": { allowed: [400] },
-  // A session id is no deep-linking request, no platform, course or score: let in, then refused.
+  // Deep linking is let in by the request's id alone, with or without a sign-in (an LMS frames it);
+  // a session id is no such id. Nor is it a platform, course or score: let in, then refused.
   "GET /api/lti/deep-links/:id": { allowed: [400] },
   "POST /api/lti/deep-links/:id": { allowed: [400] },
   "GET /api/lti/deep-link-answers/:id": { allowed: [400] },

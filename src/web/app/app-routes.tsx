@@ -5,6 +5,7 @@ import { RequireRole } from "../features/auth/components/require-role.tsx";
 import { SignInPage } from "../features/auth/components/sign-in-page.tsx";
 import { paths } from "../lib/paths.ts";
 import { AppLayout } from "./app-layout.tsx";
+import { BareLayout } from "./bare-layout.tsx";
 import { HomePage } from "./routes/home-page.tsx";
 import { NotFoundPage } from "./routes/not-found-page.tsx";
 
@@ -36,6 +37,11 @@ export function AppRoutes() {
   return (
     <Routes>
       <Route path={paths.signIn.pattern} element={<SignInPage />} />
+      {/* Without sign-in: an LMS frames the picker, where Lab Console's cookie may never arrive; its
+          request's id is all it needs (docs/lti.md). */}
+      <Route element={<BareLayout />}>
+        <Route path={paths.ltiDeepLink.pattern} element={<DeepLinkPage />} />
+      </Route>
       <Route element={<RequireAuth />}>
         <Route element={<AppLayout />}>
           <Route path={paths.home.pattern} element={<HomePage />} />
@@ -54,7 +60,6 @@ export function AppRoutes() {
             <Route path={paths.doctor.pattern} element={<DoctorPage />} />
             <Route path={paths.audit.pattern} element={<AuditPage />} />
             <Route path={paths.lti.pattern} element={<LtiPage />} />
-            <Route path={paths.ltiDeepLink.pattern} element={<DeepLinkPage />} />
           </Route>
           <Route path="*" element={<NotFoundPage />} />
         </Route>

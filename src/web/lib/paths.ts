@@ -64,7 +64,7 @@ export const paths = {
     pattern: "/lti",
     to: () => "/lti",
   },
-  /** Where the BFF sends an instructor's deep-linking launch (GET /api/lti/continue). */
+  /** Where the BFF sends an instructor's deep-linking launch (POST /api/lti/launch), in the LMS's frame or not. */
   ltiDeepLink: {
     pattern: "/lti/deep-links/:requestId",
     to: (requestId: string) => `/lti/deep-links/${encodeURIComponent(requestId)}`,

@@ -1,7 +1,13 @@
 // Deep Linking 2.0: an instructor, launched from "add content" in their course, picks labs from the
 // catalog, and the LMS gets them back as resource links in a signed LtiDeepLinkingResponse. The
-// request waits (an hour, for that instructor only) while they choose; the signed answer waits (one
-// use) until the browser fetches the page that posts it to the LMS.
+// request waits (an hour) while they choose; the signed answer waits (one use) until the browser
+// fetches the page that posts it to the LMS.
+//
+// None of it needs a sign-in. Canvas and Moodle open "add content" in a frame and read the answer
+// from the frame's parent, so the whole choice happens inside the frame, where a browser may refuse
+// Lab Console's cookie as a third party's. The request's id is the capability instead: 256 random
+// bits that only the launch's browser was given, good for an hour and one answer, naming one course
+// and one instructor (checked by the launch) and able to do one thing: add labs to that course.
 import { randomBytes } from "node:crypto";
 import type { FastifyInstance } from "fastify";
 import * as z from "zod/mini";
@@ -11,7 +17,6 @@ import {
   type LtiDeepLinkRequest,
 } from "../../../common/lti-api.ts";
 import type { Lab } from "../../../common/lab.ts";
-import { signedInUser } from "../../access/policy.ts";
 import type { AuditLog } from "../../audit/audit-log.ts";
 import { HttpError, parseOrThrow } from "../../http/errors.ts";
 import type { DeepLinkingSettings } from "./check-launch.ts";
@@ -33,7 +38,6 @@ interface KeptRequest {
 }
 
 interface KeptAnswer {
-  username: string;
   returnUrl: string;
   jwt: string;
   platformName: string;
@@ -41,7 +45,7 @@ interface KeptAnswer {
 
 const IdParams = z.object({ id: z.string().check(z.regex(/^[\w-]{43}$/, "not a deep-linking request")) });
 
-/** Keeps a deep-linking request for its instructor; the id is where the SPA's picker finds it. */
+/** Keeps an instructor's deep-linking request; its id is where the SPA's picker finds it, and all it needs. */
 export async function keepDeepLinkRequest(
   store: LtiLaunchStore,
   launch: LtiLaunch,
@@ -77,7 +81,8 @@ export function registerDeepLinkingRoutes(
     now: () => number;
   },
 ): void {
-  const instructor = { config: { access: "instructor" } } as const;
+  // The id in the path is the authorisation (above): no cookie reaches a frame for sure.
+  const byRequestId = { config: { access: "public" } } as const;
   const gone = () =>
     new HttpError(
       404,
@@ -86,34 +91,37 @@ export function registerDeepLinkingRoutes(
       "lti_deep_link_not_found",
     );
 
-  async function requestOf(id: string, username: string, take: boolean): Promise<KeptRequest> {
+  async function requestOf(id: string, take: boolean): Promise<KeptRequest> {
     const now = deps.now();
     const value = take
       ? await deps.store.take("deep-link", id, now)
       : await deps.store.peek("deep-link", id, now);
-    const kept = value === undefined ? undefined : (JSON.parse(value) as KeptRequest);
-    // Another instructor's request does not exist for this one.
-    if (!kept || kept.username !== username) throw gone();
-    return kept;
+    if (value === undefined) throw gone();
+    return JSON.parse(value) as KeptRequest;
   }
 
-  app.get("/api/lti/deep-links/:id", instructor, async (request): Promise<LtiDeepLinkRequest> => {
+  app.get("/api/lti/deep-links/:id", byRequestId, async (request): Promise<LtiDeepLinkRequest> => {
     const { id } = parseOrThrow(IdParams, request.params);
-    const kept = await requestOf(id, signedInUser(request).username, false);
+    const kept = await requestOf(id, false);
     return {
       id,
       platformName: deps.platforms.get(kept.platformId)?.name ?? kept.platformId,
       courseTitle: kept.courseTitle,
       acceptMultiple: kept.settings.acceptMultiple,
-      labs: deps.labs.map((lab) => ({ id: lab.id, title: lab.title, description: lab.description })),
+      // With their translations: the picker cannot read the catalog, which wants a sign-in.
+      labs: deps.labs.map((lab) => ({
+        id: lab.id,
+        title: lab.title,
+        description: lab.description,
+        ...(lab.translations && { translations: lab.translations }),
+      })),
     };
   });
 
-  app.post("/api/lti/deep-links/:id", instructor, async (request): Promise<LtiDeepLinkAnswer> => {
+  app.post("/api/lti/deep-links/:id", byRequestId, async (request): Promise<LtiDeepLinkAnswer> => {
     const { id } = parseOrThrow(IdParams, request.params);
-    const user = signedInUser(request);
     const choice = parseOrThrow(LtiDeepLinkChoice, request.body);
-    const peeked = await requestOf(id, user.username, false);
+    const peeked = await requestOf(id, false);
     const labs = choice.labIds.map((labId) => deps.labs.find((lab) => lab.id === labId));
     if (labs.some((lab) => lab === undefined) || new Set(choice.labIds).size !== choice.labIds.length) {
       throw new HttpError(400, "invalid", "Choose labs from the list, each once.", "lti_lab_choice_invalid");
@@ -123,7 +131,7 @@ export function registerDeepLinkingRoutes(
     }
     const platform = deps.platforms.get(peeked.platformId);
     if (!platform) throw gone();
-    const kept = await requestOf(id, user.username, true);
+    const kept = await requestOf(id, true);
     const launchUrl = new URL(ltiLaunchPath, deps.publicUrl).href;
     const contentItems = (labs as Lab[]).map((lab) => ({
       type: "ltiResourceLink",
@@ -148,7 +156,6 @@ export function registerDeepLinkingRoutes(
     });
     const answerId = randomBytes(32).toString("base64url");
     const answer: KeptAnswer = {
-      username: user.username,
       returnUrl: kept.settings.returnUrl,
       jwt,
       platformName: platform.name,
@@ -162,7 +169,9 @@ export function registerDeepLinkingRoutes(
     await deps.audit.record(
       {
         action: "lti-deep-link",
-        actor: user,
+        // Whoever holds the id acts for the instructor whose launch made it (launches by anyone else
+        // keep no request).
+        actor: { username: kept.username, role: "instructor" },
         details: {
           platform: platform.id,
           course: kept.courseTitle,
@@ -175,11 +184,12 @@ export function registerDeepLinkingRoutes(
     return { answerUrl: `/api/lti/deep-link-answers/${answerId}` };
   });
 
-  app.get("/api/lti/deep-link-answers/:id", instructor, async (request, reply) => {
+  // Framed like the picker that goes to it, so the LMS's return page gets the answer in its frame too.
+  app.get("/api/lti/deep-link-answers/:id", byRequestId, async (request, reply) => {
     const { id } = parseOrThrow(IdParams, request.params);
     const value = await deps.store.take("deep-link-answer", id, deps.now());
-    const answer = value === undefined ? undefined : (JSON.parse(value) as KeptAnswer);
-    if (!answer || answer.username !== signedInUser(request).username) throw gone();
+    if (value === undefined) throw gone();
+    const answer = JSON.parse(value) as KeptAnswer;
     return sendPostToLmsPage(
       reply,
       new URL(answer.returnUrl),

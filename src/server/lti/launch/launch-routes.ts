@@ -6,6 +6,9 @@
 // cookies as a third party's. A launch answered at top level goes straight on; one in a frame shows a
 // link that opens Lab Console in a new window, where its cookie is first-party. Nothing of the
 // sign-in depends on a cookie reaching a frame.
+// A deep-linking launch signs nobody in: it goes to the picker wherever it was answered, and the
+// picker is authorised by its request's id (deep-linking.ts), since the LMS reads the answer from the
+// frame it opened and a new window would lose it.
 import { randomBytes } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Me, SignInError } from "../../../common/api.ts";
@@ -159,10 +162,15 @@ export async function registerLaunchRoutes(app: FastifyInstance, deps: LaunchRou
         // The person still gets in; their grades wait for the next launch to name the course.
         request.log.error({ err: error }, "recording an LTI launch failed"),
       );
+      if (deepLinking) {
+        // Not signed in even at top level: one way for frame and window alike (a browser that sends
+        // no Sec-Fetch-Dest looks unframed), and the window goes back to the LMS right after, so a
+        // sign-in would serve nothing but replace whoever was signed in to this browser before.
+        const requestId = await keepDeepLinkRequest(deps.store, launch, deepLinking, deps.now());
+        return reply.redirect(`/lti/deep-links/${requestId}`, 303);
+      }
       const user: Me = { username: launch.username, role: launch.role, sections: await sectionsOf(launch) };
-      const landing = deepLinking
-        ? `/lti/deep-links/${await keepDeepLinkRequest(deps.store, launch, deepLinking, deps.now())}`
-        : landingOf(launch);
+      const landing = landingOf(launch);
       const ticket = randomBytes(32).toString("base64url");
       const kept: Ticket = { user, landing, platformId: launch.platform.id };
       await deps.store.keep("ticket", ticket, JSON.stringify(kept), deps.now() + ticketLifetimeMs);

@@ -1,6 +1,7 @@
 // Launches from a test LMS that follows the 1EdTech specs, into a real BFF on the emulator, driven
-// like a browser: who a launch signs in and where it lands, a launch in a frame, deep linking, dynamic
-// registration with its approval, and every hostile launch refused with nobody signed in.
+// like a browser: who a launch signs in and where it lands, a launch in a frame, deep linking (in a
+// frame, without a cookie), dynamic registration with its approval, and every hostile launch refused
+// with nobody signed in.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Me } from "../../../common/api.ts";
 import { CookieJarClient, type Visit } from "../../auth/oidc/testing/cookie-jar-client.ts";
@@ -208,31 +209,44 @@ describe("a hostile launch is refused and signs nobody in", () => {
 });
 
 describe("deep linking", () => {
-  it("lets an instructor add a lab to the course, with its line item, and nobody else read the request", async () => {
-    const instructor = new CookieJarClient();
-    const landed = await launch(
-      instructor,
-      platform.deepLinkingLaunchUrl({ sub: "u-ines", courseId: "cs101" }),
-    );
-    const id = /^\/lti\/deep-links\/([\w-]{43})$/.exec(pathOf(landed))?.[1];
+  /** The picker's request id the launch landed on. */
+  const requestIdOf = (landed: Visit) => /^\/lti\/deep-links\/([\w-]{43})$/.exec(pathOf(landed))?.[1];
+
+  it("works inside the LMS's frame without a cookie: the picker, the choice, and the answer posted to the LMS from the frame", async () => {
+    // The frame: a browser that gets no cookie of Lab Console's, as Safari and Firefox treat a frame.
+    const frame = new CookieJarClient();
+    const landed = await launch(frame, platform.deepLinkingLaunchUrl({ sub: "u-ines", courseId: "cs101" }), {
+      "sec-fetch-dest": "iframe",
+    });
+    const id = requestIdOf(landed);
     expect(id).toBeDefined();
-    const request = await (await instructor.request(`${consoleUrl}/api/lti/deep-links/${id}`)).json();
-    expect(request).toMatchObject({ platformName: "Test LMS", courseTitle: "CS 101: Systems" });
-    expect(request.labs.map((each: { id: string }) => each.id)).toEqual(["lab-one", "lab-two"]);
+    expect(landed.trail.some((step) => step.includes("/api/lti/continue"))).toBe(false);
+    expect(await me(frame)).toBe(401);
 
-    const ivan = await bff.signIn("ivan");
-    expect((await ivan.get(`/api/lti/deep-links/${id}`)).status).toBe(404);
+    const request = await fetch(`${consoleUrl}/api/lti/deep-links/${id}`);
+    expect(request.status).toBe(200);
+    const offer = (await request.json()) as {
+      platformName: string;
+      courseTitle: string;
+      labs: { id: string }[];
+    };
+    expect(offer).toMatchObject({ platformName: "Test LMS", courseTitle: "CS 101: Systems" });
+    expect(offer.labs.map((each) => each.id)).toEqual(["lab-one", "lab-two"]);
 
-    const answer = await instructor.postApi(`${consoleUrl}/api/lti/deep-links/${id}`, {
+    const answer = await frame.postApi(`${consoleUrl}/api/lti/deep-links/${id}`, {
       labIds: ["lab-two"],
       postSelfChecks: true,
     });
     expect(answer.status).toBe(200);
     const { answerUrl } = (await answer.json()) as { answerUrl: string };
-    const page = await instructor.visit(new URL(answerUrl, consoleUrl).href);
-    expect(page.response.headers.get("content-security-policy")).toContain(`form-action ${platform.url}`);
-    const back = await instructor.submitForm(page, {});
-    expect(back.body).toContain("Lab two");
+    const page = await frame.visit(new URL(answerUrl, consoleUrl).href);
+    expect(page.response.status).toBe(200);
+    const policy = page.response.headers.get("content-security-policy");
+    expect(policy).toContain(`form-action ${platform.url}`);
+    expect(policy).toContain("frame-ancestors *");
+    expect(page.response.headers.get("x-frame-options")).toBeNull();
+    const back = await frame.submitForm(page, {});
+    expect(back.body).toContain("Added: Lab two");
     const link = platform.resourceLinks("cs101").find((each) => each.title === "Lab two");
     expect(link?.custom).toEqual({ lab: "lab-two", post_self_checks: "true" });
     expect(platform.lineItems("cs101")).toContainEqual(
@@ -243,18 +257,45 @@ describe("deep linking", () => {
         scoreMaximum: 2,
       }),
     );
-    // Used: the same request cannot add labs twice.
-    expect(
-      (
-        await instructor.postApi(`${consoleUrl}/api/lti/deep-links/${id}`, {
-          labIds: ["lab-one"],
-          postSelfChecks: false,
-        })
-      ).status,
-    ).toBe(404);
+
+    // The audit names the instructor whose launch it was, though nobody signed in.
+    const ivan = await bff.signIn("ivan");
+    const audit = (await ivan.get("/api/audit?action=lti-deep-link")).body.items as {
+      actor: string;
+      actorRole: string;
+    }[];
+    expect(audit[0]).toMatchObject({ actor: "ines@example.edu", actorRole: "instructor" });
   });
 
-  it("refuses a deep-linking launch by a learner", async () => {
+  it("goes to the picker from a launch at top level too, and signs nobody in", async () => {
+    const window = new CookieJarClient();
+    const landed = await launch(window, platform.deepLinkingLaunchUrl({ sub: "u-ines", courseId: "cs101" }));
+    expect(requestIdOf(landed)).toBeDefined();
+    expect(await me(window)).toBe(401);
+  });
+
+  it("knows no request by a wrong id, nor by one used already", async () => {
+    const frame = new CookieJarClient();
+    const landed = await launch(frame, platform.deepLinkingLaunchUrl({ sub: "u-ines", courseId: "cs101" }), {
+      "sec-fetch-dest": "iframe",
+    });
+    const id = requestIdOf(landed)!;
+    const wrong = `${id.slice(0, -1)}${id.endsWith("A") ? "B" : "A"}`;
+    const choice = { labIds: ["lab-one"], postSelfChecks: false };
+    expect((await fetch(`${consoleUrl}/api/lti/deep-links/${wrong}`)).status).toBe(404);
+    expect((await frame.postApi(`${consoleUrl}/api/lti/deep-links/${wrong}`, choice)).status).toBe(404);
+    expect((await fetch(`${consoleUrl}/api/lti/deep-link-answers/${wrong}`)).status).toBe(404);
+
+    const answer = await frame.postApi(`${consoleUrl}/api/lti/deep-links/${id}`, choice);
+    const { answerUrl } = (await answer.json()) as { answerUrl: string };
+    expect((await fetch(new URL(answerUrl, consoleUrl))).status).toBe(200);
+    // Used: the same request cannot add labs twice, nor its answer be posted twice.
+    expect((await fetch(`${consoleUrl}/api/lti/deep-links/${id}`)).status).toBe(404);
+    expect((await frame.postApi(`${consoleUrl}/api/lti/deep-links/${id}`, choice)).status).toBe(404);
+    expect((await fetch(new URL(answerUrl, consoleUrl))).status).toBe(404);
+  });
+
+  it("refuses a deep-linking launch by a learner, at top level and in a frame", async () => {
     const browser = new CookieJarClient();
     const landed = await launch(
       browser,
@@ -262,6 +303,13 @@ describe("deep linking", () => {
     );
     expect(pathOf(landed)).toBe("/sign-in?error=lti-refused");
     expect(await me(browser)).toBe(401);
+    const framed = await launch(
+      new CookieJarClient(),
+      platform.deepLinkingLaunchUrl({ sub: "u-stella", courseId: "cs101" }),
+      { "sec-fetch-dest": "iframe" },
+    );
+    expect(framed.response.status).toBe(403);
+    expect(framed.body).toContain("Lab Console could not accept this launch from your course.");
   });
 });
 

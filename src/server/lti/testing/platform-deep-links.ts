@@ -1,10 +1,13 @@
 // Deep Linking 2.0's return: the tool posts a signed LtiDeepLinkingResponse, and each ltiResourceLink
-// in it becomes a link of the course (with its line item when it asks for one).
+// in it becomes a link of the course (with its line item when it asks for one). A request opened in
+// the course page's frame is answered as Moodle's contentitem_return.php and Canvas do: the return
+// page, in that frame, hands the result to its parent, the course page, which adds the links. A
+// return posted from a window without that parent adds nothing, as in those LMSs.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { decodeJwt, jwtVerify, type JWTPayload } from "jose";
 import type { PlatformContext } from "./platform-context.ts";
 import { escapeHtml, HttpFailure, page, readForm, sendHtml } from "./platform-http.ts";
-import { claims, type Launches } from "./platform-launch.ts";
+import { claims, type Launches, type PendingDeepLink } from "./platform-launch.ts";
 import { coursePagePath } from "./platform-pages.ts";
 import { newId, type ResourceLink } from "./platform-state.ts";
 
@@ -42,8 +45,15 @@ function resourceLinkItem(raw: unknown): LtiResourceLinkItem | null {
   return item as unknown as LtiResourceLinkItem;
 }
 
+/** A checked result that waits for the course page around the frame to take it. */
+interface Handoff {
+  pending: PendingDeepLink;
+  payload: JWTPayload;
+}
+
 export class DeepLinkReturns {
   private readonly usedNonces = new Set<string>();
+  private readonly handoffs = new Map<string, Handoff>();
 
   constructor(
     private readonly platform: PlatformContext,
@@ -62,7 +72,38 @@ export class DeepLinkReturns {
     if (payload[claims.deploymentId] !== pending.deploymentId)
       throw new HttpFailure(400, "deployment_id differs from the request's");
     this.launches.deepLinks.delete(pending.data);
+    if (!pending.frame) return this.addToCourse(pending, payload, response);
 
+    const handoff = newId("handoff");
+    this.handoffs.set(handoff, { pending, payload });
+    sendHtml(
+      response,
+      200,
+      page(
+        "Returning to the course",
+        `<p id="handoff" data-handoff="${escapeHtml(handoff)}">Returning to the course…</p>
+<script>
+const note = document.getElementById("handoff");
+if (window.parent === window) {
+  note.textContent = "This page hands its result to the course page that opened the tool, and there is none: nothing was added.";
+} else {
+  window.parent.postMessage({ type: "lti-deep-link-result", handoff: note.dataset.handoff }, location.origin);
+}
+</script>`,
+      ),
+    );
+  }
+
+  /** POST /deep-links/accept: the course page around the frame takes the result its frame handed it. */
+  async accept(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const id = (await readForm(request)).get("handoff") ?? "";
+    const handoff = this.handoffs.get(id);
+    if (!handoff) throw new HttpFailure(400, "no such deep-linking result (or it was taken)");
+    this.handoffs.delete(id);
+    this.addToCourse(handoff.pending, handoff.payload, response);
+  }
+
+  private addToCourse(pending: PendingDeepLink, payload: JWTPayload, response: ServerResponse): void {
     const { state } = this.platform;
     const contentItems = payload[claims.contentItems] ?? [];
     if (!Array.isArray(contentItems)) throw new HttpFailure(400, "content_items must be an array");

@@ -78,6 +78,8 @@ export interface PendingDeepLink {
   courseId: string;
   clientId: string;
   deploymentId: string;
+  /** Opened in the course page's frame: the return hands its result to that page, as Moodle's does. */
+  frame: boolean;
 }
 
 export interface IdTokenForm {
@@ -173,7 +175,11 @@ export class Launches {
     );
   }
 
-  /** GET /launches/:hint/frame: the course's page with the launch inside an iframe. */
+  /**
+   * GET /launches/:hint/frame: the course's page with the launch inside an iframe. Like Moodle's
+   * content-item dialog, it takes a deep-linking result from the frame's return page (a message from
+   * this origin) and goes on to the course with it; a result posted anywhere else never reaches it.
+   */
   framePage(hint: string, response: ServerResponse): void {
     const message = this.message(hint);
     const course = this.platform.state.course(message.courseId);
@@ -183,7 +189,16 @@ export class Launches {
       200,
       page(
         course.title,
-        `<iframe src="${escapeHtml(src)}" title="Tool" style="width:100%;height:80vh;border:1px solid #888"></iframe>`,
+        `<iframe src="${escapeHtml(src)}" title="Tool" style="width:100%;height:80vh;border:1px solid #888"></iframe>
+<form id="deep-link-result" method="post" action="/deep-links/accept" hidden><input name="handoff"></form>
+<script>
+addEventListener("message", (event) => {
+  if (event.origin !== location.origin || event.data?.type !== "lti-deep-link-result") return;
+  const form = document.getElementById("deep-link-result");
+  form.elements.handoff.value = String(event.data.handoff);
+  form.submit();
+});
+</script>`,
       ),
     );
   }
@@ -297,6 +312,7 @@ export class Launches {
         courseId: course.id,
         clientId: tool.clientId,
         deploymentId: message.deploymentId,
+        frame: message.frame,
       });
       body[claims.agsEndpoint] = { scope: Object.values(agsScopes), lineitems: lineItems };
       body[claims.deepLinkingSettings] = {

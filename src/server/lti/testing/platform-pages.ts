@@ -26,6 +26,7 @@ export function coursePage(platform: PlatformContext, sub: string, courseId: str
 <h2>Content</h2>
 ${links.length > 0 ? `<ul>${links.join("\n")}</ul>` : "<p>No content yet.</p>"}
 <form method="post" action="${escapeHtml(`${base}/deep-linking`)}"><button type="submit">Add content from Lab Console</button></form>
+<form method="post" action="${escapeHtml(`${base}/deep-linking?frame=1`)}"><button type="submit">Add content from Lab Console in a frame</button></form>
 <p><a href="/courses/${encodeURIComponent(courseId)}/gradebook">Gradebook</a></p>`,
   );
 }

@@ -149,6 +149,7 @@ export async function startTestPlatform(options: TestPlatformOptions = {}): Prom
     if (path === "/token" && method === "POST") return tokens.handle(request, response);
     if (path === "/register") return registrations.handle(request, response);
     if (path === "/deep-links/return" && method === "POST") return deepLinks.handle(request, response);
+    if (path === "/deep-links/accept" && method === "POST") return deepLinks.accept(request, response);
     if ((parts = match(routes.launch))) return launches.loginInitiationPage(parts[0]!, response);
     if ((parts = match(routes.launchFrame))) return launches.framePage(parts[0]!, response);
     if ((parts = match(routes.lineItems))) return ags.lineItems(parts[0]!, request, response, url);
@@ -168,7 +169,10 @@ export async function startTestPlatform(options: TestPlatformOptions = {}): Prom
     }
     if ((parts = match(routes.deepLinking))) {
       const [sub, courseId] = parts as [string, string];
-      return redirect(response, launches.deepLinkingLaunchUrl({ sub, courseId }));
+      return redirect(
+        response,
+        launches.deepLinkingLaunchUrl({ sub, courseId, frame: url.searchParams.get("frame") === "1" }),
+      );
     }
     throw new HttpFailure(404, `nothing at ${method} ${path}`);
   }

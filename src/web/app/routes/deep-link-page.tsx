@@ -1,9 +1,9 @@
 // /lti/deep-links/:requestId: an instructor chose "add content" in an LMS course and picks Lab
-// Console's labs for it; the LMS gets them back signed.
+// Console's labs for it; the LMS gets them back signed. Often inside the LMS's frame, without Lab
+// Console's cookie: the page asks only what the request's id opens (features/lti/api/deep-links.ts).
 import { Trans, useTranslation } from "react-i18next";
 import { useParams } from "react-router";
 import { ErrorPanel, Loading } from "../../components/page-state.tsx";
-import { useLabs } from "../../features/labs/api/get-labs.ts";
 import { LabDescription } from "../../features/labs/components/lab-description.tsx";
 import { isDeepLinkGone, useLtiDeepLink } from "../../features/lti/api/deep-links.ts";
 import { DeepLinkGone } from "../../features/lti/components/deep-link-gone.tsx";
@@ -15,7 +15,6 @@ export function DeepLinkPage() {
   const { requestId = "" } = useParams();
   const query = useLtiDeepLink(requestId);
   const request = query.data;
-  const catalog = useLabs();
   return (
     <main className="page lti-page">
       <title>{t("app.pageTitle", { page: t("lti.deepLink.title") })}</title>
@@ -40,7 +39,6 @@ export function DeepLinkPage() {
           <p className="lead">{t("lti.deepLink.lead")}</p>
           <DeepLinkPicker
             request={request}
-            catalog={catalog.data}
             renderDescription={(description) => <LabDescription source={description} headingLevel={3} />}
           />
         </>

@@ -4,7 +4,7 @@ import type { LtiDeepLinkAnswer, LtiDeepLinkRequest } from "../../../../common/l
 import { ErrorText } from "../../../components/error-text.tsx";
 import { LangText } from "../../../components/lang-text.tsx";
 import type { LocalText } from "../../../lib/i18n/pick-translation.ts";
-import type { LocalizedLab } from "../../../lib/localize-lab.ts";
+import { useLanguage } from "../../../lib/i18n/use-language.ts";
 import { isDeepLinkGone, useAnswerLtiDeepLink } from "../api/deep-links.ts";
 import { choiceProblem, chosenInCatalogOrder, maxLabsPerAnswer, toggleLab } from "../lib/deep-link-choice.ts";
 import { localizeOffer } from "../lib/offered-labs.ts";
@@ -17,12 +17,9 @@ import { DeepLinkGone } from "./deep-link-gone.tsx";
  */
 export function DeepLinkPicker({
   request,
-  catalog,
   renderDescription,
 }: {
   request: LtiDeepLinkRequest;
-  /** The lab catalog in the reader's language, for translated titles and descriptions. */
-  catalog: readonly LocalizedLab[] | undefined;
   /** A lab's description as the catalog shows it. */
   renderDescription: (description: LocalText) => ReactNode;
 }) {
@@ -32,7 +29,8 @@ export function DeepLinkPicker({
   const [chosen, setChosen] = useState<string[]>([]);
   const [postSelfChecks, setPostSelfChecks] = useState(false);
   const [triedToSend, setTriedToSend] = useState(false);
-  const labs = useMemo(() => localizeOffer(request.labs, catalog), [request.labs, catalog]);
+  const { language } = useLanguage();
+  const labs = useMemo(() => localizeOffer(request.labs, language), [request.labs, language]);
   const problem = choiceProblem(chosen);
   const selfCheckHintId = useId();
 

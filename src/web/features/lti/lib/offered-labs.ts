@@ -1,6 +1,6 @@
 import type { LtiDeepLinkRequest } from "../../../../common/lti-api.ts";
-import { english, type LocalText } from "../../../lib/i18n/pick-translation.ts";
-import type { LocalizedLab } from "../../../lib/localize-lab.ts";
+import type { Language } from "../../../lib/i18n/languages.ts";
+import { pickTranslation, type LocalText } from "../../../lib/i18n/pick-translation.ts";
 
 export interface OfferedLab {
   id: string;
@@ -8,21 +8,13 @@ export interface OfferedLab {
   description: LocalText | null;
 }
 
-/**
- * The labs a deep-linking request offers, in the reader's language where the catalog has them; the
- * request's own (English) texts otherwise, as for a lab the catalog has not loaded yet.
- */
-export function localizeOffer(
-  offered: LtiDeepLinkRequest["labs"],
-  catalog: readonly LocalizedLab[] | undefined,
-): OfferedLab[] {
-  const byId = new Map(catalog?.map((lab) => [lab.id, lab]));
-  return offered.map((lab) => {
-    const local = byId.get(lab.id);
-    return {
-      id: lab.id,
-      title: local?.title ?? english(lab.title),
-      description: local?.description ?? (lab.description ? english(lab.description) : null),
-    };
-  });
+/** The labs a deep-linking request offers, in the reader's language where the lab file has it, else in English. */
+export function localizeOffer(offered: LtiDeepLinkRequest["labs"], language: Language): OfferedLab[] {
+  return offered.map((lab) => ({
+    id: lab.id,
+    title: pickTranslation(lab.title, lab.translations?.title, language),
+    description: lab.description
+      ? pickTranslation(lab.description, lab.translations?.description, language)
+      : null,
+  }));
 }
