@@ -2,6 +2,8 @@
 // like a browser: who a launch signs in and where it lands, a launch in a frame, deep linking (in a
 // frame, without a cookie), dynamic registration with its approval, and every hostile launch refused
 // with nobody signed in.
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Me } from "../../../common/api.ts";
 import { CookieJarClient, type Visit } from "../../auth/oidc/testing/cookie-jar-client.ts";
@@ -199,6 +201,13 @@ describe("a hostile launch is refused and signs nobody in", () => {
     expect(await me(browser)).toBe(401);
   });
 
+  it("when the login's target is not even an address", async () => {
+    const landed = await new CookieJarClient().visit(
+      `${consoleUrl}/api/lti/login?${new URLSearchParams({ iss: platform.issuer, login_hint: "u-stella", target_link_uri: "http://[", client_id: "lab-console-test" })}`,
+    );
+    expect(pathOf(landed)).toBe("/sign-in?error=lti-refused");
+  });
+
   it("when the login names an LMS the console does not know", async () => {
     const browser = new CookieJarClient();
     const landed = await browser.visit(
@@ -347,6 +356,24 @@ describe("dynamic registration", () => {
       (await bff.signIn("alice").then((alice) => alice.post(`/api/lti/platforms/${pending!.id}/approve`)))
         .status,
     ).toBe(403);
+    // An instructor an LMS signed in may not let another LMS sign people in.
+    const ines = new CookieJarClient();
+    platform.addResourceLink("cs101", {
+      id: "link-configured",
+      title: "Lab 1 once more",
+      custom: { lab: lab.id },
+      clientId: "lab-console-test",
+    });
+    await launch(
+      ines,
+      platform.launchUrl({ sub: "u-ines", courseId: "cs101", resourceLinkId: "link-configured" }),
+    );
+    expect(await me(ines)).toMatchObject({ role: "instructor" });
+    const fromLms = await ines.postApi(`${consoleUrl}/api/lti/platforms/${pending!.id}/approve`);
+    expect(fromLms.status).toBe(403);
+    expect(((await fromLms.json()) as { error: { reason: string } }).error.reason).toBe(
+      "lti_approve_from_lms",
+    );
     expect((await ivan.post(`/api/lti/platforms/${pending!.id}/approve`)).body.status).toBe("active");
     const student = new CookieJarClient();
     const landed = await launch(
@@ -356,6 +383,58 @@ describe("dynamic registration", () => {
     expect(pathOf(landed)).toBe("/?lab=lab-one");
     // A platform that registered itself speaks for no email domain: people are named by their ids there.
     expect(await me(student)).toMatchObject({ username: `u-stella@${pending!.id}` });
+  });
+
+  it("refuses a look-alike issuer and a registration sent to another site, and tells the visitor nothing it read", async () => {
+    // An LMS configuration of someone's making, served beside a secret the console must not repeat.
+    let configuration: Record<string, unknown> = {};
+    const server = createServer((request, response) => {
+      const body = request.url?.startsWith("/.well-known")
+        ? JSON.stringify(configuration)
+        : "INTERNAL-SECRET-abc123";
+      response.writeHead(request.url?.startsWith("/.well-known") ? 200 : 500, {
+        "content-type": "application/json",
+      });
+      response.end(body);
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const port = (server.address() as AddressInfo).port;
+    const here = `http://127.0.0.1:${port}`;
+    const register = () =>
+      new CookieJarClient().visit(
+        `${consoleUrl}/api/lti/register?${new URLSearchParams({ openid_configuration: `${here}/.well-known/openid-configuration` })}`,
+      );
+    const lmsParts = (issuer: string, registration: string) => ({
+      issuer,
+      authorization_endpoint: `${here}/auth`,
+      token_endpoint: `${here}/token`,
+      jwks_uri: `${here}/jwks`,
+      registration_endpoint: registration,
+      "https://purl.imsglobal.org/spec/lti-platform-configuration": { product_family_code: "moodle" },
+    });
+    try {
+      const before = platform.registeredTools().length;
+      // "http://127.0.0.1:<port minus its last digit>" is a prefix of the address's text, not its issuer.
+      configuration = lmsParts(here.slice(0, -1), `${here}/register`);
+      const lookalike = await register();
+      expect(lookalike.response.status).toBe(400);
+      configuration = lmsParts(here, `${platform.url}/register`);
+      const elsewhere = await register();
+      expect(elsewhere.response.status).toBe(400);
+      configuration = lmsParts(here, `${here}/register`);
+      const failing = await register();
+      expect(failing.response.status).toBe(400);
+      expect(failing.body).toContain("Nothing was registered");
+      expect(failing.body).not.toContain("INTERNAL-SECRET");
+      expect(platform.registeredTools()).toHaveLength(before);
+      const ivan = await bff.signIn("ivan");
+      const issuers = ((await ivan.get("/api/lti/platforms")).body.items as { issuer: string }[]).map(
+        (each) => each.issuer,
+      );
+      expect(issuers).not.toContain(here.slice(0, -1));
+    } finally {
+      server.close();
+    }
   });
 
   it("refuses a configuration address that is not https", async () => {
