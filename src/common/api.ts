@@ -53,7 +53,8 @@ export const oidcSignInPath = "/api/auth/oidc/login";
 /**
  * Why a sign-in ended back on the sign-in page: `/sign-in?error=<code>`. At the OIDC provider: the first
  * five. From an LMS (LTI 1.3): lti-refused, its launch could not be checked; lti-platform-pending, the LMS
- * registered itself and waits for an instructor's approval.
+ * registered itself and waits for an instructor's approval; lti-platform-unknown, no LMS with that issuer
+ * is connected.
  */
 export const signInErrors = [
   "cancelled",

@@ -12,7 +12,7 @@ export function RequireRole({ roles }: { roles: readonly Role[] }) {
     <main className="page">
       <div className="panel" role="alert">
         <h1 className="panel-title">{t("auth.notForYou")}</h1>
-        <p>{t("auth.staffOnly")}</p>
+        <p>{roles.includes("ta") ? t("auth.staffOnly") : t("auth.instructorsOnly")}</p>
       </div>
     </main>
   );

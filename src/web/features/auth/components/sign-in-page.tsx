@@ -9,7 +9,7 @@ import { useAuthConfig } from "../api/get-auth-config.ts";
 import { useMe } from "../api/get-me.ts";
 import { useSignIn } from "../api/sign-in.ts";
 import { ProviderSignIn } from "./provider-sign-in.tsx";
-import { SignInProblem, signInProblemOf } from "./sign-in-problem.tsx";
+import { isLaunchProblem, LaunchProblemPanel, SignInProblem, signInProblemOf } from "./sign-in-problem.tsx";
 
 export function SignInPage() {
   const { t } = useTranslation();
@@ -39,7 +39,15 @@ export function SignInPage() {
     );
   }
   if (me.data) return <Navigate to={returnPath} replace />;
-  if (me.isPending || authConfig.isPending) return <Loading label={t("auth.signIn.checking")} />;
+  if (me.isPending) return <Loading label={t("auth.signIn.checking")} />;
+  if (isLaunchProblem(problem)) {
+    return (
+      <SignInLayout>
+        <LaunchProblemPanel problem={problem} />
+      </SignInLayout>
+    );
+  }
+  if (authConfig.isPending) return <Loading label={t("auth.signIn.checking")} />;
   if (authConfig.isError) {
     return (
       <SignInLayout>

@@ -14,7 +14,10 @@ export function UserMenu() {
   return (
     <div className="user-menu">
       <span className="user-name" data-testid="current-user">
-        <span translate="no">{me.username}</span> <span className="role-badge">{t(`roles.${me.role}`)}</span>
+        <span className="user-name-text" title={me.username} translate="no">
+          {me.username}
+        </span>{" "}
+        <span className="role-badge">{t(`roles.${me.role}`)}</span>
       </span>
       <button
         type="button"

@@ -4,11 +4,12 @@ import { Link } from "react-router";
 import { ErrorPanel, Loading } from "../../../components/page-state.tsx";
 import { useLabs } from "../api/get-labs.ts";
 import type { LocalizedLab } from "../../../lib/localize-lab.ts";
+import { paths } from "../../../lib/paths.ts";
 import { LabCard } from "./lab-card.tsx";
 
 /**
- * `only`: one lab's card, with a link to all of them (a launch from an LMS course names its lab). A
- * lab id that is not in the catalog shows the whole catalog.
+ * `only`: one lab's card, with a link to the others (a launch from an LMS course names its lab; the
+ * others are not that course's work). A lab id that is not in the catalog shows the whole catalog.
  */
 export function LabCatalog({
   renderAction,
@@ -46,7 +47,9 @@ export function LabCatalog({
           </div>
           {shown !== labs.data && (
             <p>
-              <Link to="/">{t("labs.catalog.showAll", { count: labs.data.length })}</Link>
+              <Link to={paths.home.to()}>
+                {t("labs.catalog.showOthers", { count: labs.data.length - shown.length })}
+              </Link>
             </p>
           )}
         </>

@@ -98,7 +98,7 @@ function CourseTable({
                       </button>
                       <button
                         type="button"
-                        className="button button-quiet"
+                        className="button"
                         aria-expanded={shownRoster === course.id}
                         onClick={() => onShowRoster(course.id)}
                       >

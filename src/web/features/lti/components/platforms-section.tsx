@@ -53,29 +53,19 @@ function PlatformTable({ platforms }: { platforms: LtiPlatform[] }) {
           <thead>
             <tr>
               <th scope="col">{t("lti.platforms.name")}</th>
+              <th scope="col">{t("lti.platforms.status")}</th>
               <th scope="col">{t("lti.platforms.issuer")}</th>
               <th scope="col">{t("lti.platforms.clientId")}</th>
               <th scope="col">{t("lti.platforms.deployments")}</th>
               <th scope="col">{t("lti.platforms.source")}</th>
-              <th scope="col">{t("lti.platforms.status")}</th>
             </tr>
           </thead>
           <tbody>
             {platforms.map((platform) => (
               <tr key={platform.id} data-platform={platform.id} data-status={platform.status}>
-                <th scope="row" translate="no">
+                <th scope="row" className="lti-name" translate="no">
                   {platform.name}
                 </th>
-                <td className="lti-code" translate="no">
-                  {platform.issuer}
-                </td>
-                <td className="lti-code" translate="no">
-                  {platform.clientId}
-                </td>
-                <td className="lti-code" translate="no">
-                  {platform.deploymentIds.join(", ") || "—"}
-                </td>
-                <td>{t(`lti.platforms.sources.${platform.source}`)}</td>
                 <td className="lti-wrap">
                   {platform.status === "active" ? (
                     <span className="status-badge status-running">{t("lti.platforms.active")}</span>
@@ -89,6 +79,18 @@ function PlatformTable({ platforms }: { platforms: LtiPlatform[] }) {
                     </div>
                   )}
                 </td>
+                <td>
+                  <LongId value={platform.issuer} />
+                </td>
+                <td>
+                  <LongId value={platform.clientId} />
+                </td>
+                <td>
+                  {platform.deploymentIds.length === 0
+                    ? "—"
+                    : platform.deploymentIds.map((id) => <LongId key={id} value={id} />)}
+                </td>
+                <td className="lti-source">{t(`lti.platforms.sources.${platform.source}`)}</td>
               </tr>
             ))}
           </tbody>
@@ -119,5 +121,17 @@ function PlatformTable({ platforms }: { platforms: LtiPlatform[] }) {
         </div>
       </ConfirmDialog>
     </>
+  );
+}
+
+/**
+ * An issuer, client id or deployment id: cut with an ellipsis so that the status and the approve button
+ * stay on screen, whole in its tooltip, and selected whole with one click for copying.
+ */
+function LongId({ value }: { value: string }) {
+  return (
+    <span className="lti-code lti-id" title={value} translate="no">
+      {value}
+    </span>
   );
 }

@@ -13,6 +13,8 @@ import { SelectField } from "../../../components/select-field.tsx";
 import { useFormat } from "../../../lib/i18n/use-format.ts";
 import type { LocalText } from "../../../lib/i18n/pick-translation.ts";
 import { useLtiScores, useRetryLtiScore, type LtiScoreFilters } from "../api/get-scores.ts";
+import { gradebookStandings, type GradebookStanding } from "../lib/gradebook-standing.ts";
+import { lastErrorOf } from "../lib/lms-refusal.ts";
 import { formatScore, scoreProgress } from "../lib/score-text.ts";
 
 /** The grades outbox: what is on its way to the LMS gradebooks, what arrived, and what an LMS refused and why. */
@@ -103,59 +105,62 @@ function ScoreTable({
   const { t } = useTranslation();
   const format = useFormat();
   const retry = useRetryLtiScore();
+  const standings = gradebookStandings(scores);
   return (
     <>
       <div className="table-scroll">
-        <table className="table" aria-label={t("lti.scores.table")} aria-busy={busy}>
+        <table className="table lti-scores" aria-label={t("lti.scores.table")} aria-busy={busy}>
           <thead>
             <tr>
               <th scope="col">{t("lti.scores.student")}</th>
+              <th scope="col">{t("lti.scores.state")}</th>
+              <th scope="col">{t("lti.scores.score")}</th>
               <th scope="col">{t("lti.scores.lab")}</th>
               <th scope="col">{t("lti.scores.course")}</th>
-              <th scope="col">{t("lti.scores.score")}</th>
               <th scope="col">{t("lti.scores.source")}</th>
-              <th scope="col">{t("lti.scores.state")}</th>
             </tr>
           </thead>
           <tbody>
-            {scores.map((score) => (
-              <tr key={score.id} data-score={score.id} data-state={score.state}>
-                <th scope="row" translate="no">
-                  {score.student}
-                </th>
-                <td>
-                  <LangText text={labTitle(score.labId)} />
-                </td>
-                <td>
-                  <span translate="no">{score.courseTitle ?? t("lti.courses.untitled")}</span>
-                  <span className="muted small lti-block" translate="no">
-                    {score.platformName}
-                  </span>
-                </td>
-                <td>{formatScore(score, format.number)}</td>
-                <td>
-                  {t(`lti.scores.sources.${score.source}`)}
-                  <span className="muted small lti-block">
-                    {t("lti.scores.gradedAt", { time: format.dateTime(score.gradedAt) })}
-                  </span>
-                </td>
-                <td className="lti-wrap">
-                  <ScoreState score={score} />
-                  {score.state === "refused" && (
-                    <button
-                      type="button"
-                      className="button lti-retry"
-                      disabled={retry.isPending && retry.variables === score.id}
-                      onClick={() => retry.mutate(score.id)}
-                    >
-                      {retry.isPending && retry.variables === score.id
-                        ? t("lti.scores.sending")
-                        : t("lti.scores.sendAgain")}
-                    </button>
-                  )}
-                </td>
-              </tr>
-            ))}
+            {scores.map((score) => {
+              const standing = standings.get(score.id);
+              const sending = retry.isPending && retry.variables === score.id;
+              return (
+                <tr key={score.id} data-score={score.id} data-state={score.state} data-standing={standing}>
+                  <th scope="row" translate="no">
+                    {score.student}
+                  </th>
+                  <td className="lti-wrap">
+                    <ScoreState score={score} standing={standing} />
+                    {score.state === "refused" && standing !== "replaced" && (
+                      <button
+                        type="button"
+                        className="button lti-retry"
+                        disabled={sending}
+                        onClick={() => retry.mutate(score.id)}
+                      >
+                        {sending ? t("lti.scores.sending") : t("lti.scores.sendAgain")}
+                      </button>
+                    )}
+                  </td>
+                  <td>{formatScore(score, format.number)}</td>
+                  <td>
+                    <LangText text={labTitle(score.labId)} />
+                  </td>
+                  <td>
+                    <span translate="no">{score.courseTitle ?? t("lti.courses.untitled")}</span>
+                    <span className="muted small lti-block" translate="no">
+                      {score.platformName}
+                    </span>
+                  </td>
+                  <td>
+                    {t(`lti.scores.sources.${score.source}`)}
+                    <span className="muted small lti-block">
+                      {t("lti.scores.gradedAt", { time: format.dateTime(score.gradedAt) })}
+                    </span>
+                  </td>
+                </tr>
+              );
+            })}
           </tbody>
         </table>
       </div>
@@ -168,13 +173,18 @@ function ScoreTable({
   );
 }
 
-function ScoreState({ score }: { score: LtiScore }) {
+function ScoreState({ score, standing }: { score: LtiScore; standing: GradebookStanding | undefined }) {
   const { t } = useTranslation();
   const format = useFormat();
   const progress = scoreProgress(score);
   return (
     <div className="lti-state">
       <span className={`status-badge lti-state-${score.state}`}>{t(`lti.scores.states.${score.state}`)}</span>
+      {standing && (
+        <span className={`lti-standing lti-standing-${standing}`}>
+          {t(`lti.scores.standings.${standing}`)}
+        </span>
+      )}
       {progress.kind === "posted" && progress.at && (
         <span className="muted small">
           {t("lti.scores.postedAt", { time: format.dateTime(progress.at) })}
@@ -189,11 +199,48 @@ function ScoreState({ score }: { score: LtiScore }) {
       )}
       {progress.kind === "queued" && <span className="muted small">{t("lti.scores.queued")}</span>}
       {score.lastError && score.state !== "posted" && (
-        <span className={score.state === "refused" ? "lti-lms-reason" : "muted small lti-lms-reason"}>
-          {score.state === "refused" ? t("lti.scores.refusedBecause") : t("lti.scores.lastAttempt")}{" "}
-          <q translate="no">{score.lastError}</q>
-        </span>
+        <LastErrorText
+          score={score}
+          lastError={score.lastError}
+          // Refused and still the newest: the instructor can do something about it.
+          actionable={score.state === "refused" && standing !== "replaced"}
+        />
       )}
     </div>
+  );
+}
+
+/**
+ * Why the LMS refused a score, in its own words, or why the last attempt failed. A refusal the
+ * instructor can act on says how.
+ */
+function LastErrorText({
+  score,
+  lastError,
+  actionable,
+}: {
+  score: LtiScore;
+  lastError: string;
+  actionable: boolean;
+}) {
+  const { t } = useTranslation();
+  const error = lastErrorOf(lastError);
+  return (
+    <>
+      <span className={score.state === "refused" ? "lti-lms-reason" : "muted small lti-lms-reason"}>
+        {error.kind === "other" ? (
+          <>
+            {t("lti.scores.lastAttempt")} <q translate="no">{error.text}</q>
+          </>
+        ) : error.reason === null ? (
+          t("lti.scores.refusedWithoutReason", { lms: score.platformName, status: error.status })
+        ) : (
+          <>
+            {t("lti.scores.refusedBy", { lms: score.platformName })} <q translate="no">{error.reason}</q>
+          </>
+        )}
+      </span>
+      {actionable && <span className="muted small">{t("lti.scores.refusedHint")}</span>}
+    </>
   );
 }
