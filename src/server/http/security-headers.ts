@@ -35,14 +35,15 @@ function isFramedPicker(request: FastifyRequest, reply: FastifyReply): boolean {
 const permissionsPolicy = "camera=(), microphone=(), geolocation=(), usb=(), payment=(), serial=()";
 
 export async function securityHeaders(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-  // A page that sets its own policy (the LTI pages an LMS frames or that post to an LMS) keeps it.
-  if (reply.hasHeader("content-security-policy")) {
-    reply.removeHeader("x-frame-options");
-  } else if (isFramedPicker(request, reply)) {
-    reply.header("content-security-policy", framedPickerPolicy);
-  } else {
-    reply.header("content-security-policy", contentSecurityPolicy);
-    reply.header("x-frame-options", "DENY");
+  // A page that sets its own policy (the LTI pages an LMS frames, or that post to an LMS, or that
+  // must never be framed) keeps it, with its own X-Frame-Options or none.
+  if (!reply.hasHeader("content-security-policy")) {
+    if (isFramedPicker(request, reply)) {
+      reply.header("content-security-policy", framedPickerPolicy);
+    } else {
+      reply.header("content-security-policy", contentSecurityPolicy);
+      reply.header("x-frame-options", "DENY");
+    }
   }
   reply.header("cross-origin-opener-policy", "same-origin");
   reply.header("permissions-policy", permissionsPolicy);

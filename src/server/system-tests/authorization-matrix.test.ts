@@ -107,6 +107,8 @@ const calls: Record<string, Call> = {
   "POST /api/lti/login": { allowed: [302] },
   "POST /api/lti/launch": { allowed: [302] },
   "GET /api/lti/continue": { allowed: [302] },
+  // A confirmation posted without this console's Origin: refused, whoever sends it.
+  "POST /api/lti/continue": { allowed: [302] },
   // Without an LMS's configuration address: nothing registered.
   "GET /api/lti/register": { allowed: [400] },
   // Deep linking is let in by the request's id alone, with or without a sign-in (an LMS frames it);

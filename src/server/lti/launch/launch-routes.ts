@@ -6,10 +6,14 @@
 // cookies as a third party's. A launch answered at top level goes straight on; one in a frame shows a
 // link that opens Lab Console in a new window, where its cookie is first-party. Nothing of the
 // sign-in depends on a cookie reaching a frame.
+// Login CSRF (someone's own launch, posted from another browser, signing that browser in as them):
+// over https the login leaves a cookie naming its state, which the launch must find when it comes
+// to the top-level window. A framed launch may not get it (third-party cookies); one without it
+// signs in only after the person, shown the name, confirms in the new window.
 // A deep-linking launch signs nobody in: it goes to the picker wherever it was answered, and the
 // picker is authorised by its request's id (deep-linking.ts), since the LMS reads the answer from the
 // frame it opened and a new window would lose it.
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Me, SignInError } from "../../../common/api.ts";
 import type { Lab } from "../../../common/lab.ts";
@@ -23,7 +27,7 @@ import { LaunchRefused, type LaunchChecker, type PendingLogin } from "./check-la
 import { keepDeepLinkRequest } from "./deep-linking.ts";
 import type { LtiLaunchStore } from "./store/repository.ts";
 import type { LaunchRecorder, LtiLaunch, Platform, PlatformDirectory } from "../model/model.ts";
-import { sendFramedPage } from "./pages.ts";
+import { sendConfirmPage, sendFramedPage } from "./pages.ts";
 
 const loginLifetimeMs = 10 * 60_000;
 const ticketLifetimeMs = 10 * 60_000;
@@ -48,7 +52,14 @@ interface Ticket {
   user: Me;
   landing: string;
   platformId: string;
+  /** Set when nothing bound the launch to this browser: the person confirms who they are first. */
+  confirm?: { platformName: string; course: string | null };
 }
+
+const loginCookiePrefix = "lab_lti_login_";
+/** The cookie a login leaves for its launch: named by the state's hash, so logins in two tabs keep apart. */
+const loginCookieOf = (state: string) =>
+  `${loginCookiePrefix}${createHash("sha256").update(state).digest("base64url").slice(0, 16)}`;
 
 const LoginParams = (source: Record<string, unknown>) => {
   const text = (name: string) => (typeof source[name] === "string" ? (source[name] as string) : undefined);
@@ -112,6 +123,16 @@ export async function registerLaunchRoutes(app: FastifyInstance, deps: LaunchRou
         ...(params.messageHint ? { lti_message_hint: params.messageHint } : {}),
       };
       for (const [name, value] of Object.entries(query)) authorization.searchParams.set(name, value);
+      // Only over https: SameSite=None, which the LMS's cross-site form post needs, requires Secure.
+      if (request.protocol === "https") {
+        reply.setCookie(loginCookieOf(state), "1", {
+          httpOnly: true,
+          secure: true,
+          sameSite: "none",
+          path: ltiLaunchPath,
+          maxAge: loginLifetimeMs / 1000,
+        });
+      }
       return reply.redirect(authorization.href);
     };
     forms.get(ltiLoginPath, fromLms, login);
@@ -126,13 +147,14 @@ export async function registerLaunchRoutes(app: FastifyInstance, deps: LaunchRou
         );
         return refuse(request, reply, "lti-refused", 400);
       }
+      const state = String(body.state ?? "");
+      const boundHere = request.cookies[loginCookieOf(state)] === "1";
+      if (boundHere)
+        reply.clearCookie(loginCookieOf(state), { path: ltiLaunchPath, secure: true, sameSite: "none" });
       let launch: LtiLaunch;
       let deepLinking: Awaited<ReturnType<LaunchChecker["check"]>>["deepLinking"];
       try {
-        ({ launch, deepLinking } = await deps.checker.check(
-          String(body.id_token ?? ""),
-          String(body.state ?? ""),
-        ));
+        ({ launch, deepLinking } = await deps.checker.check(String(body.id_token ?? ""), state));
       } catch (error) {
         if (!(error instanceof LaunchRefused)) throw error;
         request.log.warn({ reason: error.reason, detail: error.message }, "LTI launch refused");
@@ -169,10 +191,25 @@ export async function registerLaunchRoutes(app: FastifyInstance, deps: LaunchRou
         const requestId = await keepDeepLinkRequest(deps.store, launch, deepLinking, deps.now());
         return reply.redirect(`/lti/deep-links/${requestId}`, 303);
       }
+      const unbound = request.protocol === "https" && !boundHere;
+      if (unbound && !isFramed(request)) {
+        request.log.warn(
+          { username: launch.username },
+          "an LTI launch that this browser's login did not start",
+        );
+        return refuse(request, reply, "lti-refused", 403);
+      }
       const user: Me = { username: launch.username, role: launch.role, sections: await sectionsOf(launch) };
       const landing = landingOf(launch);
       const ticket = randomBytes(32).toString("base64url");
-      const kept: Ticket = { user, landing, platformId: launch.platform.id };
+      const kept: Ticket = {
+        user,
+        landing,
+        platformId: launch.platform.id,
+        ...(unbound
+          ? { confirm: { platformName: launch.platform.name, course: launch.context.title ?? null } }
+          : {}),
+      };
       await deps.store.keep("ticket", ticket, JSON.stringify(kept), deps.now() + ticketLifetimeMs);
       const continueUrl = `/api/lti/continue?${new URLSearchParams({ ticket })}`;
       if (!isFramed(request)) return reply.redirect(continueUrl, 303);
@@ -185,30 +222,59 @@ export async function registerLaunchRoutes(app: FastifyInstance, deps: LaunchRou
         { href: continueUrl, label: "Open Lab Console in a new window" },
       );
     });
+
+    const continuePath = "/api/lti/continue";
+    forms.get<{ Querystring: { ticket?: string } }>(
+      continuePath,
+      { config: { access: "public" } },
+      async (request, reply) => {
+        const ticketId = request.query.ticket ?? "";
+        const kept = ticketId ? await deps.store.peek("ticket", ticketId, deps.now()) : undefined;
+        if (!kept) return reply.redirect(`/sign-in?${new URLSearchParams({ error: "expired" })}`);
+        const ticket = JSON.parse(kept) as Ticket;
+        if (!ticket.confirm) return signInWith(request, reply, ticketId);
+        const from = ticket.confirm.course
+          ? `${ticket.confirm.course} at ${ticket.confirm.platformName}`
+          : ticket.confirm.platformName;
+        return sendConfirmPage(reply, {
+          title: "Continue to Lab Console",
+          text: `You are signing in as ${ticket.user.username}, from ${from}. If that is not you, close this window.`,
+          action: continuePath,
+          fields: { ticket: ticketId },
+          label: `Continue as ${ticket.user.username}`,
+        });
+      },
+    );
+    // The confirmation's own form: same-origin only, which a form shows by its Origin, not our header.
+    forms.post<{ Body: { ticket?: string } }>(
+      continuePath,
+      { config: { access: "public", crossSiteForm: true } },
+      async (request, reply) => {
+        if (request.headers.origin !== deps.publicUrl.origin) {
+          request.log.warn({ origin: request.headers.origin }, "an LTI sign-in confirmed from another site");
+          return refuse(request, reply, "lti-refused", 403);
+        }
+        return signInWith(request, reply, String(request.body?.ticket ?? ""));
+      },
+    );
   });
 
-  app.get<{ Querystring: { ticket?: string } }>(
-    "/api/lti/continue",
-    { config: { access: "public" } },
-    async (request, reply) => {
-      const kept = request.query.ticket
-        ? await deps.store.take("ticket", request.query.ticket, deps.now())
-        : undefined;
-      if (!kept) return reply.redirect(`/sign-in?${new URLSearchParams({ error: "expired" })}`);
-      const ticket = JSON.parse(kept) as Ticket;
-      // A fresh sign-in id, as at every sign-in: one planted before is worthless afterwards.
-      const previous = findSignIn(request, deps.signIns);
-      if (previous) await deps.signIns.end(previous);
-      const signIn = deps.signIns.create(ticket.user, { via: "lti" });
-      setSignInCookie(request, reply, signIn);
-      deps.signOutCookie.set(request, reply, signIn);
-      await deps.audit.record(
-        { action: "sign-in", actor: ticket.user, details: { method: "lti", platform: ticket.platformId } },
-        request,
-      );
-      return reply.redirect(ticket.landing);
-    },
-  );
+  async function signInWith(request: FastifyRequest, reply: FastifyReply, ticketId: string) {
+    const kept = ticketId ? await deps.store.take("ticket", ticketId, deps.now()) : undefined;
+    if (!kept) return reply.redirect(`/sign-in?${new URLSearchParams({ error: "expired" })}`, 303);
+    const ticket = JSON.parse(kept) as Ticket;
+    // A fresh sign-in id, as at every sign-in: one planted before is worthless afterwards.
+    const previous = findSignIn(request, deps.signIns);
+    if (previous) await deps.signIns.end(previous);
+    const signIn = deps.signIns.create(ticket.user, { via: "lti" });
+    setSignInCookie(request, reply, signIn);
+    deps.signOutCookie.set(request, reply, signIn);
+    await deps.audit.record(
+      { action: "sign-in", actor: ticket.user, details: { method: "lti", platform: ticket.platformId } },
+      request,
+    );
+    return reply.redirect(ticket.landing, 303);
+  }
 
   async function findPlatform(issuer: string, clientId: string | undefined): Promise<Platform | undefined> {
     const match = () => {

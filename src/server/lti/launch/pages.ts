@@ -72,6 +72,34 @@ export function sendPostToLmsPage(
 /** What sendPostToLmsPage loads: submits the page's form as soon as it is read. */
 export const autoSubmitScript = "document.forms[0].submit();\n";
 
+/**
+ * Asks the person to confirm who they sign in as, with a form posted to this origin. Never framed:
+ * a click on it must be the person's own.
+ */
+export function sendConfirmPage(
+  reply: FastifyReply,
+  page_: { title: string; text: string; action: string; fields: Record<string, string>; label: string },
+) {
+  const inputs = Object.entries(page_.fields)
+    .map(([name, value]) => `<input type="hidden" name="${escape(name)}" value="${escape(value)}">`)
+    .join("");
+  return reply
+    .header(
+      "content-security-policy",
+      "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
+    )
+    .header("x-frame-options", "DENY")
+    .header("cache-control", "no-store")
+    .type("text/html; charset=utf-8")
+    .send(
+      page(
+        page_.title,
+        `<h1>${escape(page_.title)}</h1><p>${escape(page_.text)}</p>` +
+          `<form method="post" action="${escape(page_.action)}">${inputs}<button type="submit">${escape(page_.label)}</button></form>`,
+      ),
+    );
+}
+
 /** The end of a dynamic registration, in the LMS's frame or window. */
 export function sendRegisteredPage(reply: FastifyReply, title: string, text: string) {
   return reply
