@@ -161,7 +161,7 @@ test("a learner launched from the course is graded; the score reaches the gradeb
   expect(platform.lineItems(course.id)).toHaveLength(1);
 
   await instructor.reload();
-  await expect(secondScore).toContainText(/Posted\s*Posted /);
+  await expect(secondScore).toContainText(/Posted\s*In the gradebook\s*Posted /);
   await expect(instructor.getByRole("list", { name: "Grades by state" })).toHaveText(
     /Pending\s*0\s*Posted\s*2\s*Refused\s*0/,
   );

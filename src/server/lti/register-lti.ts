@@ -71,7 +71,7 @@ export async function registerLti(
     signOutCookie: deps.signOutCookie,
     labs: deps.labs,
   });
-  registerDeepLinkingRoutes(app, { ...common, signer: keys, labs: deps.labs });
+  registerDeepLinkingRoutes(app, { ...common, signer: keys, columns: grades, labs: deps.labs });
   registerPlatformRoutes(app, { platforms, store, keys, audit: deps.audit });
   if (settings.dynamicRegistration) registerDynamicRegistrationRoute(app, common);
   grades.register(app);

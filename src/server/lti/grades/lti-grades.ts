@@ -8,7 +8,7 @@ import type { SessionResult } from "../../../common/grading.ts";
 import type { AuditLog } from "../../audit/audit-log.ts";
 import type { GradingRepository, SelfCheckRecord } from "../../grading/repository.ts";
 import type { DutyWork } from "../../replicas/coordination.ts";
-import type { LtiLaunch, PlatformDirectory, ToolSigner } from "../model/model.ts";
+import type { LaunchRecorder, PlatformDirectory, ToolSigner } from "../model/model.ts";
 import { AgsClient } from "./ags-client.ts";
 import { defaultBackoff, type Backoff } from "./backoff.ts";
 import { courseId } from "./course-id.ts";
@@ -33,11 +33,8 @@ export interface RunItemGraded {
   gradedAt: string;
 }
 
-export interface LtiGrades {
-  /** After every checked launch: the course, the person's link to the lab, the line item the claim names. */
-  recordLaunch(launch: LtiLaunch): Promise<void>;
-  /** Sections the stored roster gives this person in this course ([] when unknown). */
-  sectionsOf(platformId: string, contextId: string, userId: string): Promise<string[]>;
+/** What a launch tells the grades side and asks it (model.ts), and the rest of the BFF's part. */
+export interface LtiGrades extends LaunchRecorder {
   /** A grading run's item was graded (owner = username). Never throws; failures are logged. */
   runItemGraded(event: RunItemGraded): void;
   /** A self-check was recorded. Never throws; failures are logged. */
@@ -197,6 +194,16 @@ export function createLtiGrades(deps: LtiGradesDeps): LtiGrades {
 
     async sectionsOf(platformId, contextId, userId) {
       return repository.sectionsOf(courseId(platformId, contextId), userId);
+    },
+
+    async hasColumn(platformId, contextId, labId) {
+      const id = courseId(platformId, contextId);
+      if ((await repository.lineItem(id, labId)) !== undefined) return true;
+      const course = await repository.getCourse(id);
+      const platform = platforms.get(platformId);
+      if (!course?.lineItemsUrl || !platform) return false;
+      const listed = await ags.findLineItems(platform, new URL(course.lineItemsUrl), { resourceId: labId });
+      return listed.length > 0;
     },
 
     runItemGraded(event) {

@@ -22,7 +22,7 @@ import { HttpError, parseOrThrow } from "../../http/errors.ts";
 import type { DeepLinkingSettings } from "./check-launch.ts";
 import { claimNames } from "./claims.ts";
 import type { LtiLaunchStore } from "./store/repository.ts";
-import type { LtiLaunch, PlatformDirectory, ToolSigner } from "../model/model.ts";
+import type { LaunchRecorder, LtiLaunch, PlatformDirectory, ToolSigner } from "../model/model.ts";
 import { ltiLaunchPath } from "./launch-routes.ts";
 import { autoSubmitScript, sendPostToLmsPage } from "./pages.ts";
 
@@ -33,6 +33,7 @@ interface KeptRequest {
   platformId: string;
   deploymentId: string;
   username: string;
+  contextId: string;
   courseTitle: string | null;
   settings: DeepLinkingSettings;
 }
@@ -57,6 +58,7 @@ export async function keepDeepLinkRequest(
     platformId: launch.platform.id,
     deploymentId: launch.deploymentId,
     username: launch.username,
+    contextId: launch.context.id,
     courseTitle: launch.context.title ?? null,
     settings,
   };
@@ -75,6 +77,7 @@ export function registerDeepLinkingRoutes(
     store: LtiLaunchStore;
     platforms: PlatformDirectory;
     signer: ToolSigner;
+    columns: Pick<LaunchRecorder, "hasColumn">;
     labs: Lab[];
     audit: AuditLog;
     publicUrl: URL;
@@ -90,6 +93,11 @@ export function registerDeepLinkingRoutes(
       "This request to add labs has expired or was used. Start again from your course: add content, then Lab Console.",
       "lti_deep_link_not_found",
     );
+
+  /** The LMS not answering costs the check, never the instructor's choice: a column is then proposed. */
+  async function hasColumn(kept: KeptRequest, labId: string): Promise<boolean> {
+    return deps.columns.hasColumn(kept.platformId, kept.contextId, labId).catch(() => false);
+  }
 
   async function requestOf(id: string, take: boolean): Promise<KeptRequest> {
     const now = deps.now();
@@ -133,14 +141,26 @@ export function registerDeepLinkingRoutes(
     if (!platform) throw gone();
     const kept = await requestOf(id, true);
     const launchUrl = new URL(ltiLaunchPath, deps.publicUrl).href;
-    const contentItems = (labs as Lab[]).map((lab) => ({
-      type: "ltiResourceLink",
-      title: lab.title,
-      text: lab.description.slice(0, 1000),
-      url: launchUrl,
-      custom: { lab: lab.id, post_self_checks: String(choice.postSelfChecks) },
-      lineItem: { scoreMaximum: maxScoreOf(lab), label: lab.title, resourceId: lab.id, tag: "lab-console" },
-    }));
+    const contentItems = await Promise.all(
+      (labs as Lab[]).map(async (lab) => ({
+        type: "ltiResourceLink",
+        title: lab.title,
+        text: lab.description.slice(0, 1000),
+        url: launchUrl,
+        custom: { lab: lab.id, post_self_checks: String(choice.postSelfChecks) },
+        // One column per lab and course: a lab added again is a second link to the column it has.
+        ...((await hasColumn(kept, lab.id))
+          ? {}
+          : {
+              lineItem: {
+                scoreMaximum: maxScoreOf(lab),
+                label: lab.title,
+                resourceId: lab.id,
+                tag: "lab-console",
+              },
+            }),
+      })),
+    );
     const issuedAt = Math.floor(deps.now() / 1000);
     const jwt = await deps.signer.sign({
       iss: platform.clientId,

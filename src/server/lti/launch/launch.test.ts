@@ -276,6 +276,25 @@ describe("deep linking", () => {
     expect(audit[0]).toMatchObject({ actor: "ines@example.edu", actorRole: "instructor" });
   });
 
+  it("adds a lab again as a second link to the column it has, never a second column", async () => {
+    const columnsOf = (labId: string) =>
+      platform.lineItems("cs101").filter((each) => each.resourceId === labId);
+    expect(columnsOf("lab-two")).toHaveLength(1);
+    const window = new CookieJarClient();
+    const id = requestIdOf(
+      await launch(window, platform.deepLinkingLaunchUrl({ sub: "u-ines", courseId: "cs101" })),
+    );
+    const answer = await window.postApi(`${consoleUrl}/api/lti/deep-links/${id}`, {
+      labIds: ["lab-two"],
+      postSelfChecks: false,
+    });
+    const { answerUrl } = (await answer.json()) as { answerUrl: string };
+    const back = await window.submitForm(await window.visit(new URL(answerUrl, consoleUrl).href), {});
+    expect(back.body).toContain("Added: Lab two");
+    expect(platform.resourceLinks("cs101").filter((each) => each.title === "Lab two")).toHaveLength(2);
+    expect(columnsOf("lab-two")).toHaveLength(1);
+  });
+
   it("goes to the picker from a launch at top level too, and signs nobody in", async () => {
     const window = new CookieJarClient();
     const landed = await launch(window, platform.deepLinkingLaunchUrl({ sub: "u-ines", courseId: "cs101" }));

@@ -77,4 +77,9 @@ export interface LaunchRecorder {
   recordLaunch(launch: LtiLaunch): Promise<void>;
   /** Sections the stored roster gives this person in this course ([] when unknown). */
   sectionsOf(platformId: string, contextId: string, userId: string): Promise<string[]>;
+  /**
+   * Whether the course already has the lab's gradebook column: one this console knows, or one the
+   * LMS lists for the lab. Deep linking then adds the link without a second column.
+   */
+  hasColumn(platformId: string, contextId: string, labId: string): Promise<boolean>;
 }
