@@ -347,6 +347,10 @@ describe("dynamic registration", () => {
     const registered = await admin.visit(platform.registrationStartUrl(`${consoleUrl}/api/lti/register`));
     expect(registered.response.status).toBe(200);
     expect(registered.body).toContain("Lab Console is registered with");
+    // Its button tells the LMS the registration is done, as Dynamic Registration asks.
+    expect(registered.body).toContain('<script src="/api/lti/registration-close.js"></script>');
+    const close = await (await fetch(`${consoleUrl}/api/lti/registration-close.js`)).text();
+    expect(close).toContain('postMessage({ subject: "org.imsglobal.lti.close" }, "*")');
     const [tool] = platform.registeredTools().filter((each) => each.clientId !== "lab-console-test");
     expect(tool).toBeDefined();
 

@@ -101,10 +101,23 @@ export function sendConfirmPage(
 }
 
 /** The end of a dynamic registration, in the LMS's frame or window. */
-export function sendRegisteredPage(reply: FastifyReply, title: string, text: string) {
+export function sendRegisteredPage(reply: FastifyReply, title: string, text: string, closeLabel?: string) {
+  // Dynamic Registration's end: the LMS closes its dialog when told so (registration-close.js).
+  const close = closeLabel
+    ? `<p><button type="button" id="close">${escape(closeLabel)}</button></p><script src="/api/lti/registration-close.js"></script>`
+    : "";
   return reply
-    .header("content-security-policy", "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors *")
+    .header(
+      "content-security-policy",
+      "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; frame-ancestors *",
+    )
     .header("cache-control", "no-store")
     .type("text/html; charset=utf-8")
-    .send(page(title, `<h1>${escape(title)}</h1><p>${escape(text)}</p>`));
+    .send(page(title, `<h1>${escape(title)}</h1><p>${escape(text)}</p>${close}`));
 }
+
+/** What a registered page's button runs: LTI Dynamic Registration's message to the LMS that it is done. */
+export const registrationCloseScript =
+  'document.getElementById("close").addEventListener("click", () => {\n' +
+  '  (window.opener || window.parent).postMessage({ subject: "org.imsglobal.lti.close" }, "*");\n' +
+  "});\n";

@@ -15,7 +15,7 @@ import { RateLimiter } from "../../http/rate-limit.ts";
 import type { AuditLog } from "../../audit/audit-log.ts";
 import type { LtiLaunchStore, StoredPlatform } from "./store/repository.ts";
 import { ltiLaunchPath, ltiLoginPath } from "./launch-routes.ts";
-import { sendRegisteredPage } from "./pages.ts";
+import { registrationCloseScript, sendRegisteredPage } from "./pages.ts";
 import { readUpTo } from "../grades/lms-http.ts";
 import { secureUrl } from "./platforms.ts";
 
@@ -182,6 +182,12 @@ export function registerDynamicRegistrationRoute(
     now: () => number;
   },
 ): void {
+  app.get("/api/lti/registration-close.js", { config: { access: "public" } }, async (_request, reply) =>
+    reply
+      .type("text/javascript; charset=utf-8")
+      .header("cache-control", "public, max-age=3600")
+      .send(registrationCloseScript),
+  );
   const attempts = new RateLimiter({ burst: 5, refillMs: 60_000 });
   app.get<{ Querystring: { openid_configuration?: string; registration_token?: string } }>(
     "/api/lti/register",
@@ -231,8 +237,10 @@ export function registerDynamicRegistrationRoute(
       return sendRegisteredPage(
         reply,
         `Lab Console is registered with ${platform.name}`,
-        "Launches from this LMS start working once an instructor approves it in Lab Console, on the page " +
-          "Learning management systems. You can close this window.",
+        "Launches from this LMS start working once an instructor approves it on Lab Console's page " +
+          `Learning management systems (${new URL("/lti", deps.publicUrl).href}), signed in to Lab Console ` +
+          "directly, not from a course.",
+        "Done",
       );
     },
   );
