@@ -6,8 +6,9 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stringify } from "yaml";
-import { configuredPlatform, freePort, startCoursePlatform } from "../../src/server/lti/testing/lti-setup.ts";
+import { configuredPlatform, startCoursePlatform } from "../../src/server/lti/testing/lti-setup.ts";
 import type { TestPlatform } from "../../src/server/lti/testing/test-platform.ts";
+import { freePort } from "../../src/server/testing/free-port.ts";
 
 /** The console's last lines of output, kept to explain a start that failed. */
 const keptLines = 200;

@@ -12,6 +12,7 @@ import type { ScreenBlankReason } from "../../common/console-protocol.ts";
 import type { ConsoleLogBounds, ConsoleLogText } from "../kube/client.ts";
 import type { ConsoleLimits } from "./limits.ts";
 import { liveBytesAlreadyLogged, logAsTerminalOutput } from "./log-seam.ts";
+import { abortable } from "../../common/abortable.ts";
 
 export type ConsoleLogReader = (
   sessionId: string,
@@ -116,23 +117,4 @@ export class LogSeeding {
       return { kind: "none", reason: "log-unreadable" };
     }
   }
-}
-
-/** `promise`, or a rejection as soon as `signal` aborts (a reader that does not listen cannot hang us). */
-function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  signal.throwIfAborted();
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(error);
-      },
-    );
-  });
 }

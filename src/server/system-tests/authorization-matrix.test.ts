@@ -3,7 +3,6 @@
 // OpenID Connect): the matrix is generated from the policy, and this test proves the apps enforce
 // what it declares. The table below only says how to call a route and which answers mean "let in".
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -20,6 +19,7 @@ import { eventually } from "../../common/testing/patience.ts";
 import { startTestBff, TestBrowser, type TestBff } from "../testing/test-bff.ts";
 import { adminCluster, createSessionVm } from "./testing/cluster-sessions.ts";
 import { routeKey, routeTable, type Route } from "./testing/route-table.ts";
+import { freePort } from "../testing/free-port.ts";
 
 const roles = ["anonymous", "owner", "other student", "ta", "ta of another section", "instructor"] as const;
 type Role = (typeof roles)[number];
@@ -226,17 +226,6 @@ afterAll(async () => {
   await emulator?.close();
   if (webRoot) await rm(webRoot, { recursive: true, force: true });
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** A cookie for a new sign-in of the role's person, so no request can disturb another's. */
 function cookieFor(target: TestBff, role: Role): Record<string, string> {

@@ -27,11 +27,6 @@ export interface OidcSettings {
 
 export const oidcCallbackPath = "/api/auth/oidc/callback";
 
-/** Plain HTTP only on loopback, for tests and a provider on the developer's own machine. */
-export function isLoopbackUrl(url: URL): boolean {
-  return ["127.0.0.1", "localhost", "[::1]"].includes(url.hostname);
-}
-
 export function createOidcAuthenticator(
   settings: OidcSettings,
   { log }: { log?: { warn(message: string): void } } = {},

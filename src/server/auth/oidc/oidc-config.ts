@@ -1,26 +1,14 @@
 // The OIDC_* variables, read when AUTH_MODE=oidc. Problems come back as a list so that config.ts
 // reports them with every other bad value in one go.
 import { z } from "zod";
-import { isLoopbackUrl, oidcCallbackPath, type OidcSettings } from "./oidc-authenticator.ts";
+import { secureUrl } from "../../http/secure-url.ts";
+import { oidcCallbackPath, type OidcSettings } from "./oidc-authenticator.ts";
 import { RoleGroups } from "./role-groups.ts";
 
 const required = "required with AUTH_MODE=oidc";
 
-// Tokens and codes cross these URLs: plain HTTP only where nobody else can listen.
-const secureUrl = z
-  .string({ error: required })
-  .transform((text, context) => {
-    try {
-      return new URL(text);
-    } catch {
-      context.addIssue({ code: "custom", message: "must be an absolute URL" });
-      return z.NEVER;
-    }
-  })
-  .refine(
-    (url) => url.protocol === "https:" || (url.protocol === "http:" && isLoopbackUrl(url)),
-    "must use https (plain http only on 127.0.0.1 or localhost, for tests)",
-  );
+// Tokens and codes cross these URLs.
+const providerUrl = secureUrl(required);
 
 const roleGroupsJson = z
   .string({ error: `${required}; e.g. {"instructor":["course-staff"],"ta":["course-tas"]}` })
@@ -35,11 +23,11 @@ const roleGroupsJson = z
   .pipe(RoleGroups);
 
 const OidcEnv = z.object({
-  OIDC_ISSUER_URL: secureUrl,
+  OIDC_ISSUER_URL: providerUrl,
   OIDC_CLIENT_ID: z.string({ error: required }),
   OIDC_CLIENT_SECRET: z.string({ error: required }),
-  OIDC_REDIRECT_URL: secureUrl.optional(),
-  PUBLIC_URL: secureUrl.optional(),
+  OIDC_REDIRECT_URL: providerUrl.optional(),
+  PUBLIC_URL: providerUrl.optional(),
   OIDC_SCOPES: z
     .string()
     .default("openid profile")

@@ -1,7 +1,6 @@
 // Sign-in through a real OpenID Connect provider (oidc-provider on loopback), driven like a browser:
 // the authorization code flow with PKCE, state and nonce, roles and sections from groups, and sign-out
 // at both ends.
-import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AuthConfig, LogoutResult, Me } from "../../../common/api.ts";
 import { startTestBff, type TestBff } from "../../testing/test-bff.ts";
@@ -9,6 +8,7 @@ import { createOidcAuthenticator } from "./oidc-authenticator.ts";
 import { readOidcSettings } from "./oidc-config.ts";
 import { CookieJarClient, type Visit } from "./testing/cookie-jar-client.ts";
 import { startTestProvider, type TestAccount, type TestProvider } from "./testing/test-provider.ts";
+import { freePort } from "../../testing/free-port.ts";
 
 const accounts: TestAccount[] = [
   { username: "irene", password: "irene-pw", groups: ["course-staff"] },
@@ -268,16 +268,3 @@ describe("sign-in with OpenID Connect", () => {
     expect(outcome).toMatchObject({ ok: false, reason: "unavailable", username: null });
   });
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
-      );
-    });
-  });
-}

@@ -8,7 +8,7 @@
 // than made again, since it carries the lab's id as its resourceId. The first stored stays (two links
 // to the lab in one course do not take turns) until a score post finds it gone from the LMS (the
 // instructor deleted the column): the outbox then forgets it and asks here again, once.
-import { secureUrl } from "../launch/platforms.ts";
+import { secureUrl } from "../../http/secure-url.ts";
 import type { Platform } from "../model/model.ts";
 import type { AgsClient } from "./ags-client.ts";
 import type { CourseRecord, LtiGradesRepository } from "./repository.ts";
@@ -99,7 +99,7 @@ export class LineItems {
         signal,
       ));
     // The bearer token goes to this address with every score: only one that keeps it secret.
-    const url = secureUrl.safeParse(item.id);
+    const url = secureUrl().safeParse(item.id);
     if (!url.success) {
       throw new NoLineItemsError(
         `${platform.name} gave the line item of ${labId} an address that is not https (${item.id}): ` +

@@ -7,6 +7,7 @@ import { randomUUID } from "node:crypto";
 import * as z from "zod/mini";
 import type { Platform, ToolSigner } from "../model/model.ts";
 import { LmsError, lmsRequest } from "./lms-http.ts";
+import { abortable } from "../../../common/abortable.ts";
 
 export const scopes = {
   lineItem: "https://purl.imsglobal.org/spec/lti-ags/scope/lineitem",
@@ -67,7 +68,7 @@ export class ServiceTokens {
         .finally(() => this.requests.delete(key));
       this.requests.set(key, request);
     }
-    return (await untilAborted(request, signal)).token;
+    return (await (signal ? abortable(request, signal) : request)).token;
   }
 
   /**
@@ -158,24 +159,4 @@ function parseTokenAnswer(text: string): z.output<typeof TokenAnswer> | undefine
 
 function tokenKey(platform: Platform, wanted: readonly string[]): string {
   return JSON.stringify([platform.id, [...wanted].sort()]);
-}
-
-/** `promise`, or the abort's reason as soon as `signal` aborts. */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return promise;
-  signal.throwIfAborted();
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(error);
-      },
-    );
-  });
 }

@@ -1,7 +1,7 @@
 // The id_token claims of LTI 1.3 Core, Deep Linking 2.0, AGS 2.0 and NRPS 2.0 that this console
 // reads, as schemas: a claim of the wrong shape refuses the launch rather than being half-read.
 import { z } from "zod";
-import { secureUrl } from "./platforms.ts";
+import { secureUrl } from "../../http/secure-url.ts";
 
 const lti = "https://purl.imsglobal.org/spec/lti/claim";
 export const claimNames = {
@@ -51,11 +51,11 @@ export const LaunchClaims = z.object({
     // The console sends its bearer tokens to these service URLs: https only, as to a platform's own.
     .object({
       scope: z.array(z.string()).max(20),
-      lineitems: secureUrl.optional(),
-      lineitem: secureUrl.optional(),
+      lineitems: secureUrl().optional(),
+      lineitem: secureUrl().optional(),
     })
     .optional(),
-  [claimNames.nrps]: z.object({ context_memberships_url: secureUrl }).optional(),
+  [claimNames.nrps]: z.object({ context_memberships_url: secureUrl() }).optional(),
   [claimNames.deepLinkingSettings]: z
     .object({
       deep_link_return_url: url,

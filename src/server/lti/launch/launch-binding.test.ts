@@ -6,8 +6,9 @@ import { Me } from "../../../common/api.ts";
 import { CookieJarClient, type Visit } from "../../auth/oidc/testing/cookie-jar-client.ts";
 import { aCheck, aGradingLab } from "../../grading/testing/grading-fixtures.ts";
 import { startTestBff, type TestBff } from "../../testing/test-bff.ts";
-import { configuredPlatform, freePort, startCoursePlatform } from "../testing/lti-setup.ts";
+import { configuredPlatform, startCoursePlatform } from "../testing/lti-setup.ts";
 import type { TestPlatform } from "../testing/test-platform.ts";
+import { freePort } from "../../testing/free-port.ts";
 
 const lab = aGradingLab([aCheck({ id: "file", run: "true" })], { id: "lab-one", title: "Lab one" });
 const overTls = { "x-forwarded-proto": "https" };

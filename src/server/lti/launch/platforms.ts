@@ -5,25 +5,9 @@
 import { readFile } from "node:fs/promises";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
-import { isLoopbackUrl } from "../../auth/oidc/oidc-authenticator.ts";
+import { secureUrl } from "../../http/secure-url.ts";
 import type { LtiLaunchStore, StoredPlatform } from "./store/repository.ts";
 import type { Platform, PlatformDirectory } from "../model/model.ts";
-
-// Keys and tokens cross these URLs: plain HTTP only where nobody else can listen.
-export const secureUrl = z
-  .string()
-  .transform((text, context) => {
-    try {
-      return new URL(text);
-    } catch {
-      context.addIssue({ code: "custom", message: "must be an absolute URL" });
-      return z.NEVER;
-    }
-  })
-  .refine(
-    (url) => url.protocol === "https:" || (url.protocol === "http:" && isLoopbackUrl(url)),
-    "must use https (plain http only on 127.0.0.1 or localhost, for tests)",
-  );
 
 export const platformIdPattern = /^[a-z0-9]([a-z0-9-]{0,38}[a-z0-9])?$/;
 
@@ -32,10 +16,10 @@ const ConfiguredPlatform = z.object({
   name: z.string().min(1).max(100),
   issuer: z.string().min(1),
   clientId: z.string().min(1),
-  authLoginUrl: secureUrl,
-  tokenUrl: secureUrl,
+  authLoginUrl: secureUrl(),
+  tokenUrl: secureUrl(),
   tokenAudience: z.string().optional(),
-  jwksUrl: secureUrl,
+  jwksUrl: secureUrl(),
   deploymentIds: z.array(z.string().min(1)).min(1),
   emailDomains: z
     .array(z.string().regex(/^[a-z0-9.-]+\.[a-z]{2,}$/i, "a domain like example.edu"))

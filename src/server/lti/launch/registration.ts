@@ -7,7 +7,7 @@
 // only when it runs on loopback itself, for tests), never follows a redirect, reads at most 256 KiB,
 // and tells the anonymous visitor nothing of what those addresses answered (the log has it).
 import { createHash } from "node:crypto";
-import { isLoopbackUrl } from "../../auth/oidc/oidc-authenticator.ts";
+import { isLoopbackUrl, secureUrl } from "../../http/secure-url.ts";
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { addressKey } from "../../http/client-address.ts";
@@ -16,8 +16,7 @@ import type { AuditLog } from "../../audit/audit-log.ts";
 import type { LtiLaunchStore, StoredPlatform } from "./store/repository.ts";
 import { ltiLaunchPath, ltiLoginPath } from "./launch-routes.ts";
 import { registrationCloseScript, sendRegisteredPage } from "./pages.ts";
-import { readUpTo } from "../grades/lms-http.ts";
-import { secureUrl } from "./platforms.ts";
+import { readUpTo } from "../../http/read-up-to.ts";
 
 const fetchTimeoutMs = 10_000;
 const maxAnswerBytes = 256 * 1024;
@@ -30,10 +29,10 @@ export const ltiScopes = [
 
 const PlatformConfiguration = z.object({
   issuer: z.string().min(1),
-  authorization_endpoint: secureUrl,
-  token_endpoint: secureUrl,
-  jwks_uri: secureUrl,
-  registration_endpoint: secureUrl,
+  authorization_endpoint: secureUrl(),
+  token_endpoint: secureUrl(),
+  jwks_uri: secureUrl(),
+  registration_endpoint: secureUrl(),
   "https://purl.imsglobal.org/spec/lti-platform-configuration": z
     .object({ product_family_code: z.string().max(100) })
     .loose(),
@@ -201,7 +200,7 @@ export function registerDynamicRegistrationRoute(
         );
       if (!attempts.tryTake(addressKey(request.ip)))
         return fail("Too many registrations from here: wait a minute.");
-      const configurationUrl = secureUrl.safeParse(request.query.openid_configuration ?? "");
+      const configurationUrl = secureUrl().safeParse(request.query.openid_configuration ?? "");
       // Plain http to loopback is for a console on loopback (tests): a deployed one never reaches in.
       const reachable =
         configurationUrl.success && (!isLoopbackUrl(configurationUrl.data) || isLoopbackUrl(deps.publicUrl));

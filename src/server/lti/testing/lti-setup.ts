@@ -1,22 +1,10 @@
 // A Lab Console and a test LMS that know each other, as an LMS administrator and LTI_PLATFORMS_FILE
 // would set them up: shared by the launch, grades and deep-linking tests.
-import { createServer } from "node:net";
 import type { Platform } from "../model/model.ts";
 import { roles, startTestPlatform, type TestPlatform } from "./test-platform.ts";
 
 export const testClientId = "lab-console-test";
 export const testDeploymentId = "deployment-1";
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** The platform as the console's configuration names it. */
 export function configuredPlatform(platform: TestPlatform, id = "test-lms"): Platform {

@@ -6,11 +6,11 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, readdirSync } from "node:fs";
 import { chown, mkdtemp, rename, rm } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { reopenableRepository, type RepositoryHarness } from "../../testing/repository-harness.ts";
+import { freePort } from "../../../testing/free-port.ts";
 
 export interface TestPostgres {
   /** A superuser connection to the server's `postgres` database. */
@@ -257,19 +257,6 @@ async function waitUntilAccepting(url: string, child: ChildProcess, output: () =
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
-      );
-    });
-  });
 }
 
 /** Fast shutdown (clients disconnected, nothing waited for); killed outright if it hangs. */
