@@ -63,6 +63,11 @@ export function translationsOf(text: LocalizedInput | undefined): Translations |
   return Object.keys(translations).length > 0 ? translations : undefined;
 }
 
+/** What a lab's checks are worth together: the most its grade can be. */
+export function labPoints(lab: { checks: readonly { points: number }[] }): number {
+  return lab.checks.reduce((sum, check) => sum + check.points, 0);
+}
+
 /** A Kubernetes memory quantity in whole Mi or Gi, as KubeVirt's memory.guest takes it. */
 export const memoryPattern = /^[1-9][0-9]{0,6}(Mi|Gi)$/;
 const minMemoryMi = 128;

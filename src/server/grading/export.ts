@@ -1,13 +1,13 @@
 // The grade export: one row per student (their latest result) as CSV or JSON.
 import type { LabGrades } from "../../common/grading-api.ts";
-import type { Lab } from "../../common/lab.ts";
+import { type Lab, labPoints } from "../../common/lab.ts";
 import type { LatestResult } from "./repository.ts";
 
 export function toLabGrades(lab: Lab, latest: readonly LatestResult[], exportedAt: string): LabGrades {
   return {
     labId: lab.id,
     exportedAt,
-    maxScore: lab.checks.reduce((sum, check) => sum + check.points, 0),
+    maxScore: labPoints(lab),
     checks: lab.checks.map((check) => ({ id: check.id, title: check.title, points: check.points })),
     students: latest.map(({ runId, result }) => ({ student: result.owner, runId, result })),
   };

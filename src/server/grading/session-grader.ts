@@ -3,7 +3,7 @@
 // with the reason, never a score of zero: a broken VM must not cost a student points.
 import type { Session } from "../../common/api.ts";
 import { scoreChecks, type SessionResult } from "../../common/grading.ts";
-import type { Lab, LabCheck } from "../../common/lab.ts";
+import { type Lab, type LabCheck, labPoints } from "../../common/lab.ts";
 import { AgentUnreachableError, AgentUnverifiedError, type AgentClient } from "./agent-client.ts";
 
 export interface GradingLog {
@@ -81,7 +81,7 @@ export class SessionGrader {
       sessionId,
       labId: lab.id,
       owner,
-      maxScore: lab.checks.reduce((sum, check) => sum + check.points, 0),
+      maxScore: labPoints(lab),
       gradedAt: this.deps.now().toISOString(),
       gradable: false,
       reason,

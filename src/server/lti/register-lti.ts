@@ -14,6 +14,7 @@ import type { LtiGradesRepository } from "./grades/repository.ts";
 import { registerLaunchRoutes } from "./launch/launch-routes.ts";
 import type { LtiLaunchStore } from "./launch/store/repository.ts";
 import type { Platform } from "./model/model.ts";
+import { registerPageScripts } from "./launch/pages.ts";
 import { registerPlatformRoutes } from "./launch/platform-routes.ts";
 import { openPlatformDirectory } from "./launch/platforms.ts";
 import { registerDynamicRegistrationRoute } from "./launch/registration.ts";
@@ -73,6 +74,7 @@ export async function registerLti(
   });
   registerDeepLinkingRoutes(app, { ...common, signer: keys, columns: grades, labs: deps.labs });
   registerPlatformRoutes(app, { platforms, store, keys, audit: deps.audit });
+  registerPageScripts(app);
   if (settings.dynamicRegistration) registerDynamicRegistrationRoute(app, common);
   grades.register(app);
 

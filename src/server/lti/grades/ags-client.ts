@@ -3,7 +3,8 @@
 // call with a service token (service-token.ts) and every answer read with a cap (lms-http.ts).
 import * as z from "zod/mini";
 import type { Platform } from "../model/model.ts";
-import { LmsError, lmsRequest, nextPageUrl, parseLmsJson } from "./lms-http.ts";
+import { LmsError, lmsRequest, parseLmsJson } from "./lms-http.ts";
+import { lmsPages } from "./lms-pages.ts";
 import { scopes, type ServiceTokens } from "./service-token.ts";
 
 const mediaTypes = {
@@ -50,30 +51,24 @@ export class AgsClient {
     filter: { resourceId: string; resourceLinkId?: string },
     signal?: AbortSignal,
   ): Promise<LineItem[]> {
-    let page: URL | undefined = withQuery(lineItemsUrl, {
-      resource_id: filter.resourceId,
-      ...(filter.resourceLinkId === undefined ? {} : { resource_link_id: filter.resourceLinkId }),
+    const pages = lmsPages({
+      tokens: this.tokens,
+      platform,
+      scope: scopes.lineItem,
+      first: withQuery(lineItemsUrl, {
+        resource_id: filter.resourceId,
+        ...(filter.resourceLinkId === undefined ? {} : { resource_link_id: filter.resourceLinkId }),
+      }),
+      accept: mediaTypes.lineItemContainer,
+      maxPages: limits.pages,
+      pageBytes: limits.pageBytes,
+      items: "line items",
+      what: "the list of line items",
+      signal,
     });
     const found: LineItem[] = [];
-    for (let pages = 0; page; pages++) {
-      if (pages === limits.pages) {
-        throw new LmsError(
-          undefined,
-          `${lineItemsUrl.host} gave more than ${limits.pages} pages of line items.`,
-        );
-      }
-      const url: URL = page;
-      const response = await this.tokens.authorized(platform, [scopes.lineItem], signal, (token) =>
-        lmsRequest({
-          method: "GET",
-          url,
-          headers: { authorization: `Bearer ${token}`, accept: mediaTypes.lineItemContainer },
-          signal,
-          maxBytes: limits.pageBytes,
-          what: "the list of line items",
-        }),
-      );
-      const items = parseLmsJson(response.text, z.array(z.unknown()), url, "a list of line items");
+    for await (const { url, text } of pages) {
+      const items = parseLmsJson(text, z.array(z.unknown()), url, "a list of line items");
       for (const item of items) {
         const parsed = z.safeParse(LineItemAnswer, item);
         // Another tool's oddly shaped item is not this console's concern; only a matching one is.
@@ -82,7 +77,6 @@ export class AgsClient {
       if (found.length > limits.items) {
         throw new LmsError(undefined, `${lineItemsUrl.host} gave more than ${limits.items} line items.`);
       }
-      page = nextPageUrl(response.headers.get("link"), url);
     }
     return found;
   }

@@ -3,7 +3,6 @@
 // LmsError that carries the LMS's own words (truncated) and whether trying again may help. Node's
 // global fetch keeps connections to each LMS alive between requests (undici's pool).
 import * as z from "zod/mini";
-import { readUpTo } from "../../http/read-up-to.ts";
 
 /** What an instructor reads of an LMS's answer: enough for its reason, never a whole error page. */
 const reasonLength = 300;
@@ -210,4 +209,24 @@ export function parseLmsJson<Schema extends z.ZodMiniType>(
   if (!parsed.success)
     throw new LmsError(undefined, `${url.host} answered with something other than ${what}.`);
   return parsed.data;
+}
+
+/** The body up to `maxBytes`; `complete` false when there was more, which is then not read. */
+async function readUpTo(response: Response, maxBytes: number): Promise<{ text: string; complete: boolean }> {
+  const reader = response.body?.getReader();
+  if (!reader) return { text: "", complete: true };
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      chunks.push(value.subarray(0, value.byteLength - (size - maxBytes)));
+      await reader.cancel();
+      return { text: Buffer.concat(chunks).toString("utf8"), complete: false };
+    }
+    chunks.push(value);
+  }
+  return { text: Buffer.concat(chunks).toString("utf8"), complete: true };
 }

@@ -4,7 +4,8 @@
 // left out and counted, so one odd row does not cost the whole roster.
 import * as z from "zod/mini";
 import type { Platform } from "../model/model.ts";
-import { LmsError, lmsRequest, nextPageUrl, parseLmsJson } from "./lms-http.ts";
+import { LmsError, parseLmsJson } from "./lms-http.ts";
+import { lmsPages } from "./lms-pages.ts";
 import { scopes, type ServiceTokens } from "./service-token.ts";
 
 const membershipContainer = "application/vnd.ims.lti-nrps.v2.membershipcontainer+json";
@@ -57,33 +58,31 @@ export class NrpsClient {
 
   async members(platform: Platform, membershipsUrl: URL, signal?: AbortSignal): Promise<NrpsRoster> {
     const roster: NrpsRoster = { members: [], unreadable: 0 };
-    const host = membershipsUrl.host;
-    let page: URL | undefined = membershipsUrl;
-    for (let pages = 0; page; pages++) {
-      if (pages === this.limits.pages) {
-        throw new LmsError(undefined, `${host} gave more than ${this.limits.pages} pages of members.`);
-      }
-      const url: URL = page;
-      const response = await this.tokens.authorized(platform, [scopes.memberships], signal, (token) =>
-        lmsRequest({
-          method: "GET",
-          url,
-          headers: { authorization: `Bearer ${token}`, accept: membershipContainer },
-          signal,
-          maxBytes: this.limits.pageBytes,
-          what: "the course's members",
-        }),
-      );
-      const { members } = parseLmsJson(response.text, Page, url, "a list of members");
+    const pages = lmsPages({
+      tokens: this.tokens,
+      platform,
+      scope: scopes.memberships,
+      first: membershipsUrl,
+      accept: membershipContainer,
+      maxPages: this.limits.pages,
+      pageBytes: this.limits.pageBytes,
+      items: "members",
+      what: "the course's members",
+      signal,
+    });
+    for await (const { url, text } of pages) {
+      const { members } = parseLmsJson(text, Page, url, "a list of members");
       if (roster.members.length + members.length > this.limits.members) {
-        throw new LmsError(undefined, `${host} gave more than ${this.limits.members} members.`);
+        throw new LmsError(
+          undefined,
+          `${membershipsUrl.host} gave more than ${this.limits.members} members.`,
+        );
       }
       for (const member of members) {
         const parsed = z.safeParse(NrpsMember, member);
         if (parsed.success) roster.members.push(parsed.data);
         else roster.unreadable += 1;
       }
-      page = nextPageUrl(response.headers.get("link"), url);
     }
     return roster;
   }

@@ -6,11 +6,11 @@ import type { FastifyInstance } from "fastify";
 import * as z from "zod/mini";
 import type { LtiCourse, LtiCourseList, LtiRoster, LtiScore, LtiScoreList } from "../../../common/lti-api.ts";
 import { LtiScoreState, ltiScoreStates } from "../../../common/lti-api.ts";
-import { labIdPattern } from "../../../common/lab.ts";
 import { signedInUser } from "../../access/policy.ts";
 import type { AuditLog } from "../../audit/audit-log.ts";
 import { DomainError } from "../../errors/domain-error.ts";
 import { HttpError, parseOrThrow } from "../../http/errors.ts";
+import { LabIdParams } from "../../http/params.ts";
 import type { PlatformDirectory } from "../model/model.ts";
 import { courseIdPattern } from "./course-id.ts";
 import { LmsError } from "./lms-http.ts";
@@ -29,7 +29,7 @@ export interface LtiGradesRouteDeps {
 const CourseParams = z.object({ id: z.string().check(z.regex(courseIdPattern, "not a course id")) });
 const ScoreParams = z.object({ id: z.string().check(z.regex(/^[a-f0-9]{20}$/, "not a score id")) });
 const ScoreQuery = z.object({
-  lab: z.optional(z.string().check(z.maxLength(40), z.regex(labIdPattern, "not a lab id"))),
+  lab: z.optional(LabIdParams.shape.labId),
   state: z.optional(LtiScoreState),
 });
 

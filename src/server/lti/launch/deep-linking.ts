@@ -16,7 +16,7 @@ import {
   type LtiDeepLinkAnswer,
   type LtiDeepLinkRequest,
 } from "../../../common/lti-api.ts";
-import type { Lab } from "../../../common/lab.ts";
+import { type Lab, labPoints } from "../../../common/lab.ts";
 import type { AuditLog } from "../../audit/audit-log.ts";
 import { HttpError, parseOrThrow } from "../../http/errors.ts";
 import type { DeepLinkingSettings } from "./check-launch.ts";
@@ -24,7 +24,7 @@ import { claimNames } from "./claims.ts";
 import type { LtiLaunchStore } from "./store/repository.ts";
 import type { LaunchRecorder, LtiLaunch, PlatformDirectory, ToolSigner } from "../model/model.ts";
 import { ltiLaunchPath } from "./launch-routes.ts";
-import { autoSubmitScript, sendPostToLmsPage } from "./pages.ts";
+import { sendPostToLmsPage } from "./pages.ts";
 
 const requestLifetimeMs = 60 * 60_000;
 const answerLifetimeMs = 5 * 60_000;
@@ -64,11 +64,6 @@ export async function keepDeepLinkRequest(
   };
   await store.keep("deep-link", id, JSON.stringify(kept), now + requestLifetimeMs);
   return id;
-}
-
-/** The most a lab's checks give: the line item's scoreMaximum. */
-export function maxScoreOf(lab: Lab): number {
-  return lab.checks.reduce((sum, check) => sum + check.points, 0);
 }
 
 export function registerDeepLinkingRoutes(
@@ -153,7 +148,7 @@ export function registerDeepLinkingRoutes(
           ? {}
           : {
               lineItem: {
-                scoreMaximum: maxScoreOf(lab),
+                scoreMaximum: labPoints(lab),
                 label: lab.title,
                 resourceId: lab.id,
                 tag: "lab-console",
@@ -217,11 +212,4 @@ export function registerDeepLinkingRoutes(
       `Return to ${answer.platformName}`,
     );
   });
-
-  app.get("/api/lti/auto-submit.js", { config: { access: "public" } }, async (_request, reply) =>
-    reply
-      .type("text/javascript; charset=utf-8")
-      .header("cache-control", "public, max-age=3600")
-      .send(autoSubmitScript),
-  );
 }

@@ -61,7 +61,8 @@ const loginCookiePrefix = "lab_lti_login_";
 const loginCookieOf = (state: string) =>
   `${loginCookiePrefix}${createHash("sha256").update(state).digest("base64url").slice(0, 16)}`;
 
-const LoginParams = (source: Record<string, unknown>) => {
+/** A login initiation's parameters (query or form), those the console uses. */
+function loginParamsOf(source: Record<string, unknown>) {
   const text = (name: string) => (typeof source[name] === "string" ? (source[name] as string) : undefined);
   return {
     iss: text("iss"),
@@ -69,9 +70,8 @@ const LoginParams = (source: Record<string, unknown>) => {
     targetLinkUri: text("target_link_uri"),
     messageHint: text("lti_message_hint"),
     clientId: text("client_id"),
-    deploymentId: text("lti_deployment_id"),
   };
-};
+}
 
 export async function registerLaunchRoutes(app: FastifyInstance, deps: LaunchRoutesDeps): Promise<void> {
   // Unauthenticated and each one stored: a burst for a class clicking at once behind one NAT, then a steady rate.
@@ -89,7 +89,7 @@ export async function registerLaunchRoutes(app: FastifyInstance, deps: LaunchRou
 
     const login = async (request: FastifyRequest, reply: FastifyReply) => {
       if (!logins.tryTake(addressKey(request.ip))) return refuse(request, reply, "lti-refused", 429);
-      const params = LoginParams({ ...(request.query as object), ...(request.body as object | undefined) });
+      const params = loginParamsOf({ ...(request.query as object), ...(request.body as object | undefined) });
       // The hints are the LMS's own tokens (Canvas signs them): never in the log.
       const named = { iss: params.iss, clientId: params.clientId, target: params.targetLinkUri };
       if (!params.iss || !params.loginHint || !params.targetLinkUri) {

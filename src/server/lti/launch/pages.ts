@@ -1,7 +1,7 @@
 // The few pages the BFF itself serves during LTI flows, where the SPA cannot be: inside an LMS's
 // frame (the SPA is never framed), and on the way back to an LMS (the SPA may post forms only to this
 // origin). Plain HTML, no inline script, each with the narrowest policy that lets it work.
-import type { FastifyReply } from "fastify";
+import type { FastifyInstance, FastifyReply } from "fastify";
 
 const style =
   "body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem;color:#1a1a1a}" +
@@ -18,6 +18,23 @@ function page(title: string, body: string): string {
   );
 }
 
+/** The page under its own policy: never cached (each carries a one-time link or answer). */
+function sendPage(reply: FastifyReply, policy: string, title: string, body: string) {
+  return reply
+    .header("content-security-policy", policy)
+    .header("cache-control", "no-store")
+    .type("text/html; charset=utf-8")
+    .send(page(title, body));
+}
+
+const heading = (title: string, text: string) => `<h1>${escape(title)}</h1><p>${escape(text)}</p>`;
+
+function hiddenInputs(fields: Record<string, string>): string {
+  return Object.entries(fields)
+    .map(([name, value]) => `<input type="hidden" name="${escape(name)}" value="${escape(value)}">`)
+    .join("");
+}
+
 /**
  * Framed in the LMS: any site may frame it. It carries nothing an attacker could use without the
  * launch itself, and a link opens Lab Console at top level, where its cookie is first-party.
@@ -29,18 +46,13 @@ export function sendFramedPage(
   text: string,
   link: { href: string; label: string },
 ) {
-  return reply
-    .code(status)
-    .header("content-security-policy", "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors *")
-    .header("cache-control", "no-store")
-    .type("text/html; charset=utf-8")
-    .send(
-      page(
-        title,
-        `<h1>${escape(title)}</h1><p>${escape(text)}</p>` +
-          `<p><a class="button" href="${escape(link.href)}" target="_blank" rel="noopener">${escape(link.label)}</a></p>`,
-      ),
-    );
+  return sendPage(
+    reply.code(status),
+    "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors *",
+    title,
+    heading(title, text) +
+      `<p><a class="button" href="${escape(link.href)}" target="_blank" rel="noopener">${escape(link.label)}</a></p>`,
+  );
 }
 
 /** Posts a signed answer to an LMS: the form submits itself (auto-submit.js), or with its button. */
@@ -50,27 +62,14 @@ export function sendPostToLmsPage(
   fields: Record<string, string>,
   label: string,
 ) {
-  const inputs = Object.entries(fields)
-    .map(([name, value]) => `<input type="hidden" name="${escape(name)}" value="${escape(value)}">`)
-    .join("");
-  return reply
-    .header(
-      "content-security-policy",
-      `default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; form-action ${target.origin}; frame-ancestors *`,
-    )
-    .header("cache-control", "no-store")
-    .type("text/html; charset=utf-8")
-    .send(
-      page(
-        label,
-        `<form method="post" action="${escape(target.href)}">${inputs}<p>Returning to your course…</p>` +
-          `<button type="submit">${escape(label)}</button></form><script src="/api/lti/auto-submit.js"></script>`,
-      ),
-    );
+  return sendPage(
+    reply,
+    `default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; form-action ${target.origin}; frame-ancestors *`,
+    label,
+    `<form method="post" action="${escape(target.href)}">${hiddenInputs(fields)}<p>Returning to your course…</p>` +
+      `<button type="submit">${escape(label)}</button></form><script src="/api/lti/auto-submit.js"></script>`,
+  );
 }
-
-/** What sendPostToLmsPage loads: submits the page's form as soon as it is read. */
-export const autoSubmitScript = "document.forms[0].submit();\n";
 
 /**
  * Asks the person to confirm who they sign in as, with a form posted to this origin. Never framed:
@@ -80,24 +79,14 @@ export function sendConfirmPage(
   reply: FastifyReply,
   page_: { title: string; text: string; action: string; fields: Record<string, string>; label: string },
 ) {
-  const inputs = Object.entries(page_.fields)
-    .map(([name, value]) => `<input type="hidden" name="${escape(name)}" value="${escape(value)}">`)
-    .join("");
-  return reply
-    .header(
-      "content-security-policy",
-      "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
-    )
-    .header("x-frame-options", "DENY")
-    .header("cache-control", "no-store")
-    .type("text/html; charset=utf-8")
-    .send(
-      page(
-        page_.title,
-        `<h1>${escape(page_.title)}</h1><p>${escape(page_.text)}</p>` +
-          `<form method="post" action="${escape(page_.action)}">${inputs}<button type="submit">${escape(page_.label)}</button></form>`,
-      ),
-    );
+  return sendPage(
+    reply.header("x-frame-options", "DENY"),
+    "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
+    page_.title,
+    heading(page_.title, page_.text) +
+      `<form method="post" action="${escape(page_.action)}">${hiddenInputs(page_.fields)}` +
+      `<button type="submit">${escape(page_.label)}</button></form>`,
+  );
 }
 
 /** The end of a dynamic registration, in the LMS's frame or window. */
@@ -106,18 +95,32 @@ export function sendRegisteredPage(reply: FastifyReply, title: string, text: str
   const close = closeLabel
     ? `<p><button type="button" id="close">${escape(closeLabel)}</button></p><script src="/api/lti/registration-close.js"></script>`
     : "";
-  return reply
-    .header(
-      "content-security-policy",
-      "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; frame-ancestors *",
-    )
-    .header("cache-control", "no-store")
-    .type("text/html; charset=utf-8")
-    .send(page(title, `<h1>${escape(title)}</h1><p>${escape(text)}</p>${close}`));
+  return sendPage(
+    reply,
+    "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; frame-ancestors *",
+    title,
+    heading(title, text) + close,
+  );
 }
 
-/** What a registered page's button runs: LTI Dynamic Registration's message to the LMS that it is done. */
-export const registrationCloseScript =
-  'document.getElementById("close").addEventListener("click", () => {\n' +
-  '  (window.opener || window.parent).postMessage({ subject: "org.imsglobal.lti.close" }, "*");\n' +
-  "});\n";
+/** The pages' scripts, served from this origin since their policies allow no inline script. */
+const scripts: Record<string, string> = {
+  // sendPostToLmsPage's: submits the page's form as soon as it is read.
+  "/api/lti/auto-submit.js": "document.forms[0].submit();\n",
+  // sendRegisteredPage's button: LTI Dynamic Registration's message to the LMS that it is done.
+  "/api/lti/registration-close.js":
+    'document.getElementById("close").addEventListener("click", () => {\n' +
+    '  (window.opener || window.parent).postMessage({ subject: "org.imsglobal.lti.close" }, "*");\n' +
+    "});\n",
+};
+
+export function registerPageScripts(app: FastifyInstance): void {
+  for (const [path, script] of Object.entries(scripts)) {
+    app.get(path, { config: { access: "public" } }, async (_request, reply) =>
+      reply
+        .type("text/javascript; charset=utf-8")
+        .header("cache-control", "public, max-age=3600")
+        .send(script),
+    );
+  }
+}

@@ -15,8 +15,8 @@ import { RateLimiter } from "../../http/rate-limit.ts";
 import type { AuditLog } from "../../audit/audit-log.ts";
 import type { LtiLaunchStore, StoredPlatform } from "./store/repository.ts";
 import { ltiLaunchPath, ltiLoginPath } from "./launch-routes.ts";
-import { registrationCloseScript, sendRegisteredPage } from "./pages.ts";
-import { readUpTo } from "../../http/read-up-to.ts";
+import { sendRegisteredPage } from "./pages.ts";
+import { lmsRequest, type LmsRequest } from "../grades/lms-http.ts";
 
 const fetchTimeoutMs = 10_000;
 const maxAnswerBytes = 256 * 1024;
@@ -48,18 +48,22 @@ const RegistrationAnswer = z.object({
 
 export class RegistrationFailed extends Error {}
 
-/** Reads JSON from an LMS, with a time and size limit: what comes back is not ours. */
-async function fetchJson(url: URL, init: RequestInit = {}): Promise<unknown> {
-  const response = await fetch(url, {
-    ...init,
-    redirect: "error",
-    signal: AbortSignal.timeout(fetchTimeoutMs),
+/** Reads JSON from an LMS, with lmsRequest's limits: what comes back is not ours. */
+async function fetchJson(
+  url: URL,
+  what: string,
+  request: Pick<LmsRequest, "method" | "headers" | "body"> = {
+    method: "GET",
+    headers: { accept: "application/json" },
+  },
+): Promise<unknown> {
+  const { text } = await lmsRequest({
+    ...request,
+    url,
+    what,
+    maxBytes: maxAnswerBytes,
+    timeoutMs: fetchTimeoutMs,
   });
-  const { text, complete } = await readUpTo(response, maxAnswerBytes);
-  if (!complete)
-    throw new RegistrationFailed(`${url.origin} answered with more than ${maxAnswerBytes} bytes`);
-  if (!response.ok)
-    throw new RegistrationFailed(`${url.href} answered ${response.status}: ${text.slice(0, 300)}`);
   try {
     return JSON.parse(text) as unknown;
   } catch {
@@ -73,7 +77,9 @@ export async function registerAtPlatform(options: {
   publicUrl: URL;
   now: number;
 }): Promise<StoredPlatform> {
-  const parsed = PlatformConfiguration.safeParse(await fetchJson(options.configurationUrl));
+  const parsed = PlatformConfiguration.safeParse(
+    await fetchJson(options.configurationUrl, "its configuration"),
+  );
   if (!parsed.success) {
     throw new RegistrationFailed(
       `the LMS's configuration lacks ${parsed.error.issues.map((issue) => issue.path.join(".")).join(", ")}`,
@@ -112,7 +118,7 @@ export async function registerAtPlatform(options: {
     },
   };
   const answer = RegistrationAnswer.safeParse(
-    await fetchJson(configuration.registration_endpoint, {
+    await fetchJson(configuration.registration_endpoint, "the registration", {
       method: "POST",
       headers: {
         "content-type": "application/json",
@@ -181,12 +187,6 @@ export function registerDynamicRegistrationRoute(
     now: () => number;
   },
 ): void {
-  app.get("/api/lti/registration-close.js", { config: { access: "public" } }, async (_request, reply) =>
-    reply
-      .type("text/javascript; charset=utf-8")
-      .header("cache-control", "public, max-age=3600")
-      .send(registrationCloseScript),
-  );
   const attempts = new RateLimiter({ burst: 5, refillMs: 60_000 });
   app.get<{ Querystring: { openid_configuration?: string; registration_token?: string } }>(
     "/api/lti/register",

@@ -2,6 +2,7 @@
 import { useTranslation } from "react-i18next";
 import { paths } from "../../lib/paths.ts";
 import { LabIndex } from "./lab-index.tsx";
+import { labPoints } from "../../../common/lab.ts";
 
 /** Staff pick the lab to grade. */
 export function GradingIndexPage() {
@@ -14,7 +15,7 @@ export function GradingIndexPage() {
       summary={(lab) =>
         t("grading.index.summary", {
           count: lab.checks.length,
-          points: lab.checks.reduce((sum, check) => sum + check.points, 0),
+          points: labPoints(lab),
         })
       }
     />

@@ -4,13 +4,14 @@ import { LangText } from "../../../components/lang-text.tsx";
 import { useFormat } from "../../../lib/i18n/use-format.ts";
 import type { LocalizedLab } from "../../../lib/localize-lab.ts";
 import { LabDescription } from "./lab-description.tsx";
+import { labPoints } from "../../../../common/lab.ts";
 
 /** One lab in the catalog; `action` is what the person can do with it (launch, or go to their session). */
 export function LabCard({ lab, action }: { lab: LocalizedLab; action: ReactNode }) {
   const { t } = useTranslation();
   const format = useFormat();
   const titleId = `lab-${lab.id}-title`;
-  const points = lab.checks.reduce((sum, check) => sum + check.points, 0);
+  const points = labPoints(lab);
   return (
     <article className="card lab-card" aria-labelledby={titleId}>
       <h3 id={titleId} className="card-title">

@@ -2,6 +2,7 @@ import { useTranslation } from "react-i18next";
 import { LangText } from "../../../components/lang-text.tsx";
 import type { LocalizedLab } from "../../../lib/localize-lab.ts";
 import { LabDescription } from "./lab-description.tsx";
+import { labPoints } from "../../../../common/lab.ts";
 
 /**
  * The lab's tasks beside its console, from the moment the session opens: what to do, what each is
@@ -9,7 +10,7 @@ import { LabDescription } from "./lab-description.tsx";
  */
 export function LabTasks({ lab }: { lab: LocalizedLab }) {
   const { t } = useTranslation();
-  const points = lab.checks.reduce((sum, check) => sum + check.points, 0);
+  const points = labPoints(lab);
   return (
     <section className="panel lab-tasks" aria-labelledby="lab-tasks-title">
       <h2 id="lab-tasks-title" className="panel-title">
