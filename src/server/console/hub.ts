@@ -166,7 +166,9 @@ export class ConsoleHub {
   /** An open serial console's screen, for miniatures and their search: its version and, when asked, its text. */
   screenOf(
     sessionId: string,
-  ): Pick<SharedConsole, "screenVersion" | "screenText" | "searchableScrollback"> | undefined {
+  ):
+    | Pick<SharedConsole, "screenVersion" | "screenParsed" | "screenText" | "searchableScrollback">
+    | undefined {
     return this.consoles.get(consoleKey(sessionId, serialConsole));
   }
 

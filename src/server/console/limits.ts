@@ -30,8 +30,13 @@ export interface ConsoleLimits {
    * wall's search: as deep as the scrollback (docs/benchmarks.md, "The wall's search").
    */
   searchableLines: number;
-  /** While output flows, the screen copy parses it in batches at most this often (screen.ts). */
-  screenBatchIntervalMs: number;
+  /**
+   * The screen copy parses output lazily (screen.ts): once it has been quiet this long, once its
+   * oldest byte waited the longest, or once a batch's worth waits; and whenever someone reads it.
+   */
+  screenParseQuietMs: number;
+  screenParseAtLatestMs: number;
+  screenParseBatchBytes: number;
   /**
    * A fresh console's screen starts from the tail of the VM's serial console log (its last
    * scrollback's worth of lines): at most this many bytes of it.
@@ -100,7 +105,10 @@ export const defaultConsoleLimits: ConsoleLimits = {
   scrollbackArchiveAfterMs: 250,
   scrollbackArchiveBusyShare: 0.1,
   searchableLines: 1_000,
-  screenBatchIntervalMs: 20,
+  screenParseQuietMs: 250,
+  screenParseAtLatestMs: 1_000,
+  // Below the high watermark, where the VM's line pauses.
+  screenParseBatchBytes: 3 * 1024 * 1024,
   seedLogMaxBytes: 512 * 1024,
   seedLogSettleMs: 250,
   seedLogTimeoutMs: 5_000,

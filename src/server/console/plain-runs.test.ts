@@ -8,7 +8,9 @@ function skipped(chunks: string[], keepLines: number): string[] {
   const finder = new PlainRunFinder();
   return chunks.flatMap((chunk) => {
     const bytes = Buffer.from(chunk, "utf8");
-    return finder.scan(bytes, keepLines).map(({ start, end }) => bytes.subarray(start, end).toString("utf8"));
+    return finder
+      .scan([bytes], keepLines)
+      .map(({ start, end }) => bytes.subarray(start, end).toString("utf8"));
   });
 }
 
@@ -42,5 +44,12 @@ describe("PlainRunFinder", () => {
 
   it("leaves charset shifts and other controls to the parser", () => {
     expect(skipped([`${lines(3)}\x0e${lines(3, 3)}`], 2)).toEqual([lines(1), lines(1, 3)]);
+  });
+
+  it("finds a run across the chunks of one scan, by offsets into them joined", () => {
+    const chunks = [lines(2), lines(3, 2), `${lines(5, 5)}\x1b[1m`].map((text) => Buffer.from(text, "utf8"));
+    const joined = Buffer.concat(chunks);
+    const found = new PlainRunFinder().scan(chunks, 2);
+    expect(found.map(({ start, end }) => joined.subarray(start, end).toString("utf8"))).toEqual([lines(8)]);
   });
 });

@@ -45,45 +45,50 @@ export class PlainRunFinder {
   private afterC2 = false;
 
   /**
-   * Scans the next chunk of output (the state carries over between chunks) and returns the heads of
-   * plain runs inside it that have more than `keepLines` line feeds after them within the run.
+   * Scans the next chunks of output, as one stream (the state carries over between calls too), and
+   * returns the heads of plain runs inside them that have more than `keepLines` line feeds after them
+   * within the run, as offsets into the chunks joined. The chunks are read where they are: a batch
+   * of megabytes is never copied to be scanned.
    */
-  scan(bytes: Uint8Array, keepLines: number): Skippable[] {
+  scan(chunks: readonly Uint8Array[], keepLines: number): Skippable[] {
     const skippable: Skippable[] = [];
+    const stream = new JoinedChunks(chunks);
     let runStart = -1;
     let runLineFeeds = 0;
-    let index = 0;
-    while (index < bytes.length) {
-      if (this.state === "ground" && !this.afterC2) {
-        if (runStart < 0) runStart = index;
-        for (; index < bytes.length; index += 1) {
-          const kind = groundClass[bytes[index]!]!;
-          if (kind === SPECIAL) break;
-          if (kind === LINE_FEED) runLineFeeds += 1;
-        }
-        if (index === bytes.length) break;
-        const byte = bytes[index]!;
-        // A character from U+00A0..U+00BF is plain; 0xC2 before anything else is not.
-        if (byte === 0xc2 && index + 1 < bytes.length && bytes[index + 1]! >= 0xa0) {
-          index += 2;
-          continue;
-        }
+    const endRun = (end: number) => {
+      if (runStart >= 0 && runLineFeeds > keepLines) {
+        const cut = stream.afterLineFeedsFromEnd(runStart, end, keepLines + 1);
+        if (cut > runStart) skippable.push({ start: runStart, end: cut });
       }
-      if (runStart >= 0) {
-        if (runLineFeeds > keepLines) {
-          const cut = cutKeepingLines(bytes, runStart, index, keepLines);
-          if (cut > runStart) skippable.push({ start: runStart, end: cut });
+      runStart = -1;
+      runLineFeeds = 0;
+    };
+    for (let chunkIndex = 0; chunkIndex < chunks.length; chunkIndex += 1) {
+      const bytes = chunks[chunkIndex]!;
+      const base = stream.startOf(chunkIndex);
+      let index = 0;
+      while (index < bytes.length) {
+        if (this.state === "ground" && !this.afterC2) {
+          if (runStart < 0) runStart = base + index;
+          for (; index < bytes.length; index += 1) {
+            const kind = groundClass[bytes[index]!]!;
+            if (kind === SPECIAL) break;
+            if (kind === LINE_FEED) runLineFeeds += 1;
+          }
+          if (index === bytes.length) break;
+          const byte = bytes[index]!;
+          // A character from U+00A0..U+00BF is plain; 0xC2 before anything else is not.
+          if (byte === 0xc2 && index + 1 < bytes.length && bytes[index + 1]! >= 0xa0) {
+            index += 2;
+            continue;
+          }
         }
-        runStart = -1;
-        runLineFeeds = 0;
+        endRun(base + index);
+        this.advance(bytes[index]!);
+        index += 1;
       }
-      this.advance(bytes[index]!);
-      index += 1;
     }
-    if (runStart >= 0 && runLineFeeds > keepLines) {
-      const cut = cutKeepingLines(bytes, runStart, bytes.length, keepLines);
-      if (cut > runStart) skippable.push({ start: runStart, end: cut });
-    }
+    endRun(stream.length);
     return skippable;
   }
 
@@ -135,12 +140,49 @@ function c1Transition(code: number, state: State): State {
   return state;
 }
 
-/** The position just after the line feed that leaves `keepLines` line feeds in [cut, end). */
-function cutKeepingLines(bytes: Uint8Array, start: number, end: number, keepLines: number): number {
-  let position = end;
-  for (let kept = 0; kept <= keepLines; kept += 1) {
-    position = bytes.lastIndexOf(LF, position - 1);
-    if (position < start) return start;
+/** Chunks read as the one stream they make, by offsets into it. */
+class JoinedChunks {
+  private readonly starts: number[] = [];
+  readonly length: number;
+
+  constructor(private readonly chunks: readonly Uint8Array[]) {
+    let offset = 0;
+    for (const chunk of chunks) {
+      this.starts.push(offset);
+      offset += chunk.length;
+    }
+    this.length = offset;
   }
-  return position + 1;
+
+  startOf(chunkIndex: number): number {
+    return this.starts[chunkIndex]!;
+  }
+
+  /**
+   * The offset just after the line feed that leaves `lineFeeds - 1` line feeds in [that, end), or
+   * `start` when [start, end) has fewer.
+   */
+  afterLineFeedsFromEnd(start: number, end: number, lineFeeds: number): number {
+    let found = 0;
+    for (let chunkIndex = this.chunkAt(end - 1); chunkIndex >= 0; chunkIndex -= 1) {
+      const chunk = this.chunks[chunkIndex]!;
+      const base = this.starts[chunkIndex]!;
+      let position = Math.min(chunk.length, end - base);
+      while (position > 0) {
+        position = chunk.lastIndexOf(LF, position - 1);
+        if (position < 0 || base + position < start) break;
+        found += 1;
+        if (found === lineFeeds) return base + position + 1;
+      }
+      if (base <= start) break;
+    }
+    return start;
+  }
+
+  /** The chunk holding `offset` (the last with bytes at or before it). */
+  private chunkAt(offset: number): number {
+    let index = this.starts.length - 1;
+    while (index > 0 && this.starts[index]! > offset) index -= 1;
+    return index;
+  }
 }

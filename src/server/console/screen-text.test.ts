@@ -1,5 +1,5 @@
 // The screen copy as the class wall reads it: visible rows as text, the cursor, and a version that
-// moves only when output was parsed or the screen resized.
+// moves only when output was written or the screen resized.
 import { afterEach, describe, expect, it } from "vitest";
 import { ConsoleScreen } from "./screen.ts";
 
@@ -14,8 +14,9 @@ function aScreen({ archiveAfterMs = 60_000, scrollback = 10, searchableRows = 10
       searchableRows,
       archiveAfterMs,
       archiveBusyShare: 0,
-      batchIntervalMs: 0,
-      batchBytes: 0,
+      parseQuietMs: 0,
+      parseAtLatestMs: 0,
+      parseBatchBytes: 0,
     },
     () => undefined,
   );
@@ -35,7 +36,7 @@ describe("ConsoleScreen text and version", () => {
     expect(screen.text()).toEqual({ rows: ["three", "four", "five", "$ ls"], cursor: { x: 4, y: 3 } });
   });
 
-  it("moves the version when output is parsed or the size changes, and only then", async () => {
+  it("moves the version when output is written or the size changes, and only then", async () => {
     const screen = aScreen();
     const initial = screen.version;
     screen.text();

@@ -14,8 +14,17 @@ function aScreen(
   scrollback = 100,
   archiveAfterMs = 60_000,
   archiveBusyShare = 0,
-  batchIntervalMs = 0,
-  batchBytes = 1024 * 1024,
+  {
+    parseQuietMs = 0,
+    parseAtLatestMs = 0,
+    parseBatchBytes = 1024 * 1024,
+    onParsed = () => {},
+  }: {
+    parseQuietMs?: number;
+    parseAtLatestMs?: number;
+    parseBatchBytes?: number;
+    onParsed?: () => void;
+  } = {},
 ): ConsoleScreen {
   const screen = new ConsoleScreen(
     {
@@ -24,10 +33,11 @@ function aScreen(
       searchableRows: 100,
       archiveAfterMs,
       archiveBusyShare,
-      batchIntervalMs,
-      batchBytes,
+      parseQuietMs,
+      parseAtLatestMs,
+      parseBatchBytes,
     },
-    () => {},
+    onParsed,
   );
   screens.push(screen);
   return screen;
@@ -133,7 +143,9 @@ describe("ConsoleScreen skipping scrolled-away output", () => {
     for (let seed = 1; seed <= 25; seed += 1) {
       const output = outputOf(seed);
       const random = randomSource(seed * 7919);
-      const screen = aScreen(options.scrollback);
+      // Odd seeds gather many chunks in a batch (scanned in place), even ones parse as they come.
+      const lazy = { parseQuietMs: 60_000, parseAtLatestMs: 60_000, parseBatchBytes: 64 * 1024 };
+      const screen = aScreen(options.scrollback, 60_000, 0, seed % 2 === 1 ? lazy : {});
       const snapshots: Promise<string>[] = [];
       for (let offset = 0; offset < output.length;) {
         const size = 1 + random.int(4000);
@@ -147,9 +159,14 @@ describe("ConsoleScreen skipping scrolled-away output", () => {
     }
   });
 
-  it("parses a steady stream of lines in batches no more often than its interval, to the same screen", async () => {
-    const batchIntervalMs = 40;
-    const screen = aScreen(options.scrollback, 60_000, 0, batchIntervalMs);
+  it("parses a steady stream of lines only when its oldest byte waited the longest, to the same screen", async () => {
+    const parseAtLatestMs = 60;
+    let batches = 0;
+    const screen = aScreen(options.scrollback, 60_000, 0, {
+      parseQuietMs: 60_000,
+      parseAtLatestMs,
+      onParsed: () => (batches += 1),
+    });
     const lines = Array.from({ length: 3000 }, (_, line) => `${"x".repeat(70)} ${line}\r\n`);
     const startedAt = performance.now();
     // 20 lines a chunk, a chunk every millisecond or so, as a VM printing text sends them.
@@ -157,20 +174,52 @@ describe("ConsoleScreen skipping scrolled-away output", () => {
       screen.write(Buffer.from(lines.slice(line, line + 20).join(""), "utf8"));
       await new Promise((resolve) => setTimeout(resolve, 1));
     }
-    const text = await screen.snapshot();
     const elapsedMs = performance.now() - startedAt;
-    // One batch at once, then at most one per interval; the snapshot may take one more.
-    expect(screen.version).toBeLessThanOrEqual(Math.floor(elapsedMs / batchIntervalMs) + 2);
+    const whileWriting = batches;
+    const text = await screen.snapshot();
+    expect(whileWriting).toBeGreaterThan(0);
+    expect(whileWriting).toBeLessThanOrEqual(Math.ceil(elapsedMs / parseAtLatestMs));
     expect(text).toBe(await reference(Buffer.from(lines.join(""), "utf8")));
   });
 
-  it("starts the next batch at once, interval or not, when a batch's worth of bytes waits", async () => {
-    // An interval far longer than the test may take: only the waiting bytes can start the batch.
-    const screen = aScreen(options.scrollback, 60_000, 0, 60_000, 4096);
-    screen.write(Buffer.from("first\r\n"));
-    await screen.snapshot();
+  it("parses once output is quiet, and not before", async () => {
+    const parseQuietMs = 40;
+    let parsed!: () => void;
+    const batch = new Promise<void>((resolve) => (parsed = resolve));
+    const screen = aScreen(options.scrollback, 60_000, 0, {
+      parseQuietMs,
+      parseAtLatestMs: 60_000,
+      onParsed: () => parsed(),
+    });
+    screen.write(Buffer.from("$ ls"));
+    const wroteAt = performance.now();
+    await batch;
+    // Timers fire on the millisecond: allow its rounding.
+    expect(performance.now() - wroteAt).toBeGreaterThanOrEqual(parseQuietMs - 1);
+    expect(screen.text().rows[0]).toBe("$ ls");
+  });
+
+  it("starts a batch at once when a batch's worth of bytes waits", async () => {
+    let parsed!: () => void;
+    const batch = new Promise<void>((resolve) => (parsed = resolve));
+    // Timers far longer than the test may take: only the waiting bytes can start the batch.
+    const screen = aScreen(options.scrollback, 60_000, 0, {
+      parseQuietMs: 60_000,
+      parseAtLatestMs: 60_000,
+      parseBatchBytes: 4096,
+      onParsed: () => parsed(),
+    });
     screen.write(Buffer.from("x".repeat(5000) + "\r\nlast\r\n"));
-    expect(await screen.snapshot()).toContain("last");
+    await batch;
+    expect(screen.text().rows).toContain("last");
+  });
+
+  it("parses what was written before a read at once, for the reader to see", async () => {
+    const screen = aScreen(options.scrollback, 60_000, 0, { parseQuietMs: 60_000, parseAtLatestMs: 60_000 });
+    screen.write(Buffer.from("first\r\nsecond"));
+    expect(screen.text().rows[0]).toBe("");
+    await screen.whenParsed();
+    expect(screen.text().rows.slice(0, 2)).toEqual(["first", "second"]);
   });
 });
 

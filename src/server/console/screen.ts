@@ -3,10 +3,12 @@
 // byte buffer could not do this: cut anywhere, it may split an escape sequence or replay a screen
 // that was long since cleared.
 //
-// Output is parsed in batches, one at a time: whatever arrived while the previous batch was being
-// parsed, or in the batch interval since it started, goes in the next. Within a batch, text that
-// would scroll out of the copy anyway is skipped (plain-runs.ts), which keeps a flood cheap: one
-// batch of 78-character lines every few milliseconds would be parsed whole.
+// Output is parsed lazily, in batches, one at a time: once it has been quiet for a moment, or has
+// waited long enough, or a batch's worth of bytes waits, or someone reads the screen (a replay, the
+// class wall, its search), who then waits for what came before the read. Within a batch, text that
+// would scroll out of the copy anyway is skipped (plain-runs.ts): the larger the batch, the more of
+// a flood is never parsed. A flood of 78-character lines parsed as it arrived, a few milliseconds at
+// a time, would be parsed whole.
 //
 // Once output has been quiet for a moment, the rows that scrolled off the screen move out of the
 // terminal into a serialized archive (scrollback-archive.ts), which takes a twentieth of the memory;
@@ -68,17 +70,12 @@ export interface ScreenOptions {
   archiveAfterMs: number;
   /** The share of the time archiving between slices of a batch may take (0 never, 1 always). */
   archiveBusyShare: number;
-  /**
-   * While output keeps coming, the least time from one batch's start to the next one's: batches
-   * then hold more lines than the copy keeps, and plain text that scrolls away is skipped unparsed.
-   */
-  batchIntervalMs: number;
-  /**
-   * Once this many bytes wait, the next batch starts without waiting out the interval: the interval
-   * only gathers a batch, and must never be what holds the output back (the owner pauses the VM's
-   * line when the copy falls further behind).
-   */
-  batchBytes: number;
+  /** Output waiting is parsed once no more has come for this long... */
+  parseQuietMs: number;
+  /** ...or once its oldest byte has waited this long, however busy the console... */
+  parseAtLatestMs: number;
+  /** ...or as soon as this many bytes wait. */
+  parseBatchBytes: number;
 }
 
 const carriageReturn = Buffer.from("\r");
@@ -90,9 +87,12 @@ const writeSliceBytes = 4 * 1024;
 /** The most archiving time between slices a console saves up while quiet. */
 const busyArchiveBudgetMaxMs = 50;
 
-interface PendingSnapshot {
+/** A reader waiting for the output written before it to be parsed. */
+interface PendingRead {
   /** Answered once the output up to here is parsed, before anything after it. */
   at: number;
+  /** A snapshot's reader gets the screen serialized exactly there. */
+  serialized: boolean;
   resolve(screen: string): void;
 }
 
@@ -101,7 +101,7 @@ export class ConsoleScreen {
   private readonly serializer: InstanceType<typeof SerializeAddon>;
   private readonly plainRuns = new PlainRunFinder();
   private readonly queue: Uint8Array[] = [];
-  private readonly snapshots: PendingSnapshot[] = [];
+  private readonly reads: PendingRead[] = [];
   private readonly archive = new ScrollbackArchive();
   /** The rows that left the normal screen as plain text, oldest first (see searchableScrollback). */
   private departed: DepartedRows = { rows: [], first: 0, from: Symbol("screen copy") };
@@ -120,8 +120,10 @@ export class ConsoleScreen {
   private received = 0;
   private parsed = 0;
   private parsing = false;
-  private lastBatchAt = -Infinity;
-  private batchTimer: NodeJS.Timeout | undefined;
+  /** When the last output came, and when the oldest output not parsed yet came. */
+  private lastWriteAt = -Infinity;
+  private waitingSince = -Infinity;
+  private parseTimer: NodeJS.Timeout | undefined;
   private disposed = false;
   private changes = 0;
 
@@ -164,7 +166,10 @@ export class ConsoleScreen {
     return this.received - this.parsed;
   }
 
-  /** Goes up whenever the screen may have changed: readers compare it instead of the screen. */
+  /**
+   * Goes up whenever the screen may have changed (output written, a resize): readers compare it
+   * instead of the screen, and wait for `whenParsed()` before reading a changed one.
+   */
   get version(): number {
     return this.changes;
   }
@@ -176,16 +181,29 @@ export class ConsoleScreen {
 
   write(chunk: Uint8Array): void {
     if (this.disposed || chunk.length === 0) return;
+    const now = performance.now();
+    if (this.queue.length === 0) this.waitingSince = now;
     this.queue.push(chunk);
     this.received += chunk.length;
-    this.parseNextBatch();
+    this.lastWriteAt = now;
+    this.changes += 1;
+    this.parseWhenDue();
   }
 
   /** The screen as it is after every write made before this call, and none made after. */
   snapshot(): Promise<string> {
     if (this.disposed) return Promise.resolve("");
     if (this.parsed === this.received) return Promise.resolve(this.serialize());
-    return new Promise((resolve) => this.snapshots.push({ at: this.received, resolve }));
+    return this.waitForParse(true);
+  }
+
+  /**
+   * Resolves once every write made before this call is parsed (at once when nothing waits): `text()`
+   * and `searchableScrollback()` then show them.
+   */
+  async whenParsed(): Promise<void> {
+    if (this.disposed || this.parsed === this.received) return;
+    await this.waitForParse(false);
   }
 
   resize(cols: number, rows: number): void {
@@ -217,7 +235,7 @@ export class ConsoleScreen {
     return this.terminal.buffer.normal.length;
   }
 
-  /** The visible rows as plain text (trailing blanks trimmed) and the cursor, as parsed so far. */
+  /** The visible rows as plain text (trailing blanks trimmed) and the cursor, as parsed so far (see `whenParsed`). */
   text(): ScreenText {
     const buffer = this.terminal.buffer.active;
     const rows: string[] = [];
@@ -232,7 +250,8 @@ export class ConsoleScreen {
    * newest `searchableRows` of them: those that scrolled up, and the rows an erase of the whole
    * screen or a reset wiped (up to the last that showed anything), in the order they left. Rows keep
    * the width they had when they left; only those that left since the last call are read. A new
-   * object when rows were added, never changed after: readers compare the last one they got.
+   * object when rows were added, never changed after: readers compare the last one they got. As
+   * parsed so far (see `whenParsed`).
    */
   searchableScrollback(): DepartedRows {
     this.readScrolledUp();
@@ -243,30 +262,44 @@ export class ConsoleScreen {
     if (this.disposed) return;
     this.disposed = true;
     clearTimeout(this.archiveTimer);
-    clearTimeout(this.batchTimer);
+    clearTimeout(this.parseTimer);
     this.terminal.dispose();
     this.archive.clear();
     this.departed = { ...this.departed, rows: [] };
     this.lastRead = undefined;
     this.queue.length = 0;
-    for (const snapshot of this.snapshots.splice(0)) snapshot.resolve("");
+    for (const read of this.reads.splice(0)) read.resolve("");
   }
 
-  private parseNextBatch(): void {
+  private waitForParse(serialized: boolean): Promise<string> {
+    return new Promise((resolve) => {
+      this.reads.push({ at: this.received, serialized, resolve });
+      this.parseWhenDue();
+    });
+  }
+
+  /** Starts the next batch if it is due (see the top of the file), else makes sure a timer will. */
+  private parseWhenDue(): void {
     if (this.parsing || this.disposed || this.queue.length === 0) return;
-    const wait = this.lastBatchAt + this.options.batchIntervalMs - performance.now();
-    if (wait > 0 && this.backlogBytes < this.options.batchBytes) {
-      this.batchTimer ??= setTimeout(() => {
-        this.batchTimer = undefined;
-        this.parseNextBatch();
-      }, wait);
+    const { parseQuietMs, parseAtLatestMs, parseBatchBytes } = this.options;
+    const dueAt = Math.min(this.lastWriteAt + parseQuietMs, this.waitingSince + parseAtLatestMs);
+    const now = performance.now();
+    if (this.reads.length === 0 && this.backlogBytes < parseBatchBytes && now < dueAt) {
+      // One timer, moved on only when it fires: a write in a flood costs no timer work.
+      this.parseTimer ??= setTimeout(() => {
+        this.parseTimer = undefined;
+        this.parseWhenDue();
+      }, dueAt - now);
       return;
     }
-    clearTimeout(this.batchTimer);
-    this.batchTimer = undefined;
-    this.lastBatchAt = performance.now();
-    // A batch ends where the next snapshot was asked for, so that snapshot sees exactly what came before.
-    const limit = this.snapshots[0]?.at ?? Infinity;
+    clearTimeout(this.parseTimer);
+    this.parseTimer = undefined;
+    this.parseBatch();
+  }
+
+  private parseBatch(): void {
+    // A batch ends where the next read was asked for, so that it sees exactly what came before.
+    const limit = this.reads[0]?.at ?? Infinity;
     const chunks: Uint8Array[] = [];
     let size = 0;
     while (this.queue.length > 0 && this.parsed + size < limit) {
@@ -274,15 +307,17 @@ export class ConsoleScreen {
       chunks.push(chunk);
       size += chunk.length;
     }
-    const batch = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+    this.waitingSince = performance.now();
     this.parsing = true;
-    const input = this.withoutScrolledAway(batch);
-    for (let offset = 0; offset < input.length; offset += writeSliceBytes) {
-      const last = offset + writeSliceBytes >= input.length;
-      this.terminal.write(input.subarray(offset, offset + writeSliceBytes), () =>
-        last ? this.batchParsed(size) : this.archiveIfLong(),
-      );
+    const slices = [...writeSlices(this.withoutScrolledAway(chunks))];
+    if (slices.length === 0) {
+      this.batchParsed(size);
+      return;
     }
+    slices.forEach((slice, index) => {
+      const last = index === slices.length - 1;
+      this.terminal.write(slice, () => (last ? this.batchParsed(size) : this.archiveIfLong()));
+    });
   }
 
   /**
@@ -314,14 +349,14 @@ export class ConsoleScreen {
   private batchParsed(size: number): void {
     this.parsing = false;
     this.parsed += size;
-    this.changes += 1;
     if (this.disposed) return;
-    while (this.snapshots[0] && this.snapshots[0].at <= this.parsed) {
-      this.snapshots.shift()!.resolve(this.serialize());
+    while (this.reads[0] && this.reads[0].at <= this.parsed) {
+      const read = this.reads.shift()!;
+      read.resolve(read.serialized ? this.serialize() : "");
     }
     this.scheduleArchive();
     this.onParsed();
-    this.parseNextBatch();
+    this.parseWhenDue();
   }
 
   /** The archived rows, then the terminal's: the screen as a fresh terminal would print it. */
@@ -460,18 +495,45 @@ export class ConsoleScreen {
     this.scrollRegionSet[this.terminal.buffer.active.type] = top !== 1 || bottom !== rows;
   }
 
-  /** The batch with the heads of long plain runs replaced by a CR (see plain-runs.ts). */
-  private withoutScrolledAway(batch: Uint8Array): Uint8Array {
+  /**
+   * The batch's chunks with the heads of long plain runs replaced by a CR (see plain-runs.ts), as
+   * views of the chunks: nothing is copied.
+   */
+  private withoutScrolledAway(chunks: Uint8Array[]): Uint8Array[] {
     const keepLines = this.terminal.rows + this.options.scrollback + 1;
-    const skippable = this.plainRuns.scan(batch, keepLines);
-    if (skippable.length === 0) return batch;
+    const skippable = this.plainRuns.scan(chunks, keepLines);
+    if (skippable.length === 0) return chunks;
     const parts: Uint8Array[] = [];
-    let from = 0;
-    for (const { start, end } of skippable) {
-      parts.push(batch.subarray(from, start), carriageReturn);
-      from = end;
+    let skip = 0;
+    let chunkStart = 0;
+    for (const chunk of chunks) {
+      const chunkEnd = chunkStart + chunk.length;
+      const view = (from: number, to: number) => chunk.subarray(from - chunkStart, to - chunkStart);
+      let from = chunkStart;
+      while (from < chunkEnd) {
+        const next = skippable[skip];
+        if (!next || next.start >= chunkEnd) {
+          parts.push(view(from, chunkEnd));
+          break;
+        }
+        if (next.start > from) parts.push(view(from, next.start));
+        // A stretch that began in an earlier chunk had its CR there.
+        if (next.start >= from) parts.push(carriageReturn);
+        if (next.end > chunkEnd) break;
+        from = next.end;
+        skip += 1;
+      }
+      chunkStart = chunkEnd;
     }
-    parts.push(batch.subarray(from));
-    return Buffer.concat(parts);
+    return parts;
+  }
+}
+
+/** Parts cut or grouped into writes of about `writeSliceBytes` (see writeSliceBytes). */
+function* writeSlices(parts: Uint8Array[]): Generator<Uint8Array> {
+  for (const part of parts) {
+    for (let offset = 0; offset < part.length; offset += writeSliceBytes) {
+      yield part.subarray(offset, offset + writeSliceBytes);
+    }
   }
 }

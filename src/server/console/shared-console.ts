@@ -100,8 +100,9 @@ export class SharedConsole implements ViewerEvents {
         searchableRows: limits.searchableLines,
         archiveAfterMs: limits.scrollbackArchiveAfterMs,
         archiveBusyShare: limits.scrollbackArchiveBusyShare,
-        batchIntervalMs: limits.screenBatchIntervalMs,
-        batchBytes: limits.lowWatermarkBytes,
+        parseQuietMs: limits.screenParseQuietMs,
+        parseAtLatestMs: limits.screenParseAtLatestMs,
+        parseBatchBytes: limits.screenParseBatchBytes,
       },
       () => this.resumeIfCaughtUp(),
     );
@@ -155,6 +156,11 @@ export class SharedConsole implements ViewerEvents {
   /** Goes up whenever the screen may have changed (see ConsoleScreen.version). */
   get screenVersion(): number {
     return this.screen.version;
+  }
+
+  /** Resolves once the output so far is in the screen copy, for `screenText` and `searchableScrollback`. */
+  screenParsed(): Promise<void> {
+    return this.screen.whenParsed();
   }
 
   screenText(): ScreenText {
@@ -399,8 +405,12 @@ export class SharedConsole implements ViewerEvents {
   }
 
   private resumeIfCaughtUp(): void {
-    if (!this.paused || this.finished || this.screen.backlogBytes > this.deps.limits.lowWatermarkBytes)
+    if (!this.paused || this.finished) return;
+    if (this.screen.backlogBytes > this.deps.limits.lowWatermarkBytes) {
+      // No more output comes to make a batch due: parse what waits now, not once it is quiet.
+      void this.screen.whenParsed();
       return;
+    }
     this.paused = false;
     this.upstream?.resume();
   }

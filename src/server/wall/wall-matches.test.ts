@@ -140,8 +140,9 @@ describe("WallMatches", () => {
         searchableRows: 1000,
         archiveAfterMs: 60_000,
         archiveBusyShare: 0,
-        batchIntervalMs: 0,
-        batchBytes: 0,
+        parseQuietMs: 0,
+        parseAtLatestMs: 0,
+        parseBatchBytes: 0,
       },
       () => undefined,
     );

@@ -27,11 +27,14 @@ export interface WallConsoles {
   keepOpen(session: Session): Promise<(() => void) | undefined>;
   /** Whether any console of the session is open here. */
   isOpen(sessionId: string): boolean;
-  /** The console's screen when it is open here. */
-  screenOf(
-    sessionId: string,
-  ):
-    | { screenVersion: number; screenText(): WallScreenText; searchableScrollback(): ScrollbackRows }
+  /** The console's screen when it is open here; read it once `screenParsed` resolved. */
+  screenOf(sessionId: string):
+    | {
+        screenVersion: number;
+        screenParsed(): Promise<void>;
+        screenText(): WallScreenText;
+        searchableScrollback(): ScrollbackRows;
+      }
     | undefined;
   /** The miniature of the session's screen when it is open here. */
   thumbnailOf(sessionId: string): { version: number; width: number; height: number; png: Buffer } | undefined;
@@ -85,6 +88,7 @@ export class WallStream {
   private screenTimer: NodeJS.Timeout | undefined;
   private listTimer: NodeJS.Timeout | undefined;
   private refreshing = false;
+  private sendingScreens = false;
   private closed = false;
   private readonly matches: WallMatches;
   private searching = false;
@@ -107,7 +111,7 @@ export class WallStream {
 
   start(): void {
     void this.refreshList();
-    this.screenTimer = setInterval(() => this.sendScreens(), this.deps.screenIntervalMs);
+    this.screenTimer = setInterval(() => void this.sendScreens(), this.deps.screenIntervalMs);
     this.listTimer = setInterval(() => void this.refreshList(), this.deps.listIntervalMs);
   }
 
@@ -191,10 +195,16 @@ export class WallStream {
     }
   }
 
-  private sendScreens(): void {
-    if (this.closed || this.deps.socket.bufferedAmount > this.deps.maxBufferedBytes) return;
-    const screens: WallScreen[] = [];
+  private async sendScreens(): Promise<void> {
+    if (this.closed || this.sendingScreens || this.deps.socket.bufferedAmount > this.deps.maxBufferedBytes)
+      return;
+    this.sendingScreens = true;
     const desktops: WallDesktop[] = [];
+    const changed: {
+      id: string;
+      version: number;
+      screen: NonNullable<ReturnType<WallConsoles["screenOf"]>>;
+    }[] = [];
     for (const id of this.kept.keys()) {
       const thumbnail = this.deps.consoles.thumbnailOf(id);
       if (thumbnail && this.sentDesktops.get(id) !== thumbnail.version) {
@@ -203,8 +213,19 @@ export class WallStream {
         desktops.push({ sessionId: id, width, height, png: png.toString("base64") });
       }
       const screen = this.deps.consoles.screenOf(id);
-      if (!screen || this.sentVersions.get(id) === screen.screenVersion) continue;
-      this.sentVersions.set(id, screen.screenVersion);
+      if (screen && this.sentVersions.get(id) !== screen.screenVersion) {
+        changed.push({ id, version: screen.screenVersion, screen });
+      }
+    }
+    // A screen copy parses lazily: the wall shows what each printed up to now, its search too.
+    await Promise.all(changed.map(({ screen }) => screen.screenParsed()));
+    this.sendingScreens = false;
+    if (this.closed) return;
+    const screens: WallScreen[] = [];
+    for (const { id, version, screen } of changed) {
+      // A console that closed meanwhile is off the wall's screens until it opens again.
+      if (this.deps.consoles.screenOf(id) !== screen) continue;
+      this.sentVersions.set(id, version);
       const text = screen.screenText();
       screens.push({ sessionId: id, ...text });
       this.matches.screenSent(id, text.rows);
