@@ -4,14 +4,17 @@ import { PlainRunFinder } from "./plain-runs.ts";
 const lines = (count: number, from = 0) =>
   Array.from({ length: count }, (_, index) => `line ${from + index}\r\n`).join("");
 
+/** What the finder would drop from the chunks, as one stream, once all of them were scanned. */
 function skipped(chunks: string[], keepLines: number): string[] {
-  const finder = new PlainRunFinder();
-  return chunks.flatMap((chunk) => {
+  const finder = new PlainRunFinder(keepLines);
+  const stream = Buffer.concat(chunks.map((chunk) => Buffer.from(chunk, "utf8")));
+  let offset = 0;
+  for (const chunk of chunks) {
     const bytes = Buffer.from(chunk, "utf8");
-    return finder
-      .scan([bytes], keepLines)
-      .map(({ start, end }) => bytes.subarray(start, end).toString("utf8"));
-  });
+    finder.scan(bytes);
+    offset += bytes.length;
+  }
+  return finder.takeSkippable(offset).map(({ start, end }) => stream.subarray(start, end).toString("utf8"));
 }
 
 describe("PlainRunFinder", () => {
@@ -46,10 +49,34 @@ describe("PlainRunFinder", () => {
     expect(skipped([`${lines(3)}\x0e${lines(3, 3)}`], 2)).toEqual([lines(1), lines(1, 3)]);
   });
 
-  it("finds a run across the chunks of one scan, by offsets into them joined", () => {
-    const chunks = [lines(2), lines(3, 2), `${lines(5, 5)}\x1b[1m`].map((text) => Buffer.from(text, "utf8"));
-    const joined = Buffer.concat(chunks);
-    const found = new PlainRunFinder().scan(chunks, 2);
-    expect(found.map(({ start, end }) => joined.subarray(start, end).toString("utf8"))).toEqual([lines(8)]);
+  it("finds a run across chunks", () => {
+    expect(skipped([lines(2), lines(3, 2), `${lines(5, 5)}\x1b[1m`], 2)).toEqual([lines(8)]);
+  });
+
+  it("offers the open run's head once, and the run goes on from there", () => {
+    const finder = new PlainRunFinder(2);
+    const first = Buffer.from(lines(5), "utf8");
+    finder.scan(first);
+    expect(finder.takeSkippable(first.length)).toEqual([{ start: 0, end: Buffer.byteLength(lines(3)) }]);
+    expect(finder.takeSkippable(first.length)).toEqual([]);
+    finder.scan(Buffer.from(lines(2, 5), "utf8"));
+    const end = first.length + Buffer.byteLength(lines(2, 5));
+    expect(finder.takeSkippable(end)).toEqual([
+      { start: Buffer.byteLength(lines(3)), end: Buffer.byteLength(lines(5)) },
+    ]);
+  });
+
+  it("offers nothing that depends on output after the position asked about", () => {
+    const finder = new PlainRunFinder(2);
+    const first = Buffer.from(lines(2), "utf8");
+    finder.scan(first);
+    finder.scan(Buffer.from(lines(5, 2), "utf8"));
+    // Up to the end of `first`, no run had more than 2 lines.
+    expect(finder.takeSkippable(first.length)).toEqual([]);
+    finder.forgetBefore(first.length);
+    const end = first.length + Buffer.byteLength(lines(5, 2));
+    expect(finder.takeSkippable(end)).toEqual([
+      { start: first.length, end: first.length + Buffer.byteLength(lines(3, 2)) },
+    ]);
   });
 });

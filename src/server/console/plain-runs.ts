@@ -3,7 +3,8 @@
 // once it has printed more lines than the screen and its scrollback hold, everything it printed
 // before its last that-many lines has scrolled away. So the head of such a run can be replaced by a
 // CR without changing the screen or the scrollback, and a `yes` flood costs a parse of the last
-// thousand lines instead of every line.
+// thousand lines instead of every line. Output is scanned once, as it arrives, a chunk at a time;
+// positions are offsets in the console's output stream.
 //
 // To know where plain text is, this follows the escape-sequence grammar of a VT500 parser (the one
 // xterm.js implements) just far enough to tell "no sequence open" from everything else. Where it is
@@ -21,7 +22,7 @@ const LF = 0x0a;
 
 type State = "ground" | "escape" | "escape-intermediate" | "csi" | "osc" | "string";
 
-/** A stretch of the input to drop (replace with a CR): [start, end). */
+/** A stretch of the stream to drop (replace with a CR): [start, end). */
 export interface Skippable {
   start: number;
   end: number;
@@ -43,53 +44,97 @@ export class PlainRunFinder {
   private state: State = "ground";
   /** The previous byte was 0xC2, which starts a C1 control (U+0080..U+009F) if 0x80..0x9F follows. */
   private afterC2 = false;
+  /** Where the stream scanned so far ends. */
+  private scanned = 0;
+  /** The plain run still open at the end of what was scanned: where it starts, -1 when none. */
+  private runStart = -1;
+  /**
+   * The open run's last `keepLines + 1` line feeds, as the positions just after each (a ring): the
+   * oldest is where the lines the copy must parse begin.
+   */
+  private readonly lineEnds: number[] = [];
+  private nextLineEnd = 0;
+  private readonly closed: Skippable[] = [];
+
+  constructor(private keepLines: number) {}
+
+  /** A new screen size: the run open now is left whole (parsed), and later ones keep this many lines. */
+  setKeepLines(keepLines: number): void {
+    this.endRun();
+    this.keepLines = keepLines;
+  }
+
+  /** Scans the next chunk of the stream (sequences and runs carry over from the one before). */
+  scan(bytes: Uint8Array): void {
+    const base = this.scanned;
+    let index = 0;
+    while (index < bytes.length) {
+      if (this.state === "ground" && !this.afterC2) {
+        if (this.runStart < 0) this.runStart = base + index;
+        for (; index < bytes.length; index += 1) {
+          const kind = groundClass[bytes[index]!]!;
+          if (kind === SPECIAL) break;
+          if (kind === LINE_FEED) this.lineEnded(base + index + 1);
+        }
+        if (index === bytes.length) break;
+        const byte = bytes[index]!;
+        // A character from U+00A0..U+00BF is plain; 0xC2 before anything else is not.
+        if (byte === 0xc2 && index + 1 < bytes.length && bytes[index + 1]! >= 0xa0) {
+          index += 2;
+          continue;
+        }
+      }
+      this.endRun();
+      this.advance(bytes[index]!);
+      index += 1;
+    }
+    this.scanned = base + bytes.length;
+  }
 
   /**
-   * Scans the next chunks of output, as one stream (the state carries over between calls too), and
-   * returns the heads of plain runs inside them that have more than `keepLines` line feeds after them
-   * within the run, as offsets into the chunks joined. The chunks are read where they are: a batch
-   * of megabytes is never copied to be scanned.
+   * Hands over, and forgets, the stretches found to skip that end at or before `upTo`: those of runs
+   * that ended, and, when nothing after `upTo` was scanned, the open run's head (which is not
+   * offered again: the run goes on from its end).
    */
-  scan(chunks: readonly Uint8Array[], keepLines: number): Skippable[] {
-    const skippable: Skippable[] = [];
-    const stream = new JoinedChunks(chunks);
-    let runStart = -1;
-    let runLineFeeds = 0;
-    const endRun = (end: number) => {
-      if (runStart >= 0 && runLineFeeds > keepLines) {
-        const cut = stream.afterLineFeedsFromEnd(runStart, end, keepLines + 1);
-        if (cut > runStart) skippable.push({ start: runStart, end: cut });
-      }
-      runStart = -1;
-      runLineFeeds = 0;
-    };
-    for (let chunkIndex = 0; chunkIndex < chunks.length; chunkIndex += 1) {
-      const bytes = chunks[chunkIndex]!;
-      const base = stream.startOf(chunkIndex);
-      let index = 0;
-      while (index < bytes.length) {
-        if (this.state === "ground" && !this.afterC2) {
-          if (runStart < 0) runStart = base + index;
-          for (; index < bytes.length; index += 1) {
-            const kind = groundClass[bytes[index]!]!;
-            if (kind === SPECIAL) break;
-            if (kind === LINE_FEED) runLineFeeds += 1;
-          }
-          if (index === bytes.length) break;
-          const byte = bytes[index]!;
-          // A character from U+00A0..U+00BF is plain; 0xC2 before anything else is not.
-          if (byte === 0xc2 && index + 1 < bytes.length && bytes[index + 1]! >= 0xa0) {
-            index += 2;
-            continue;
-          }
-        }
-        endRun(base + index);
-        this.advance(bytes[index]!);
-        index += 1;
-      }
+  takeSkippable(upTo: number): Skippable[] {
+    let count = 0;
+    while (count < this.closed.length && this.closed[count]!.end <= upTo) count += 1;
+    const taken = this.closed.splice(0, count);
+    const cut = this.openRunCut();
+    if (upTo >= this.scanned && cut !== undefined) {
+      taken.push({ start: this.runStart, end: cut });
+      this.runStart = cut;
     }
-    endRun(stream.length);
-    return skippable;
+    return taken;
+  }
+
+  /** The stream before `position` was parsed: nothing before it may be skipped any more. */
+  forgetBefore(position: number): void {
+    while (this.closed[0] && this.closed[0].end <= position) this.closed.shift();
+    if (this.closed[0] && this.closed[0].start < position) this.closed[0].start = position;
+    if (this.runStart >= 0 && this.runStart < position) this.runStart = position;
+  }
+
+  private lineEnded(position: number): void {
+    if (this.lineEnds.length <= this.keepLines) this.lineEnds.push(position);
+    else this.lineEnds[this.nextLineEnd] = position;
+    this.nextLineEnd = (this.nextLineEnd + 1) % (this.keepLines + 1);
+  }
+
+  /** After the line feed that leaves `keepLines` in the open run, if it has more than that. */
+  private openRunCut(): number | undefined {
+    if (this.runStart < 0 || this.lineEnds.length <= this.keepLines) return undefined;
+    const cut = this.lineEnds[this.nextLineEnd]!;
+    return cut > this.runStart ? cut : undefined;
+  }
+
+  private endRun(): void {
+    if (this.runStart < 0) return;
+    const cut = this.openRunCut();
+    if (cut !== undefined) this.closed.push({ start: this.runStart, end: cut });
+    this.runStart = -1;
+    this.lineEnds.length = 0;
+    this.nextLineEnd = 0;
   }
 
   private advance(byte: number): void {
@@ -138,51 +183,4 @@ function c1Transition(code: number, state: State): State {
   if (code === 0x90 || code === 0x98 || code === 0x9e || code === 0x9f) return "string";
   if (code === 0x9c) return "ground";
   return state;
-}
-
-/** Chunks read as the one stream they make, by offsets into it. */
-class JoinedChunks {
-  private readonly starts: number[] = [];
-  readonly length: number;
-
-  constructor(private readonly chunks: readonly Uint8Array[]) {
-    let offset = 0;
-    for (const chunk of chunks) {
-      this.starts.push(offset);
-      offset += chunk.length;
-    }
-    this.length = offset;
-  }
-
-  startOf(chunkIndex: number): number {
-    return this.starts[chunkIndex]!;
-  }
-
-  /**
-   * The offset just after the line feed that leaves `lineFeeds - 1` line feeds in [that, end), or
-   * `start` when [start, end) has fewer.
-   */
-  afterLineFeedsFromEnd(start: number, end: number, lineFeeds: number): number {
-    let found = 0;
-    for (let chunkIndex = this.chunkAt(end - 1); chunkIndex >= 0; chunkIndex -= 1) {
-      const chunk = this.chunks[chunkIndex]!;
-      const base = this.starts[chunkIndex]!;
-      let position = Math.min(chunk.length, end - base);
-      while (position > 0) {
-        position = chunk.lastIndexOf(LF, position - 1);
-        if (position < 0 || base + position < start) break;
-        found += 1;
-        if (found === lineFeeds) return base + position + 1;
-      }
-      if (base <= start) break;
-    }
-    return start;
-  }
-
-  /** The chunk holding `offset` (the last with bytes at or before it). */
-  private chunkAt(offset: number): number {
-    let index = this.starts.length - 1;
-    while (index > 0 && this.starts[index]! > offset) index -= 1;
-    return index;
-  }
 }

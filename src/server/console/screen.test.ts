@@ -71,6 +71,25 @@ describe("ConsoleScreen", () => {
     expect(text).not.toContain("line-84");
   });
 
+  it("resizes after the output written before the resize, parsed or not", async () => {
+    const screen = aScreen(100, 60_000, 0, { parseQuietMs: 60_000, parseAtLatestMs: 60_000 });
+    // Printed at column 30 of 40, then the guest narrows to 20: the row wraps, the y goes to column 10.
+    const output = Buffer.from("\x1b[2;30Hy");
+    screen.write(output);
+    screen.resize(20, options.rows);
+    const expected = await new Promise<string>((resolve) => {
+      const terminal = new headlessPackage.Terminal({ ...options, scrollback: 100, allowProposedApi: true });
+      const serializer = new serializePackage.SerializeAddon();
+      terminal.loadAddon(serializer as unknown as ITerminalAddon);
+      terminal.write(output, () => {
+        terminal.resize(20, options.rows);
+        resolve(serializer.serialize());
+        terminal.dispose();
+      });
+    });
+    expect(await screen.snapshot()).toBe(expected);
+  });
+
   it("answers a pending snapshot when disposed", async () => {
     const screen = aScreen();
     screen.write(Buffer.from("x".repeat(100_000)));
@@ -157,6 +176,28 @@ describe("ConsoleScreen skipping scrolled-away output", () => {
       await Promise.all(snapshots);
       expect(await screen.snapshot(), `seed ${seed}`).toBe(await reference(output));
     }
+  });
+
+  it("ends as a terminal that parsed every byte after a flood dropped as it came", async () => {
+    const flood = (from: number) =>
+      Array.from({ length: 14_000 }, (_, line) => `${from + line} ${"flood ".repeat(8)}\r\n`).join("");
+    const output = Buffer.from(
+      `\x1b[32m$ \x1b[0mcat big${flood(0)}\x1b[31mred${flood(20_000)}\x1b]0;title\x07°é${flood(40_000)}$ `,
+      "utf8",
+    );
+    expect(output.length).toBeGreaterThan(2 * 1024 * 1024);
+    const random = randomSource(99);
+    const screen = aScreen(options.scrollback, 60_000, 0, { parseQuietMs: 60_000, parseAtLatestMs: 60_000 });
+    const snapshots: Promise<string>[] = [];
+    for (let offset = 0; offset < output.length;) {
+      const size = 1 + random.int(20_000);
+      screen.write(output.subarray(offset, offset + size));
+      offset += size;
+      if (random.int(200) === 0) snapshots.push(screen.snapshot());
+    }
+    await Promise.all(snapshots);
+    expect(screen.backlogBytes).toBeLessThan(512 * 1024);
+    expect(await screen.snapshot()).toBe(await reference(output));
   });
 
   it("parses a steady stream of lines only when its oldest byte waited the longest, to the same screen", async () => {

@@ -5,10 +5,9 @@
 //
 // Output is parsed lazily, in batches, one at a time: once it has been quiet for a moment, or has
 // waited long enough, or a batch's worth of bytes waits, or someone reads the screen (a replay, the
-// class wall, its search), who then waits for what came before the read. Within a batch, text that
-// would scroll out of the copy anyway is skipped (plain-runs.ts): the larger the batch, the more of
-// a flood is never parsed. A flood of 78-character lines parsed as it arrived, a few milliseconds at
-// a time, would be parsed whole.
+// class wall, its search), who then waits for what came before the read. Meanwhile it waits in a
+// queue that drops, as it arrives, text that would scroll out of the copy anyway (output-queue.ts):
+// a flood costs a scan of its bytes and, now and then, a parse of the last screenful and scrollback.
 //
 // Once output has been quiet for a moment, the rows that scrolled off the screen move out of the
 // terminal into a serialized archive (scrollback-archive.ts), which takes a twentieth of the memory;
@@ -22,7 +21,7 @@
 // an erase of the scrollback (bash's `clear` erases the screen and then the scrollback).
 import serializePackage from "@xterm/addon-serialize";
 import headlessPackage, { type IBufferLine, type IMarker, type ITerminalAddon } from "@xterm/headless";
-import { PlainRunFinder } from "./plain-runs.ts";
+import { OutputQueue } from "./output-queue.ts";
 import { archiveChunkRows, ScrollbackArchive } from "./scrollback-archive.ts";
 
 // Both packages are CommonJS whose exports Node cannot name statically.
@@ -78,7 +77,6 @@ export interface ScreenOptions {
   parseBatchBytes: number;
 }
 
-const carriageReturn = Buffer.from("\r");
 // xterm.js parses each write in one go and takes a break between writes every few milliseconds:
 // slices keep the event loop (acks, keystrokes, other consoles) moving while a big batch is parsed.
 // Small ones also keep its parse buffer (4 bytes per byte of the largest write, up to 512 KiB, kept
@@ -87,20 +85,18 @@ const writeSliceBytes = 4 * 1024;
 /** The most archiving time between slices a console saves up while quiet. */
 const busyArchiveBudgetMaxMs = 50;
 
-/** A reader waiting for the output written before it to be parsed. */
+/** Something to do once the output written before it is parsed, before anything after it. */
 interface PendingRead {
-  /** Answered once the output up to here is parsed, before anything after it. */
+  /** Where it was asked for, in the output stream. */
   at: number;
-  /** A snapshot's reader gets the screen serialized exactly there. */
-  serialized: boolean;
-  resolve(screen: string): void;
+  /** Runs right after the batch ending there; also when the screen is disposed. */
+  then(): void;
 }
 
 export class ConsoleScreen {
   private readonly terminal: InstanceType<typeof Terminal>;
   private readonly serializer: InstanceType<typeof SerializeAddon>;
-  private readonly plainRuns = new PlainRunFinder();
-  private readonly queue: Uint8Array[] = [];
+  private readonly queue: OutputQueue;
   private readonly reads: PendingRead[] = [];
   private readonly archive = new ScrollbackArchive();
   /** The rows that left the normal screen as plain text, oldest first (see searchableScrollback). */
@@ -116,9 +112,9 @@ export class ConsoleScreen {
   private archiveBudgetAt = performance.now();
   /** A scroll region other than the whole screen may be set, in the normal or the alternate buffer. */
   private readonly scrollRegionSet = { normal: false, alternate: false };
-  /** Bytes handed to write(), and bytes parsed, since the start. */
-  private received = 0;
-  private parsed = 0;
+  /** Where the output parsed ends in the stream, and the bytes of the batch being parsed. */
+  private parsedTo = 0;
+  private parsingBytes = 0;
   private parsing = false;
   /** When the last output came, and when the oldest output not parsed yet came. */
   private lastWriteAt = -Infinity;
@@ -138,6 +134,7 @@ export class ConsoleScreen {
       scrollback: options.scrollback,
       allowProposedApi: true,
     });
+    this.queue = new OutputQueue(this.keepLines(options.rows));
     this.serializer = new SerializeAddon();
     // The addon is typed against @xterm/xterm's Terminal; the headless one has the same buffer API.
     this.terminal.loadAddon(this.serializer as unknown as ITerminalAddon);
@@ -161,9 +158,9 @@ export class ConsoleScreen {
     });
   }
 
-  /** Bytes written but not parsed yet. */
+  /** Bytes waiting to be parsed, or being parsed: what the copy holds on top of its terminal. */
   get backlogBytes(): number {
-    return this.received - this.parsed;
+    return this.queue.bytes + this.parsingBytes;
   }
 
   /**
@@ -176,15 +173,15 @@ export class ConsoleScreen {
 
   /** False until the first output arrives: nothing to replay. */
   get hasOutput(): boolean {
-    return this.received > 0;
+    return this.queue.end > 0;
   }
 
   write(chunk: Uint8Array): void {
     if (this.disposed || chunk.length === 0) return;
     const now = performance.now();
-    if (this.queue.length === 0) this.waitingSince = now;
-    this.queue.push(chunk);
-    this.received += chunk.length;
+    if (!this.waiting) this.waitingSince = now;
+    // Nothing may be dropped on behalf of what comes after a reader's position.
+    this.queue.push(chunk, this.reads.length === 0);
     this.lastWriteAt = now;
     this.changes += 1;
     this.parseWhenDue();
@@ -193,20 +190,29 @@ export class ConsoleScreen {
   /** The screen as it is after every write made before this call, and none made after. */
   snapshot(): Promise<string> {
     if (this.disposed) return Promise.resolve("");
-    if (this.parsed === this.received) return Promise.resolve(this.serialize());
-    return this.waitForParse(true);
+    if (this.parsedTo === this.queue.end) return Promise.resolve(this.serialize());
+    return new Promise((resolve) => this.afterParse(() => resolve(this.disposed ? "" : this.serialize())));
   }
 
   /**
    * Resolves once every write made before this call is parsed (at once when nothing waits): `text()`
    * and `searchableScrollback()` then show them.
    */
-  async whenParsed(): Promise<void> {
-    if (this.disposed || this.parsed === this.received) return;
-    await this.waitForParse(false);
+  whenParsed(): Promise<void> {
+    if (this.disposed || this.parsedTo === this.queue.end) return Promise.resolve();
+    return new Promise((resolve) => this.afterParse(resolve));
   }
 
+  /** Takes effect after the output written before it, as the guest's terminal did. */
   resize(cols: number, rows: number): void {
+    if (this.disposed) return;
+    this.queue.setKeepLines(this.keepLines(rows));
+    this.changes += 1;
+    if (this.parsedTo === this.queue.end) this.resizeTerminal(cols, rows);
+    else this.afterParse(() => this.resizeTerminal(cols, rows));
+  }
+
+  private resizeTerminal(cols: number, rows: number): void {
     if (this.disposed) return;
     this.readScrolledUp();
     this.terminal.resize(cols, rows);
@@ -216,7 +222,6 @@ export class ConsoleScreen {
     // A resize sets both buffers' scroll regions back to the whole screen.
     this.scrollRegionSet.normal = false;
     this.scrollRegionSet.alternate = false;
-    this.changes += 1;
     this.scheduleArchive();
   }
 
@@ -267,20 +272,28 @@ export class ConsoleScreen {
     this.archive.clear();
     this.departed = { ...this.departed, rows: [] };
     this.lastRead = undefined;
-    this.queue.length = 0;
-    for (const read of this.reads.splice(0)) read.resolve("");
+    this.queue.clear();
+    for (const read of this.reads.splice(0)) read.then();
   }
 
-  private waitForParse(serialized: boolean): Promise<string> {
-    return new Promise((resolve) => {
-      this.reads.push({ at: this.received, serialized, resolve });
-      this.parseWhenDue();
-    });
+  /** Lines of a plain run the copy must parse: the screen's, the scrollback's, and one more. */
+  private keepLines(rows: number): number {
+    return rows + this.options.scrollback + 1;
+  }
+
+  /** Output waits that was not taken for parsing yet. */
+  private get waiting(): boolean {
+    return this.queue.start < this.queue.end;
+  }
+
+  private afterParse(then: () => void): void {
+    this.reads.push({ at: this.queue.end, then });
+    this.parseWhenDue();
   }
 
   /** Starts the next batch if it is due (see the top of the file), else makes sure a timer will. */
   private parseWhenDue(): void {
-    if (this.parsing || this.disposed || this.queue.length === 0) return;
+    if (this.parsing || this.disposed || !this.waiting) return;
     const { parseQuietMs, parseAtLatestMs, parseBatchBytes } = this.options;
     const dueAt = Math.min(this.lastWriteAt + parseQuietMs, this.waitingSince + parseAtLatestMs);
     const now = performance.now();
@@ -299,24 +312,18 @@ export class ConsoleScreen {
 
   private parseBatch(): void {
     // A batch ends where the next read was asked for, so that it sees exactly what came before.
-    const limit = this.reads[0]?.at ?? Infinity;
-    const chunks: Uint8Array[] = [];
-    let size = 0;
-    while (this.queue.length > 0 && this.parsed + size < limit) {
-      const chunk = this.queue.shift()!;
-      chunks.push(chunk);
-      size += chunk.length;
-    }
+    const { parts, end } = this.queue.take(this.reads[0]?.at);
     this.waitingSince = performance.now();
     this.parsing = true;
-    const slices = [...writeSlices(this.withoutScrolledAway(chunks))];
+    const slices = [...writeSlices(parts)];
+    this.parsingBytes = parts.reduce((sum, part) => sum + part.length, 0);
     if (slices.length === 0) {
-      this.batchParsed(size);
+      this.batchParsed(end);
       return;
     }
     slices.forEach((slice, index) => {
       const last = index === slices.length - 1;
-      this.terminal.write(slice, () => (last ? this.batchParsed(size) : this.archiveIfLong()));
+      this.terminal.write(slice, () => (last ? this.batchParsed(end) : this.archiveIfLong()));
     });
   }
 
@@ -346,14 +353,12 @@ export class ConsoleScreen {
     this.archiveBudgetAt = end;
   }
 
-  private batchParsed(size: number): void {
+  private batchParsed(end: number): void {
     this.parsing = false;
-    this.parsed += size;
+    this.parsingBytes = 0;
+    this.parsedTo = end;
     if (this.disposed) return;
-    while (this.reads[0] && this.reads[0].at <= this.parsed) {
-      const read = this.reads.shift()!;
-      read.resolve(read.serialized ? this.serialize() : "");
-    }
+    while (this.reads[0] && this.reads[0].at <= this.parsedTo) this.reads.shift()!.then();
     this.scheduleArchive();
     this.onParsed();
     this.parseWhenDue();
@@ -372,7 +377,7 @@ export class ConsoleScreen {
     }
     this.archiveTimer = setTimeout(() => {
       this.archiveTimer = undefined;
-      if (!this.parsing && this.queue.length === 0) this.archiveScrollback();
+      if (!this.parsing && !this.waiting) this.archiveScrollback();
     }, this.options.archiveAfterMs);
     this.archiveTimer.unref();
   }
@@ -493,39 +498,6 @@ export class ConsoleScreen {
     // xterm.js ignores a region of less than two rows.
     if (bottom <= top) return;
     this.scrollRegionSet[this.terminal.buffer.active.type] = top !== 1 || bottom !== rows;
-  }
-
-  /**
-   * The batch's chunks with the heads of long plain runs replaced by a CR (see plain-runs.ts), as
-   * views of the chunks: nothing is copied.
-   */
-  private withoutScrolledAway(chunks: Uint8Array[]): Uint8Array[] {
-    const keepLines = this.terminal.rows + this.options.scrollback + 1;
-    const skippable = this.plainRuns.scan(chunks, keepLines);
-    if (skippable.length === 0) return chunks;
-    const parts: Uint8Array[] = [];
-    let skip = 0;
-    let chunkStart = 0;
-    for (const chunk of chunks) {
-      const chunkEnd = chunkStart + chunk.length;
-      const view = (from: number, to: number) => chunk.subarray(from - chunkStart, to - chunkStart);
-      let from = chunkStart;
-      while (from < chunkEnd) {
-        const next = skippable[skip];
-        if (!next || next.start >= chunkEnd) {
-          parts.push(view(from, chunkEnd));
-          break;
-        }
-        if (next.start > from) parts.push(view(from, next.start));
-        // A stretch that began in an earlier chunk had its CR there.
-        if (next.start >= from) parts.push(carriageReturn);
-        if (next.end > chunkEnd) break;
-        from = next.end;
-        skip += 1;
-      }
-      chunkStart = chunkEnd;
-    }
-    return parts;
   }
 }
 
