@@ -52,16 +52,20 @@ export class PlainRunFinder {
    * The open run's last `keepLines + 1` line feeds, as the positions just after each (a ring): the
    * oldest is where the lines the copy must parse begin.
    */
-  private readonly lineEnds: number[] = [];
+  private lineEnds: Float64Array;
+  private lineEndCount = 0;
   private nextLineEnd = 0;
   private readonly closed: Skippable[] = [];
 
-  constructor(private keepLines: number) {}
+  constructor(private keepLines: number) {
+    this.lineEnds = new Float64Array(keepLines + 1);
+  }
 
   /** A new screen size: the run open now is left whole (parsed), and later ones keep this many lines. */
   setKeepLines(keepLines: number): void {
     this.endRun();
     this.keepLines = keepLines;
+    this.lineEnds = new Float64Array(keepLines + 1);
   }
 
   /** Scans the next chunk of the stream (sequences and runs carry over from the one before). */
@@ -116,14 +120,15 @@ export class PlainRunFinder {
   }
 
   private lineEnded(position: number): void {
-    if (this.lineEnds.length <= this.keepLines) this.lineEnds.push(position);
-    else this.lineEnds[this.nextLineEnd] = position;
-    this.nextLineEnd = (this.nextLineEnd + 1) % (this.keepLines + 1);
+    this.lineEnds[this.nextLineEnd] = position;
+    this.lineEndCount += 1;
+    this.nextLineEnd += 1;
+    if (this.nextLineEnd === this.lineEnds.length) this.nextLineEnd = 0;
   }
 
   /** After the line feed that leaves `keepLines` in the open run, if it has more than that. */
   private openRunCut(): number | undefined {
-    if (this.runStart < 0 || this.lineEnds.length <= this.keepLines) return undefined;
+    if (this.runStart < 0 || this.lineEndCount <= this.keepLines) return undefined;
     const cut = this.lineEnds[this.nextLineEnd]!;
     return cut > this.runStart ? cut : undefined;
   }
@@ -133,7 +138,7 @@ export class PlainRunFinder {
     const cut = this.openRunCut();
     if (cut !== undefined) this.closed.push({ start: this.runStart, end: cut });
     this.runStart = -1;
-    this.lineEnds.length = 0;
+    this.lineEndCount = 0;
     this.nextLineEnd = 0;
   }
 
