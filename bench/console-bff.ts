@@ -2,10 +2,11 @@
 // are measured apart from the bench's clients: started as `npm start` starts it (startServer), against the bench's emulator.
 // Parent -> child: "stats" (the console hub's counts), "memory" (process.memoryUsage() after a full
 // GC, with the counts), "delay" (the event loop's delay since the last "delay"), "cpu" (the CPU time
-// the process used so far) or "stop".
+// the process used so far, as bare-pipe.ts answers it: support/cpu-ipc.ts) or "stop".
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { loadConfig } from "../src/server/config.ts";
 import { startServer } from "../src/server/start.ts";
+import { answeredCpu, type CpuMessage } from "./support/cpu-ipc.ts";
 
 type HubStats = ReturnType<Awaited<ReturnType<typeof startServer>>["app"]["consoleHub"]["stats"]>;
 
@@ -14,7 +15,7 @@ export type BffMessage =
   | { type: "stats"; consoles: HubStats }
   | { type: "memory"; usage: NodeJS.MemoryUsage; consoles: HubStats }
   | { type: "delay"; p50Ms: number; p99Ms: number; maxMs: number }
-  | { type: "cpu"; ms: number };
+  | CpuMessage;
 
 const send = (message: BffMessage) => process.send?.(message);
 
@@ -25,6 +26,7 @@ const delay = monitorEventLoopDelay({ resolution: 1 });
 delay.enable();
 
 process.on("message", (message) => {
+  if (answeredCpu(message)) return;
   if (message === "stats") {
     send({ type: "stats", consoles: server.app.consoleHub.stats() });
   } else if (message === "memory") {
@@ -41,9 +43,6 @@ process.on("message", (message) => {
       maxMs: ms(delay.max),
     });
     delay.reset();
-  } else if (message === "cpu") {
-    const { user, system } = process.cpuUsage();
-    send({ type: "cpu", ms: (user + system) / 1000 });
   } else if (message === "stop") {
     void server.close().then(() => process.exit(0));
   }

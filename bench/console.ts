@@ -1,7 +1,10 @@
 // What the console relay costs, side by side in one run:
-//  - throughput: guest output through emulator -> BFF -> websocket client, against the same client
-//    connected straight to the emulator's console subresource (as KubeVirt serves it), with the
-//    BFF's CPU time per MB relayed (on a small machine the cores, not the BFF, set the ratio);
+//  - the BFF's CPU per MB relayed against a bare pipe's (bare-pipe.ts, the floor: a Node process that
+//    only forwards websocket frames), with the same client straight to the emulator's console
+//    subresource (as KubeVirt serves it) beside them, for text, for `yes`, and for a lab terminal
+//    (support/relay-cost.ts);
+//  - fan-out: the BFF's CPU per MB with ten viewers of one console (the owner and nine staff
+//    observing) against the owner alone (support/fan-out.ts);
 //  - keystroke echo latency p50/p99, both ways;
 //  - while another VM floods its console with `yes`: echo latency, and how long Ctrl-C takes to
 //    bring the prompt back;
@@ -10,31 +13,61 @@
 //  - the BFF's memory with 100 open consoles (idle, then each with a full scrollback: right after
 //    printing it, and once quiet long enough for the scrollback to be archived).
 //
-//   npm run bench:console [-- --megabytes 50 --runs 3 --echoes 400 --consoles 100 --flood-seconds 5]
-//   npm run bench:console -- --memory-only [--consoles 100]   (only the memory measurement)
+//   npm run bench:console [-- OPTIONS]
+//     --megabytes 50      guest output a run, in the relay-cost and fan-out comparisons
+//     --runs 3            measured rounds of each comparison, after one warm-up round
+//     --viewers 10        viewers of one console in the fan-out: the owner and N - 1 staff
+//     --echoes 400        keystrokes echoed each way
+//     --flood-seconds 5   how long each phase of the fit-guest flood lasts
+//     --consoles 100      consoles open for the memory measurement
+//     --memory-only       only the memory measurement
 //
-// The emulator and the BFF run as processes of their own (as with `npm start`); the clients run
-// here and only count bytes, acknowledging them as the SPA does once xterm.js has written them.
+// The emulator, the BFF, the bare pipe and the fan-out's observers run as processes of their own (the
+// BFF as with `npm start`); the other clients run here and only count bytes, acknowledging them as
+// the SPA does once xterm.js has written them.
 import { randomBytes } from "node:crypto";
 import { rm } from "node:fs/promises";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import WebSocket from "ws";
-import { consoleAckBytes, ConsoleServerMessage } from "../src/common/console-protocol.ts";
+import type { KubeConfig } from "@kubernetes/client-node";
 import { defaultConsoleLimits } from "../src/server/console/limits.ts";
 import { signInCookie } from "../src/server/console/testing/console-client.ts";
 import type { ClusterClient } from "../src/server/kube/client.ts";
-import { openVmiWebSocket } from "../src/server/kube/vmi-websocket.ts";
-import { openBrowserSocket } from "../src/server/testing/browser-socket.ts";
-import type { KubeConfig } from "@kubernetes/client-node";
+import type { BarePipeMessage } from "./bare-pipe.ts";
 import type { BffMessage } from "./console-bff.ts";
-import { benchNamespace, launchRunningSessions, startBenchCluster } from "./support/bench-cluster.ts";
-import { forkBff, type BffProcess } from "./support/bff-process.ts";
+import { launchRunningSessions, startBenchCluster } from "./support/bench-cluster.ts";
+import { forkBff } from "./support/bff-process.ts";
+import {
+  atPrompt,
+  openDirect,
+  openRelay,
+  prompt,
+  viewersDownTo,
+  waitForText,
+  type ConsoleBff,
+  type Line,
+  type RelayLine,
+} from "./support/console-lines.ts";
+import { measureFanOut, reportFanOut, staffNames, writeUsersWithStaff } from "./support/fan-out.ts";
+import { measureRelayCost, reportRelayCost, type Producer } from "./support/relay-cost.ts";
+import { mb } from "./support/spread.ts";
+
+const usage = `npm run bench:console [-- --megabytes 50 --runs 3 --viewers 10 --echoes 400 --flood-seconds 5 --consoles 100]
+npm run bench:console -- --memory-only [--consoles 100]
+
+  --megabytes N      guest output a run, in the relay-cost and fan-out comparisons
+  --runs N           measured rounds of each comparison, after one warm-up round
+  --viewers N        viewers of one console in the fan-out: the owner and N - 1 staff observing
+  --echoes N         keystrokes echoed each way
+  --flood-seconds N  how long each phase of the fit-guest flood lasts
+  --consoles N       consoles open for the memory measurement
+  --memory-only      only the memory measurement`;
 
 const { values: args } = parseArgs({
   options: {
     megabytes: { type: "string", default: "50" },
     runs: { type: "string", default: "3" },
+    viewers: { type: "string", default: "10" },
     echoes: { type: "string", default: "400" },
     consoles: { type: "string", default: "100" },
     "flood-seconds": { type: "string", default: "5" },
@@ -43,193 +76,22 @@ const { values: args } = parseArgs({
   },
 });
 if (args.help) {
-  console.log(
-    "npm run bench:console [-- --megabytes 50 --runs 3 --echoes 400 --consoles 100 --flood-seconds 5]\n" +
-      "npm run bench:console -- --memory-only [--consoles 100]",
-  );
+  console.log(usage);
   process.exit(0);
 }
 const outputBytes = Number(args.megabytes) * 1024 * 1024;
 const runs = Number(args.runs);
+const viewerCount = Number(args.viewers);
 const echoCount = Number(args.echoes);
 const consoleCount = Number(args.consoles);
 const floodSeconds = Number(args["flood-seconds"]);
-const mb = (bytes: number) => bytes / (1024 * 1024);
 
-/** A console as the bench uses it, whichever way it is connected. */
-interface Line {
-  send(text: string): void;
-  onData(listener: (chunk: Buffer) => void): () => void;
-  close(): void;
-}
-
-function lineOf(socket: WebSocket, afterData: (bytes: number) => void = () => {}): Line {
-  const listeners = new Set<(chunk: Buffer) => void>();
-  socket.on("message", (data: Buffer, isBinary) => {
-    if (!isBinary) return;
-    for (const listener of listeners) listener(data);
-    afterData(data.length);
-  });
-  return {
-    send: (text) => socket.send(Buffer.from(text, "utf8"), { binary: true }),
-    onData(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
-    close: () => socket.close(),
-  };
-}
-
-/** Straight to the emulator's console subresource with the admin's credentials, as virtctl would. */
-async function openDirect(kubeConfig: KubeConfig, vmiName: string): Promise<Line> {
-  const socket = await openVmiWebSocket({
-    kubeConfig,
-    namespace: benchNamespace,
-    vmiName,
-    subresource: "console",
-    options: { perMessageDeflate: false },
-    signal: AbortSignal.timeout(10_000),
-  });
-  return lineOf(socket);
-}
-
-interface RelayLine {
-  line: Line;
-  socket: WebSocket;
-  /** Resolves once a control message matching `accept` arrived (from the start of the socket). */
-  until(accept: (message: ConsoleServerMessage) => boolean): Promise<void>;
-  /** Screens replayed since the first: the BFF skipped output this client was too slow for. */
-  catchUps(): number;
-}
-
-/** Through the BFF, as the SPA connects: cookie, Origin, and acks (every 32 KiB or when idle). */
-async function openRelay(
-  bffUrl: string,
-  cookie: string,
-  sessionId: string,
-  { mode, terminal }: { mode?: "observe"; terminal?: number } = {},
-): Promise<RelayLine> {
-  const which = terminal === undefined ? "console" : `terminals/${terminal}`;
-  const socket = openBrowserSocket(
-    bffUrl,
-    `/api/sessions/${sessionId}/${which}${mode ? "?mode=observe" : ""}`,
-    {
-      cookie,
-    },
-  );
-  let unacked = 0;
-  let flushScheduled = false;
-  const ack = () => {
-    flushScheduled = false;
-    if (unacked === 0 || socket.readyState !== WebSocket.OPEN) return;
-    socket.send(JSON.stringify({ type: "ack", bytes: unacked }));
-    unacked = 0;
-  };
-  const line = lineOf(socket, (bytes) => {
-    unacked += bytes;
-    if (unacked >= consoleAckBytes) ack();
-    else if (!flushScheduled) {
-      flushScheduled = true;
-      setImmediate(ack);
-    }
-  });
-  const messages: ConsoleServerMessage[] = [];
-  const waiters = new Set<() => void>();
-  socket.on("message", (data: Buffer, isBinary) => {
-    if (isBinary) return;
-    messages.push(ConsoleServerMessage.parse(JSON.parse(data.toString("utf8"))));
-    for (const check of [...waiters]) check();
-  });
-  const until = (accept: (message: ConsoleServerMessage) => boolean) =>
-    new Promise<void>((resolve, reject) => {
-      const check = () => {
-        const ended = messages.find((message) => message.type === "ended");
-        if (ended) reject(new Error(`console ended: ${JSON.stringify(ended)}`));
-        else if (!messages.some(accept)) return;
-        else resolve();
-        waiters.delete(check);
-      };
-      waiters.add(check);
-      check();
-    });
-  await new Promise<void>((resolve, reject) => {
-    socket.once("open", resolve);
-    socket.once("error", reject);
-    socket.once("unexpected-response", (_request, response) =>
-      reject(new Error(`the BFF refused the console: HTTP ${response.statusCode}`)),
-    );
-  });
-  // A console that never connects fails the bench rather than hanging it.
-  const within = (work: Promise<void>, what: string) =>
-    Promise.race([
-      work,
-      new Promise<never>((_, reject) =>
-        setTimeout(
-          () => reject(new Error(`${which} of ${sessionId}: no ${what} within 60 s`)),
-          60_000,
-        ).unref(),
-      ),
-    ]);
-  await within(
-    until((message) => message.type === "replay-end"),
-    "replay",
-  );
-  await within(
-    until((message) => message.type === "status" && message.state === "connected"),
-    "connection",
-  );
-  const catchUps = () => messages.filter((message) => message.type === "replay-begin").length - 1;
-  return { line, socket, until, catchUps };
-}
-
-/**
- * Resolves once the stream shows `pattern` in what arrives from now on. Only the ends of each chunk
- * are searched (decoding all of it would slow the client down): every pattern waited for here is the
- * last thing printed.
- */
-function waitForText(line: Line, pattern: RegExp | string, timeoutMs = 120_000): Promise<number> {
-  return new Promise((resolve, reject) => {
-    let tail = "";
-    let received = 0;
-    const timer = setTimeout(() => {
-      stop();
-      reject(new Error(`timed out waiting for ${String(pattern)}; last output: ${JSON.stringify(tail)}`));
-    }, timeoutMs);
-    const stop = line.onData((chunk) => {
-      received += chunk.length;
-      const seen = tail + chunk.subarray(0, 256).toString("latin1");
-      const end = chunk.length > 256 ? chunk.subarray(-256).toString("latin1") : "";
-      tail = (end || seen).slice(-256);
-      const matches = (text: string) =>
-        typeof pattern === "string" ? text.includes(pattern) : pattern.test(text);
-      if (matches(seen) || (end !== "" && matches(end))) {
-        clearTimeout(timer);
-        stop();
-        resolve(received);
-      }
-    });
-  });
-}
-
-const prompt = /\$ $/;
-
-/** Gets a fresh prompt, so nothing earlier is still arriving when a measurement starts. */
-async function atPrompt(line: Line): Promise<void> {
-  const shown = waitForText(line, prompt, 30_000);
-  line.send("\r");
-  await shown;
-}
-
-async function throughput(line: Line, producer: string): Promise<{ bytes: number; seconds: number }> {
-  await atPrompt(line);
-  const nonce = randomBytes(4).toString("hex");
-  const done = waitForText(line, `tp-done-${nonce}`);
-  const started = performance.now();
-  // The echoed command reads tp-done''-..., so only the shell's output matches.
-  line.send(`${producer}; echo tp-done''-${nonce}\r`);
-  const bytes = await done;
-  return { bytes, seconds: (performance.now() - started) / 1000 };
-}
+const text: Producer = {
+  label: "text, 78-char lines",
+  command: `base64 -w 78 /dev/urandom | head -c ${outputBytes}`,
+  goalVsBare: 1.5,
+};
+const yes: Producer = { label: "`yes`, 2-byte lines", command: `yes | head -c ${outputBytes}` };
 
 async function echoLatencies(line: Line, count: number): Promise<number[]> {
   await atPrompt(line);
@@ -256,9 +118,7 @@ function percentile(samples: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 }
 
-// The BFF process
-
-type ConsoleBff = BffProcess<BffMessage>;
+// The BFF, a process of its own
 
 const agentSecret = "bench-console-agent-secret-bench-console-agent";
 
@@ -270,83 +130,7 @@ function startBff(kubeconfigPath: string, dataDir: string): Promise<ConsoleBff> 
   });
 }
 
-/** Resolves once the BFF has let go of every viewer (a closed socket is gone on its side too). */
-async function noViewers(bff: ConsoleBff): Promise<void> {
-  while ((await bff.ask("stats", "stats")).consoles.viewers !== 0);
-}
-
 // The measurements
-
-interface ThroughputRow {
-  label: string;
-  /** Seconds from Enter to the end marker (median), and what arrived on the wire. */
-  direct: { seconds: number; wireMb: number };
-  relay: { seconds: number; wireMb: number; catchUps: number; bffCpuMsPerMb: number };
-  /** The same output from a shell on one of the lab's terminals (a PTY through the agent), via the BFF. */
-  terminal: { seconds: number; bffCpuMsPerMb: number };
-}
-
-async function measureThroughput(
-  kubeConfig: KubeConfig,
-  bff: ConsoleBff,
-  cookie: string,
-  sessionId: string,
-): Promise<ThroughputRow[]> {
-  const producers = [
-    { label: "text, 78-char lines", command: `base64 -w 78 /dev/urandom | head -c ${outputBytes}` },
-    { label: "`yes`, 2-byte lines", command: `yes | head -c ${outputBytes}` },
-  ];
-  const rows: ThroughputRow[] = [];
-  for (const { label, command } of producers) {
-    const direct: { seconds: number; bytes: number }[] = [];
-    const relay: { seconds: number; bytes: number; catchUps: number; bffCpuMsPerMb: number }[] = [];
-    const terminal: { seconds: number; bffCpuMsPerMb: number }[] = [];
-    for (let run = 0; run < runs; run += 1) {
-      // One at a time: a second console connection would kick the first, as KubeVirt's does.
-      const straight = await openDirect(kubeConfig, sessionId);
-      direct.push(await throughput(straight, command));
-      straight.close();
-
-      const relayed = await openRelay(bff.url, cookie, sessionId);
-      const cpuBefore = (await bff.ask("cpu", "cpu")).ms;
-      const relayedRun = await throughput(relayed.line, command);
-      const bffCpuMs = (await bff.ask("cpu", "cpu")).ms - cpuBefore;
-      relay.push({
-        ...relayedRun,
-        catchUps: relayed.catchUps(),
-        bffCpuMsPerMb: bffCpuMs / mb(relayedRun.bytes),
-      });
-      relayed.line.close();
-      await noViewers(bff);
-
-      const shell = await openRelay(bff.url, cookie, sessionId, { terminal: 1 });
-      const shellCpuBefore = (await bff.ask("cpu", "cpu")).ms;
-      const shellRun = await throughput(shell.line, command);
-      const shellCpuMs = (await bff.ask("cpu", "cpu")).ms - shellCpuBefore;
-      terminal.push({ seconds: shellRun.seconds, bffCpuMsPerMb: shellCpuMs / mb(shellRun.bytes) });
-      shell.line.close();
-      await noViewers(bff);
-      process.stdout.write(".");
-    }
-    const middle = <T extends { seconds: number }>(results: T[]) =>
-      [...results].sort((a, b) => a.seconds - b.seconds)[Math.floor(results.length / 2)]!;
-    const d = middle(direct);
-    const r = middle(relay);
-    rows.push({
-      label,
-      direct: { seconds: d.seconds, wireMb: mb(d.bytes) },
-      relay: {
-        seconds: r.seconds,
-        wireMb: mb(r.bytes),
-        catchUps: r.catchUps,
-        bffCpuMsPerMb: r.bffCpuMsPerMb,
-      },
-      terminal: middle(terminal),
-    });
-  }
-  process.stdout.write("\n");
-  return rows;
-}
 
 async function measureEcho(
   kubeConfig: KubeConfig,
@@ -360,11 +144,11 @@ async function measureEcho(
   for (let round = 0; round < rounds; round += 1) {
     const straight = await openDirect(kubeConfig, sessionId);
     direct.push(...(await echoLatencies(straight, Math.ceil(echoCount / rounds))));
-    straight.close();
-    const { line } = await openRelay(bff.url, cookie, sessionId);
+    await straight.close();
+    const { line } = await openRelay(bff.url, cookie, sessionId, { patient: true });
     relay.push(...(await echoLatencies(line, Math.ceil(echoCount / rounds))));
-    line.close();
-    await noViewers(bff);
+    await line.close();
+    await viewersDownTo(bff, 0);
   }
   return { direct, relay };
 }
@@ -389,8 +173,7 @@ async function measureFlood(
   await backAtPrompt;
   const ctrlCMs = performance.now() - started;
   stopCounting();
-  flood.close();
-  other.close();
+  await Promise.all([flood.close(), other.close()]);
   return { echo, ctrlCMs, floodMb: mb(flooded) };
 }
 
@@ -421,8 +204,8 @@ async function measureFitFlood(
   const filled = waitForText(filler, "fill-done");
   filler.send("seq 1 3000; echo fill''-done\r");
   await filled;
-  filler.close();
-  await noViewers(bff);
+  await filler.close();
+  await viewersDownTo(bff, 0);
 
   const { line: other } = await openRelay(bff.url, cookie, quiet);
   const typeFor = async (seconds: number) => {
@@ -468,8 +251,8 @@ async function measureFitFlood(
   const floodDelay = await bff.ask("delay", "delay");
   keepFlooding = false;
   await flooder;
-  other.close();
-  await noViewers(bff);
+  await other.close();
+  await viewersDownTo(bff, 0);
   const pick = ({ p50Ms, p99Ms, maxMs }: LoopDelay): LoopDelay => ({ p50Ms, p99Ms, maxMs });
   return { quiet: pick(quietDelay), flood: pick(floodDelay), framesSent, socketsClosed, refusedAttaches };
 }
@@ -532,7 +315,7 @@ async function measureMemory(
     const quietMs = defaultConsoleLimits.scrollbackArchiveAfterMs + 1_000;
     await new Promise((resolve) => setTimeout(resolve, quietMs));
     await sample(`${sessions.length} consoles, full scrollback, quiet ${quietMs / 1000} s`);
-    for (const { line } of lines) line.close();
+    await Promise.all(lines.map(({ line }) => line.close()));
     return rows;
   } finally {
     await bff.stop();
@@ -545,13 +328,16 @@ const fixed = (value: number, digits = 1) => value.toFixed(digits);
 const pad = (text: string, width: number) => text.padStart(width);
 
 interface RelayResults {
-  tp: ThroughputRow[];
+  cost: Awaited<ReturnType<typeof measureRelayCost>>;
+  fanOut: Awaited<ReturnType<typeof measureFanOut>>;
   echo: { direct: number[]; relay: number[] };
   flood: Awaited<ReturnType<typeof measureFlood>>;
   fitFlood: Awaited<ReturnType<typeof measureFitFlood>>;
 }
 
 type MemoryRow = Awaited<ReturnType<typeof measureMemory>>[number];
+
+const dot = () => process.stdout.write(".");
 
 async function measureRelay(
   kubeConfig: KubeConfig,
@@ -560,43 +346,44 @@ async function measureRelay(
   measured: string,
   quiet: string,
 ): Promise<RelayResults> {
+  const staff = staffNames(viewerCount - 1);
+  await writeUsersWithStaff(dataDir, staff);
   const bff = await startBff(kubeconfigPath, dataDir);
+  const bare = await forkBff<BarePipeMessage>("bare-pipe.ts", { kubeconfigPath });
   try {
     const alice = await signInCookie(bff.url, "alice");
-    console.log(`Throughput: ${args.megabytes} MB of guest output, ${runs} runs each way`);
-    const tp = await measureThroughput(kubeConfig, bff, alice, measured);
-    console.log(`Echo latency: ${echoCount} keystrokes each way`);
+    console.log(
+      `Relay cost: ${args.megabytes} MB of guest output a run, ${runs} rounds after a warm-up one, 2 producers`,
+    );
+    const cost = await measureRelayCost(
+      { kubeConfig, bff, bare, cookie: alice, sessionId: measured, rounds: runs, onRound: dot },
+      [text, yes],
+    );
+    console.log(`\nFan-out: ${viewerCount} viewers against 1, ${runs} rounds after a warm-up one`);
+    const fanOut = await measureFanOut({
+      bff,
+      ownerCookie: alice,
+      observerCookies: await Promise.all(staff.map((name) => signInCookie(bff.url, name))),
+      sessionId: measured,
+      command: text.command,
+      rounds: runs,
+      onRound: dot,
+    });
+    console.log(`\nEcho latency: ${echoCount} keystrokes each way`);
     const echo = await measureEcho(kubeConfig, bff, alice, measured);
     console.log("A `yes` flood in one VM, echo in another");
     const flood = await measureFlood(bff.url, alice, measured, quiet);
     console.log(`A fit-guest flood from one student for ${floodSeconds} s, typing in another VM`);
     const fitFlood = await measureFitFlood(bff, alice, measured, quiet);
-    return { tp, echo, flood, fitFlood };
+    return { cost, fanOut, echo, flood, fitFlood };
   } finally {
-    await bff.stop();
+    await Promise.all([bff.stop(), bare.stop()]);
   }
 }
 
-function reportRelay({ tp, echo, flood, fitFlood }: RelayResults): void {
-  console.log(
-    `\nThroughput: ${args.megabytes} MB printed by the guest, MB/s from Enter to the last byte (median of ${runs})`,
-  );
-  console.log(`  ${"output".padEnd(22)}${pad("direct", 10)}${pad("via BFF", 10)}${pad("ratio", 8)}   goal`);
-  for (const row of tp) {
-    const ratio = row.direct.seconds / row.relay.seconds;
-    console.log(
-      `  ${row.label.padEnd(22)}${pad(fixed(mb(outputBytes) / row.direct.seconds), 10)}${pad(fixed(mb(outputBytes) / row.relay.seconds), 10)}${pad(`${fixed(ratio * 100, 0)}%`, 8)}   >= 90% ${ratio >= 0.9 ? "ok" : "MISSED"}`,
-    );
-    console.log(
-      `  ${"".padEnd(22)}${pad(`${fixed(row.direct.wireMb)} MB`, 10)}${pad(`${fixed(row.relay.wireMb)} MB`, 10)}   on the wire; the relay client caught up by replay ${row.relay.catchUps} times`,
-    );
-    console.log(
-      `  ${"".padEnd(32)}${pad(fixed(row.relay.bffCpuMsPerMb), 10)}   ms of the BFF's CPU per MB relayed`,
-    );
-    console.log(
-      `  ${"  a lab terminal".padEnd(32)}${pad(fixed(mb(outputBytes) / row.terminal.seconds), 10)}${pad(`${fixed((row.direct.seconds / row.terminal.seconds) * 100, 0)}%`, 8)}   via the BFF from a PTY through the agent; ${fixed(row.terminal.bffCpuMsPerMb)} ms of the BFF's CPU per MB`,
-    );
-  }
+function reportRelay({ cost, fanOut, echo, flood, fitFlood }: RelayResults): void {
+  reportRelayCost(cost, Number(args.megabytes));
+  reportFanOut(fanOut, viewerCount, Number(args.megabytes));
 
   const [d50, d99, r50, r99] = [
     percentile(echo.direct, 50),

@@ -1,12 +1,14 @@
-// The BFF in a process of its own, so that its CPU and memory are measured apart from the bench's
-// clients. The script (console-bff.ts, soak-bff.ts) starts it as `npm start` does, sends
-// { type: "ready", url } and then answers the bench's commands over IPC; "stop" ends it.
+// A bench script in a process of its own, run by tsx as `npm start` runs the BFF, so that its CPU and
+// memory are measured apart from the bench's clients. The script sends { type: "ready", ... } once it
+// is up, then answers the bench's commands over IPC; "stop" ends it. forkBff starts a server the
+// bench's clients connect to, against the bench's emulator: a BFF (console-bff.ts, soak-bff.ts) or the
+// bare pipe that is its floor (bare-pipe.ts). forkBenchProcess starts any other script
+// (console-observers.ts).
 import { fork, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { projectRoot } from "./bench-cluster.ts";
 
-export interface BffProcess<Message extends { type: string }> {
-  url: string;
+export interface BenchProcess<Message extends { type: string }> {
   pid: number;
   /** Sends a command; the answer is the next message of the given type. */
   ask<Type extends Message["type"]>(command: string, answer: Type): Promise<Extract<Message, { type: Type }>>;
@@ -14,15 +16,22 @@ export interface BffProcess<Message extends { type: string }> {
   stop(): Promise<void>;
 }
 
+export interface BffProcess<Message extends { type: string }> extends BenchProcess<Message> {
+  url: string;
+}
+
+interface ForkOptions {
+  env?: Record<string, string>;
+  execArgv?: string[];
+}
+
 export async function forkBff<Message extends { type: string }>(
   script: string,
-  options: { kubeconfigPath: string; env?: Record<string, string>; execArgv?: string[] },
+  options: ForkOptions & { kubeconfigPath: string },
 ): Promise<BffProcess<Message>> {
-  const child: ChildProcess = fork(path.join(projectRoot, "bench", script), [], {
-    execArgv: ["--import", "tsx", ...(options.execArgv ?? [])],
-    cwd: projectRoot,
+  const { started, ready } = await forkScript<Message, { type: "ready"; url: string }>(script, {
+    execArgv: options.execArgv,
     env: {
-      ...process.env,
       LAB_KUBECONFIG: options.kubeconfigPath,
       AUTH_MODE: "demo",
       HOST: "127.0.0.1",
@@ -30,14 +39,32 @@ export async function forkBff<Message extends { type: string }>(
       LOG_LEVEL: "warn",
       ...options.env,
     },
+  });
+  return { ...started, url: ready.url };
+}
+
+export async function forkBenchProcess<Message extends { type: string }>(
+  script: string,
+  options: ForkOptions = {},
+): Promise<BenchProcess<Message>> {
+  return (await forkScript<Message, { type: "ready" }>(script, options)).started;
+}
+
+async function forkScript<Message extends { type: string }, Ready extends { type: "ready" }>(
+  script: string,
+  options: ForkOptions,
+): Promise<{ started: BenchProcess<Message>; ready: Ready }> {
+  const child: ChildProcess = fork(path.join(projectRoot, "bench", script), [], {
+    execArgv: ["--import", "tsx", ...(options.execArgv ?? [])],
+    cwd: projectRoot,
+    env: { ...process.env, ...options.env },
     stdio: ["ignore", "ignore", "inherit", "ipc"],
   });
-  const { url } = await nextMessage<{ type: "ready"; url: string }>(child, "ready");
-  return {
-    url,
+  const ready = await nextMessage<Ready>(child, script, "ready");
+  const started: BenchProcess<Message> = {
     pid: child.pid ?? 0,
     ask<Type extends Message["type"]>(command: string, answer: Type) {
-      const answered = nextMessage<Extract<Message, { type: Type }>>(child, answer);
+      const answered = nextMessage<Extract<Message, { type: Type }>>(child, script, answer);
       child.send(command);
       return answered;
     },
@@ -49,15 +76,17 @@ export async function forkBff<Message extends { type: string }>(
       await exited;
     },
   };
+  return { started, ready };
 }
 
 /** The child's next message of this type; rejects if the child exits first. */
 function nextMessage<Message extends { type: string }>(
   child: ChildProcess,
+  script: string,
   type: Message["type"],
 ): Promise<Message> {
   return new Promise((resolve, reject) => {
-    const onExit = (code: number | null) => reject(new Error(`the BFF exited (${code})`));
+    const onExit = (code: number | null) => reject(new Error(`bench/${script} exited (${code})`));
     const onMessage = (message: Message) => {
       if (message.type !== type) return;
       child.off("message", onMessage).off("exit", onExit);
