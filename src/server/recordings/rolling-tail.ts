@@ -1,0 +1,148 @@
+// The tail of a recording whose head is full (recording-writer.ts): the newest output that fits in the
+// tail's share together with the gap marker, which counts what was let go of. Output is held raw, at
+// most the share's worth of bytes: its event lines are never shorter than the bytes they hold, so that
+// is always enough to fill the share. It becomes event lines only when the tail is written, and what
+// does not fit then is counted into the marker.
+import { gapMarkerLine, parseGapMarker, type RecordingGap } from "./asciicast.ts";
+import { continuationLength, OutputEventConverter, type OutputFrame } from "./output-events.ts";
+
+export class RollingTail {
+  private frames: OutputFrame[] = [];
+  /** Frames before this index were let go of; the array is compacted now and then. */
+  private first = 0;
+  /** The bytes of the frames held: at most `limit`. */
+  private heldBytes = 0;
+  /** What was let go of before the frames held. */
+  private gap: RecordingGap | undefined;
+
+  /** `maxLineBytes` as the head's events have it (output-events.ts). */
+  constructor(
+    private readonly limit: number,
+    private readonly maxLineBytes: number,
+  ) {}
+
+  /** A stored tail, as another writer of the same console left it: its output comes first. */
+  static parse(stored: string, limit: number, maxLineBytes: number): RollingTail {
+    const tail = new RollingTail(limit, maxLineBytes);
+    for (const line of stored.split("\n")) {
+      const event = parseEvent(line);
+      // A line cut short (a crash while a tail was written without its rename) is no event.
+      if (!event) continue;
+      const [seconds, kind, text] = event;
+      const gap = kind === "m" && tail.frames.length === 0 ? parseGapMarker(seconds, text) : undefined;
+      if (gap) {
+        tail.gap = gap;
+      } else if (kind === "o") {
+        // Its output as the VM printed it: event lines hold whole characters of UTF-8.
+        const bytes = Buffer.from(text);
+        tail.frames.push({ bytes, seconds });
+        tail.heldBytes += bytes.length;
+      }
+    }
+    // The tail's share may be smaller than when it was written.
+    tail.fit();
+    return tail;
+  }
+
+  push(frame: OutputFrame): void {
+    this.frames.push(frame);
+    this.heldBytes += frame.bytes.length;
+    this.fit();
+  }
+
+  /** Output older than any pushed so far: what the head could not take, handed over once it filled. */
+  pushOlder(frames: readonly OutputFrame[]): void {
+    if (frames.length === 0) return;
+    if (this.gap) {
+      // The frames held fill the share already: output from before what was let go of goes too.
+      const bytes = frames.reduce((sum, frame) => sum + frame.bytes.length, 0);
+      this.gap = {
+        ...this.gap,
+        droppedBytes: this.gap.droppedBytes + bytes,
+        fromSeconds: frames[0]!.seconds,
+      };
+      return;
+    }
+    this.frames = [...frames, ...this.frames.slice(this.first)];
+    this.first = 0;
+    for (const frame of frames) this.heldBytes += frame.bytes.length;
+    this.fit();
+  }
+
+  /** The tail as stored: the gap marker, if anything was let go of, then the newest event lines that fit. */
+  text(): string {
+    const events = new OutputEventConverter(this.maxLineBytes).convert(this.frames.slice(this.first));
+    let gap = this.gap;
+    let kept = 0;
+    let keptBytes = events.reduce((sum, event) => sum + event.bytes, 0);
+    const letGo = () => {
+      const event = events[kept]!;
+      gap = countedIn(gap, Buffer.byteLength(event.text), event.seconds);
+      keptBytes -= event.bytes;
+      kept += 1;
+    };
+    // The marker is sized only for the last few: the events before do not fit even without it.
+    while (kept < events.length && keptBytes > this.limit) letGo();
+    while (kept < events.length && gap && Buffer.byteLength(gapMarkerLine(gap)) + keptBytes > this.limit) {
+      letGo();
+    }
+    const lines = events.slice(kept).map((event) => event.line);
+    return (gap ? gapMarkerLine(gap) : "") + lines.join("");
+  }
+
+  /** Lets go of the oldest output, down to the share: whole frames, and the beginning of the last. */
+  private fit(): void {
+    if (this.heldBytes <= this.limit) return;
+    while (this.heldBytes > this.limit) {
+      this.letGoOfOldest(Math.min(this.heldBytes - this.limit, this.frames[this.first]!.bytes.length));
+    }
+    // A character cut in two goes with its beginning: what is held begins with a whole one, and the
+    // count of what was let go of stays exact.
+    for (let cut = 3; cut > 0 && this.first < this.frames.length;) {
+      const rest = Math.min(cut, continuationLength(this.frames[this.first]!.bytes));
+      if (rest === 0) break;
+      this.letGoOfOldest(rest);
+      cut -= rest;
+    }
+    if (this.first > 1024 && this.first * 2 > this.frames.length) {
+      this.frames = this.frames.slice(this.first);
+      this.first = 0;
+    }
+  }
+
+  /** Lets go of the oldest frame's first `bytes`: all of it, or its beginning. */
+  private letGoOfOldest(bytes: number): void {
+    const oldest = this.frames[this.first]!;
+    if (bytes === oldest.bytes.length) this.first += 1;
+    else this.frames[this.first] = { bytes: oldest.bytes.subarray(bytes), seconds: oldest.seconds };
+    this.heldBytes -= bytes;
+    this.gap = countedIn(this.gap, bytes, oldest.seconds);
+  }
+}
+
+/** The gap once output of `bytes`, at `seconds`, was let go of after what it counts. */
+function countedIn(gap: RecordingGap | undefined, bytes: number, seconds: number): RecordingGap {
+  return {
+    droppedBytes: (gap?.droppedBytes ?? 0) + bytes,
+    fromSeconds: gap?.fromSeconds ?? seconds,
+    toSeconds: seconds,
+  };
+}
+
+function parseEvent(line: string): [number, string, string] | undefined {
+  if (line.trim() === "") return undefined;
+  try {
+    const event: unknown = JSON.parse(line);
+    if (
+      Array.isArray(event) &&
+      typeof event[0] === "number" &&
+      typeof event[1] === "string" &&
+      typeof event[2] === "string"
+    ) {
+      return [event[0], event[1], event[2]];
+    }
+  } catch {
+    // Not JSON: left out below.
+  }
+  return undefined;
+}
