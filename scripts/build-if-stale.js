@@ -6,7 +6,15 @@ import { isCurrent, partInputs, root } from "./build-stamps.js";
 
 const outDir = path.join(root, "dist");
 const parts = /** @type {(keyof typeof partInputs)[]} */ (Object.keys(partInputs));
-if (!parts.every((part) => isCurrent(outDir, part))) {
+const stale = parts.filter((part) => !isCurrent(outDir, part));
+const builders = { web: "the web app (Vite)", node: "the Node programs (esbuild)" };
+if (stale.length > 0) {
+  // The first start spends its time here, and a build says nothing until a part is done: unannounced,
+  // a newcomer takes the wait for a hang. On stderr, as the doctor's --json goes through this step too.
+  console.error(
+    `dist/ is missing or older than the sources: building ${stale.map((part) => builders[part]).join(" and ")}.\n` +
+      "A first build takes up to about 40 s on a two-core machine; later starts skip it until the sources change.",
+  );
   const build = spawnSync(process.execPath, ["--import", "tsx", "scripts/build.ts", "--if-stale"], {
     cwd: root,
     stdio: "inherit",

@@ -33,7 +33,7 @@ import { createFaultApi } from "./faults/fault-api.ts";
 import { createFaults, type EmulatorFaults } from "./faults/faults.ts";
 import { withFaults } from "./faults/front-door.ts";
 import { RequestFaults } from "./faults/request-faults.ts";
-import { Connections } from "./http/connections.ts";
+import { Connections, type ConnectionStats } from "./http/connections.ts";
 import { listen } from "./http/listen.ts";
 import { normalizePathPrefix, withPathPrefix } from "./http/path-prefix.ts";
 import type { Authorizer } from "./rbac/attributes.ts";
@@ -98,6 +98,8 @@ export interface Emulator {
   adminToken: string;
   /** Fault injection for tests (in-process, whether or not the HTTP fault API is on). */
   faults: EmulatorFaults;
+  /** The API server's TCP connections, for tests of how clients reuse them. */
+  connectionStats(): ConnectionStats;
   /** Stops serving, kills every guest. */
   close(): Promise<void>;
 }
@@ -236,6 +238,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
     kubeconfigPath,
     adminToken,
     faults,
+    connectionStats: () => connections.stats(),
     close: () => {
       closing ??= (async () => {
         const serverClosed = new Promise<void>((resolveClose) => server.close(() => resolveClose()));

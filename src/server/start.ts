@@ -23,6 +23,7 @@ import {
 import { loadAgentFile } from "./grading/agent-file.ts";
 import { createClusterClient, loadKubeConfig } from "./kube/client.ts";
 import { createClusterFacts } from "./kube/cluster-facts.ts";
+import { KeptAliveKubeConfig } from "./kube/kept-alive.ts";
 import { KubeRequestCounter } from "./kube/request-counter.ts";
 import { WriteRate } from "./kube/write-rate.ts";
 import { formatLabProblem, loadLabs } from "./labs/load-labs.ts";
@@ -65,6 +66,7 @@ export async function startServer(config: Config, options: StartOptions): Promis
   let stores: Stores | undefined;
   let signIns: SignIns | undefined;
   let users: LiveUsers | undefined;
+  let kubeConfig: KeptAliveKubeConfig | undefined;
   try {
     if (options.serveWeb && !existsSync(path.join(webRoot, "index.html"))) {
       throw new Error(
@@ -92,10 +94,12 @@ export async function startServer(config: Config, options: StartOptions): Promis
 
     emulator = await emulatorStarting;
     // Even on the embedded emulator the BFF runs as the service account deploy/ ships, with its RBAC.
-    const kubeConfig = loadKubeConfig(
-      config.cluster.kind === "embedded-emulator"
-        ? { kind: "kubeconfig", path: consoleKubeconfigPathFor(config.cluster.kubeconfigPath) }
-        : config.cluster,
+    kubeConfig = KeptAliveKubeConfig.from(
+      loadKubeConfig(
+        config.cluster.kind === "embedded-emulator"
+          ? { kind: "kubeconfig", path: consoleKubeconfigPathFor(config.cluster.kubeconfigPath) }
+          : config.cluster,
+      ),
     );
     const kubeRequests = new KubeRequestCounter();
     const writeRate = new WriteRate();
@@ -157,6 +161,7 @@ export async function startServer(config: Config, options: StartOptions): Promis
         // The app first: its watches end cleanly before the cluster under them goes away, and no
         // request signs anyone out while the sign-out store closes.
         await app.close();
+        kubeConfig?.close();
         await signIns?.close();
         users?.close();
         await stores?.close();
@@ -164,6 +169,7 @@ export async function startServer(config: Config, options: StartOptions): Promis
       },
     };
   } catch (error) {
+    kubeConfig?.close();
     await signIns?.close();
     users?.close();
     await stores?.close();

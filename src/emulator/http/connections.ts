@@ -11,8 +11,17 @@ export interface DropOptions {
   keep?: { remoteAddress?: string | undefined; remotePort?: number | undefined };
 }
 
+/** What a test of the clients' connection reuse reads. */
+export interface ConnectionStats {
+  /** TCP connections clients opened since the server started, reset ones included. */
+  opened: number;
+  /** Connections open now. */
+  open: number;
+}
+
 export class Connections {
   private readonly sockets = new Set<Socket>();
+  private opened = 0;
   private downUntil = 0;
   private downTimer: NodeJS.Timeout | undefined;
 
@@ -48,12 +57,17 @@ export class Connections {
     this.downUntil = 0;
   }
 
+  stats(): ConnectionStats {
+    return { opened: this.opened, open: this.sockets.size };
+  }
+
   closeAll(): void {
     this.up();
     for (const socket of this.sockets) socket.destroy();
   }
 
   private accept(socket: Socket): void {
+    this.opened += 1;
     if (Date.now() < this.downUntil) {
       socket.resetAndDestroy();
       return;

@@ -12,6 +12,7 @@ import {
 import { countedCalls } from "./api-call.ts";
 import { apiUrl } from "./api-url.ts";
 import { ClusterUnavailableError, KubeStatusError } from "./errors.ts";
+import { applyToRequestOptions } from "./kept-alive.ts";
 import type { KubeRequestCounter } from "./request-counter.ts";
 import type { ObjectMeta } from "./types.ts";
 
@@ -155,7 +156,7 @@ async function getText(kubeConfig: KubeConfig, path: string): Promise<{ status: 
   if (!server) throw new Error("the kubeconfig names no cluster server");
   const url = apiUrl(server, path);
   const options: RequestOptions = { method: "GET", headers: { accept: "text/plain" } };
-  await kubeConfig.applyToHTTPSOptions(options);
+  await applyToRequestOptions(kubeConfig, options);
   return new Promise((resolve, reject) => {
     const request = httpsRequest(url, options, (response) => {
       const chunks: Buffer[] = [];

@@ -5,6 +5,7 @@ import { request as httpsRequest, type RequestOptions } from "node:https";
 import type { KubeConfig } from "@kubernetes/client-node";
 import { apiUrl } from "./api-url.ts";
 import { ClusterUnavailableError, KubeStatusError } from "./errors.ts";
+import { applyToRequestOptions } from "./kept-alive.ts";
 
 const timeoutMs = 15_000;
 const maxAnswerBytes = 1024 * 1024;
@@ -25,7 +26,7 @@ export async function sendRaw(
       ...(payload ? { "content-type": "application/json", "content-length": payload.length } : {}),
     },
   };
-  await kubeConfig.applyToHTTPSOptions(options);
+  await applyToRequestOptions(kubeConfig, options);
   const answer = await new Promise<{ status: number; text: string }>((resolve, reject) => {
     const request = httpsRequest(apiUrl(server, path), options, (response) => {
       const chunks: Buffer[] = [];

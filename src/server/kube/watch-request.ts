@@ -6,6 +6,7 @@ import { request as httpRequest, type IncomingMessage, type RequestOptions } fro
 import { request as httpsRequest } from "node:https";
 import { createInterface } from "node:readline";
 import type { KubeConfig } from "@kubernetes/client-node";
+import { applyToRequestOptions } from "./kept-alive.ts";
 
 /** The API server refused the watch; `body` is its answer (a Status, usually). */
 export class WatchRefusedError extends Error {
@@ -43,7 +44,7 @@ export async function openWatch(
 ): Promise<number | undefined> {
   const options: RequestOptions = { method: "GET", headers: { accept: "application/json" } };
   // Credentials, CA and the agent (http.Agent for a plain-HTTP test server, https.Agent otherwise).
-  await kubeConfig.applyToHTTPSOptions(options);
+  await applyToRequestOptions(kubeConfig, options);
   if (signal.aborted) {
     listener.closed(null);
     return undefined;

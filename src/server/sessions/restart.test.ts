@@ -18,7 +18,9 @@ let bff: TestBff;
 const clients: ConsoleTestClient[] = [];
 
 beforeAll(async () => {
-  emulator = await startTestEmulator({ guests: "sandbox", deployRbac: true });
+  // A guest takes a second to shut down: two restarts sent at once find the first under way even
+  // when one reuses a kept connection and the other opens a new one (tens of ms on a busy machine).
+  emulator = await startTestEmulator({ guests: "sandbox", deployRbac: true, timings: { toStopped: 1000 } });
   bff = await startTestBff({
     labs: [aLab({ id: "lab-restart", title: "Restartable" })],
     emulator,

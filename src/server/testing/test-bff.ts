@@ -27,6 +27,7 @@ import { loadAgentFile } from "../grading/agent-file.ts";
 import { SqliteGradingRepository } from "../grading/sqlite-repository.ts";
 import { SqliteClassRepository } from "../classes/sqlite-repository.ts";
 import { createClusterClient } from "../kube/client.ts";
+import { KeptAliveKubeConfig } from "../kube/kept-alive.ts";
 import type { WriteRate } from "../kube/write-rate.ts";
 import { FileRecordingStorage } from "../recordings/file-recording-storage.ts";
 import { createClusterFacts } from "../kube/cluster-facts.ts";
@@ -127,9 +128,11 @@ export async function startTestBff(options: TestBffOptions): Promise<TestBff> {
 }
 
 export async function startTestBffOnCluster(
-  kubeConfig: KubeConfig,
+  clusterKubeConfig: KubeConfig,
   options: Omit<TestBffOptions, "emulator">,
 ): Promise<TestBffOnCluster> {
+  // As start.ts builds it: requests to the API server keep their connections.
+  const kubeConfig = KeptAliveKubeConfig.from(clusterKubeConfig);
   const ownsDataDir = options.gradingDataDir === undefined;
   const gradingDataDir = options.gradingDataDir ?? (await mkdtemp(path.join(tmpdir(), "test-bff-")));
   const gradingRepository = SqliteGradingRepository.open(gradingDataDir);
@@ -220,6 +223,7 @@ export async function startTestBffOnCluster(
       if (closed) return;
       closed = true;
       await app.close();
+      kubeConfig.close();
       await signIns.close();
       await gradingRepository.close();
       await auditRepository.close();
