@@ -4,6 +4,9 @@
 // bench's clients connect to, against the bench's emulator: a BFF (console-bff.ts, soak-bff.ts) or the
 // bare pipe that is its floor (bare-pipe.ts). forkBenchProcess starts any other script
 // (console-observers.ts).
+//
+// BENCH_CPU_PROFILE_DIR=<folder> has every forked script write a V8 CPU profile there as it stops
+// (`--cpu-prof`): where the relay's CPU goes, run by run.
 import { fork, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { projectRoot } from "./bench-cluster.ts";
@@ -55,7 +58,7 @@ async function forkScript<Message extends { type: string }, Ready extends { type
   options: ForkOptions,
 ): Promise<{ started: BenchProcess<Message>; ready: Ready }> {
   const child: ChildProcess = fork(path.join(projectRoot, "bench", script), [], {
-    execArgv: ["--import", "tsx", ...(options.execArgv ?? [])],
+    execArgv: ["--import", "tsx", ...profiling(), ...(options.execArgv ?? [])],
     cwd: projectRoot,
     env: { ...process.env, ...options.env },
     stdio: ["ignore", "ignore", "inherit", "ipc"],
@@ -94,4 +97,9 @@ function nextMessage<Message extends { type: string }>(
     };
     child.on("message", onMessage).once("exit", onExit);
   });
+}
+
+function profiling(): string[] {
+  const folder = process.env.BENCH_CPU_PROFILE_DIR;
+  return folder ? ["--cpu-prof", `--cpu-prof-dir=${folder}`, "--cpu-prof-interval=500"] : [];
 }

@@ -71,15 +71,12 @@ export class PlainRunFinder {
   /** Scans the next chunk of the stream (sequences and runs carry over from the one before). */
   scan(bytes: Uint8Array): void {
     const base = this.scanned;
+    const words = new WordView(bytes);
     let index = 0;
     while (index < bytes.length) {
       if (this.state === "ground" && !this.afterC2) {
         if (this.runStart < 0) this.runStart = base + index;
-        for (; index < bytes.length; index += 1) {
-          const kind = groundClass[bytes[index]!]!;
-          if (kind === SPECIAL) break;
-          if (kind === LINE_FEED) this.lineEnded(base + index + 1);
-        }
+        index = this.plainUntil(bytes, words, index);
         if (index === bytes.length) break;
         const byte = bytes[index]!;
         // A character from U+00A0..U+00BF is plain; 0xC2 before anything else is not.
@@ -93,6 +90,36 @@ export class PlainRunFinder {
       index += 1;
     }
     this.scanned = base + bytes.length;
+  }
+
+  /**
+   * Where the plain text from `from` ends: the first byte that is not plain, or the chunk's end.
+   * After a line feed that ended a line of some length, the whole words of four printable bytes that
+   * follow are passed at once (a text line is mostly those): the scan is paid on every byte a
+   * console prints.
+   */
+  private plainUntil(bytes: Uint8Array, words: WordView, from: number): number {
+    const base = this.scanned;
+    let index = from;
+    let lineStart = index;
+    let tryWords = true;
+    while (index < bytes.length) {
+      if (tryWords && words.isWordStart(index)) {
+        index = words.skipPrintable(index);
+        tryWords = false;
+        if (index === bytes.length) break;
+      }
+      const kind = groundClass[bytes[index]!]!;
+      if (kind === SPECIAL) return index;
+      if (kind === LINE_FEED) {
+        this.lineEnded(base + index + 1);
+        // Short lines (`yes`) have no whole word to pass: trying would cost more than it saves.
+        tryWords = index - lineStart >= minLineForWords;
+        lineStart = index + 1;
+      }
+      index += 1;
+    }
+    return index;
   }
 
   /**
@@ -188,4 +215,48 @@ function c1Transition(code: number, state: State): State {
   if (code === 0x90 || code === 0x98 || code === 0x9e || code === 0x9f) return "string";
   if (code === 0x9c) return "ground";
   return state;
+}
+
+const noWords = new Int32Array(0);
+/** The shortest line after which the next is scanned a word at a time. */
+const minLineForWords = 16;
+
+/** A chunk's 4-byte-aligned words, to test four bytes at once. */
+class WordView {
+  private readonly words: Int32Array;
+  /** The index in the chunk of its first aligned byte, and of the byte after its last word. */
+  private readonly first: number;
+  private readonly last: number;
+
+  constructor(bytes: Uint8Array) {
+    const first = (4 - (bytes.byteOffset & 3)) & 3;
+    const count = first < bytes.length ? (bytes.length - first) >>> 2 : 0;
+    this.first = count > 0 ? first : bytes.length;
+    this.last = this.first + count * 4;
+    this.words = count > 0 ? new Int32Array(bytes.buffer, bytes.byteOffset + first, count) : noWords;
+  }
+
+  isWordStart(index: number): boolean {
+    return index >= this.first && index < this.last && ((index - this.first) & 3) === 0;
+  }
+
+  /** From the word starting at `index`, past every whole word that is all printable. */
+  skipPrintable(index: number): number {
+    const { words } = this;
+    let word = (index - this.first) >>> 2;
+    while (word < words.length && allPrintable(words[word]!)) word += 1;
+    return this.first + word * 4;
+  }
+}
+
+/**
+ * No byte of the word is below 0x20 or is 0x7F or 0xC2 (the bit tricks of "Bit Twiddling Hacks":
+ * hasless and haszero, exact in saying whether, never in saying where).
+ */
+function allPrintable(word: number): boolean {
+  const below20 = ((word - 0x20202020) | 0) & ~word;
+  const del = word ^ 0x7f7f7f7f;
+  const c2 = word ^ 0xc2c2c2c2;
+  const zeroByte = (((del - 0x01010101) | 0) & ~del) | (((c2 - 0x01010101) | 0) & ~c2);
+  return ((below20 | zeroByte) & 0x80808080) === 0;
 }
