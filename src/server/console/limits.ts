@@ -71,6 +71,14 @@ export interface ConsoleLimits {
   /** Largest frame a browser may send; larger ones close the socket (1009). */
   maxFrameBytes: number;
   /**
+   * Output to a browser goes out as soon as this turn of the event loop is over, unless it flows:
+   * after a frame of at least `flowingFrameBytes`, the next waits until this long after it (or a
+   * frame's worth). A `yes` flood arrives in pieces of a few KiB: one frame each cost the BFF a
+   * write, a TCP segment and an ack to read, most of its CPU; a keystroke's echo never waits.
+   */
+  flowingFrameIntervalMs: number;
+  flowingFrameBytes: number;
+  /**
    * Control messages (fit, keyboard, anything that is not an ack): a burst, then this many per
    * second; past the allowance they are dropped, and a socket this far past it is closed (1008).
    */
@@ -121,6 +129,8 @@ export const defaultConsoleLimits: ConsoleLimits = {
   heldInputBytes: 4 * 1024,
   inputBytesPerSecond: 32 * 1024,
   maxFrameBytes: consoleMaxFrameBytes,
+  flowingFrameIntervalMs: 4,
+  flowingFrameBytes: 1024,
   controlBurst: 20,
   controlPerSecond: 5,
   controlFloodCloseAfter: 40,

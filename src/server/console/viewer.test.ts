@@ -1,4 +1,4 @@
-// One viewer's socket over a real websocket pair: what its frames cost the typing budget.
+// One viewer's socket over a real websocket pair: what its frames cost the typing budget, and how output is gathered into frames.
 import { patient } from "../../common/testing/patience.ts";
 import { once } from "node:events";
 import type { AddressInfo } from "node:net";
@@ -21,7 +21,7 @@ afterEach(() => {
 });
 
 /** A viewer on the server's end of a socket, and the browser's end, which acks every frame. */
-async function connected(typed: Buffer[]) {
+async function connected(typed: Buffer[], limits = defaultConsoleLimits) {
   const server = new WebSocketServer({ port: 0 });
   const accepted = once(server, "connection") as Promise<[WebSocket]>;
   const browser = new WebSocket(`ws://127.0.0.1:${(server.address() as AddressInfo).port}`);
@@ -37,14 +37,16 @@ async function connected(typed: Buffer[]) {
     acked: () => undefined,
     closed: () => undefined,
   };
-  const viewer = new ConsoleViewer(socket, identity, defaultConsoleLimits, events);
+  const viewer = new ConsoleViewer(socket, identity, limits, events);
   let frames = 0;
+  const received: Buffer[] = [];
   browser.on("message", (data: Buffer, isBinary) => {
     if (!isBinary) return;
     frames += 1;
+    received.push(data);
     browser.send(JSON.stringify({ type: "ack", bytes: data.length }));
   });
-  return { viewer, socket, browser, frames: () => frames };
+  return { viewer, socket, browser, frames: () => frames, received };
 }
 
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
@@ -79,5 +81,35 @@ describe("a viewer's typing budget", () => {
     // The socket is not read until the debt is paid (seconds at 32 KiB/s): the key waits behind.
     await expect.poll(() => socket.isPaused).toBe(true);
     expect(typed).toEqual([]);
+  });
+});
+
+describe("a viewer's frames", () => {
+  it("gather a flood's output for a while after each frame, and lose none of it", async () => {
+    const limits = { ...defaultConsoleLimits, flowingFrameIntervalMs: 60_000 };
+    const { viewer, received } = await connected([], limits);
+    viewer.beginReplay();
+    viewer.replay("", false);
+    // Forty pieces of 4 KiB, one a turn, as a flood arrives: the first goes at once, then the rest
+    // wait until a frame's worth (64 KiB) is gathered.
+    const piece = Buffer.alloc(4096, "y");
+    for (let turn = 0; turn < 40; turn += 1) {
+      viewer.output(piece);
+      await nextTurn();
+    }
+    await expect.poll(() => Buffer.concat(received).length).toBe(2 * 64 * 1024 + 4096);
+    expect(received.map((frame) => frame.length)).toEqual([4096, 64 * 1024, 64 * 1024]);
+  });
+
+  it("send a keystroke's echo at once, however long the interval", async () => {
+    const limits = { ...defaultConsoleLimits, flowingFrameIntervalMs: 60_000 };
+    const { viewer, received } = await connected([], limits);
+    viewer.beginReplay();
+    viewer.replay("", false);
+    viewer.output(Buffer.from("$ "));
+    await expect.poll(() => received.length).toBe(1);
+    viewer.output(Buffer.from("l"));
+    await expect.poll(() => received.length).toBe(2);
+    expect(Buffer.concat(received).toString()).toBe("$ l");
   });
 });

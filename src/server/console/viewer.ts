@@ -39,6 +39,8 @@ export interface ViewerEvents {
 }
 
 const maxControlMessageChars = 1024;
+/** The schema's bound on one ack (ConsoleClientMessage). */
+const maxAckBytes = 1 << 30;
 
 export class ConsoleViewer {
   /** Bytes of output sent, and acknowledged by the browser as written into its terminal. */
@@ -51,9 +53,16 @@ export class ConsoleViewer {
   private queuedBytes = 0;
   /** Too far behind: output is skipped until the next replay brings the viewer up to date. */
   private held = false;
-  /** Output of this turn of the event loop, sent as one frame: fewer, larger frames cost less. */
+  /**
+   * Output gathered for the next frame: fewer, larger frames cost less (each is a write, a TCP
+   * segment and an ack from the browser). Sent at the end of this turn of the event loop, or while
+   * output flows, a few milliseconds after the frame before (see `limits.flowingFrameIntervalMs`).
+   */
   private outgoing: Uint8Array[] = [];
   private outgoingBytes = 0;
+  private lastFrameAt = -Infinity;
+  private lastFrameBytes = 0;
+  private flushTimer: NodeJS.Timeout | undefined;
   /** Output frames sent, and acks received: a browser acks at most once per frame it was sent. */
   private framesSent = 0;
   private acksReceived = 0;
@@ -194,6 +203,7 @@ export class ConsoleViewer {
     this.outgoing = [];
     this.outgoingBytes = 0;
     clearTimeout(this.resumeReading);
+    clearTimeout(this.flushTimer);
     if (this.reportedClosed) return;
     this.reportedClosed = true;
     this.events.closed(this);
@@ -207,13 +217,23 @@ export class ConsoleViewer {
       this.flushOutput();
     } else if (!this.flushScheduled) {
       this.flushScheduled = true;
-      setImmediate(() => this.flushOutput());
+      // A keystroke's echo after a quiet moment goes at once; a flood's next frame waits a little.
+      const { flowingFrameIntervalMs, flowingFrameBytes } = this.limits;
+      const wait = this.lastFrameAt + flowingFrameIntervalMs - performance.now();
+      if (this.lastFrameBytes >= flowingFrameBytes && wait > 0) {
+        this.flushTimer = setTimeout(() => this.flushOutput(), wait);
+      } else {
+        setImmediate(() => this.flushOutput());
+      }
     }
   }
 
   private flushOutput(): void {
     this.flushScheduled = false;
+    clearTimeout(this.flushTimer);
     if (this.outgoingBytes === 0 || this.closed) return;
+    this.lastFrameAt = performance.now();
+    this.lastFrameBytes = this.outgoingBytes;
     const bytes = this.outgoing.length === 1 ? this.outgoing[0]! : Buffer.concat(this.outgoing);
     this.outgoing = [];
     this.outgoingBytes = 0;
@@ -264,8 +284,13 @@ export class ConsoleViewer {
   }
 }
 
+/** An ack as the SPA writes it: one for every frame of a flood, so read without the schema's cost. */
+const plainAck = /^\{"type":"ack","bytes":([1-9]\d{0,9})\}$/;
+
 function parseClientMessage(bytes: Buffer): ConsoleClientMessage | undefined {
   if (bytes.length > maxControlMessageChars) return undefined;
+  const ack = bytes.length <= 40 ? plainAck.exec(bytes.toString("latin1")) : null;
+  if (ack && Number(ack[1]) <= maxAckBytes) return { type: "ack", bytes: Number(ack[1]) };
   try {
     const parsed = ConsoleClientMessage.safeParse(JSON.parse(bytes.toString("utf8")));
     return parsed.success ? parsed.data : undefined;

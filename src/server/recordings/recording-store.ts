@@ -105,12 +105,18 @@ export class RecordingStore {
   ): ConsoleRecorder {
     const recording = { ...session, recordingId: recordingIdOf(session.id, terminal), terminal };
     let writer: Promise<RecordingWriter | undefined> | undefined;
+    // Once open, output goes to it straight away: a promise turn per chunk showed in a flood's profile.
+    let open: RecordingWriter | undefined;
     let failedAt = -Infinity;
     let closed: Promise<void> | undefined;
     return {
       output: (chunk) => {
         if (closed) return;
         const at = Date.now();
+        if (open) {
+          open.output(chunk, at);
+          return;
+        }
         // Storage that could not be reached is tried again a while later, not on every chunk.
         if (!writer && at - failedAt < reopenDelayMs) return;
         writer ??= this.openWriter(recording, size).then((opened) => {
@@ -118,6 +124,8 @@ export class RecordingStore {
             failedAt = Date.now();
             writer = undefined;
           }
+          // Output queued on the opening still goes in first: it is delivered in this same turn.
+          open = opened;
           return opened;
         });
         void writer.then((opened) => opened?.output(chunk, at));
