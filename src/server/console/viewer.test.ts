@@ -1,4 +1,5 @@
-// One viewer's socket over a real websocket pair: what its frames cost the typing budget, and how output is gathered into frames.
+// One viewer's socket over a real websocket pair: what its frames cost the typing budget, and how
+// output is gathered into frames.
 import { patient } from "../../common/testing/patience.ts";
 import { once } from "node:events";
 import type { AddressInfo } from "node:net";
