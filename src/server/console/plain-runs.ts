@@ -55,7 +55,8 @@ export class PlainRunFinder {
   private lineEnds: Float64Array;
   private lineEndCount = 0;
   private nextLineEnd = 0;
-  private readonly closed: Skippable[] = [];
+  /** Runs that ended with a head to skip, and where each run ended (its cut counted lines up to there). */
+  private readonly closed: (Skippable & { runEnd: number })[] = [];
 
   constructor(private keepLines: number) {
     this.lineEnds = new Float64Array(keepLines + 1);
@@ -63,7 +64,7 @@ export class PlainRunFinder {
 
   /** A new screen size: the run open now is left whole (parsed), and later ones keep this many lines. */
   setKeepLines(keepLines: number): void {
-    this.endRun();
+    this.endRun(this.scanned);
     this.keepLines = keepLines;
     this.lineEnds = new Float64Array(keepLines + 1);
   }
@@ -85,7 +86,7 @@ export class PlainRunFinder {
           continue;
         }
       }
-      this.endRun();
+      this.endRun(base + index);
       this.advance(bytes[index]!);
       index += 1;
     }
@@ -129,8 +130,9 @@ export class PlainRunFinder {
    */
   takeSkippable(upTo: number): Skippable[] {
     let count = 0;
-    while (count < this.closed.length && this.closed[count]!.end <= upTo) count += 1;
-    const taken = this.closed.splice(0, count);
+    // A run that ended after `upTo` counted lines printed after it: its cut is not one `upTo` may take.
+    while (count < this.closed.length && this.closed[count]!.runEnd <= upTo) count += 1;
+    const taken: Skippable[] = this.closed.splice(0, count).map(({ start, end }) => ({ start, end }));
     const cut = this.openRunCut();
     if (upTo >= this.scanned && cut !== undefined) {
       taken.push({ start: this.runStart, end: cut });
@@ -160,10 +162,11 @@ export class PlainRunFinder {
     return cut > this.runStart ? cut : undefined;
   }
 
-  private endRun(): void {
+  /** The open run ends at `runEnd` (the stream position of what ends it). */
+  private endRun(runEnd: number): void {
     if (this.runStart < 0) return;
     const cut = this.openRunCut();
-    if (cut !== undefined) this.closed.push({ start: this.runStart, end: cut });
+    if (cut !== undefined) this.closed.push({ start: this.runStart, end: cut, runEnd });
     this.runStart = -1;
     this.lineEndCount = 0;
     this.nextLineEnd = 0;

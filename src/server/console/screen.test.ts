@@ -71,6 +71,19 @@ describe("ConsoleScreen", () => {
     expect(text).not.toContain("line-84");
   });
 
+  it("snapshots the lines before it, whatever the run they are in prints after it", async () => {
+    const screen = aScreen(10);
+    screen.write(Buffer.from("start\r\n"));
+    const parsing = screen.whenParsed();
+    const before = Array.from({ length: 20 }, (_, line) => `L${line}\r\n`).join("");
+    screen.write(Buffer.from(before));
+    const snapshot = screen.snapshot();
+    // The same plain run goes on past the snapshot, long enough to push its lines off, then ends.
+    screen.write(Buffer.from(`${Array.from({ length: 15 }, (_, line) => `M${line}\r\n`).join("")}\x1b[m`));
+    await parsing;
+    expect(await snapshot).toBe(await reference(Buffer.from(`start\r\n${before}`), 10));
+  });
+
   it("resizes after the output written before the resize, parsed or not", async () => {
     const screen = aScreen(100, 60_000, 0, { parseQuietMs: 60_000, parseAtLatestMs: 60_000 });
     // Printed at column 30 of 40, then the guest narrows to 20: the row wraps, the y goes to column 10.

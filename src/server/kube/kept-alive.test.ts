@@ -1,6 +1,9 @@
 // The BFF's requests to the API server keep their connections: the emulator's server counts the TCP
 // connections it was opened, over real TLS, while the clients start.ts builds make the requests
 // the BFF's timers make (lease renewals every 2 s, lists, the server's version).
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { KubeConfig } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -121,4 +124,49 @@ describe("the BFF's requests to the API server", () => {
     const { client } = bffClients(untrusting);
     await expect(client.serverVersion()).rejects.toBeInstanceOf(ClusterUnavailableError);
   });
+
+  it("check the certificate against the CA its file holds now, renewed or not", async () => {
+    const source = loadKubeConfig({ kind: "kubeconfig", path: cluster.emulator.kubeconfigPath });
+    const folder = await mkdtemp(path.join(tmpdir(), "kept-alive-"));
+    try {
+      const caFile = path.join(folder, "ca.crt");
+      const ca = Buffer.from(source.getCurrentCluster()!.caData!, "base64");
+      await writeFile(caFile, ca);
+      const fromFile = new KubeConfig();
+      fromFile.loadFromOptions({
+        clusters: [{ name: "emulator", server: cluster.emulator.url, caFile }],
+        users: [{ name: "admin", token: cluster.emulator.adminToken }],
+        contexts: [{ name: "emulator", cluster: "emulator", user: "admin" }],
+        currentContext: "emulator",
+      });
+      const { client } = bffClients(fromFile);
+      const before = opened();
+      await client.serverVersion();
+      await client.serverVersion();
+      expect(opened() - before, "one kept connection").toBe(1);
+      // Renewed (here: the same CA written again with a comment): a new connection checks it.
+      await writeFile(caFile, Buffer.concat([Buffer.from("# renewed\n"), ca]));
+      await client.serverVersion();
+      expect(opened() - before).toBe(2);
+      // A CA that did not sign the server's certificate fails the next request.
+      await writeFile(caFile, untrustedCa);
+      await expect(client.serverVersion()).rejects.toBeInstanceOf(ClusterUnavailableError);
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
+  });
 });
+
+/** A self-signed CA (`openssl req -x509`, P-256) that signed no server here. */
+const untrustedCa = `-----BEGIN CERTIFICATE-----
+MIIBfjCCASOgAwIBAgIUE6AjRXGbwQ1MnHQwqVrEV3hIaGEwCgYIKoZIzj0EAwIw
+FDESMBAGA1UEAwwJdW50cnVzdGVkMB4XDTI2MTIwNzE3MjQxNloXDTM2MTIwNDE3
+MjQxNlowFDESMBAGA1UEAwwJdW50cnVzdGVkMFkwEwYHKoZIzj0CAQYIKoZIzj0D
+AQcDQgAEntWjKZFwJOYqVAh/tc91IY52FXEIucpItXttN2dcftHEimfCOXbyRQxj
+Svu9aoZe6wp4JFaRDsQmDr7A35+IrKNTMFEwHQYDVR0OBBYEFLQ83yKaLcjuUstJ
+O+m9SrVuNfm4MB8GA1UdIwQYMBaAFLQ83yKaLcjuUstJO+m9SrVuNfm4MA8GA1Ud
+EwEB/wQFMAMBAf8wCgYIKoZIzj0EAwIDSQAwRgIhAMYhOLLSFQrUOcUmtcYz5RSt
+cbcyt9RRhk5uyvUUqadzAiEAxuZD9C4KiKSq8GUCM2+eSyljKIIPjNvh3h+J/vES
+pg4=
+-----END CERTIFICATE-----
+`;

@@ -23,7 +23,9 @@ import {
 const idleSocketMs = 30_000;
 
 export class KeptAliveKubeConfig extends KubeConfig {
-  private agent: http.Agent | undefined;
+  private current: { agent: http.Agent | undefined; fingerprint: string } | undefined;
+  /** Agents replaced by a newer one whose requests (a watch) go on; let go once idle, or at close. */
+  private readonly replaced = new Set<http.Agent>();
   private closed = false;
 
   /** A copy of `source` (its clusters, users, contexts and which one is current) keeping connections. */
@@ -46,7 +48,20 @@ export class KeptAliveKubeConfig extends KubeConfig {
    */
   close(): void {
     this.closed = true;
-    this.agent?.destroy();
+    this.current?.agent?.destroy();
+    for (const agent of this.replaced) agent.destroy();
+  }
+
+  /** An agent replaced: its idle connections go now, and it goes once no request (a watch) holds it. */
+  private retire(agent: http.Agent): void {
+    for (const sockets of Object.values(agent.freeSockets))
+      for (const socket of sockets ?? []) socket.destroy();
+    this.replaced.add(agent);
+    for (const old of this.replaced) {
+      if (isBusy(old)) continue;
+      old.destroy();
+      this.replaced.delete(old);
+    }
   }
 
   /**
@@ -55,9 +70,22 @@ export class KeptAliveKubeConfig extends KubeConfig {
    */
   sharedAgent(): http.Agent | undefined {
     if (this.closed) return undefined;
-    this.agent ??= agentFor(this.getCurrentCluster(), this.getCurrentUser());
-    return this.agent;
+    // Read for every request, as client-node does: a CA or client certificate renewed in its file
+    // (short-lived certificates) gets a new agent, whose connections use it.
+    const credentials = credentialsOf(this.getCurrentCluster(), this.getCurrentUser());
+    const print = credentials ? fingerprint(credentials) : "";
+    if (!this.current || this.current.fingerprint !== print) {
+      const previous = this.current?.agent;
+      if (previous) this.retire(previous);
+      this.current = { agent: credentials && agentFor(credentials), fingerprint: print };
+    }
+    return this.current.agent;
   }
+}
+
+/** Whether an agent still carries a request (a watch), idle connections aside. */
+function isBusy(agent: http.Agent): boolean {
+  return Object.values(agent.sockets).some((sockets) => (sockets?.length ?? 0) > 0);
 }
 
 /** The kubeconfig's credentials and TLS for a request made with node:http(s) (not a websocket). */
@@ -70,21 +98,44 @@ export async function applyToRequestOptions(
   if (shared) options.agent = shared;
 }
 
-function agentFor(cluster: Cluster | null, user: User | null): http.Agent | undefined {
+/** What client-node's applyHTTPSOptions reads for every request. */
+interface AgentCredentials {
+  server: string;
+  ca: Buffer | null;
+  cert: Buffer | null;
+  privateKey: Buffer | null;
+  skipTLSVerify: boolean;
+  tlsServerName: string | undefined;
+}
+
+/** Undefined where no agent is shared (see sharedAgent). */
+function credentialsOf(cluster: Cluster | null, user: User | null): AgentCredentials | undefined {
   if (!cluster || cluster.proxyUrl || user?.exec) return undefined;
+  return {
+    server: cluster.server,
+    ca: bufferFromFileOrString(cluster.caFile, cluster.caData),
+    cert: user ? bufferFromFileOrString(user.certFile, user.certData) : null,
+    privateKey: user ? bufferFromFileOrString(user.keyFile, user.keyData) : null,
+    skipTLSVerify: cluster.skipTLSVerify,
+    tlsServerName: cluster.tlsServerName,
+  };
+}
+
+function fingerprint({ server, ca, cert, privateKey }: AgentCredentials): string {
+  return [server, ca, cert, privateKey].map((part) => part?.toString("base64") ?? "").join(" ");
+}
+
+function agentFor(credentials: AgentCredentials): http.Agent {
+  const { server, ca, cert, privateKey, skipTLSVerify, tlsServerName } = credentials;
   // No maxSockets: a watch holds its connection for minutes and must never make a request wait.
   const kept = { keepAlive: true, timeout: idleSocketMs };
-  if (cluster.server.startsWith("http:")) return new http.Agent(kept);
-  // What client-node's applyHTTPSOptions reads for every request, read once.
-  const ca = bufferFromFileOrString(cluster.caFile, cluster.caData);
-  const cert = user && bufferFromFileOrString(user.certFile, user.certData);
-  const key = user && bufferFromFileOrString(user.keyFile, user.keyData);
+  if (server.startsWith("http:")) return new http.Agent(kept);
   return new https.Agent({
     ...kept,
     ...(ca ? { ca } : {}),
     ...(cert ? { cert } : {}),
-    ...(key ? { key } : {}),
-    ...(cluster.skipTLSVerify ? { rejectUnauthorized: false } : {}),
-    ...(cluster.tlsServerName ? { servername: cluster.tlsServerName } : {}),
+    ...(privateKey ? { key: privateKey } : {}),
+    ...(skipTLSVerify ? { rejectUnauthorized: false } : {}),
+    ...(tlsServerName ? { servername: tlsServerName } : {}),
   });
 }

@@ -223,15 +223,16 @@ export class WallStream {
     if (this.closed) return;
     const screens: WallScreen[] = [];
     for (const { id, version, screen } of changed) {
-      // A console that closed meanwhile is off the wall's screens until it opens again.
-      if (this.deps.consoles.screenOf(id) !== screen) continue;
+      // A session that left the wall meanwhile, or whose console closed, is not shown (this time).
+      if (!this.kept.has(id) || this.deps.consoles.screenOf(id) !== screen) continue;
       this.sentVersions.set(id, version);
       const text = screen.screenText();
       screens.push({ sessionId: id, ...text });
       this.matches.screenSent(id, text.rows);
     }
     if (screens.length > 0) this.send({ type: "screens", screens });
-    if (desktops.length > 0) this.send({ type: "desktops", desktops });
+    const stillShown = desktops.filter((desktop) => this.kept.has(desktop.sessionId));
+    if (stillShown.length > 0) this.send({ type: "desktops", desktops: stillShown });
     this.search();
   }
 
