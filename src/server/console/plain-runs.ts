@@ -12,7 +12,9 @@
 //
 // WARNING: exact for the whole screen as a scroll region (a shell, and full-screen programs' own
 // buffers, which have no scrollback). Plain text printed with a scroll region smaller than the
-// screen, or with the cursor below it, may leave a different copy than the real screen.
+// screen, or with the cursor below it, may leave a different copy than the real screen. So may
+// lines ended by a bare LF (a guest whose tty does not map it to CR LF): after one the cursor keeps
+// its column, and the CR standing in for a dropped head puts it at the line's start.
 
 const ESC = 0x1b;
 const CAN = 0x18;
