@@ -10,7 +10,6 @@ import { text } from "node:stream/consumers";
 import type { FastifyBaseLogger } from "fastify";
 import WebSocket, { WebSocketServer } from "ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Session } from "../../common/api.ts";
 import {
   createTestSchema,
   startTestPostgres,
@@ -22,6 +21,7 @@ import type { RecordingStorage } from "../recordings/recording-storage.ts";
 import { RecordingStore } from "../recordings/recording-store.ts";
 import { eventually } from "../../common/testing/patience.ts";
 import { ConsoleHub } from "./hub.ts";
+import { aRunningSession } from "../sessions/testing/fixtures.ts";
 
 let postgres: TestPostgres;
 beforeAll(async () => {
@@ -58,24 +58,6 @@ const storages: [string, () => Promise<StorageUnderTest>][] = [
     },
   ],
 ];
-
-function aRunningSession(id: string): Session {
-  return {
-    id,
-    labId: "lab-one",
-    owner: "alice",
-    section: null,
-    status: "running",
-    phase: "Running",
-    createdAt: new Date().toISOString(),
-    expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
-    extensions: 0,
-    timeline: [],
-    message: null,
-    notice: null,
-    start: "cold",
-  };
-}
 
 /** A logger that keeps every warning and error. */
 function keepingLog(problems: unknown[]): FastifyBaseLogger {
@@ -115,7 +97,7 @@ describe.each(storages)("a console closing, recorded on %s", (_name, create) => 
         await once(socket, "open");
         return socket;
       },
-      findSession: async (id) => aRunningSession(id),
+      findSession: async (id) => aRunningSession(id, { labId: "lab-one" }),
       log: keepingLog(problems),
       recordings: new RecordingStore({
         storage,

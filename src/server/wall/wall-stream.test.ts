@@ -4,33 +4,15 @@ import { once } from "node:events";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import WebSocket, { WebSocketServer } from "ws";
-import type { Session } from "../../common/api.ts";
 import { waitFor } from "../../common/testing/patience.ts";
 import { SearchBudget } from "./search-budget.ts";
 import { WallStream, type WallConsoles } from "./wall-stream.ts";
+import { aRunningSession } from "../sessions/testing/fixtures.ts";
 
 const closers: (() => void)[] = [];
 afterEach(() => {
   for (const close of closers.splice(0)) close();
 });
-
-function aRunningSession(id: string): Session {
-  return {
-    id,
-    labId: "lab",
-    owner: "alice",
-    section: null,
-    status: "running",
-    phase: "Running",
-    createdAt: new Date().toISOString(),
-    expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
-    extensions: 0,
-    timeline: [],
-    message: null,
-    notice: null,
-    start: "cold",
-  };
-}
 
 describe("a wall's screens", () => {
   it("leave out a session that left the wall while its screen was parsed", async () => {

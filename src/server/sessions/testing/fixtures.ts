@@ -1,4 +1,5 @@
 // Session objects as a KubeVirt cluster returns them, built small with overrides for tests.
+import type { Session } from "../../../common/api.ts";
 import type { Lab } from "../../../common/lab.ts";
 import type {
   Condition,
@@ -20,6 +21,26 @@ export function aLab(overrides: Partial<Lab> = {}): Lab {
     vm: { cpu: 2, memory: "4Gi", image: "quay.io/containerdisks/fedora:41", nested: false, cloudInit: null },
     session: { minutes: 60, extendMinutes: 15, maxExtensions: 2, terminals: 0, consoles: ["serial"] },
     checks: [],
+    ...overrides,
+  };
+}
+
+/** A running session as the sessions API answers it, an hour from its end. */
+export function aRunningSession(id: string, overrides: Partial<Session> = {}): Session {
+  return {
+    id,
+    labId: "lab",
+    owner: "alice",
+    section: null,
+    status: "running",
+    phase: "Running",
+    createdAt: new Date().toISOString(),
+    expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
+    extensions: 0,
+    timeline: [],
+    message: null,
+    notice: null,
+    start: "cold",
     ...overrides,
   };
 }
