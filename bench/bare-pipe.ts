@@ -1,6 +1,6 @@
 // The floor the BFF's console relay is compared with (bench/console.ts): a process started as the
 // BFF is (forkBff, tsx), with a plain `ws` server. For each client it opens the same console
-// subresource upstream as the BFF (openVmiWebSocket: TLS, `perMessageDeflate: false`), then forwards
+// subresource upstream as the BFF (openBenchConsole: TLS, `perMessageDeflate: false`), then forwards
 // each upstream binary message as one downstream binary frame, and keystrokes the other way. There is
 // no parsing, no coalescing, no flow control, no screen copy and no recording: what relaying alone
 // costs in Node.
@@ -12,8 +12,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import WebSocket, { WebSocketServer } from "ws";
 import { loadKubeConfig } from "../src/server/kube/client.ts";
-import { openVmiWebSocket } from "../src/server/kube/vmi-websocket.ts";
-import { benchNamespace } from "./support/bench-cluster.ts";
+import { openBenchConsole } from "./support/bench-cluster.ts";
 import { answeredCpu, type CpuMessage } from "./support/cpu-ipc.ts";
 
 export type BarePipeMessage =
@@ -31,14 +30,7 @@ const server = createServer((_request, response) => response.writeHead(404).end(
 
 server.on("upgrade", (request, socket, head) => {
   const vmiName = decodeURIComponent((request.url ?? "/").slice(1));
-  openVmiWebSocket({
-    kubeConfig,
-    namespace: benchNamespace,
-    vmiName,
-    subresource: "console",
-    options: { perMessageDeflate: false },
-    signal: AbortSignal.timeout(10_000),
-  }).then(
+  openBenchConsole(kubeConfig, vmiName).then(
     (upstream) => {
       openUpstreams += 1;
       upstream.once("close", () => (openUpstreams -= 1));

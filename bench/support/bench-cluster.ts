@@ -4,6 +4,7 @@ import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { KubeConfig } from "@kubernetes/client-node";
+import type WebSocket from "ws";
 import type { Lab } from "../../src/common/lab.ts";
 import {
   startEmbeddedEmulator,
@@ -15,6 +16,7 @@ import { loadAgentFile } from "../../src/server/grading/agent-file.ts";
 import { agentKey } from "../../src/server/grading/agent-key.ts";
 import { createClusterClient, loadKubeConfig, type ClusterClient } from "../../src/server/kube/client.ts";
 import { KubeRequestCounter } from "../../src/server/kube/request-counter.ts";
+import { openVmiWebSocket } from "../../src/server/kube/vmi-websocket.ts";
 import { sessionsSelector } from "../../src/server/sessions/labels.ts";
 import { createSessionVm } from "../../src/server/sessions/vm-creation.ts";
 import { buildSessionObjects, newSessionId } from "../../src/server/sessions/vm-manifest.ts";
@@ -140,4 +142,19 @@ export async function waitUntilRunning(
     }
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
+}
+
+/**
+ * A VMI's serial console straight from the emulator's subresource, with the kubeconfig's
+ * credentials, as virtctl (and the BFF) open it: TLS, no compression.
+ */
+export function openBenchConsole(kubeConfig: KubeConfig, vmiName: string): Promise<WebSocket> {
+  return openVmiWebSocket({
+    kubeConfig,
+    namespace: benchNamespace,
+    vmiName,
+    subresource: "console",
+    options: { perMessageDeflate: false },
+    signal: AbortSignal.timeout(10_000),
+  });
 }

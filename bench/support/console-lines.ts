@@ -6,10 +6,9 @@ import { randomBytes } from "node:crypto";
 import type { KubeConfig } from "@kubernetes/client-node";
 import WebSocket from "ws";
 import { consoleAckBytes, ConsoleServerMessage } from "../../src/common/console-protocol.ts";
-import { openVmiWebSocket } from "../../src/server/kube/vmi-websocket.ts";
 import { openBrowserSocket } from "../../src/server/testing/browser-socket.ts";
 import type { BffMessage } from "../console-bff.ts";
-import { benchNamespace } from "./bench-cluster.ts";
+import { openBenchConsole } from "./bench-cluster.ts";
 import type { BffProcess } from "./bff-process.ts";
 
 export type ConsoleBff = BffProcess<BffMessage>;
@@ -45,15 +44,7 @@ function lineOf(socket: WebSocket, afterData: (bytes: number) => void = () => {}
 
 /** Straight to the emulator's console subresource with the admin's credentials, as virtctl would. */
 export async function openDirect(kubeConfig: KubeConfig, vmiName: string): Promise<Line> {
-  const socket = await openVmiWebSocket({
-    kubeConfig,
-    namespace: benchNamespace,
-    vmiName,
-    subresource: "console",
-    options: { perMessageDeflate: false },
-    signal: AbortSignal.timeout(10_000),
-  });
-  return lineOf(socket);
+  return lineOf(await openBenchConsole(kubeConfig, vmiName));
 }
 
 /** Through the bare pipe (bare-pipe.ts): open once its own line to the VM's console is. */
