@@ -74,6 +74,8 @@ const lab = aGradingLab(
 );
 
 const minute = 60_000;
+/** cloud-init's last line, printed to the console when a boot's set-up is over. */
+const cloudInitFinished = "finished at";
 /** The BFF's clock runs ahead by this much: the idle test moves it, nothing else does. */
 let offsetMs = 0;
 
@@ -510,6 +512,7 @@ describe("a session on a real guest, through the BFF", () => {
     await serial.run("echo kept > ~/before-reboot.txt");
     const kernelsBefore = serial.rowsContaining("Linux version");
     const promptsBefore = serial.rowsContaining(`student@${sessionId}:~$`);
+    const setupsBefore = serial.rowsContaining(cloudInitFinished);
     // Through the BFF's hub, as the console's special-keys menu sends it: a viewer of our own straight
     // on the vnc subresource would race the hub's upstream, still lingering from the test before, for
     // the VMI's one connection (the newcomer wins), and keys sent on the loser's socket are lost.
@@ -545,6 +548,13 @@ describe("a session on a real guest, through the BFF", () => {
       async () => serial.rowsContaining(`student@${sessionId}:~$`),
       (count) => count > promptsBefore,
       { what: "the second boot's autologin shell on the serial console", timeoutMs: 60_000 },
+    );
+    // cloud-init's stages print to the serial console until its set-up is over, and the shell's
+    // output would be interleaved with them: the autologin shell comes before cloud-init's end.
+    await eventually(
+      async () => serial.rowsContaining(cloudInitFinished),
+      (count) => count > setupsBefore,
+      { what: "the second boot's cloud-init end on the serial console", timeoutMs: bootMs },
     );
     expect(await serial.run("cat ~/before-reboot.txt")).toBe("kept");
   });
