@@ -2,7 +2,8 @@
 // transaction; row locks (not a file lock, as in SQLite) keep two replicas from recording one
 // result twice.
 import type { GradingRunStatus } from "../../common/grading-api.ts";
-import { SessionResult } from "../../common/grading.ts";
+import type { SessionResult } from "../../common/grading.ts";
+import { jsonAsReturned } from "../db/column-values.ts";
 import { PostgresDatabase, type PostgresOptions, type Queryable } from "../db/postgres/database.ts";
 import { postgresGradingSchema } from "./postgres-schema.ts";
 import type {
@@ -15,38 +16,16 @@ import type {
   RunRecord,
   SelfCheckRecord,
 } from "./repository.ts";
-
-interface SelfCheckRow {
-  id: string;
-  session_id: string;
-  lab_id: string;
-  owner: string;
-  checked_at: Date;
-  result: unknown;
-}
-
-interface RunRow {
-  id: string;
-  lab_id: string;
-  started_by: string;
-  status: GradingRunStatus;
-  created_at: Date;
-  finished_at: Date | null;
-  selected_session_ids: string[] | null;
-  rerun_of: string | null;
-  total: number;
-  done: number;
-  ungradable: number;
-}
-
-interface ItemRow {
-  run_id: string;
-  session_id: string;
-  owner: string;
-  section: string | null;
-  status: "pending" | "done";
-  result: unknown;
-}
+import {
+  toItem,
+  toLatestResult,
+  toRun,
+  toSelfCheck,
+  type ItemRow,
+  type LatestResultRow,
+  type RunRow,
+  type SelfCheckRow,
+} from "./rows.ts";
 
 const selectRuns = `
   SELECT r.id, r.lab_id, r.started_by, r.status, r.created_at, r.finished_at, r.selected_session_ids,
@@ -79,7 +58,7 @@ export class PostgresGradingRepository implements GradingRepository {
        WHERE session_id = $1 ORDER BY id DESC LIMIT $2`,
       [sessionId, limit],
     );
-    return rows.map(toSelfCheck);
+    return rows.map((row) => toSelfCheck(row, jsonAsReturned));
   }
 
   async createRun(run: NewRun): Promise<RunRecord> {
@@ -116,12 +95,12 @@ export class PostgresGradingRepository implements GradingRepository {
        GROUP BY r.id ORDER BY r.created_at DESC, r.seq DESC`,
       [filter.labId ?? null, filter.status ?? null],
     );
-    return rows.map(toRun);
+    return rows.map((row) => toRun(row, jsonAsReturned));
   }
 
   async listRunItems(runId: string): Promise<RunItemRecord[]> {
     const rows = await this.db.query<ItemRow>(`${selectItems} WHERE run_id = $1 ORDER BY position`, [runId]);
-    return rows.map(toItem);
+    return rows.map((row) => toItem(row, jsonAsReturned));
   }
 
   async recordResult(
@@ -141,7 +120,7 @@ export class PostgresGradingRepository implements GradingRepository {
         sessionId,
       ]);
       if (!row) throw new Error(`Grading run ${runId} has no session ${sessionId}.`);
-      return { item: toItem(row), recorded };
+      return { item: toItem(row, jsonAsReturned), recorded };
     });
   }
 
@@ -176,14 +155,14 @@ export class PostgresGradingRepository implements GradingRepository {
 
   async latestResults(labId: string): Promise<LatestResult[]> {
     // COLLATE "C": owners in byte order whatever the database's locale, as SQLite orders them.
-    const rows = await this.db.query<{ run_id: string; section: string | null; result: unknown }>(
+    const rows = await this.db.query<LatestResultRow>(
       `SELECT DISTINCT ON (i.owner COLLATE "C") i.run_id, i.section, i.result
        FROM run_items i JOIN grading_runs r ON r.id = i.run_id
        WHERE r.lab_id = $1 AND i.status = 'done'
        ORDER BY i.owner COLLATE "C", i.gradable DESC, i.graded_at DESC, r.created_at DESC, r.seq DESC`,
       [labId],
     );
-    return rows.map((row) => ({ runId: row.run_id, section: row.section, result: parseResult(row.result) }));
+    return rows.map((row) => toLatestResult(row, jsonAsReturned));
   }
 
   async close(): Promise<void> {
@@ -210,52 +189,11 @@ async function completeItem(
 
 async function findRun(client: Queryable, runId: string): Promise<RunRecord | undefined> {
   const [row] = await client.query<RunRow>(`${selectRuns} WHERE r.id = $1 GROUP BY r.id`, [runId]);
-  return row ? toRun(row) : undefined;
+  return row ? toRun(row, jsonAsReturned) : undefined;
 }
 
 async function requireRun(client: Queryable, runId: string): Promise<RunRecord> {
   const run = await findRun(client, runId);
   if (!run) throw new Error(`There is no grading run ${runId}.`);
   return run;
-}
-
-function toSelfCheck(row: SelfCheckRow): SelfCheckRecord {
-  return {
-    id: Number(row.id),
-    sessionId: row.session_id,
-    labId: row.lab_id,
-    owner: row.owner,
-    checkedAt: row.checked_at.toISOString(),
-    result: parseResult(row.result),
-  };
-}
-
-function toRun(row: RunRow): RunRecord {
-  return {
-    id: row.id,
-    labId: row.lab_id,
-    startedBy: row.started_by,
-    status: row.status,
-    createdAt: row.created_at.toISOString(),
-    finishedAt: row.finished_at?.toISOString() ?? null,
-    selectedSessionIds: row.selected_session_ids,
-    rerunOf: row.rerun_of,
-    counts: { total: row.total, done: row.done, ungradable: row.ungradable },
-  };
-}
-
-function toItem(row: ItemRow): RunItemRecord {
-  return {
-    runId: row.run_id,
-    sessionId: row.session_id,
-    owner: row.owner,
-    section: row.section,
-    status: row.status,
-    result: row.result === null ? null : parseResult(row.result),
-  };
-}
-
-/** Stored by this code, but checked anyway: a hand-edited or damaged row must not reach a page unseen. */
-function parseResult(value: unknown): SessionResult {
-  return SessionResult.parse(value);
 }

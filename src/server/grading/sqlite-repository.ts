@@ -6,7 +6,8 @@
 // at how it ended, so INSERT … RETURNING through .get() hands back the id of a row never stored.
 import type { Database, Statement } from "better-sqlite3";
 import type { GradingRunStatus } from "../../common/grading-api.ts";
-import { SessionResult } from "../../common/grading.ts";
+import type { SessionResult } from "../../common/grading.ts";
+import { jsonFromText } from "../db/column-values.ts";
 import { withDatabaseErrors } from "../db/errors.ts";
 import { openGradingDatabase } from "./grading-database.ts";
 import type {
@@ -19,38 +20,16 @@ import type {
   RunRecord,
   SelfCheckRecord,
 } from "./repository.ts";
-
-interface SelfCheckRow {
-  id: number;
-  session_id: string;
-  lab_id: string;
-  owner: string;
-  checked_at: string;
-  result: string;
-}
-
-interface RunRow {
-  id: string;
-  lab_id: string;
-  started_by: string;
-  status: GradingRunStatus;
-  created_at: string;
-  finished_at: string | null;
-  selected_session_ids: string | null;
-  rerun_of: string | null;
-  total: number;
-  done: number;
-  ungradable: number;
-}
-
-interface ItemRow {
-  run_id: string;
-  session_id: string;
-  owner: string;
-  section: string | null;
-  status: "pending" | "done";
-  result: string | null;
-}
+import {
+  toItem,
+  toLatestResult,
+  toRun,
+  toSelfCheck,
+  type ItemRow,
+  type LatestResultRow,
+  type RunRow,
+  type SelfCheckRow,
+} from "./rows.ts";
 
 const runColumns = `
   r.id, r.lab_id, r.started_by, r.status, r.created_at, r.finished_at, r.selected_session_ids, r.rerun_of,
@@ -85,7 +64,9 @@ export class SqliteGradingRepository implements GradingRepository {
 
   async listSelfChecks(sessionId: string, limit: number): Promise<SelfCheckRecord[]> {
     return this.guard(() =>
-      (this.sql.listSelfChecks.all(sessionId, limit) as SelfCheckRow[]).map(toSelfCheck),
+      (this.sql.listSelfChecks.all(sessionId, limit) as SelfCheckRow[]).map((row) =>
+        toSelfCheck(row, jsonFromText),
+      ),
     );
   }
 
@@ -125,12 +106,14 @@ export class SqliteGradingRepository implements GradingRepository {
     return this.guard(() =>
       (
         this.sql.listRuns.all({ lab_id: filter.labId ?? null, status: filter.status ?? null }) as RunRow[]
-      ).map(toRun),
+      ).map((row) => toRun(row, jsonFromText)),
     );
   }
 
   async listRunItems(runId: string): Promise<RunItemRecord[]> {
-    return this.guard(() => (this.sql.listItems.all(runId) as ItemRow[]).map(toItem));
+    return this.guard(() =>
+      (this.sql.listItems.all(runId) as ItemRow[]).map((row) => toItem(row, jsonFromText)),
+    );
   }
 
   async recordResult(
@@ -149,7 +132,7 @@ export class SqliteGradingRepository implements GradingRepository {
           const recorded = this.completeItem(runId, sessionId, result);
           const row = this.sql.getItem.get(runId, sessionId) as ItemRow | undefined;
           if (!row) throw new Error(`Grading run ${runId} has no session ${sessionId}.`);
-          return { item: toItem(row), recorded };
+          return { item: toItem(row, jsonFromText), recorded };
         })
         .immediate(),
     );
@@ -179,8 +162,8 @@ export class SqliteGradingRepository implements GradingRepository {
 
   async latestResults(labId: string): Promise<LatestResult[]> {
     return this.guard(() =>
-      (this.sql.latestResults.all(labId) as { run_id: string; section: string | null; result: string }[]).map(
-        (row) => ({ runId: row.run_id, section: row.section, result: parseResult(row.result) }),
+      (this.sql.latestResults.all(labId) as LatestResultRow[]).map((row) =>
+        toLatestResult(row, jsonFromText),
       ),
     );
   }
@@ -203,7 +186,7 @@ export class SqliteGradingRepository implements GradingRepository {
 
   private findRun(runId: string): RunRecord | undefined {
     const row = this.sql.getRun.get(runId) as RunRow | undefined;
-    return row ? toRun(row) : undefined;
+    return row ? toRun(row, jsonFromText) : undefined;
   }
 
   private requireRun(runId: string): RunRecord {
@@ -269,46 +252,4 @@ function prepareStatements(db: Database) {
        ) WHERE rank = 1 ORDER BY owner`,
     ),
   };
-}
-
-function toSelfCheck(row: SelfCheckRow): SelfCheckRecord {
-  return {
-    id: row.id,
-    sessionId: row.session_id,
-    labId: row.lab_id,
-    owner: row.owner,
-    checkedAt: row.checked_at,
-    result: parseResult(row.result),
-  };
-}
-
-function toRun(row: RunRow): RunRecord {
-  return {
-    id: row.id,
-    labId: row.lab_id,
-    startedBy: row.started_by,
-    status: row.status,
-    createdAt: row.created_at,
-    finishedAt: row.finished_at,
-    selectedSessionIds:
-      row.selected_session_ids === null ? null : (JSON.parse(row.selected_session_ids) as string[]),
-    rerunOf: row.rerun_of,
-    counts: { total: row.total, done: row.done, ungradable: row.ungradable },
-  };
-}
-
-function toItem(row: ItemRow): RunItemRecord {
-  return {
-    runId: row.run_id,
-    sessionId: row.session_id,
-    owner: row.owner,
-    section: row.section,
-    status: row.status,
-    result: row.result === null ? null : parseResult(row.result),
-  };
-}
-
-/** Stored by this code, but checked anyway: a hand-edited or damaged row must not reach a page unseen. */
-function parseResult(text: string): SessionResult {
-  return SessionResult.parse(JSON.parse(text));
 }
