@@ -1,24 +1,11 @@
 // AuditRepository on PostgreSQL (pg), chosen by DATABASE_URL: one append-only table, read newest
 // first by id.
-import { AuditEntry } from "../../common/operations-api.ts";
+import type { AuditEntry } from "../../common/operations-api.ts";
+import { jsonAsReturned } from "../db/column-values.ts";
 import { PostgresDatabase, type PostgresOptions } from "../db/postgres/database.ts";
 import { postgresAuditSchema } from "./postgres-schema.ts";
 import type { AuditFilter, AuditRepository, NewAuditEntry } from "./repository.ts";
-
-interface Row {
-  id: string;
-  at: Date;
-  actor: string;
-  actor_role: string | null;
-  action: string;
-  session_id: string | null;
-  lab_id: string | null;
-  owner: string | null;
-  section: string | null;
-  details: unknown;
-  ip: string | null;
-  user_agent: string | null;
-}
+import { toEntry, type AuditRow } from "./rows.ts";
 
 export class PostgresAuditRepository implements AuditRepository {
   constructor(private readonly db: PostgresDatabase) {}
@@ -66,31 +53,14 @@ export class PostgresAuditRepository implements AuditRepository {
     if (filter.until !== undefined) clauses.push(`at < ${bind(filter.until)}`);
     if (page.before !== undefined) clauses.push(`id < ${bind(page.before)}`);
     const where = clauses.length > 0 ? `WHERE ${clauses.join(" AND ")}` : "";
-    const rows = await this.db.query<Row>(
+    const rows = await this.db.query<AuditRow>(
       `SELECT * FROM audit_log ${where} ORDER BY id DESC LIMIT ${bind(page.limit)}`,
       params,
     );
-    return rows.map(toEntry);
+    return rows.map((row) => toEntry(row, jsonAsReturned));
   }
 
   async close(): Promise<void> {
     await this.db.close();
   }
-}
-
-function toEntry(row: Row): AuditEntry {
-  return AuditEntry.parse({
-    id: Number(row.id),
-    at: row.at.toISOString(),
-    actor: row.actor,
-    actorRole: row.actor_role,
-    action: row.action,
-    sessionId: row.session_id,
-    labId: row.lab_id,
-    owner: row.owner,
-    section: row.section,
-    details: row.details,
-    ip: row.ip,
-    userAgent: row.user_agent,
-  });
 }

@@ -4,25 +4,12 @@
 // .run() throws then; .get() reads one row and resets the statement without looking at how it
 // ended, so INSERT … RETURNING through .get() hands back the id of an entry never stored.
 import type { Database, Statement } from "better-sqlite3";
-import { AuditEntry } from "../../common/operations-api.ts";
+import type { AuditEntry } from "../../common/operations-api.ts";
+import { jsonFromText } from "../db/column-values.ts";
 import { withDatabaseErrors } from "../db/errors.ts";
 import { openAuditDatabase } from "./audit-database.ts";
 import type { AuditFilter, AuditRepository, NewAuditEntry } from "./repository.ts";
-
-interface Row {
-  id: number;
-  at: string;
-  actor: string;
-  actor_role: string | null;
-  action: string;
-  session_id: string | null;
-  lab_id: string | null;
-  owner: string | null;
-  section: string | null;
-  details: string;
-  ip: string | null;
-  user_agent: string | null;
-}
+import { toEntry, type AuditRow } from "./rows.ts";
 
 export class SqliteAuditRepository implements AuditRepository {
   private readonly file: string;
@@ -97,29 +84,12 @@ export class SqliteAuditRepository implements AuditRepository {
     return withDatabaseErrors(this.file, () => {
       const rows = this.db
         .prepare(`SELECT * FROM audit_log ${where} ORDER BY id DESC LIMIT @limit`)
-        .all(params) as Row[];
-      return rows.map(toEntry);
+        .all(params) as AuditRow[];
+      return rows.map((row) => toEntry(row, jsonFromText));
     });
   }
 
   async close(): Promise<void> {
     this.db.close();
   }
-}
-
-function toEntry(row: Row): AuditEntry {
-  return AuditEntry.parse({
-    id: row.id,
-    at: row.at,
-    actor: row.actor,
-    actorRole: row.actor_role,
-    action: row.action,
-    sessionId: row.session_id,
-    labId: row.lab_id,
-    owner: row.owner,
-    section: row.section,
-    details: JSON.parse(row.details) as unknown,
-    ip: row.ip,
-    userAgent: row.user_agent,
-  });
 }
