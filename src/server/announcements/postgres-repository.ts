@@ -2,28 +2,7 @@
 import { PostgresDatabase, type PostgresOptions } from "../db/postgres/database.ts";
 import { postgresAnnouncementsSchema } from "./postgres-schema.ts";
 import type { AnnouncementRecord, AnnouncementRepository, StudentView } from "./repository.ts";
-
-interface Row {
-  id: string;
-  lab_id: string;
-  section: string | null;
-  class_id: string | null;
-  author: string;
-  text: string;
-  created_at: Date;
-}
-
-function toRecord(row: Row): AnnouncementRecord {
-  return {
-    id: row.id,
-    labId: row.lab_id,
-    section: row.section,
-    classId: row.class_id,
-    author: row.author,
-    text: row.text,
-    createdAt: row.created_at.getTime(),
-  };
-}
+import { toAnnouncement, type AnnouncementRow } from "./rows.ts";
 
 export class PostgresAnnouncementRepository implements AnnouncementRepository {
   constructor(private readonly db: PostgresDatabase) {}
@@ -56,8 +35,8 @@ export class PostgresAnnouncementRepository implements AnnouncementRepository {
   }
 
   async get(id: string): Promise<AnnouncementRecord | undefined> {
-    const [row] = await this.db.query<Row>("SELECT * FROM announcements WHERE id = $1", [id]);
-    return row && toRecord(row);
+    const [row] = await this.db.query<AnnouncementRow>("SELECT * FROM announcements WHERE id = $1", [id]);
+    return row && toAnnouncement(row);
   }
 
   // Ties in time are ordered by id byte by byte (COLLATE "C"), as SQLite orders them.
@@ -67,21 +46,21 @@ export class PostgresAnnouncementRepository implements AnnouncementRepository {
   ): Promise<AnnouncementRecord[]> {
     const rows =
       options.sections === undefined
-        ? await this.db.query<Row>(
+        ? await this.db.query<AnnouncementRow>(
             `SELECT * FROM announcements WHERE lab_id = $1 ORDER BY created_at DESC, id COLLATE "C" DESC LIMIT $2`,
             [labId, options.limit],
           )
-        : await this.db.query<Row>(
+        : await this.db.query<AnnouncementRow>(
             `SELECT * FROM announcements
              WHERE lab_id = $1 AND (section IS NULL OR section = ANY($2::text[]))
              ORDER BY created_at DESC, id COLLATE "C" DESC LIMIT $3`,
             [labId, options.sections, options.limit],
           );
-    return rows.map(toRecord);
+    return rows.map(toAnnouncement);
   }
 
   async shownTo(view: StudentView): Promise<AnnouncementRecord[]> {
-    const rows = await this.db.query<Row>(
+    const rows = await this.db.query<AnnouncementRow>(
       `SELECT * FROM announcements AS a
        WHERE a.lab_id = $1 AND a.created_at >= $2 AND (a.section IS NULL OR a.section = $3)
          AND NOT EXISTS (
@@ -90,7 +69,7 @@ export class PostgresAnnouncementRepository implements AnnouncementRepository {
        ORDER BY a.created_at DESC, a.id COLLATE "C" DESC LIMIT $5`,
       [view.labId, new Date(view.since), view.section, view.username, view.limit],
     );
-    return rows.map(toRecord);
+    return rows.map(toAnnouncement);
   }
 
   async dismiss(id: string, username: string, at: number): Promise<void> {

@@ -3,30 +3,9 @@ import type { Database, Statement } from "better-sqlite3";
 import { withDatabaseErrors } from "../db/errors.ts";
 import { openAnnouncementsDatabase } from "./announcements-database.ts";
 import type { AnnouncementRecord, AnnouncementRepository, StudentView } from "./repository.ts";
-
-interface Row {
-  id: string;
-  lab_id: string;
-  section: string | null;
-  class_id: string | null;
-  author: string;
-  text: string;
-  created_at: string;
-}
+import { toAnnouncement, type AnnouncementRow } from "./rows.ts";
 
 const iso = (ms: number) => new Date(ms).toISOString();
-
-function toRecord(row: Row): AnnouncementRecord {
-  return {
-    id: row.id,
-    labId: row.lab_id,
-    section: row.section,
-    classId: row.class_id,
-    author: row.author,
-    text: row.text,
-    createdAt: Date.parse(row.created_at),
-  };
-}
 
 export class SqliteAnnouncementRepository implements AnnouncementRepository {
   private readonly file: string;
@@ -90,8 +69,8 @@ export class SqliteAnnouncementRepository implements AnnouncementRepository {
   }
 
   async get(id: string): Promise<AnnouncementRecord | undefined> {
-    const row = withDatabaseErrors(this.file, () => this.byId.get(id) as Row | undefined);
-    return row && toRecord(row);
+    const row = withDatabaseErrors(this.file, () => this.byId.get(id) as AnnouncementRow | undefined);
+    return row && toAnnouncement(row);
   }
 
   async listForLab(
@@ -102,15 +81,15 @@ export class SqliteAnnouncementRepository implements AnnouncementRepository {
       options.sections === undefined
         ? this.ofLab.all(labId, options.limit)
         : this.ofLabIn.all(labId, JSON.stringify(options.sections), options.limit),
-    ) as Row[];
-    return rows.map(toRecord);
+    ) as AnnouncementRow[];
+    return rows.map(toAnnouncement);
   }
 
   async shownTo(view: StudentView): Promise<AnnouncementRecord[]> {
     const rows = withDatabaseErrors(this.file, () =>
       this.shown.all(view.labId, iso(view.since), view.section, view.username, view.limit),
-    ) as Row[];
-    return rows.map(toRecord);
+    ) as AnnouncementRow[];
+    return rows.map(toAnnouncement);
   }
 
   async dismiss(id: string, username: string, at: number): Promise<void> {
