@@ -2,28 +2,7 @@
 import { PostgresDatabase, type PostgresOptions } from "../db/postgres/database.ts";
 import { postgresClassesSchema } from "./postgres-schema.ts";
 import type { ClassRecord, ClassRepository } from "./repository.ts";
-
-interface Row {
-  id: string;
-  lab_id: string;
-  starts_at: Date;
-  ends_at: Date;
-  expected: number;
-  created_by: string;
-  created_at: Date;
-}
-
-function toRecord(row: Row): ClassRecord {
-  return {
-    id: row.id,
-    labId: row.lab_id,
-    startsAt: row.starts_at.getTime(),
-    endsAt: row.ends_at.getTime(),
-    expected: row.expected,
-    createdBy: row.created_by,
-    createdAt: row.created_at.getTime(),
-  };
-}
+import { toClass, type ClassRow } from "./rows.ts";
 
 export class PostgresClassRepository implements ClassRepository {
   constructor(private readonly db: PostgresDatabase) {}
@@ -56,15 +35,16 @@ export class PostgresClassRepository implements ClassRepository {
   }
 
   async endingAfter(time: number): Promise<ClassRecord[]> {
-    const rows = await this.db.query<Row>("SELECT * FROM classes WHERE ends_at > $1 ORDER BY starts_at, id", [
-      new Date(time),
-    ]);
-    return rows.map(toRecord);
+    const rows = await this.db.query<ClassRow>(
+      "SELECT * FROM classes WHERE ends_at > $1 ORDER BY starts_at, id",
+      [new Date(time)],
+    );
+    return rows.map(toClass);
   }
 
   async get(id: string): Promise<ClassRecord | undefined> {
-    const [row] = await this.db.query<Row>("SELECT * FROM classes WHERE id = $1", [id]);
-    return row && toRecord(row);
+    const [row] = await this.db.query<ClassRow>("SELECT * FROM classes WHERE id = $1", [id]);
+    return row && toClass(row);
   }
 
   async remove(id: string): Promise<boolean> {

@@ -3,30 +3,9 @@ import type { Database, Statement } from "better-sqlite3";
 import { withDatabaseErrors } from "../db/errors.ts";
 import { openClassesDatabase } from "./classes-database.ts";
 import type { ClassRecord, ClassRepository } from "./repository.ts";
-
-interface Row {
-  id: string;
-  lab_id: string;
-  starts_at: string;
-  ends_at: string;
-  expected: number;
-  created_by: string;
-  created_at: string;
-}
+import { toClass, type ClassRow } from "./rows.ts";
 
 const iso = (ms: number) => new Date(ms).toISOString();
-
-function toRecord(row: Row): ClassRecord {
-  return {
-    id: row.id,
-    labId: row.lab_id,
-    startsAt: Date.parse(row.starts_at),
-    endsAt: Date.parse(row.ends_at),
-    expected: row.expected,
-    createdBy: row.created_by,
-    createdAt: Date.parse(row.created_at),
-  };
-}
 
 export class SqliteClassRepository implements ClassRepository {
   private readonly file: string;
@@ -68,12 +47,12 @@ export class SqliteClassRepository implements ClassRepository {
   }
 
   async endingAfter(time: number): Promise<ClassRecord[]> {
-    return withDatabaseErrors(this.file, () => (this.ending.all(iso(time)) as Row[]).map(toRecord));
+    return withDatabaseErrors(this.file, () => (this.ending.all(iso(time)) as ClassRow[]).map(toClass));
   }
 
   async get(id: string): Promise<ClassRecord | undefined> {
-    const row = withDatabaseErrors(this.file, () => this.byId.get(id) as Row | undefined);
-    return row && toRecord(row);
+    const row = withDatabaseErrors(this.file, () => this.byId.get(id) as ClassRow | undefined);
+    return row && toClass(row);
   }
 
   async remove(id: string): Promise<boolean> {
