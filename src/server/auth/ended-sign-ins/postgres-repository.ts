@@ -2,17 +2,10 @@
 import { PostgresDatabase, type PostgresOptions } from "../../db/postgres/database.ts";
 import { postgresEndedSignInsSchema } from "./postgres-schema.ts";
 import type { EndedSignIn, EndedSignInRepository, EndedSignInsPage, SignInCutOff } from "./repository.ts";
+import { toCutOff, toEndedSignIn, type CutOffRow, type EndedSignInRow } from "./rows.ts";
 
-interface Row {
+interface Row extends EndedSignInRow {
   seq: string;
-  id: string;
-  expires_at: Date;
-}
-
-interface CutOffRow {
-  username: string;
-  issued_up_to: Date;
-  expires_at: Date;
 }
 
 /**
@@ -57,7 +50,7 @@ export class PostgresEndedSignInRepository implements EndedSignInRepository {
       [position, lateCommitWindowMs / 1000],
     );
     return {
-      endedSignIns: rows.map((row) => ({ id: row.id, expiresAt: row.expires_at.getTime() })),
+      endedSignIns: rows.map(toEndedSignIn),
       position: rows.reduce((highest, row) => Math.max(highest, Number(row.seq)), position),
     };
   }
@@ -77,11 +70,7 @@ export class PostgresEndedSignInRepository implements EndedSignInRepository {
       "SELECT username, issued_up_to, expires_at FROM sign_in_cut_offs WHERE expires_at > $1 ORDER BY username",
       [new Date(now)],
     );
-    return rows.map((row) => ({
-      username: row.username,
-      issuedUpTo: row.issued_up_to.getTime(),
-      expiresAt: row.expires_at.getTime(),
-    }));
+    return rows.map(toCutOff);
   }
 
   async purgeExpired(now: number): Promise<number> {

@@ -4,17 +4,10 @@ import type { Database, Statement } from "better-sqlite3";
 import { withDatabaseErrors } from "../../db/errors.ts";
 import { openEndedSignInsDatabase } from "./ended-sign-ins-database.ts";
 import type { EndedSignIn, EndedSignInRepository, EndedSignInsPage, SignInCutOff } from "./repository.ts";
+import { toCutOff, toEndedSignIn, type CutOffRow, type EndedSignInRow } from "./rows.ts";
 
-interface Row {
+interface Row extends EndedSignInRow {
   seq: number;
-  id: string;
-  expires_at: string;
-}
-
-interface CutOffRow {
-  username: string;
-  issued_up_to: string;
-  expires_at: string;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -60,7 +53,7 @@ export class SqliteEndedSignInRepository implements EndedSignInRepository {
   async endedSince(position: number): Promise<EndedSignInsPage> {
     const rows = withDatabaseErrors(this.file, () => this.since.all(position) as Row[]);
     return {
-      endedSignIns: rows.map((row) => ({ id: row.id, expiresAt: Date.parse(row.expires_at) })),
+      endedSignIns: rows.map(toEndedSignIn),
       position: rows.at(-1)?.seq ?? position,
     };
   }
@@ -73,11 +66,7 @@ export class SqliteEndedSignInRepository implements EndedSignInRepository {
 
   async cutOffs(now: number): Promise<SignInCutOff[]> {
     const rows = withDatabaseErrors(this.file, () => this.liveCutOffs.all(iso(now)) as CutOffRow[]);
-    return rows.map((row) => ({
-      username: row.username,
-      issuedUpTo: Date.parse(row.issued_up_to),
-      expiresAt: Date.parse(row.expires_at),
-    }));
+    return rows.map(toCutOff);
   }
 
   async purgeExpired(now: number): Promise<number> {
