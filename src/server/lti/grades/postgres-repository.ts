@@ -19,6 +19,7 @@ import {
   toLink,
   toRosterMember,
   toScore,
+  toSections,
   type CourseRow,
   type LinkRow,
   type RosterMemberRow,
@@ -294,11 +295,11 @@ export class PostgresLtiGradesRepository implements LtiGradesRepository {
   }
 
   async sectionsOf(courseId: string, userId: string): Promise<string[]> {
-    const [row] = await this.db.query<{ sections: string[] }>(
+    const [row] = await this.db.query<Pick<RosterMemberRow, "sections">>(
       "SELECT sections FROM lti_roster_members WHERE course_id = $1 AND user_id = $2",
       [courseId, userId],
     );
-    return row?.sections ?? [];
+    return row ? toSections(row.sections) : [];
   }
 
   async close(): Promise<void> {

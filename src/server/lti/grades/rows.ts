@@ -1,6 +1,7 @@
 // Rows of the LTI grades tables as both stores read them, and the records they make. SQLite gives
 // times as the ISO text it stores and booleans as 0 or 1; PostgreSQL gives Dates and booleans.
 import type { Role } from "../../../common/api.ts";
+import { isoOf, isoOrNullOf, type StoredTime } from "../../db/column-values.ts";
 import type {
   CourseRecord,
   LinkRecord,
@@ -10,8 +11,6 @@ import type {
   ScoreSource,
 } from "./repository.ts";
 
-type Time = string | Date;
-
 export interface CourseRow {
   id: string;
   platform_id: string;
@@ -19,7 +18,7 @@ export interface CourseRow {
   title: string | null;
   memberships_url: string | null;
   lineitems_url: string | null;
-  roster_synced_at: Time | null;
+  roster_synced_at: StoredTime | null;
 }
 
 export interface LinkRow {
@@ -29,7 +28,7 @@ export interface LinkRow {
   user_id: string;
   resource_link_id: string;
   post_self_checks: number | boolean;
-  updated_at: Time;
+  updated_at: StoredTime;
 }
 
 export interface ScoreRow {
@@ -42,13 +41,13 @@ export interface ScoreRow {
   source_id: string;
   score_given: number;
   score_maximum: number;
-  graded_at: Time;
+  graded_at: StoredTime;
   state: OutboxState;
   attempts: number;
-  next_attempt_at: Time | null;
+  next_attempt_at: StoredTime | null;
   last_error: string | null;
-  posted_at: Time | null;
-  created_at: Time;
+  posted_at: StoredTime | null;
+  created_at: StoredTime;
 }
 
 export interface RosterMemberRow {
@@ -62,9 +61,6 @@ export interface RosterMemberRow {
   status: RosterMemberRecord["status"];
 }
 
-const iso = (time: Time) => (typeof time === "string" ? time : time.toISOString());
-const isoOrNull = (time: Time | null) => (time === null ? null : iso(time));
-
 export function toCourse(row: CourseRow): CourseRecord {
   return {
     id: row.id,
@@ -73,7 +69,7 @@ export function toCourse(row: CourseRow): CourseRecord {
     title: row.title,
     membershipsUrl: row.memberships_url,
     lineItemsUrl: row.lineitems_url,
-    rosterSyncedAt: isoOrNull(row.roster_synced_at),
+    rosterSyncedAt: isoOrNullOf(row.roster_synced_at),
   };
 }
 
@@ -85,7 +81,7 @@ export function toLink(row: LinkRow): LinkRecord {
     userId: row.user_id,
     resourceLinkId: row.resource_link_id,
     postSelfChecks: row.post_self_checks === true || row.post_self_checks === 1,
-    updatedAt: iso(row.updated_at),
+    updatedAt: isoOf(row.updated_at),
   };
 }
 
@@ -100,13 +96,13 @@ export function toScore(row: ScoreRow): ScoreRecord {
     sourceId: row.source_id,
     scoreGiven: Number(row.score_given),
     scoreMaximum: Number(row.score_maximum),
-    gradedAt: iso(row.graded_at),
+    gradedAt: isoOf(row.graded_at),
     state: row.state,
     attempts: Number(row.attempts),
-    nextAttemptAt: isoOrNull(row.next_attempt_at),
+    nextAttemptAt: isoOrNullOf(row.next_attempt_at),
     lastError: row.last_error,
-    postedAt: isoOrNull(row.posted_at),
-    createdAt: iso(row.created_at),
+    postedAt: isoOrNullOf(row.posted_at),
+    createdAt: isoOf(row.created_at),
   };
 }
 
@@ -117,10 +113,13 @@ export function toRosterMember(row: RosterMemberRow): RosterMemberRecord {
     name: row.name,
     email: row.email,
     role: row.role,
-    sections: typeof row.sections === "string" ? (JSON.parse(row.sections) as string[]) : row.sections,
+    sections: toSections(row.sections),
     status: row.status,
   };
 }
+
+export const toSections = (sections: RosterMemberRow["sections"]): string[] =>
+  typeof sections === "string" ? (JSON.parse(sections) as string[]) : sections;
 
 export const noScores = (): Record<OutboxState, number> => ({
   pending: 0,

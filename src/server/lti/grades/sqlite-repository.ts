@@ -20,6 +20,7 @@ import {
   toLink,
   toRosterMember,
   toScore,
+  toSections,
   type CourseRow,
   type LinkRow,
   type RosterMemberRow,
@@ -329,8 +330,10 @@ export class SqliteLtiGradesRepository implements LtiGradesRepository {
   }
 
   async sectionsOf(courseId: string, userId: string): Promise<string[]> {
-    const row = this.run((s) => s.sectionsOf.get(courseId, userId) as { sections: string } | undefined);
-    return row ? (JSON.parse(row.sections) as string[]) : [];
+    const row = this.run(
+      (s) => s.sectionsOf.get(courseId, userId) as Pick<RosterMemberRow, "sections"> | undefined,
+    );
+    return row ? toSections(row.sections) : [];
   }
 
   async close(): Promise<void> {
