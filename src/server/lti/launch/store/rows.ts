@@ -1,12 +1,13 @@
 // One mapping per table, for both stores: SQLite and PostgreSQL rows have the same columns (bigint
 // columns arrive from pg as text, hence Number()).
+import type { StoredInteger } from "../../../db/column-values.ts";
 import type { StoredPlatform, StoredToolKey } from "./repository.ts";
 
 export interface KeyRow {
   kid: string;
   public_jwk: string;
   sealed_private_jwk: string;
-  created_at: number;
+  created_at: StoredInteger;
 }
 
 export interface PlatformRow {
@@ -19,7 +20,7 @@ export interface PlatformRow {
   jwks_url: string;
   deployment_ids: string;
   status: "active" | "pending";
-  registered_at: number;
+  registered_at: StoredInteger;
 }
 
 export const keyOfRow = (row: KeyRow): StoredToolKey => ({
