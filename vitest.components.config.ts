@@ -24,6 +24,8 @@ export default defineConfig({
       "react-i18next",
       "i18next",
       "react-router",
+      "@xterm/xterm",
+      "@xterm/addon-fit",
     ],
   },
   test: {
