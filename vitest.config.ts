@@ -2,7 +2,8 @@ import { configDefaults, defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
-    include: ["src/**/*.test.ts", "src/**/*.test.tsx"],
+    // In Node. The SPA's component tests (.test.tsx) run in Chromium: vitest.components.config.ts.
+    include: ["src/**/*.test.ts"],
     // Real guests boot for minutes, and a real API server is built with Go: npm run test:real-guests
     // and test:real-cluster run them (vitest.real-guests.config.ts, vitest.real-cluster.config.ts).
     exclude: [...configDefaults.exclude, "src/**/*.real-guest.test.ts", "src/**/*.real-cluster.test.ts"],

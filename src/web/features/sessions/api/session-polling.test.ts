@@ -7,25 +7,7 @@ import {
   stablePollMs,
   waitingHandPollMs,
 } from "./session-polling.ts";
-
-function buildSession(overrides: Partial<Session> = {}): Session {
-  return {
-    id: "linux-basics-abcd1234",
-    labId: "linux-basics",
-    owner: "alice",
-    section: null,
-    status: "running",
-    phase: "Running",
-    createdAt: "2026-01-01T10:00:00.000Z",
-    expiresAt: "2026-01-01T11:00:00.000Z",
-    extensions: 0,
-    timeline: [],
-    message: null,
-    notice: null,
-    start: "cold",
-    ...overrides,
-  };
-}
+import { aSession } from "../../../testing/data-generators.ts";
 
 function buildList(items: Session[], counts: Partial<SessionList["counts"]> = {}): SessionList {
   const allCounts = { starting: 0, running: 0, stopping: 0, failed: 0, ...counts };
@@ -34,16 +16,16 @@ function buildList(items: Session[], counts: Partial<SessionList["counts"]> = {}
 
 describe("session polling", () => {
   it("polls a single session fast while it starts or stops, slowly when running", () => {
-    expect(sessionPollMs(buildSession({ status: "starting" }))).toBe(changingPollMs);
-    expect(sessionPollMs(buildSession({ status: "stopping" }))).toBe(changingPollMs);
-    expect(sessionPollMs(buildSession({ status: "running" }))).toBe(stablePollMs);
+    expect(sessionPollMs(aSession({ status: "starting" }))).toBe(changingPollMs);
+    expect(sessionPollMs(aSession({ status: "stopping" }))).toBe(changingPollMs);
+    expect(sessionPollMs(aSession({ status: "running" }))).toBe(stablePollMs);
   });
 
   it("polls a session under a second while its raised hand waits, and slowly once it is answered", () => {
     const help = { raisedAt: "2026-01-01T10:05:00.000Z", note: "stuck" };
-    expect(sessionPollMs(buildSession({ help: { ...help, acknowledgedBy: null } }))).toBe(waitingHandPollMs);
+    expect(sessionPollMs(aSession({ help: { ...help, acknowledgedBy: null } }))).toBe(waitingHandPollMs);
     expect(waitingHandPollMs).toBeLessThan(1000);
-    expect(sessionPollMs(buildSession({ help: { ...help, acknowledgedBy: "tara" } }))).toBe(stablePollMs);
+    expect(sessionPollMs(aSession({ help: { ...help, acknowledgedBy: "tara" } }))).toBe(stablePollMs);
   });
 
   it("keeps the slow period between 9 and 11 s so tabs drift apart", () => {
@@ -52,8 +34,8 @@ describe("session polling", () => {
   });
 
   it("polls a list fast when any session on any page is changing", () => {
-    expect(sessionListPollMs(buildList([buildSession()], { running: 1 }))).toBe(stablePollMs);
-    expect(sessionListPollMs(buildList([buildSession({ status: "starting" })]))).toBe(changingPollMs);
-    expect(sessionListPollMs(buildList([buildSession()], { running: 1, stopping: 3 }))).toBe(changingPollMs);
+    expect(sessionListPollMs(buildList([aSession()], { running: 1 }))).toBe(stablePollMs);
+    expect(sessionListPollMs(buildList([aSession({ status: "starting" })]))).toBe(changingPollMs);
+    expect(sessionListPollMs(buildList([aSession()], { running: 1, stopping: 3 }))).toBe(changingPollMs);
   });
 });
