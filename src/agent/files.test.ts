@@ -28,7 +28,7 @@ import {
   type AgentFiles,
 } from "../server/files/agent-files.ts";
 import { fileSizeHeader, framedLength, frameMac, signStreamRequest } from "../server/files/file-frames.ts";
-import { agentMacHeader, verifyAgentAnswer } from "../server/grading/agent-signature.ts";
+import { agentMacHeader, verifyAgentAnswer } from "../server/agent/signature.ts";
 import { createAgentFixture, type AgentFixture } from "./testing/agent-fixture.ts";
 import { agentArgs, agentScript, callAgent, startAgent, type AgentProcess } from "./testing/python-agent.ts";
 

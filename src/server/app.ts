@@ -7,7 +7,7 @@ import Fastify, {
   type FastifyInstance,
   type FastifyServerOptions,
 } from "fastify";
-import { agentKey, warmAgentKey } from "./grading/agent-key.ts";
+import { agentKey, warmAgentKey } from "./agent/key.ts";
 import { Announcements } from "./announcements/announcements.ts";
 import type { AnnouncementRepository } from "./announcements/repository.ts";
 import { registerAnnouncementRoutes } from "./announcements/routes.ts";
@@ -27,9 +27,9 @@ import { registerConsoleRoutes } from "./console/routes.ts";
 import { isWebsocketUpgrade } from "./console/websocket-upgrade.ts";
 import { soloCoordination, type Coordination } from "./replicas/coordination.ts";
 import { gradingLeaseName, gradingWork } from "./replicas/grading-duty.ts";
-import { createAgentClient, type ConnectToAgent } from "./grading/agent-client.ts";
-import { createAgentDelivery } from "./grading/agent-delivery.ts";
-import { createPortForwardTransport } from "./grading/portforward-transport.ts";
+import { createAgentClient, type ConnectToAgent } from "./agent/client.ts";
+import { createAgentDelivery } from "./agent/delivery.ts";
+import { createPortForwardTransport } from "./agent/portforward-transport.ts";
 import { createAgentFiles } from "./files/agent-files.ts";
 import { createTerminalOpener } from "./terminals/agent-terminal.ts";
 import { registerFileRoutes } from "./files/routes.ts";

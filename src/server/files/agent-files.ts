@@ -19,9 +19,9 @@ import {
   unverifiedReasons,
   type AgentClient,
   type ConnectToAgent,
-} from "../grading/agent-client.ts";
-import { agentMacOf, parseJson, readSmallAnswer } from "../grading/agent-answer.ts";
-import { signAgentRequest, verifyAgentAnswer } from "../grading/agent-signature.ts";
+} from "../agent/client.ts";
+import { agentMacOf, parseJson, readSmallAnswer } from "../agent/answer.ts";
+import { signAgentRequest, verifyAgentAnswer } from "../agent/signature.ts";
 import {
   fileSizeHeader,
   framedLength,

@@ -5,7 +5,7 @@
 // and no frame can be dropped, moved or taken from another transfer.
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { Transform, type TransformCallback } from "node:stream";
-import { agentAuthScheme, type SignedRequest } from "../grading/agent-signature.ts";
+import { agentAuthScheme, type SignedRequest } from "../agent/signature.ts";
 
 export const frameBytes = 64 * 1024;
 const macBytes = 32;

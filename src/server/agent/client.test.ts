@@ -12,8 +12,8 @@ import {
   createAgentClient,
   unverifiedReasons,
   type ConnectToAgent,
-} from "./agent-client.ts";
-import { agentAnswerMac } from "./agent-signature.ts";
+} from "./client.ts";
+import { agentAnswerMac } from "./signature.ts";
 import { sendRaw, startFakeAgent, startRecordingRelay, type CapturingServer } from "./testing/fake-agent.ts";
 import { startLoopbackAgents, type LoopbackAgents } from "./testing/loopback-agents.ts";
 

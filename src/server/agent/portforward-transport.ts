@@ -3,9 +3,9 @@
 import { agentPort } from "../../common/agent-protocol.ts";
 import { ClusterUnavailableError, KubeStatusError } from "../kube/errors.ts";
 import type { PortForwarder } from "../kube/portforward.ts";
-import { AgentUnreachableError, type ConnectToAgent } from "./agent-client.ts";
+import { AgentUnreachableError, type ConnectToAgent } from "./client.ts";
 import { abortableDelay } from "./abortable-delay.ts";
-import { agentNotStartedMarker } from "./agent-delivery.ts";
+import { agentNotStartedMarker } from "./delivery.ts";
 
 /** Why nothing listens on the agent's port (docs/grading.md, "When a session is not gradable"). */
 export const notListeningReasons = {

@@ -1,7 +1,7 @@
 // Talks to a session's grading agent (docs/agent.md) over whatever connection the transport opens:
 // in production KubeVirt's port-forward through the cluster, in tests a TCP socket. Every request is
 // signed with the session's key and every answer must carry the agent's signature over it
-// (agent-signature.ts): the key never crosses the wire, and whatever answers without it (a fake
+// (signature.ts): the key never crosses the wire, and whatever answers without it (a fake
 // agent on the port, a replayed answer) is never believed. Every way this can fail ends as
 // AgentUnreachableError (AgentUnverifiedError for an answer that did not prove itself) with a
 // reason a person can read.
@@ -14,9 +14,9 @@ import {
   AgentHealth,
   type AgentCheckResult,
 } from "../../common/grading.ts";
-import { parseJson } from "./agent-answer.ts";
-import { sealKey } from "./agent-key.ts";
-import { agentMacHeader, newAgentNonce, signAgentRequest, verifyAgentAnswer } from "./agent-signature.ts";
+import { parseJson } from "./answer.ts";
+import { sealKey } from "./key.ts";
+import { agentMacHeader, newAgentNonce, signAgentRequest, verifyAgentAnswer } from "./signature.ts";
 import {
   ConnectionLostError,
   MalformedAnswerError,

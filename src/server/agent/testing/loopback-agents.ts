@@ -3,10 +3,10 @@
 // agent, as the cluster's port-forward would. For tests and the bench.
 import { writeFile } from "node:fs/promises";
 import { connect as connectTcp, type Socket } from "node:net";
-import { agentKey } from "../agent-key.ts";
+import { agentKey } from "../key.ts";
 import { createAgentFixture, type AgentFixture } from "../../../agent/testing/agent-fixture.ts";
 import { startAgent, type AgentProcess } from "../../../agent/testing/python-agent.ts";
-import type { ConnectToAgent } from "../agent-client.ts";
+import type { ConnectToAgent } from "../client.ts";
 
 export interface LoopbackAgents {
   connect: ConnectToAgent;
