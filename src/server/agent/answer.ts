@@ -1,7 +1,7 @@
 // Reading an agent's answer that came through node:http (files and terminals): its MAC header, and
 // a small body (an error's JSON) read whole, bounded, since anything longer is not the agent's.
 import type { IncomingMessage } from "node:http";
-import { AgentUnreachableError } from "./client.ts";
+import { AgentUnreachableError } from "./errors.ts";
 import { agentMacHeader } from "./signature.ts";
 
 /** Error answers are small JSON. */

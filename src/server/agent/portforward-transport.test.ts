@@ -13,7 +13,8 @@ import { WebSocketServer } from "ws";
 import { renderKubeconfig } from "../../emulator/cluster/kubeconfig.ts";
 import { loadOrCreateServingMaterial } from "../../emulator/cluster/tls.ts";
 import { createPortForwarder, type PortForwarder } from "../kube/portforward.ts";
-import { AgentUnreachableError, createAgentClient, type AgentClient } from "./client.ts";
+import { createAgentClient, type AgentClient } from "./client.ts";
+import { AgentUnreachableError } from "./errors.ts";
 import { agentBootCommands } from "./delivery.ts";
 import {
   createPortForwardTransport,

@@ -3,7 +3,8 @@
 import { agentPort } from "../../common/agent-protocol.ts";
 import { ClusterUnavailableError, KubeStatusError } from "../kube/errors.ts";
 import type { PortForwarder } from "../kube/portforward.ts";
-import { AgentUnreachableError, type ConnectToAgent } from "./client.ts";
+import { type ConnectToAgent } from "./client.ts";
+import { AgentUnreachableError } from "./errors.ts";
 import { abortableDelay } from "./abortable-delay.ts";
 import { agentNotStartedMarker } from "./delivery.ts";
 

@@ -13,13 +13,8 @@ import {
   type UploadedFile,
 } from "../../common/files-api.ts";
 import { AgentErrorBody } from "../../common/grading.ts";
-import {
-  AgentUnreachableError,
-  AgentUnverifiedError,
-  unverifiedReasons,
-  type AgentClient,
-  type ConnectToAgent,
-} from "../agent/client.ts";
+import { type AgentClient, type ConnectToAgent } from "../agent/client.ts";
+import { AgentUnreachableError, AgentUnverifiedError, unverifiedReasons } from "../agent/errors.ts";
 import { agentMacOf, parseJson, readSmallAnswer } from "../agent/answer.ts";
 import { signAgentRequest, verifyAgentAnswer } from "../agent/signature.ts";
 import {
