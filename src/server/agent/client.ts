@@ -1,4 +1,4 @@
-// Talks to a session's grading agent (docs/agent.md) over whatever connection the transport opens:
+// Talks to a session's lab agent (docs/agent.md) over whatever connection the transport opens:
 // in production KubeVirt's port-forward through the cluster, in tests a TCP socket. Every request is
 // signed with the session's key and every answer must carry the agent's signature over it
 // (signature.ts): the key never crosses the wire, and whatever answers without it (a fake

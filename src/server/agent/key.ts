@@ -1,4 +1,4 @@
-// The key of a session's grading agent, derived from the BFF's secret; the agent gets it in its user data.
+// The key of a session's lab agent, derived from the BFF's secret; the agent gets it in its user data.
 import { createHmac } from "node:crypto";
 
 /**

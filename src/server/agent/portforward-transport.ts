@@ -1,4 +1,4 @@
-// Reaches a session's grading agent through the cluster's port-forward into its VM (kube/portforward.ts),
+// Reaches a session's lab agent through the cluster's port-forward into its VM (kube/portforward.ts),
 // and says in plain words why when the cluster refuses.
 import { agentPort } from "../../common/agent-protocol.ts";
 import { ClusterUnavailableError, KubeStatusError } from "../kube/errors.ts";

@@ -39,7 +39,7 @@ export interface WarmClaimsDeps {
   >;
   source: SessionSource;
   agents: Pick<AgentClient, "claim">;
-  /** The grading agent's part of a session's user data, with the session's key (agent/delivery.ts). */
+  /** The lab agent's part of a session's user data, with the session's key (agent/delivery.ts). */
   sessionUserData: (sessionId: string) => string;
   refusals: Pick<WarmPatchRefusals, "record">;
   now: () => Date;
