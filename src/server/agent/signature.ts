@@ -23,8 +23,7 @@ export function signAgentRequest(
   body: Buffer,
   nonce = newAgentNonce(),
 ): SignedRequest {
-  const mac = hmac(key, ["lab-agent-request:v2", method, target, nonce, sha256(body)]);
-  return { authorization: `${agentAuthScheme} nonce=${nonce}, mac=${mac}`, nonce };
+  return signed(key, nonce, ["lab-agent-request:v2", method, target, nonce, sha256(body)]);
 }
 
 /** True when `mac` is the key holder's signature of this answer to the request that carried `nonce`. */
@@ -49,8 +48,7 @@ export function agentAnswerMac(key: string, nonce: string, status: number, body:
  */
 export function signStreamRequest(key: string, method: string, target: string, size: number): SignedRequest {
   const nonce = newAgentNonce();
-  const mac = hmac(key, ["lab-agent-stream-request:v1", method, target, nonce, String(size)]);
-  return { authorization: `${agentAuthScheme} nonce=${nonce}, mac=${mac}`, nonce };
+  return signed(key, nonce, ["lab-agent-stream-request:v1", method, target, nonce, String(size)]);
 }
 
 /** True when `mac` is the agent's signature of a streamed answer of `size` bytes to `nonce`. */
@@ -67,6 +65,11 @@ export function verifyStreamAnswer(
 /** What the agent puts in the header of a streamed answer. */
 function streamAnswerMac(key: string, nonce: string, status: number, size: number): string {
   return hmac(key, ["lab-agent-stream-response:v1", nonce, String(status), String(size)]);
+}
+
+/** The Authorization header of a request whose signed lines are `lines`. */
+function signed(key: string, nonce: string, lines: string[]): SignedRequest {
+  return { authorization: `${agentAuthScheme} nonce=${nonce}, mac=${hmac(key, lines)}`, nonce };
 }
 
 /** True when `mac`, as a header carries it, is the expected MAC; that is only computed for a well-formed one. */
