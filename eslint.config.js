@@ -3,6 +3,7 @@ import tseslint from "typescript-eslint";
 import reactHooks from "eslint-plugin-react-hooks";
 import globals from "globals";
 import { readdirSync } from "node:fs";
+import { sep } from "node:path";
 
 // Imports flow one way: web, server, emulator and agent may import common, never each other.
 // Tests are the exception: an integration test starts the emulator in-process beside the code it tests.
@@ -13,10 +14,28 @@ const partPatterns = (part) =>
     .filter((other) => other !== part)
     .map((other) => ({ group: [`**/${other}/*`], message: `src/${part} must not import src/${other}` }));
 const restrictImports = (patterns) => ({ "no-restricted-imports": ["error", { patterns }] });
-const boundaries = parts.map((part) => ({
-  files: [`src/${part}/**/*.{ts,tsx}`],
+const boundaries = parts
+  .filter((part) => part !== "server")
+  .map((part) => ({
+    files: [`src/${part}/**/*.{ts,tsx}`],
+    ignores: testFiles,
+    rules: restrictImports(partPatterns(part)),
+  }));
+// The BFF has a folder of its own named agent/ (its client of the lab agent), so in src/server the
+// name cannot tell src/agent apart: the steps up can, one "../" more than the file's folders below
+// src/server. One entry per depth, as deep as the tree goes.
+const serverDepth = Math.max(
+  ...readdirSync(new URL("src/server", import.meta.url), { recursive: true }).map(
+    (file) => file.split(sep).length - 1,
+  ),
+);
+const serverBoundaries = Array.from({ length: serverDepth + 1 }, (_, depth) => ({
+  files: [`src/server/${"*/".repeat(depth)}*.{ts,tsx}`],
   ignores: testFiles,
-  rules: restrictImports(partPatterns(part)),
+  rules: restrictImports([
+    ...partPatterns("server").filter((pattern) => !pattern.group.includes("**/agent/*")),
+    { regex: `^(\\.\\./){${depth + 1}}agent/`, message: "src/server must not import src/agent" },
+  ]),
 }));
 
 // Inside the SPA the pages in app/ compose the features: a feature imports no other feature and nothing
@@ -73,5 +92,6 @@ export default tseslint.config(
     rules: { "react-hooks/rules-of-hooks": "error", "react-hooks/exhaustive-deps": "error" },
   },
   ...boundaries,
+  ...serverBoundaries,
   ...webBoundaries,
 );

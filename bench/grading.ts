@@ -12,17 +12,14 @@ import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { availableParallelism, tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { agentKey } from "../src/server/grading/agent-key.ts";
+import { agentKey } from "../src/server/agent/key.ts";
 import type { Lab } from "../src/common/lab.ts";
 import { startTestEmulator } from "../src/emulator/testing/start.ts";
-import {
-  AgentUnreachableError,
-  createAgentClient,
-  type AgentClient,
-} from "../src/server/grading/agent-client.ts";
-import { loadAgentFile } from "../src/server/grading/agent-file.ts";
-import { createAgentDelivery } from "../src/server/grading/agent-delivery.ts";
-import { createPortForwardTransport } from "../src/server/grading/portforward-transport.ts";
+import { createAgentClient, type AgentClient } from "../src/server/agent/client.ts";
+import { AgentUnreachableError } from "../src/server/agent/errors.ts";
+import { loadAgentFile } from "../src/server/agent/agent-file.ts";
+import { createAgentDelivery } from "../src/server/agent/delivery.ts";
+import { createPortForwardTransport } from "../src/server/agent/portforward-transport.ts";
 import { GradingService } from "../src/server/grading/service.ts";
 import { SqliteGradingRepository } from "../src/server/grading/sqlite-repository.ts";
 import {
@@ -31,7 +28,7 @@ import {
   aSession,
   FixedSessions,
 } from "../src/server/grading/testing/grading-fixtures.ts";
-import { startLoopbackAgents } from "../src/server/grading/testing/loopback-agents.ts";
+import { startLoopbackAgents } from "../src/server/agent/testing/loopback-agents.ts";
 import { createClusterClient } from "../src/server/kube/client.ts";
 import { KubeRequestCounter } from "../src/server/kube/request-counter.ts";
 import { sessionsSelector } from "../src/server/sessions/labels.ts";

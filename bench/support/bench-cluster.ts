@@ -11,9 +11,9 @@ import {
   type EmbeddedEmulator,
   type EmbeddedEmulatorOptions,
 } from "../../src/server/embedded-emulator.ts";
-import { createAgentDelivery } from "../../src/server/grading/agent-delivery.ts";
-import { loadAgentFile } from "../../src/server/grading/agent-file.ts";
-import { agentKey } from "../../src/server/grading/agent-key.ts";
+import { createAgentDelivery } from "../../src/server/agent/delivery.ts";
+import { loadAgentFile } from "../../src/server/agent/agent-file.ts";
+import { agentKey } from "../../src/server/agent/key.ts";
 import { createClusterClient, loadKubeConfig, type ClusterClient } from "../../src/server/kube/client.ts";
 import { KubeRequestCounter } from "../../src/server/kube/request-counter.ts";
 import { openVmiWebSocket } from "../../src/server/kube/vmi-websocket.ts";

@@ -1,12 +1,12 @@
 // The agent's activity (docs/agent.md, "Activity"), against src/agent/lab_agent.py as a real process
-// and the BFF's own client (server/grading/agent-client.ts) over TCP: the CPU time of the student's
+// and the BFF's own client (server/agent/client.ts) over TCP: the CPU time of the student's
 // processes grows while one of them works, and an agent older than 2.3.0 means "unknown".
 import { spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAgentClient, type AgentClient } from "../server/grading/agent-client.ts";
+import { createAgentClient, type AgentClient } from "../server/agent/client.ts";
 import { createAgentFixture, type AgentFixture } from "./testing/agent-fixture.ts";
 import { agentScript, startAgent, type AgentProcess } from "./testing/python-agent.ts";
 

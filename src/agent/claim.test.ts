@@ -4,8 +4,9 @@
 import { readFile } from "node:fs/promises";
 import { connect, type Socket } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createAgentClient, AgentUnverifiedError, type AgentClient } from "../server/grading/agent-client.ts";
-import { agentKey } from "../server/grading/agent-key.ts";
+import { createAgentClient, type AgentClient } from "../server/agent/client.ts";
+import { AgentUnverifiedError } from "../server/agent/errors.ts";
+import { agentKey } from "../server/agent/key.ts";
 import { createAgentFixture, type AgentFixture } from "./testing/agent-fixture.ts";
 import { callAgent, startAgent, type AgentProcess } from "./testing/python-agent.ts";
 

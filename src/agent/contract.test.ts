@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { agentLimits, type AgentCheckSpec } from "../common/agent-protocol.ts";
 import { patient, waitFor } from "../common/testing/patience.ts";
 import { AgentCheckResponse, AgentErrorBody, AgentHealth, type AgentCheckResult } from "../common/grading.ts";
-import { agentMacHeader, signAgentRequest } from "../server/grading/agent-signature.ts";
+import { agentMacHeader, signAgentRequest } from "../server/agent/signature.ts";
 import { createAgentFixture, isProcessAlive, readPid, type AgentFixture } from "./testing/agent-fixture.ts";
 import {
   agentScript,

@@ -27,8 +27,9 @@ import {
   FileTransferError,
   type AgentFiles,
 } from "../server/files/agent-files.ts";
-import { fileSizeHeader, framedLength, frameMac, signStreamRequest } from "../server/files/file-frames.ts";
-import { agentMacHeader, verifyAgentAnswer } from "../server/grading/agent-signature.ts";
+import { fileSizeHeader, framedLength } from "../server/files/file-frames.ts";
+import { frameMac } from "../server/agent/signed-frames.ts";
+import { agentMacHeader, signStreamRequest, verifyAgentAnswer } from "../server/agent/signature.ts";
 import { createAgentFixture, type AgentFixture } from "./testing/agent-fixture.ts";
 import { agentArgs, agentScript, callAgent, startAgent, type AgentProcess } from "./testing/python-agent.ts";
 

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Lab Console's grading agent: runs a lab's checks inside the student's VM (docs/agent.md).
+"""Lab Console's lab agent in the student's VM: checks, terminals, files, activity, claims (docs/agent.md).
 
 One file, Python 3.9 or newer, nothing beyond the standard library: every image that runs
 cloud-init has python3, because cloud-init is written in it. The BFF reaches this agent through

@@ -8,7 +8,7 @@ import type { Duplex } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Notice } from "../server/console/notices.ts";
 import { UpstreamRefusedError } from "../server/console/upstream.ts";
-import { signAgentRequest } from "../server/grading/agent-signature.ts";
+import { signAgentRequest } from "../server/agent/signature.ts";
 import type { OpenTerminal, TerminalLine } from "../server/console/terminal-line.ts";
 import { createTerminalOpener, terminalUpgrade } from "../server/terminals/agent-terminal.ts";
 import { TerminalFrameSigner, terminalFrameTypes } from "../server/terminals/terminal-frames.ts";

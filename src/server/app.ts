@@ -7,7 +7,6 @@ import Fastify, {
   type FastifyInstance,
   type FastifyServerOptions,
 } from "fastify";
-import { agentKey, warmAgentKey } from "./grading/agent-key.ts";
 import { Announcements } from "./announcements/announcements.ts";
 import type { AnnouncementRepository } from "./announcements/repository.ts";
 import { registerAnnouncementRoutes } from "./announcements/routes.ts";
@@ -27,9 +26,8 @@ import { registerConsoleRoutes } from "./console/routes.ts";
 import { isWebsocketUpgrade } from "./console/websocket-upgrade.ts";
 import { soloCoordination, type Coordination } from "./replicas/coordination.ts";
 import { gradingLeaseName, gradingWork } from "./replicas/grading-duty.ts";
-import { createAgentClient, type ConnectToAgent } from "./grading/agent-client.ts";
-import { createAgentDelivery } from "./grading/agent-delivery.ts";
-import { createPortForwardTransport } from "./grading/portforward-transport.ts";
+import type { ConnectToAgent } from "./agent/client.ts";
+import { createAgents } from "./agent/agents.ts";
 import { createAgentFiles } from "./files/agent-files.ts";
 import { createTerminalOpener } from "./terminals/agent-terminal.ts";
 import { registerFileRoutes } from "./files/routes.ts";
@@ -96,7 +94,7 @@ export interface AppDeps {
   /** The bound the cluster client puts on API writes; launches that would wait too long are refused. */
   writeRate?: WriteRate;
   /**
-   * Reaches a session's grading agent. Default: the cluster's port-forward (portforward-transport.ts),
+   * Reaches a session's lab agent. Default: the cluster's port-forward (agent/portforward-transport.ts),
    * with the session's boot log to explain an agent that does not listen.
    */
   connectToAgent?: ConnectToAgent;
@@ -197,21 +195,23 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     onRefused: (reason) => operations.metrics.connectionsRefused.inc({ reason }),
     log: app.log,
   });
-  const agentKeyFor = (sessionId: string) => agentKey(deps.agentKeySecret, sessionId);
-  const warmKeyFor = (vmName: string) => warmAgentKey(deps.agentKeySecret, vmName);
-  // Grading runs checks through each VM's agent; the console sets the guest's size through it.
-  // Files in and out of the home go through the agent too, over connections of their own.
-  const connectToAgent =
-    deps.connectToAgent ??
-    createPortForwardTransport(deps.cluster.portForward, {
-      readBootLog: async (sessionId) => {
-        // As the boot log route finds it: before KubeVirt created the VMI nothing was printed.
-        const vmiUid = (await reads.source.snapshot()).objects.get(sessionId)?.vmi?.metadata.uid;
-        return vmiUid ? (await deps.cluster.readBootLog(vmiUid)).lines : [];
-      },
-    });
-  const agents = createAgentClient({ connect: connectToAgent, keyFor: agentKeyFor, warmKeyFor });
-  const sessionUserData = createAgentDelivery(deps.agentFile, agentKeyFor);
+  const {
+    client: agents,
+    connect: connectToAgent,
+    keyFor: agentKeyFor,
+    warmKeyFor,
+    sessionUserData,
+  } = createAgents({
+    keySecret: deps.agentKeySecret,
+    agentFile: deps.agentFile,
+    connect: deps.connectToAgent,
+    portForward: deps.cluster.portForward,
+    readBootLog: async (sessionId) => {
+      // As the boot log route finds it: before KubeVirt created the VMI nothing was printed.
+      const vmiUid = (await reads.source.snapshot()).objects.get(sessionId)?.vmi?.metadata.uid;
+      return vmiUid ? (await deps.cluster.readBootLog(vmiUid)).lines : [];
+    },
+  });
   const networkPolicies = new LabNetworkPolicies({ cluster: deps.cluster, labs: deps.labs, log: app.log });
   const warmPatchRefusals = new WarmPatchRefusals({
     counter: operations.metrics.warmPatchRefusals,

@@ -42,7 +42,7 @@ export interface Config {
   /** Undefined: generated once and kept in the data folder (see auth/secret.ts). */
   sessionSecret: string | undefined;
   /**
-   * AGENT_TOKEN_SECRET (named so since the agent took bearer tokens): grading agents' keys derive
+   * AGENT_TOKEN_SECRET (named so since the agent took bearer tokens): lab agents' keys derive
    * from it. Undefined: generated once and kept in the data folder.
    */
   agentKeySecret: string | undefined;

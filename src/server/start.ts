@@ -20,7 +20,7 @@ import {
   startEmbeddedEmulatorFor,
   type EmbeddedEmulator,
 } from "./embedded-emulator.ts";
-import { loadAgentFile } from "./grading/agent-file.ts";
+import { loadAgentFile } from "./agent/agent-file.ts";
 import { createClusterClient, loadKubeConfig } from "./kube/client.ts";
 import { createClusterFacts } from "./kube/cluster-facts.ts";
 import { KeptAliveKubeConfig } from "./kube/kept-alive.ts";

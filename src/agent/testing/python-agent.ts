@@ -2,7 +2,7 @@
 // requests and checks the agent's signature, as the BFF does.
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { signAgentRequest, verifyAgentAnswer, agentMacHeader } from "../../server/grading/agent-signature.ts";
+import { signAgentRequest, verifyAgentAnswer, agentMacHeader } from "../../server/agent/signature.ts";
 
 export const agentScript = fileURLToPath(new URL("../lab_agent.py", import.meta.url));
 

@@ -1,6 +1,6 @@
 // Server secrets: the key that signs session cookies, the one agent keys derive from. Each is
 // generated once and kept beside the other local state, so a restart does not sign everyone out or
-// lock the grading agents out; a value from the environment wins when several replicas must share it.
+// lock the lab agents out; a value from the environment wins when several replicas must share it.
 import { randomBytes } from "node:crypto";
 import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";

@@ -11,7 +11,7 @@
 import { randomInt } from "node:crypto";
 import type { Me, Session } from "../../common/api.ts";
 import type { Lab } from "../../common/lab.ts";
-import type { AgentClient } from "../grading/agent-client.ts";
+import type { AgentClient } from "../agent/client.ts";
 import type { ClusterClient, JsonPatchOperation } from "../kube/client.ts";
 import { launchSectionOf } from "../access/sections.ts";
 import { isPatchNotApplied, KubeStatusError } from "../kube/errors.ts";
@@ -39,7 +39,7 @@ export interface WarmClaimsDeps {
   >;
   source: SessionSource;
   agents: Pick<AgentClient, "claim">;
-  /** The grading agent's part of a session's user data, with the session's key (agent-delivery.ts). */
+  /** The lab agent's part of a session's user data, with the session's key (agent/delivery.ts). */
   sessionUserData: (sessionId: string) => string;
   refusals: Pick<WarmPatchRefusals, "record">;
   now: () => Date;

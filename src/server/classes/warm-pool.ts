@@ -6,7 +6,7 @@
 import type { Lab } from "../../common/lab.ts";
 import type { CapacityService } from "../capacity/capacity-service.ts";
 import { countFits } from "../capacity/node-room.ts";
-import type { AgentClient } from "../grading/agent-client.ts";
+import type { AgentClient } from "../agent/client.ts";
 import type { ClusterClient } from "../kube/client.ts";
 import { isPatchNotApplied, KubeStatusError } from "../kube/errors.ts";
 import type { LabNetworkPolicies } from "../sessions/lab-network-policy.ts";

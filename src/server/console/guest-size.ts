@@ -3,7 +3,8 @@
 // runs in the foreground there (vim, a Python prompt, a running program), which a serial line itself
 // cannot carry. Nothing is typed into the console, so nothing can land as the student's input.
 import type { GuestFitFailure } from "../../common/console-protocol.ts";
-import { AgentRefusedError, AgentUnreachableError, type AgentClient } from "../grading/agent-client.ts";
+import { type AgentClient } from "../agent/client.ts";
+import { AgentRefusedError, AgentUnreachableError } from "../agent/errors.ts";
 
 export interface GuestSize {
   cols: number;

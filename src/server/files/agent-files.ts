@@ -13,23 +13,16 @@ import {
   type UploadedFile,
 } from "../../common/files-api.ts";
 import { AgentErrorBody } from "../../common/grading.ts";
+import { type AgentClient, type ConnectToAgent } from "../agent/client.ts";
+import { AgentUnreachableError, AgentUnverifiedError, unverifiedReasons } from "../agent/errors.ts";
+import { agentMacOf, parseJson, readSmallAnswer } from "../agent/answer.ts";
 import {
-  AgentUnreachableError,
-  AgentUnverifiedError,
-  unverifiedReasons,
-  type AgentClient,
-  type ConnectToAgent,
-} from "../grading/agent-client.ts";
-import { agentMacOf, parseJson, readSmallAnswer } from "../grading/agent-answer.ts";
-import { signAgentRequest, verifyAgentAnswer } from "../grading/agent-signature.ts";
-import {
-  fileSizeHeader,
-  framedLength,
-  SignFrames,
+  signAgentRequest,
   signStreamRequest,
+  verifyAgentAnswer,
   verifyStreamAnswer,
-  VerifyFrames,
-} from "./file-frames.ts";
+} from "../agent/signature.ts";
+import { fileSizeHeader, framedLength, SignFrames, VerifyFrames } from "./file-frames.ts";
 
 /** A refusal the agent signed, or one the BFF makes about the agent: a file problem, in words. */
 export class FileTransferError extends Error {

@@ -3,14 +3,8 @@ import { Readable } from "node:stream";
 import { buffer } from "node:stream/consumers";
 import { pipeline } from "node:stream/promises";
 import { describe, expect, it } from "vitest";
-import {
-  BrokenFramesError,
-  frameBytes,
-  frameMac,
-  framedLength,
-  SignFrames,
-  VerifyFrames,
-} from "./file-frames.ts";
+import { frameMac, signedFrameBytes } from "../agent/signed-frames.ts";
+import { BrokenFramesError, framedLength, SignFrames, VerifyFrames } from "./file-frames.ts";
 
 const key = "a-session-key-of-64-hex-digits-or-so-for-these-tests";
 const nonce = "0123456789abcdef0123456789abcdef";
@@ -21,8 +15,8 @@ function answerFrames(
   kind: "lab-agent-answer-frame:v1" | "lab-agent-frame:v1" = "lab-agent-answer-frame:v1",
 ) {
   const frames: Buffer[] = [];
-  for (let index = 0; index * frameBytes < data.length; index++) {
-    const part = data.subarray(index * frameBytes, (index + 1) * frameBytes);
+  for (let index = 0; index * signedFrameBytes < data.length; index++) {
+    const part = data.subarray(index * signedFrameBytes, (index + 1) * signedFrameBytes);
     frames.push(Buffer.concat([frameMac(key, kind, nonce, index, part), part]));
   }
   return frames;
@@ -40,9 +34,9 @@ async function verified(frames: Buffer[], size: number, chunkBytes = 7000): Prom
 
 describe("signed frames", () => {
   it("frames an upload the same however its bytes arrive", async () => {
-    const data = randomBytes(3 * frameBytes + 1234);
+    const data = randomBytes(3 * signedFrameBytes + 1234);
     const expected = Buffer.concat(answerFrames(data, "lab-agent-frame:v1"));
-    for (const chunkBytes of [1000, frameBytes, data.length]) {
+    for (const chunkBytes of [1000, signedFrameBytes, data.length]) {
       const chunks = Array.from({ length: Math.ceil(data.length / chunkBytes) }, (_, index) =>
         data.subarray(index * chunkBytes, (index + 1) * chunkBytes),
       );
@@ -54,12 +48,12 @@ describe("signed frames", () => {
   });
 
   it("passes a download's bytes once every frame verifies", async () => {
-    const data = randomBytes(2 * frameBytes + 10);
+    const data = randomBytes(2 * signedFrameBytes + 10);
     expect((await verified(answerFrames(data), data.length)).equals(data)).toBe(true);
   });
 
   it("refuses a changed, moved, missing or reflected frame", async () => {
-    const data = randomBytes(2 * frameBytes + 10);
+    const data = randomBytes(2 * signedFrameBytes + 10);
     const frames = answerFrames(data);
     const changed = frames.map((frame) => Buffer.from(frame));
     changed[1]![40]! ^= 1;

@@ -7,7 +7,7 @@ import { fileLimits } from "../../common/files-api.ts";
 import type { Session } from "../../common/api.ts";
 import { grantedSession, signedInUser } from "../access/policy.ts";
 import type { AuditLog } from "../audit/audit-log.ts";
-import { AgentUnreachableError } from "../grading/agent-client.ts";
+import { AgentUnreachableError } from "../agent/errors.ts";
 import type { ErrorParams } from "../../common/error-reasons.ts";
 import { DomainError } from "../errors/domain-error.ts";
 import { HttpError } from "../http/errors.ts";

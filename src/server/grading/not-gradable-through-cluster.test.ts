@@ -8,7 +8,7 @@ import { startTestEmulator, type TestEmulator } from "../../emulator/testing/sta
 import { eventually } from "../../common/testing/patience.ts";
 import { launchRunning, startTestBff, type TestBff } from "../testing/test-bff.ts";
 import { aCheck, aGradingLab } from "./testing/grading-fixtures.ts";
-import { notListeningReasons } from "./portforward-transport.ts";
+import { notListeningReasons } from "../agent/portforward-transport.ts";
 
 /** How long each guest takes from Running to runcmd here: longer than the transport's retry. */
 const toRuncmdMs = 8000;

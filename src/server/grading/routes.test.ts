@@ -23,13 +23,13 @@ import type { ClusterClient } from "../kube/client.ts";
 import { SessionService } from "../sessions/service.ts";
 import { eventually } from "../../common/testing/patience.ts";
 import { TestBrowser } from "../testing/test-bff.ts";
-import { createAgentClient } from "./agent-client.ts";
+import { createAgentClient } from "../agent/client.ts";
 import { gradingDatabaseName } from "./grading-database.ts";
 import { registerGradingRoutes } from "./routes.ts";
 import { GradingService } from "./service.ts";
 import { SqliteGradingRepository } from "./sqlite-repository.ts";
 import { aCheck, aGradingLab, aSession, FixedSessions } from "./testing/grading-fixtures.ts";
-import { startLoopbackAgents, type LoopbackAgents } from "./testing/loopback-agents.ts";
+import { startLoopbackAgents, type LoopbackAgents } from "../agent/testing/loopback-agents.ts";
 import { enforceAccessForTests } from "../access/testing/policy-for-tests.ts";
 
 const aliceSession = "linux-basics-alice001";

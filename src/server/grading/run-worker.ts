@@ -7,7 +7,7 @@ import type { Session } from "../../common/api.ts";
 import type { SessionResult } from "../../common/grading.ts";
 import type { Lab } from "../../common/lab.ts";
 import { DatabaseUnavailableError } from "../db/errors.ts";
-import { abortableDelay } from "./abortable-delay.ts";
+import { abortableDelay } from "../agent/abortable-delay.ts";
 import type { GradingLabs } from "./grading-labs.ts";
 import { createLimiter, type Limiter } from "./limiter.ts";
 import type { GradingRepository, ItemResult, RunItemRecord } from "./repository.ts";

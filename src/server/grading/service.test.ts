@@ -12,15 +12,15 @@ import { eventually } from "../../common/testing/patience.ts";
 import type { SessionResult } from "../../common/grading.ts";
 import { DatabaseUnavailableError } from "../db/errors.ts";
 import { KubeStatusError } from "../kube/errors.ts";
-import { createAgentClient, type ConnectToAgent } from "./agent-client.ts";
+import { createAgentClient, type ConnectToAgent } from "../agent/client.ts";
 import { gradingDatabaseName } from "./grading-database.ts";
-import { createPortForwardTransport, notListeningReasons } from "./portforward-transport.ts";
+import { createPortForwardTransport, notListeningReasons } from "../agent/portforward-transport.ts";
 import { DomainError } from "../errors/domain-error.ts";
 import { GradingService, type GradingServiceDeps } from "./service.ts";
 import { SqliteGradingRepository } from "./sqlite-repository.ts";
-import { startFakeAgent, type CapturingServer } from "./testing/fake-agent.ts";
+import { startFakeAgent, type CapturingServer } from "../agent/testing/fake-agent.ts";
 import { aCheck, aGradingLab, aSession, FixedSessions } from "./testing/grading-fixtures.ts";
-import { startLoopbackAgents, type LoopbackAgents } from "./testing/loopback-agents.ts";
+import { startLoopbackAgents, type LoopbackAgents } from "../agent/testing/loopback-agents.ts";
 
 /** Who reads runs and grades here: an instructor, who sees every section's. */
 const instructor: Me = { username: "ivan", role: "instructor", sections: [] };

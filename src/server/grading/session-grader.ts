@@ -4,7 +4,8 @@
 import type { Session } from "../../common/api.ts";
 import { scoreChecks, type SessionResult } from "../../common/grading.ts";
 import { type Lab, type LabCheck, labPoints } from "../../common/lab.ts";
-import { AgentUnreachableError, AgentUnverifiedError, type AgentClient } from "./agent-client.ts";
+import { type AgentClient } from "../agent/client.ts";
+import { AgentUnreachableError, AgentUnverifiedError } from "../agent/errors.ts";
 
 export interface GradingLog {
   info(message: string): void;

@@ -3,7 +3,7 @@
 // session went quiet. CPU time is a running total, so a first look only sets the baseline; a new
 // VMI (a restart) starts from a new one. An agent that cannot be asked, or is older than 2.3.0,
 // leaves activity unknown: only console input counts then.
-import type { AgentClient } from "../grading/agent-client.ts";
+import type { AgentClient } from "../agent/client.ts";
 
 /** CPU seconds the student's processes must use between two looks to count as work. */
 export const defaultActiveCpuSeconds = 1;

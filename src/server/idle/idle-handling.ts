@@ -4,7 +4,7 @@
 import type { FastifyInstance } from "fastify";
 import type { Lab } from "../../common/lab.ts";
 import type { AuditLog } from "../audit/audit-log.ts";
-import type { AgentClient } from "../grading/agent-client.ts";
+import type { AgentClient } from "../agent/client.ts";
 import type { ClusterClient } from "../kube/client.ts";
 import type { Coordination } from "../replicas/coordination.ts";
 import type { SessionSource } from "../sessions/source.ts";

@@ -1,5 +1,5 @@
 // cloud-init user data as Lab Console builds it: several #cloud-config parts (ours, the lab's, the
-// grading agent's) merged into one document, because a NoCloud disk carries exactly one user data.
+// lab agent's) merged into one document, because a NoCloud disk carries exactly one user data.
 import { stringify } from "yaml";
 import { parseYaml, type YamlProblem } from "./yaml-source.ts";
 

@@ -27,7 +27,7 @@ export interface SessionServiceDeps {
   cluster: ClusterClient;
   source: SessionSource;
   labs: Lab[];
-  /** The grading agent's #cloud-config part for the new session's VM (vm-manifest.ts agentUserData). */
+  /** The lab agent's #cloud-config part for the new session's VM (vm-manifest.ts agentUserData). */
   agentUserData?: (sessionId: string) => string;
   /**
    * Asked before every launch: may refuse it (limits, capacity) or hold a place until it is done.

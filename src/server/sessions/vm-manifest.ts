@@ -8,7 +8,7 @@ import {
   renderCloudConfig,
   type CloudConfig,
 } from "../labs/cloud-config.ts";
-import { agentUnitName } from "../grading/agent-delivery.ts";
+import { agentUnitName } from "../agent/delivery.ts";
 import { annotationKeys, sessionLabels } from "./labels.ts";
 
 /** The account students get in every guest; checks run as this user. */
@@ -45,7 +45,7 @@ export interface SessionObjectsInput {
   namespace: string;
   expiresAt: Date | undefined;
   /**
-   * The grading agent's #cloud-config (grading/agent-delivery.ts). Its files are merged after the
+   * The lab agent's #cloud-config (agent/delivery.ts). Its files are merged after the
    * lab's; its runcmd runs first of all, the getty restart that starts the student's shell last.
    */
   agentUserData?: string;
@@ -209,8 +209,8 @@ function generatedCloudConfig(graphical: boolean): CloudConfig {
  * --noclear - $TERM`, plus --autologin and login's -f. The -f must be in -o: agetty adds it for
  * --autologin only to the login command line it composes itself, and -o replaces that whole line
  * (util-linux agetty.c), so without it login asks the student for a password (seen on the real
- * guest). Ordered after the grading agent, as the agent's unit orders itself before the serial getty
- * (grading/agent-delivery.ts): at every boot after the first no process of the student's exists
+ * guest). Ordered after the lab agent, as the agent's unit orders itself before the serial getty
+ * (agent/delivery.ts): at every boot after the first no process of the student's exists
  * before the agent listens. The order is set here, from the getty's side (After= is Before= seen
  * from the other unit), so that labs without a graphical console keep the very user data they had.
  */

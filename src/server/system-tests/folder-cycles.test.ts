@@ -3,8 +3,11 @@
 // a subfolder that reaches back to its parent is a cycle too. Tests and testing/ folders are left
 // out: they may reach anywhere. Imports are read from the syntax tree, so commented-out code is not
 // an import, and type-only imports count, since they tie the folders together as much as any other.
-// A failure lists, for every import between folders that lies on a cycle, the shortest such cycle,
-// with one import for each of its steps.
+// Inside src/server no file reaches itself through the imports that run either: a module in such a
+// cycle can be used before it has finished loading. There type-only imports (`import type`, or every
+// name marked `type`) are left out, since they are erased before the code runs.
+// A failure lists, for every import between folders (or files) that lies on a cycle, the shortest
+// such cycle, with one import for each of its steps.
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import ts from "typescript";
@@ -13,23 +16,51 @@ import { projectRoot } from "../project-root.ts";
 
 const scannedRoots = ["src/server", "src/emulator", "src/web"];
 
-/** Every module specifier in the text: imports, re-exports, `import()` of a literal, import types. */
-function moduleSpecifiers(fileName: string, text: string): string[] {
+interface ModuleImport {
+  specifier: string;
+  /** Erased before the code runs: nothing of the module is loaded for it. */
+  typeOnly: boolean;
+}
+
+/** True for `import type`/`export type`, and for `import { type A, type B }` with nothing else. */
+function isTypeOnly(node: ts.ImportDeclaration | ts.ExportDeclaration): boolean {
+  if (ts.isExportDeclaration(node)) {
+    const clause = node.exportClause;
+    if (node.isTypeOnly) return true;
+    return clause !== undefined && ts.isNamedExports(clause) && allTypes(clause.elements);
+  }
+  const clause = node.importClause;
+  if (clause === undefined) return false;
+  if (clause.isTypeOnly) return true;
+  const bindings = clause.namedBindings;
+  return (
+    clause.name === undefined &&
+    bindings !== undefined &&
+    ts.isNamedImports(bindings) &&
+    allTypes(bindings.elements)
+  );
+}
+
+const allTypes = (elements: ts.NodeArray<ts.ImportSpecifier | ts.ExportSpecifier>) =>
+  elements.length > 0 && elements.every((element) => element.isTypeOnly);
+
+/** Every module the text names: imports, re-exports, `import()` of a literal, import types. */
+function moduleImports(fileName: string, text: string): ModuleImport[] {
   const kind = fileName.endsWith(".tsx") ? ts.ScriptKind.TSX : ts.ScriptKind.TS;
   const source = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, false, kind);
-  const found: string[] = [];
-  const literal = (node: ts.Node | undefined) => {
-    if (node !== undefined && ts.isStringLiteralLike(node)) found.push(node.text);
+  const found: ModuleImport[] = [];
+  const literal = (node: ts.Node | undefined, typeOnly: boolean) => {
+    if (node !== undefined && ts.isStringLiteralLike(node)) found.push({ specifier: node.text, typeOnly });
   };
   const visit = (node: ts.Node) => {
     if (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) {
-      literal(node.moduleSpecifier);
+      literal(node.moduleSpecifier, isTypeOnly(node));
     } else if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference)) {
-      literal(node.moduleReference.expression);
+      literal(node.moduleReference.expression, node.isTypeOnly);
     } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
-      literal(node.arguments[0]);
+      literal(node.arguments[0], false);
     } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument)) {
-      literal(node.argument.literal);
+      literal(node.argument.literal, true);
     }
     ts.forEachChild(node, visit);
   };
@@ -63,26 +94,34 @@ interface Import {
 }
 
 interface FolderGraph {
-  /** From folder to the folders it imports, each with the imports that make the edge. */
+  /** From folder (or file) to the folders it imports, each with the imports that make the edge. */
   edges: Map<string, Map<string, Import[]>>;
   unresolved: string[];
 }
 
-function folderGraph(): FolderGraph {
+interface GraphOptions {
+  roots: string[];
+  /** What an importing or imported file counts as: its folder, or itself. */
+  nodeOf: (file: string) => string;
+  counts: (imported: ModuleImport) => boolean;
+}
+
+function importGraph({ roots, nodeOf, counts }: GraphOptions): FolderGraph {
   const edges = new Map<string, Map<string, Import[]>>();
   const unresolved: string[] = [];
   const relative = (file: string) => path.relative(projectRoot, file);
-  for (const root of scannedRoots) {
+  for (const root of roots) {
     for (const file of sourceFiles(path.join(projectRoot, root))) {
-      for (const specifier of moduleSpecifiers(file, readFileSync(file, "utf8"))) {
-        if (!specifier.startsWith(".")) continue;
+      for (const imported of moduleImports(file, readFileSync(file, "utf8"))) {
+        const { specifier } = imported;
+        if (!specifier.startsWith(".") || !counts(imported)) continue;
         const target = resolveRelative(file, specifier);
         if (target === undefined) {
           unresolved.push(`${relative(file)}: ${specifier}`);
           continue;
         }
-        const from = relative(path.dirname(file));
-        const to = relative(path.dirname(target));
+        const from = relative(nodeOf(file));
+        const to = relative(nodeOf(target));
         if (from === to) continue;
         const out = edges.get(from) ?? new Map<string, Import[]>();
         edges.set(from, out);
@@ -183,7 +222,11 @@ function describeCycle(cycle: string[], edges: FolderGraph["edges"]): string {
 }
 
 describe("folder dependencies", () => {
-  const { edges, unresolved } = folderGraph();
+  const { edges, unresolved } = importGraph({
+    roots: scannedRoots,
+    nodeOf: path.dirname,
+    counts: () => true,
+  });
 
   it("reads imports from the syntax tree, not from comments or strings", () => {
     const text = `
@@ -196,13 +239,19 @@ describe("folder dependencies", () => {
       const e = await import("./dynamic.ts");
       const f = await import(name);
       let g: import("./import-type.ts").G;
+      import { type H } from "./named-types.ts";
+      import { type I, j } from "./mixed.ts";
+      export type { K } from "./type-export.ts";
     `;
-    expect(moduleSpecifiers("example.ts", text)).toEqual([
-      "./type-only.ts",
-      "./side-effect.css",
-      "./re-exported.ts",
-      "./dynamic.ts",
-      "./import-type.ts",
+    expect(moduleImports("example.ts", text)).toEqual([
+      { specifier: "./type-only.ts", typeOnly: true },
+      { specifier: "./side-effect.css", typeOnly: false },
+      { specifier: "./re-exported.ts", typeOnly: false },
+      { specifier: "./dynamic.ts", typeOnly: false },
+      { specifier: "./import-type.ts", typeOnly: true },
+      { specifier: "./named-types.ts", typeOnly: true },
+      { specifier: "./mixed.ts", typeOnly: false },
+      { specifier: "./type-export.ts", typeOnly: true },
     ]);
   });
 
@@ -215,5 +264,20 @@ describe("folder dependencies", () => {
   it("has no cycle between folders", () => {
     const cycles = folderCycles(edges).map((cycle) => describeCycle(cycle, edges));
     expect(cycles.length, `${cycles.length} cycles between folders:\n${cycles.join("\n")}\n`).toBe(0);
+  });
+});
+
+describe("file dependencies in src/server", () => {
+  const { edges } = importGraph({
+    roots: ["src/server"],
+    nodeOf: (file) => file,
+    counts: (imported) => !imported.typeOnly,
+  });
+
+  it("has no cycle between files through the imports that run", () => {
+    // The graph is not empty by mistake: the app's module imports its features.
+    expect(edges.get("src/server/app.ts")?.has("src/server/agent/agents.ts")).toBe(true);
+    const cycles = folderCycles(edges).map((cycle) => describeCycle(cycle, edges));
+    expect(cycles.length, `${cycles.length} cycles between files:\n${cycles.join("\n")}\n`).toBe(0);
   });
 });

@@ -5,7 +5,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { connect, type AddressInfo, type Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { UpstreamRefusedError } from "../console/upstream.ts";
-import { agentAnswerMac } from "../grading/agent-signature.ts";
+import { agentAnswerMac } from "../agent/signature.ts";
 import { createTerminalOpener } from "./agent-terminal.ts";
 
 const key = "the-session-key-for-these-tests";

@@ -11,9 +11,9 @@ import type { GuestSize } from "../console/guest-size.ts";
 import { notices, type Notice } from "../console/notices.ts";
 import type { OpenTerminal, TerminalLine } from "../console/terminal-line.ts";
 import { UpstreamRefusedError, type UpstreamEvents } from "../console/upstream.ts";
-import type { ConnectToAgent } from "../grading/agent-client.ts";
-import { agentMacOf, parseJson, readSmallAnswer } from "../grading/agent-answer.ts";
-import { signAgentRequest, verifyAgentAnswer } from "../grading/agent-signature.ts";
+import type { ConnectToAgent } from "../agent/client.ts";
+import { agentMacOf, parseJson, readSmallAnswer } from "../agent/answer.ts";
+import { signAgentRequest, verifyAgentAnswer } from "../agent/signature.ts";
 import {
   BadTerminalFrameError,
   resizePayload,

@@ -1,8 +1,9 @@
-// The frames of an agent terminal (docs/agent.md, "Terminals"): after the upgrade, both ways,
-// mac (32 bytes) | type (1) | length (4, big-endian) | payload. Each frame's MAC covers its direction,
-// the request's nonce and its place in that direction, so a frame cannot be dropped, reordered,
-// replayed into another terminal or reflected back: whatever is not the key holder's ends the line.
-import { createHmac, timingSafeEqual } from "node:crypto";
+// The frames of an agent terminal (docs/agent.md, "Terminals"): after the upgrade, both ways, the lab
+// agent's signed frames (agent/signed-frames.ts) laid out as mac (32 bytes) | type (1) | length (4,
+// big-endian) | payload, the MAC over the type and the payload. Each direction is a stream of its
+// own, so a frame cannot be dropped, reordered, replayed into another terminal or reflected back:
+// whatever is not the key holder's ends the line.
+import { FrameMacs, frameLabels, frameMacBytes, signedFrameBytes } from "../agent/signed-frames.ts";
 
 export const terminalFrameTypes = {
   data: 0x01,
@@ -13,10 +14,9 @@ export const terminalFrameTypes = {
 } as const;
 
 /** The largest payload either side sends (the agent reads its PTY in pieces this size). */
-export const terminalFrameBytes = 64 * 1024;
+export const terminalFrameBytes = signedFrameBytes;
 
-const macBytes = 32;
-const headBytes = macBytes + 1 + 4;
+const headBytes = frameMacBytes + 1 + 4;
 
 export type TerminalDirection = "in" | "out";
 
@@ -27,31 +27,17 @@ export interface TerminalFrame {
 
 export class BadTerminalFrameError extends Error {}
 
-function frameMac(
-  key: string,
-  direction: TerminalDirection,
-  nonce: string,
-  index: number,
-): ReturnType<typeof createHmac> {
-  return createHmac("sha256", key).update(`lab-agent-terminal:v1\n${direction}\n${nonce}\n${index}\n`);
-}
-
 /** Signs the frames one direction sends, numbering them as it goes. */
 export class TerminalFrameSigner {
-  private index = 0;
+  private readonly macs: FrameMacs;
 
-  constructor(
-    private readonly key: string,
-    private readonly nonce: string,
-    private readonly direction: TerminalDirection,
-  ) {}
+  constructor(key: string, nonce: string, direction: TerminalDirection) {
+    this.macs = new FrameMacs(key, frameLabels.terminal(direction), nonce);
+  }
 
   frame(type: number, payload: Uint8Array = Buffer.alloc(0)): Buffer {
     const typeByte = Buffer.of(type);
-    const mac = frameMac(this.key, this.direction, this.nonce, this.index++)
-      .update(typeByte)
-      .update(payload)
-      .digest();
+    const mac = this.macs.sign(typeByte, payload);
     const length = Buffer.alloc(4);
     length.writeUInt32BE(payload.length);
     return Buffer.concat([mac, typeByte, length, payload]);
@@ -60,17 +46,15 @@ export class TerminalFrameSigner {
 
 /** Cuts one direction's byte stream into verified frames; throws BadTerminalFrameError on the first bad one. */
 export class TerminalFrameReader {
-  private index = 0;
+  private readonly macs: FrameMacs;
   // Pieces of the frame under way, joined only once it is whole: a frame dribbled in a byte at a
   // time must not cost a copy of everything before it per byte.
   private pieces: Buffer[] = [];
   private pendingBytes = 0;
 
-  constructor(
-    private readonly key: string,
-    private readonly nonce: string,
-    private readonly direction: TerminalDirection,
-  ) {}
+  constructor(key: string, nonce: string, direction: TerminalDirection) {
+    this.macs = new FrameMacs(key, frameLabels.terminal(direction), nonce);
+  }
 
   push(chunk: Buffer): TerminalFrame[] {
     this.pieces.push(chunk);
@@ -91,20 +75,17 @@ export class TerminalFrameReader {
   private frameBytes(): number | undefined {
     if (this.pendingBytes < headBytes) return undefined;
     if (this.pieces[0]!.length < headBytes) this.pieces = [Buffer.concat(this.pieces)];
-    const length = this.pieces[0]!.readUInt32BE(macBytes + 1);
+    const length = this.pieces[0]!.readUInt32BE(frameMacBytes + 1);
     if (length > terminalFrameBytes) throw new BadTerminalFrameError(`a frame of ${length} bytes`);
     return headBytes + length;
   }
 
   private verify(frame: Buffer): TerminalFrame {
-    const type = frame[macBytes] as number;
+    const type = frame[frameMacBytes] as number;
     const payload = frame.subarray(headBytes);
-    const expected = frameMac(this.key, this.direction, this.nonce, this.index++)
-      .update(Buffer.of(type))
-      .update(payload)
-      .digest();
-    if (!timingSafeEqual(expected, frame.subarray(0, macBytes))) {
-      throw new BadTerminalFrameError(`frame ${this.index - 1} is not signed with this VM's key`);
+    const index = this.macs.next;
+    if (!this.macs.verify(frame.subarray(0, frameMacBytes), Buffer.of(type), payload)) {
+      throw new BadTerminalFrameError(`frame ${index} is not signed with this VM's key`);
     }
     return { type, payload };
   }

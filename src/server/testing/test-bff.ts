@@ -23,7 +23,7 @@ import { demoPassword, demoUsers } from "../auth/users-file.ts";
 import type { SessionQuotas } from "../capacity/launch-admission.ts";
 import type { TrustedProxies } from "../http/client-address.ts";
 import type { ServerLimits } from "../http/server-limits.ts";
-import { loadAgentFile } from "../grading/agent-file.ts";
+import { loadAgentFile } from "../agent/agent-file.ts";
 import { SqliteGradingRepository } from "../grading/sqlite-repository.ts";
 import { SqliteClassRepository } from "../classes/sqlite-repository.ts";
 import { createClusterClient } from "../kube/client.ts";

@@ -23,7 +23,7 @@ import type { DeepLinkingSettings } from "./check-launch.ts";
 import { claimNames } from "./claims.ts";
 import type { LtiLaunchStore } from "./store/repository.ts";
 import type { LaunchRecorder, LtiLaunch, PlatformDirectory, ToolSigner } from "../model/model.ts";
-import { ltiLaunchPath } from "./launch-routes.ts";
+import { ltiLaunchPath } from "./lti-paths.ts";
 import { sendPostToLmsPage } from "./pages.ts";
 
 const requestLifetimeMs = 60 * 60_000;

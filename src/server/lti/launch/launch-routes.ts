@@ -25,14 +25,13 @@ import { addressKey } from "../../http/client-address.ts";
 import { RateLimiter } from "../../http/rate-limit.ts";
 import { LaunchRefused, type LaunchChecker, type PendingLogin } from "./check-launch.ts";
 import { keepDeepLinkRequest } from "./deep-linking.ts";
+import { ltiLaunchPath, ltiLoginPath } from "./lti-paths.ts";
 import type { LtiLaunchStore } from "./store/repository.ts";
 import type { LaunchRecorder, LtiLaunch, Platform, PlatformDirectory } from "../model/model.ts";
 import { sendConfirmPage, sendFramedPage } from "./pages.ts";
 
 const loginLifetimeMs = 10 * 60_000;
 const ticketLifetimeMs = 10 * 60_000;
-export const ltiLaunchPath = "/api/lti/launch";
-export const ltiLoginPath = "/api/lti/login";
 
 export interface LaunchRoutesDeps {
   platforms: PlatformDirectory & { reload(): Promise<void> };

@@ -14,7 +14,7 @@ import { addressKey } from "../../http/client-address.ts";
 import { RateLimiter } from "../../http/rate-limit.ts";
 import type { AuditLog } from "../../audit/audit-log.ts";
 import type { LtiLaunchStore, StoredPlatform } from "./store/repository.ts";
-import { ltiLaunchPath, ltiLoginPath } from "./launch-routes.ts";
+import { ltiLaunchPath, ltiLoginPath } from "./lti-paths.ts";
 import { sendRegisteredPage } from "./pages.ts";
 import { lmsRequest, type LmsRequest } from "../grades/lms-http.ts";
 

@@ -13,8 +13,9 @@ import { WebSocketServer } from "ws";
 import { renderKubeconfig } from "../../emulator/cluster/kubeconfig.ts";
 import { loadOrCreateServingMaterial } from "../../emulator/cluster/tls.ts";
 import { createPortForwarder, type PortForwarder } from "../kube/portforward.ts";
-import { AgentUnreachableError, createAgentClient, type AgentClient } from "./agent-client.ts";
-import { agentBootCommands } from "./agent-delivery.ts";
+import { createAgentClient, type AgentClient } from "./client.ts";
+import { AgentUnreachableError } from "./errors.ts";
+import { agentBootCommands } from "./delivery.ts";
 import {
   createPortForwardTransport,
   notListeningReasons,

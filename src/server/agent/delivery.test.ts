@@ -3,11 +3,11 @@
 import { parse } from "yaml";
 import { beforeAll, describe, expect, it } from "vitest";
 import { gunzipSync } from "node:zlib";
-import { agentKey } from "./agent-key.ts";
+import { agentKey } from "./key.ts";
 import { defaultVmSizes, loadLabs } from "../labs/load-labs.ts";
 import { buildSessionObjects, userDataKey } from "../sessions/vm-manifest.ts";
 import { loadAgentFile } from "./agent-file.ts";
-import { agentGuestPaths, agentNotStartedMarker, createAgentDelivery } from "./agent-delivery.ts";
+import { agentGuestPaths, agentNotStartedMarker, createAgentDelivery } from "./delivery.ts";
 
 const secret = "a-secret-for-agent-delivery-tests-only";
 const sessionId = "git-workflow-a1b2c3d4";

@@ -1,7 +1,7 @@
-// Talks to a session's grading agent (docs/agent.md) over whatever connection the transport opens:
+// Talks to a session's lab agent (docs/agent.md) over whatever connection the transport opens:
 // in production KubeVirt's port-forward through the cluster, in tests a TCP socket. Every request is
 // signed with the session's key and every answer must carry the agent's signature over it
-// (agent-signature.ts): the key never crosses the wire, and whatever answers without it (a fake
+// (signature.ts): the key never crosses the wire, and whatever answers without it (a fake
 // agent on the port, a replayed answer) is never believed. Every way this can fail ends as
 // AgentUnreachableError (AgentUnverifiedError for an answer that did not prove itself) with a
 // reason a person can read.
@@ -14,9 +14,15 @@ import {
   AgentHealth,
   type AgentCheckResult,
 } from "../../common/grading.ts";
-import { parseJson } from "./agent-answer.ts";
-import { sealKey } from "./agent-key.ts";
-import { agentMacHeader, newAgentNonce, signAgentRequest, verifyAgentAnswer } from "./agent-signature.ts";
+import { parseJson } from "./answer.ts";
+import {
+  AgentRefusedError,
+  AgentUnreachableError,
+  AgentUnverifiedError,
+  unverifiedReasons,
+} from "./errors.ts";
+import { sealKey } from "./key.ts";
+import { agentMacHeader, newAgentNonce, signAgentRequest, verifyAgentAnswer } from "./signature.ts";
 import {
   ConnectionLostError,
   MalformedAnswerError,
@@ -27,45 +33,6 @@ import {
 
 /** Opens a fresh connection to the agent's port (agentPort) of the session's VM. Should reject with a plain reason. */
 export type ConnectToAgent = (sessionId: string, signal: AbortSignal) => Promise<Duplex>;
-
-/** The agent could not be asked, or did not answer properly: infrastructure, never a grade. */
-export class AgentUnreachableError extends Error {
-  readonly code: "unreachable" | "unverified" = "unreachable";
-}
-
-/**
- * Something answered, but not with this session's key: whatever it said is not the agent's word.
- * The reason is one of a few fixed texts, never the answer's own message.
- */
-export class AgentUnverifiedError extends AgentUnreachableError {
-  override readonly code = "unverified";
-  constructor(
-    message: string,
-    /** The HTTP status of the answer that did not verify. */
-    readonly status: number,
-  ) {
-    super(message);
-  }
-}
-
-/** The agent, proven, said no: `agentCode` is its error code (docs/agent.md, "Errors and limits"). */
-export class AgentRefusedError extends AgentUnreachableError {
-  constructor(
-    message: string,
-    readonly agentCode: string,
-  ) {
-    super(message);
-  }
-}
-
-/** The reasons for answers that did not verify (docs/grading.md, "When a session is not gradable"). */
-export const unverifiedReasons = {
-  signatureRefused:
-    "The VM's grading agent did not accept the console's signature (its key differs from this server's; was AGENT_TOKEN_SECRET changed after the VM started?).",
-  noKey: "The VM's grading agent has no key yet; your VM is still starting its grading agent.",
-  unproven:
-    "The VM's grading agent could not prove itself: its answer was not signed with this session's key.",
-} as const;
 
 export interface AgentClientOptions {
   connect: ConnectToAgent;

@@ -1,4 +1,4 @@
-// Brings the grading agent into every new session's VM with cloud-init (docs/grading.md, "How the
+// Brings the lab agent into every new session's VM with cloud-init (docs/grading.md, "How the
 // agent gets into each VM"): the agent file, the session's key and a systemd unit, all at paths only
 // root may write, and boot commands that start the agent before the student's console does.
 import { gzipSync } from "node:zlib";

@@ -1,11 +1,12 @@
-// Reaches a session's grading agent through the cluster's port-forward into its VM (kube/portforward.ts),
+// Reaches a session's lab agent through the cluster's port-forward into its VM (kube/portforward.ts),
 // and says in plain words why when the cluster refuses.
 import { agentPort } from "../../common/agent-protocol.ts";
 import { ClusterUnavailableError, KubeStatusError } from "../kube/errors.ts";
 import type { PortForwarder } from "../kube/portforward.ts";
-import { AgentUnreachableError, type ConnectToAgent } from "./agent-client.ts";
+import { type ConnectToAgent } from "./client.ts";
+import { AgentUnreachableError } from "./errors.ts";
 import { abortableDelay } from "./abortable-delay.ts";
-import { agentNotStartedMarker } from "./agent-delivery.ts";
+import { agentNotStartedMarker } from "./delivery.ts";
 
 /** Why nothing listens on the agent's port (docs/grading.md, "When a session is not gradable"). */
 export const notListeningReasons = {

@@ -6,14 +6,9 @@ import { connect, createServer, type AddressInfo, type Server, type Socket } fro
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { agentLimits } from "../../common/agent-protocol.ts";
 import { waitFor } from "../../common/testing/patience.ts";
-import {
-  AgentUnreachableError,
-  AgentUnverifiedError,
-  createAgentClient,
-  unverifiedReasons,
-  type ConnectToAgent,
-} from "./agent-client.ts";
-import { agentAnswerMac } from "./agent-signature.ts";
+import { createAgentClient, type ConnectToAgent } from "./client.ts";
+import { AgentUnreachableError, AgentUnverifiedError, unverifiedReasons } from "./errors.ts";
+import { agentAnswerMac } from "./signature.ts";
 import { sendRaw, startFakeAgent, startRecordingRelay, type CapturingServer } from "./testing/fake-agent.ts";
 import { startLoopbackAgents, type LoopbackAgents } from "./testing/loopback-agents.ts";
 

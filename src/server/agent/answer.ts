@@ -1,8 +1,8 @@
 // Reading an agent's answer that came through node:http (files and terminals): its MAC header, and
 // a small body (an error's JSON) read whole, bounded, since anything longer is not the agent's.
 import type { IncomingMessage } from "node:http";
-import { AgentUnreachableError } from "./agent-client.ts";
-import { agentMacHeader } from "./agent-signature.ts";
+import { AgentUnreachableError } from "./errors.ts";
+import { agentMacHeader } from "./signature.ts";
 
 /** Error answers are small JSON. */
 const maxSmallAnswerBytes = 64 * 1024;

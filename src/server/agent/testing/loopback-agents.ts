@@ -1,12 +1,12 @@
-// Real grading agents (src/agent/lab_agent.py) on 127.0.0.1, one process per session, each with its
+// Real lab agents (src/agent/lab_agent.py) on 127.0.0.1, one process per session, each with its
 // own home and the session's real key, and a transport that opens a TCP connection to the session's
 // agent, as the cluster's port-forward would. For tests and the bench.
 import { writeFile } from "node:fs/promises";
 import { connect as connectTcp, type Socket } from "node:net";
-import { agentKey } from "../agent-key.ts";
+import { agentKey } from "../key.ts";
 import { createAgentFixture, type AgentFixture } from "../../../agent/testing/agent-fixture.ts";
 import { startAgent, type AgentProcess } from "../../../agent/testing/python-agent.ts";
-import type { ConnectToAgent } from "../agent-client.ts";
+import type { ConnectToAgent } from "../client.ts";
 
 export interface LoopbackAgents {
   connect: ConnectToAgent;

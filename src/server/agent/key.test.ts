@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { agentKey } from "./agent-key.ts";
+import { agentKey } from "./key.ts";
 
 describe("agentKey", () => {
   it("is HMAC-SHA256 of the prefixed session id (vector from `openssl dgst -sha256 -hmac`)", () => {

@@ -3,8 +3,8 @@
 // a relay that sits between the console and the real agent and records what passes. Both keep the
 // raw bytes they received, to show that nothing in them can be used again.
 import { connect as connectTcp, createServer, type AddressInfo, type Server, type Socket } from "node:net";
-import type { ConnectToAgent } from "../agent-client.ts";
-import { agentAnswerMac } from "../agent-signature.ts";
+import type { ConnectToAgent } from "../client.ts";
+import { agentAnswerMac } from "../signature.ts";
 
 export interface CapturingServer {
   connect: ConnectToAgent;
