@@ -1,6 +1,6 @@
 // npm run bench:grading [-- --through loopback|emulator --sessions 50]
 //
-// How long a grading run takes at concurrency 1, 8 and 32, with the real agent (src/agent/lab_agent.py)
+// How long a grading run takes at concurrency 1, 8 and 32, with the real agent (src/agent/lab_agent/)
 // per session and results committed to a real SQLite file, so the numbers include spawning each
 // check's shell, HTTP, signing every request and verifying every answer, and the durable commit of
 // each result.

@@ -1,14 +1,14 @@
-// The agent's activity (docs/agent.md, "Activity"), against src/agent/lab_agent.py as a real process
+// The agent's activity (docs/agent.md, "Activity"), against src/agent/lab_agent/ as a real process
 // and the BFF's own client (server/agent/client.ts) over TCP: the CPU time of the student's
 // processes grows while one of them works, and an agent older than 2.3.0 means "unknown".
 import { spawn } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { connect } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAgentClient, type AgentClient } from "../server/agent/client.ts";
 import { createAgentFixture, type AgentFixture } from "./testing/agent-fixture.ts";
-import { agentScript, startAgent, type AgentProcess } from "./testing/python-agent.ts";
+import { agentScript, copyAgent, startAgent, type AgentProcess } from "./testing/python-agent.ts";
 
 let fixture: AgentFixture;
 let agent: AgentProcess;
@@ -64,11 +64,11 @@ describe("GET /v1/activity", () => {
 
   it("is undefined from an agent older than 2.3.0, which answers it as any path it lacks", async () => {
     // The shipped agent without the route: what 2.2.0 answers, a signed 404 not_found.
-    const script = join(fixture.dir, "lab_agent_2_2.py");
     const route = '"/v1/activity": {"GET": self.activity},';
-    const source = readFileSync(agentScript, "utf8");
-    expect(source).toContain(route);
-    writeFileSync(script, source.replace(route, ""));
+    const script = copyAgent(join(fixture.dir, "lab_agent_2_2"), (module, source) =>
+      module === "agent.py" ? source.replace(route, "") : source,
+    );
+    expect(readFileSync(join(agentScript, "agent.py"), "utf8")).toContain(route);
     const old = await startAgent({
       keyFile: fixture.keyFile,
       user: fixture.user,

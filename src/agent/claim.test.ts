@@ -1,4 +1,4 @@
-// A warm VM's claim (docs/agent.md, "Claims"), against src/agent/lab_agent.py as a real process and the
+// A warm VM's claim (docs/agent.md, "Claims"), against src/agent/lab_agent/ as a real process and the
 // BFF's own agent client over TCP: the session's key arrives sealed under the warm key, the answer is
 // signed with the new one, and from then on the warm key opens nothing.
 import { readFile } from "node:fs/promises";

@@ -1,5 +1,5 @@
 // The wire contract of the grading agent (docs/agent.md), run against the agent that ships:
-// src/agent/lab_agent.py as a real process on 127.0.0.1, running real shell commands.
+// src/agent/lab_agent/ as a real process on 127.0.0.1, running real shell commands.
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
@@ -72,27 +72,32 @@ afterAll(async () => {
 });
 
 describe("the program", () => {
-  it("is Python 3.9 that needs nothing beyond the standard library", () => {
+  it("is Python 3.9 that needs nothing beyond the standard library and its own modules", () => {
     const verdict = execFileSync(
       "python3",
       [
         "-c",
         [
-          "import ast, sys",
-          "tree = ast.parse(open(sys.argv[1]).read(), feature_version=(3, 9))",
-          "names = {a.name.split('.')[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}",
-          "names |= {n.module.split('.')[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}",
-          "print(sorted(names - set(sys.stdlib_module_names)))",
+          "import ast, glob, os, sys",
+          "files = glob.glob(os.path.join(sys.argv[1], '*.py'))",
+          "own = {os.path.basename(f)[:-3] for f in files}",
+          "names = set()",
+          "for f in files:",
+          "    tree = ast.parse(open(f).read(), feature_version=(3, 9))",
+          "    names |= {a.name.split('.')[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}",
+          "    names |= {n.module.split('.')[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}",
+          // Its modules come first on sys.path: one named as a standard one would stand in for it.
+          "print(sorted(names - set(sys.stdlib_module_names) - own), sorted(own & set(sys.stdlib_module_names)))",
         ].join("\n"),
         agentScript,
       ],
       { encoding: "utf8" },
     );
-    expect(verdict.trim()).toBe("[]");
+    expect(verdict.trim()).toBe("[] []");
   });
 
   it("prints its usage for --help and exits with 2 listing every bad setting", async () => {
-    const help = execFileSync("python3", [agentScript, "--help"], { encoding: "utf8" });
+    const help = execFileSync("python3", ["-I", agentScript, "--help"], { encoding: "utf8" });
     expect(help).toContain("--key-file");
     const bad = runAgent(["--port", "seventy", "--bogus", "--host="]);
     let stderr = "";

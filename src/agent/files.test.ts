@@ -1,4 +1,4 @@
-// The agent's files (docs/agent.md, "Files"), against src/agent/lab_agent.py as a real process and
+// The agent's files (docs/agent.md, "Files"), against src/agent/lab_agent/ as a real process and
 // the BFF's own client for them (server/files/agent-files.ts) over TCP: byte for byte in both
 // directions, as the checks' user, inside the home only, and refused before the bytes are sent.
 import { randomBytes } from "node:crypto";
@@ -31,7 +31,14 @@ import { fileSizeHeader, framedLength } from "../server/files/file-frames.ts";
 import { frameMac } from "../server/agent/signed-frames.ts";
 import { agentMacHeader, signStreamRequest, verifyAgentAnswer } from "../server/agent/signature.ts";
 import { createAgentFixture, type AgentFixture } from "./testing/agent-fixture.ts";
-import { agentArgs, agentScript, callAgent, startAgent, type AgentProcess } from "./testing/python-agent.ts";
+import {
+  agentArgs,
+  agentScript,
+  callAgent,
+  copyAgent,
+  startAgent,
+  type AgentProcess,
+} from "./testing/python-agent.ts";
 
 let fixture: AgentFixture;
 let agent: AgentProcess;
@@ -242,16 +249,17 @@ describe("files", () => {
 describe("an agent from before files", () => {
   it("is told apart by its version, and the VM's owner is told what to do", async () => {
     // The agent as VMs launched before files have it: version 2.0.0, no /v1/files.
-    const current = readFileSync(agentScript, "utf8");
-    const old = current
-      .replace(/^VERSION = "[^"]+"$/m, 'VERSION = "2.0.0"')
-      .replace(/^ +"\/v1\/files": .*$/m, "");
-    expect(old).not.toBe(current);
-    const oldScript = join(fixture.dir, "old_lab_agent.py");
-    writeFileSync(oldScript, old);
+    const edits = { "config.py": /^VERSION = "[^"]+"$/m, "agent.py": /^ +"\/v1\/files": .*$/m };
+    const oldScript = copyAgent(join(fixture.dir, "old_lab_agent"), (module, source) => {
+      if (module === "config.py") return source.replace(edits[module], 'VERSION = "2.0.0"');
+      return module === "agent.py" ? source.replace(edits[module], "") : source;
+    });
+    for (const [module, edit] of Object.entries(edits)) {
+      expect(readFileSync(join(agentScript, module), "utf8")).toMatch(edit);
+    }
     const child = spawn(
       "python3",
-      [oldScript, ...agentArgs({ keyFile: fixture.keyFile, user: fixture.user, home: fixture.home })],
+      ["-I", oldScript, ...agentArgs({ keyFile: fixture.keyFile, user: fixture.user, home: fixture.home })],
       {
         stdio: ["ignore", "pipe", "inherit"],
       },

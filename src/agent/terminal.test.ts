@@ -1,4 +1,4 @@
-// The agent's terminals (docs/agent.md, "Terminals"), against src/agent/lab_agent.py as a real process
+// The agent's terminals (docs/agent.md, "Terminals"), against src/agent/lab_agent/ as a real process
 // and the BFF's own client for them (server/terminals/agent-terminal.ts) over TCP: a shell on a PTY
 // of its own, sized by frames, ended with its connection, and nothing but signed frames accepted.
 import { readFileSync } from "node:fs";

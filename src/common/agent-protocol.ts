@@ -1,5 +1,5 @@
 // The wire format between the BFF and the grading agent inside a guest (HTTP/1.1 + JSON), as
-// src/agent/lab_agent.py speaks it; the contract suite (src/agent/contract.test.ts) holds the two
+// src/agent/lab_agent/ speaks it; the contract suite (src/agent/contract.test.ts) holds the two
 // together. The zod schemas that validate these bodies on the BFF side live in grading.ts.
 
 /**

@@ -1,5 +1,5 @@
 // Files in and out of a session's home through its VM's agent (docs/files.md): the limits the SPA,
-// the BFF and the agent (src/agent/lab_agent.py) all hold, and the answers of the files routes.
+// the BFF and the agent (src/agent/lab_agent/) all hold, and the answers of the files routes.
 import * as z from "zod/mini";
 
 export const fileLimits = {

@@ -100,7 +100,7 @@ export interface AppDeps {
   connectToAgent?: ConnectToAgent;
   /** Agent keys derive from it (AGENT_TOKEN_SECRET): the same on every replica. */
   agentKeySecret: string;
-  /** src/agent/lab_agent.py, delivered into every new VM. */
+  /** src/agent/lab_agent/ as one zip (agent/agent-file.ts), delivered into every new VM. */
   agentFile: Buffer;
   /** Defaults: 8 sessions graded at a time, one self-check per session every 10 s. */
   gradingLimits?: Pick<GradingServiceDeps, "concurrency" | "selfCheckIntervalMs">;

@@ -1,10 +1,25 @@
-// The shipped agent (src/agent/lab_agent.py) as a process under test, and a client that signs its
+// The shipped agent (src/agent/lab_agent/) as a process under test, and a client that signs its
 // requests and checks the agent's signature, as the BFF does.
 import { spawn, type ChildProcess } from "node:child_process";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { signAgentRequest, verifyAgentAnswer, agentMacHeader } from "../../server/agent/signature.ts";
 
-export const agentScript = fileURLToPath(new URL("../lab_agent.py", import.meta.url));
+/** The agent's folder, which python3 runs as the guest runs its zip (docs/agent.md, "Delivery"). */
+export const agentScript = fileURLToPath(new URL("../lab_agent/", import.meta.url)).replace(/\/$/, "");
+
+/**
+ * A copy of the agent at `folder`, each module's source passed through `edit` (e.g. to make an
+ * older version of it), for `script` below.
+ */
+export function copyAgent(folder: string, edit: (module: string, source: string) => string): string {
+  mkdirSync(folder);
+  for (const module of readdirSync(agentScript).filter((name) => name.endsWith(".py"))) {
+    writeFileSync(join(folder, module), edit(module, readFileSync(join(agentScript, module), "utf8")));
+  }
+  return folder;
+}
 
 export interface AgentSettings {
   keyFile: string;
@@ -42,13 +57,13 @@ export function agentArgs(settings: AgentSettings): string[] {
   return args;
 }
 
-/** Spawns the agent as a guest would (python3 lab_agent.py) and waits for its "listening" line. */
+/** Spawns the agent as a guest would (python3 -I, isolated) and waits for its "listening" line. */
 export function runAgent(
   args: string[],
   env: NodeJS.ProcessEnv = {},
   script: string = agentScript,
 ): ChildProcess {
-  return spawn("python3", [script, ...args], {
+  return spawn("python3", ["-I", script, ...args], {
     stdio: ["ignore", "pipe", "pipe"],
     env: { PATH: process.env.PATH, ...env },
   });

@@ -159,7 +159,7 @@ describe("a guest's serial console", () => {
     await serial.waitFor(mainPrompt);
     serial.type('[ "$(readlink -f /dev/ttyS0)" = "$(tty)" ] && echo same-ter""minal\r');
     await serial.waitFor(/\rsame-terminal\r\n/);
-    // The agent's TIOCSWINSZ (lab_agent.py set_tty_size), from a process that is not on the console.
+    // The agent's TIOCSWINSZ (lab_agent/checks.py set_tty_size), from a process that is not on the console.
     const setSize =
       'import fcntl, os, struct, termios; fd = os.open("/dev/ttyS0", os.O_RDWR | os.O_NOCTTY); ' +
       'fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 33, 111, 0, 0))';

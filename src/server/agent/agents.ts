@@ -11,7 +11,7 @@ import { createPortForwardTransport, type BootLogReader } from "./portforward-tr
 export interface AgentsDeps {
   /** AGENT_TOKEN_SECRET: every key derives from it. */
   keySecret: string;
-  /** src/agent/lab_agent.py, delivered into every new VM. */
+  /** src/agent/lab_agent/ as one zip (agent-file.ts), delivered into every new VM. */
   agentFile: Buffer;
   /** Reaches a VM's agent port. Default: the cluster's port-forward. */
   connect?: ConnectToAgent;

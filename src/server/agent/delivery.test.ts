@@ -66,18 +66,19 @@ describe("delivering the grading agent at launch", () => {
     expect(key.content).not.toContain(agentKey(secret, "git-workflow-zzzzzzzz"));
   });
 
-  it("carries lab_agent.py byte for byte, gzipped and base64-encoded, to a root-owned path", () => {
+  it("carries lab_agent.pyz byte for byte, gzipped and base64-encoded, to a root-owned path", () => {
     const file = fileAt(agentGuestPaths.script);
     expect(file).toMatchObject({
-      path: "/usr/local/lib/lab-agent/lab_agent.py",
+      path: "/usr/local/lib/lab-agent/lab_agent.pyz",
       owner: "root:root",
-      permissions: "0755",
+      permissions: "0644",
       encoding: "gz+b64",
     });
     // Not deferred: a root path needs no student home, and nothing of the student's exists yet.
     expect(file.defer).toBeUndefined();
     expect(gunzipSync(Buffer.from(file.content, "base64")).equals(agentFile)).toBe(true);
-    expect(agentFile.toString("utf8").startsWith("#!/usr/bin/python3\n")).toBe(true);
+    // A zip: its first entry's local header.
+    expect(agentFile.subarray(0, 4).toString("latin1")).toBe("PK\x03\x04");
   });
 
   it("installs a systemd unit that starts the agent before the serial console's getty and restarts it", () => {
@@ -94,7 +95,7 @@ describe("delivering the grading agent at launch", () => {
         "",
         "[Service]",
         "Type=notify",
-        "ExecStart=/usr/bin/python3 /usr/local/lib/lab-agent/lab_agent.py",
+        "ExecStart=/usr/bin/python3 -I /usr/local/lib/lab-agent/lab_agent.pyz",
         "Restart=always",
         "RestartSec=1",
         "OOMScoreAdjust=-900",

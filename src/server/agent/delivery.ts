@@ -5,7 +5,7 @@ import { gzipSync } from "node:zlib";
 import { renderCloudConfig } from "../labs/cloud-config.ts";
 
 export const agentGuestPaths = {
-  script: "/usr/local/lib/lab-agent/lab_agent.py",
+  script: "/usr/local/lib/lab-agent/lab_agent.pyz",
   key: "/etc/lab-agent/key",
   unit: "/etc/systemd/system/lab-agent.service",
 } as const;
@@ -26,7 +26,9 @@ export type AgentUserData = (sessionId: string) => string;
  * it (vm-manifest.ts) starts the student's shell with the agent already on its privileged port.
  * Ordered before the getty for the boots after the first too. Restart=always brings it back if it
  * dies, without systemd's default limit (5 starts in 10 s) that would leave it failed for good, and
- * the OOM killer picks other processes first.
+ * the OOM killer picks other processes first. python3 -I (isolated): no PYTHON* variables, no user
+ * site, no working folder on sys.path, so the agent imports its own root-owned zip and the standard
+ * library only.
  */
 const unitFile = [
   "[Unit]",
@@ -36,7 +38,7 @@ const unitFile = [
   "",
   "[Service]",
   "Type=notify",
-  `ExecStart=/usr/bin/python3 ${agentGuestPaths.script}`,
+  `ExecStart=/usr/bin/python3 -I ${agentGuestPaths.script}`,
   "Restart=always",
   "RestartSec=1",
   "OOMScoreAdjust=-900",
@@ -57,7 +59,7 @@ export const agentBootCommands = [
 ] as const;
 
 export function createAgentDelivery(agentFile: Buffer, keyFor: (sessionId: string) => string): AgentUserData {
-  // About a third of the file's size once gzipped; the whole user data must stay far below the
+  // About a third of the zip's size once gzipped; the whole user data must stay far below the
   // Secret's 1 MiB, and every session carries this copy.
   const packedAgent = gzipSync(agentFile, { level: 9 }).toString("base64");
   // Not deferred: these paths are root's, so they may be written before cloud-init creates the
@@ -68,7 +70,8 @@ export function createAgentDelivery(agentFile: Buffer, keyFor: (sessionId: strin
         {
           path: agentGuestPaths.script,
           owner: "root:root",
-          permissions: "0755",
+          // Read by python3, not executed; the student may read it, as a file helper runs it as them.
+          permissions: "0644",
           encoding: "gz+b64",
           content: packedAgent,
         },

@@ -3,7 +3,7 @@
 // over a label, the request's nonce, the frame's place in its stream and the frame's bytes. The label
 // names the stream (an upload, a download, one direction of a terminal), so no frame can be dropped,
 // moved, replayed into another request or reflected into another stream. The agent's frame_mac
-// (src/agent/lab_agent.py) computes the same bytes; how a stream lays its frames out is its own.
+// (src/agent/lab_agent/keys.py) computes the same bytes; how a stream lays its frames out is its own.
 import { createHmac, timingSafeEqual } from "node:crypto";
 
 /** The most bytes one frame carries. */

@@ -25,7 +25,7 @@ export interface ScheduledClassesDeps {
   labs: Lab[];
   capacity: CapacityService;
   agents: AgentClient;
-  /** src/agent/lab_agent.py, delivered into every warm VM with its warm key. */
+  /** src/agent/lab_agent/ as one zip (agent/agent-file.ts), delivered into every warm VM with its warm key. */
   agentFile: Buffer;
   warmKeyFor: (vmName: string) => string;
   /** A session's part of the agent's user data, which a claim puts in place of the warm VM's. */

@@ -1,6 +1,6 @@
 // Sizing the guest and seeing who watches, over real sockets: browsers (ws clients with the SPA's
 // protocol) -> BFF -> the emulator's console and port-forward subresources -> a sandboxed guest, whose
-// grading agent (src/agent/lab_agent.py, started by its systemd) sets the size of its /dev/ttyS0.
+// grading agent (src/agent/lab_agent/, started by its systemd) sets the size of its /dev/ttyS0.
 import { patient } from "../../common/testing/patience.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ConsoleServerMessage } from "../../common/console-protocol.ts";

@@ -89,8 +89,8 @@ describe("grading a student who tries to cheat", () => {
         `python3 -c 'import socket; socket.socket().bind(("0.0.0.0", 899))' 2>&1 | tail -1`,
         "cat /etc/lab-agent/key 2>&1 | head -1",
         "ln -sf /dev/zero /etc/lab-agent/key 2>&1 | head -1",
-        "echo planted > /usr/local/lib/lab-agent/lab_agent.py 2>&1 | head -1",
-        "pkill -f lab_agent.py || echo still-running",
+        "echo planted > /usr/local/lib/lab-agent/lab_agent.pyz 2>&1 | head -1",
+        "pkill -f lab_agent.pyz || echo still-running",
         // The first agent's folder, planted in the home: nothing looks there any more.
         "mkdir -p ~/.lab-agent && echo 'print(1)' > ~/.lab-agent/lab-agent.mjs && ln -sf /dev/zero ~/.lab-agent/token",
       ].join("; "),
@@ -98,7 +98,7 @@ describe("grading a student who tries to cheat", () => {
     expect(shown).toContain("PermissionError: [Errno 13] Permission denied");
     expect(shown).toMatch(/cat: \/etc\/lab-agent\/key: Permission denied/);
     expect(shown).toMatch(/ln: .*Permission denied/);
-    expect(shown).toMatch(/lab_agent\.py: Permission denied/);
+    expect(shown).toMatch(/lab_agent\.pyz: Permission denied/);
     expect(shown).toContain("still-running");
     await inConsole("echo hello > ~/hello.txt && mkdir -p ~/notes");
     expect(await selfCheck()).toMatchObject({ gradable: true, score: 3 });

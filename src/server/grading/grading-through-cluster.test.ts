@@ -1,5 +1,5 @@
 // Grading end to end: sessions launched through the BFF on an emulator with real guests. The agent
-// (src/agent/lab_agent.py) arrives in each VM with the session's cloud-init, systemd starts it before
+// (src/agent/lab_agent/) arrives in each VM with the session's cloud-init, systemd starts it before
 // the student's console, and the BFF reaches it on port 899 through the emulator's portforward
 // subresource, signing every request; students fix their work through the console subresource.
 import { mkdtemp, rm } from "node:fs/promises";

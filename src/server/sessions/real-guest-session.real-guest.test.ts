@@ -343,7 +343,7 @@ describe("a session on a real guest, through the BFF", () => {
         `python3 -c 'import socket; socket.socket().bind(("0.0.0.0", 8899)); print("high port ok")' 2>&1 | tail -1`,
         "cat /etc/lab-agent/key 2>&1 | head -1",
         "ln -sf /dev/zero /etc/lab-agent/key 2>&1 | head -1",
-        "pkill -f lab_agent.py || echo still-running",
+        "pkill -f lab_agent.pyz || echo still-running",
         "id -un",
       ].join("; "),
     );

@@ -166,7 +166,7 @@ describe("the grading agent killed in the middle of its checks", () => {
     );
     // The agent runs as the guest's root, so the student cannot kill it; an OOM kill can.
     expect(
-      await emulator.emulator.faults.killGuestProcesses(testNamespace, sessionOf.get("s3")!, "lab_agent.py"),
+      await emulator.emulator.faults.killGuestProcesses(testNamespace, sessionOf.get("s3")!, "lab_agent.pyz"),
     ).toBe(1);
 
     const run = await finished(ivan, runId);

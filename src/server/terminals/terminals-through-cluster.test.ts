@@ -1,6 +1,6 @@
 // A lab's terminals over real sockets: browsers (ws clients with the SPA's protocol) -> BFF -> the
 // emulator's port-forward subresource -> the grading agent in a sandboxed guest
-// (src/agent/lab_agent.py), whose /v1/terminal runs the student's shell on a PTY of its own.
+// (src/agent/lab_agent/), whose /v1/terminal runs the student's shell on a PTY of its own.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestEmulator, type TestEmulator } from "../../emulator/testing/start.ts";
 import { ConsoleTestClient, refusedStatus, signInCookie } from "../console/testing/console-client.ts";

@@ -1,4 +1,4 @@
-// Real lab agents (src/agent/lab_agent.py) on 127.0.0.1, one process per session, each with its
+// Real lab agents (src/agent/lab_agent/) on 127.0.0.1, one process per session, each with its
 // own home and the session's real key, and a transport that opens a TCP connection to the session's
 // agent, as the cluster's port-forward would. For tests and the bench.
 import { writeFile } from "node:fs/promises";
