@@ -122,12 +122,10 @@ async function main(): Promise<void> {
         connectToAgent: () => Promise.reject(new Error("the dashboard bench grades nothing")),
         agentKeySecret: "bench-agent-secret-bench-agent-secret",
         agentFile: Buffer.alloc(0),
-        operations: {
-          clusterFacts: createClusterFacts(kubeConfig, kubeRequests),
-          kubeRequests,
-          auditRepository,
-          quotas: { perStudent: 1, perLab: null, total: null },
-        },
+        clusterFacts: createClusterFacts(kubeConfig, kubeRequests),
+        kubeRequests,
+        auditRepository,
+        quotas: { perStudent: 1, perLab: null, total: null },
         allowedOrigins: [],
         // Every simulated browser connects from 127.0.0.1: the bench measures the BFF, not the cap
         // per address.

@@ -1,143 +1,69 @@
-// Builds the BFF from its dependencies without listening: main.ts listens, tests and the bench
-// build it with their own dependencies.
+// The composition root: builds the BFF from its dependencies (app-deps.ts) without listening
+// (start.ts listens; tests and the bench build it with their own dependencies). Each part is made
+// once, after the parts it needs, and registers its routes as it is made: read it top to bottom.
 import fastifyCookie from "@fastify/cookie";
-import Fastify, {
-  LogController,
-  type FastifyBaseLogger,
-  type FastifyInstance,
-  type FastifyServerOptions,
-} from "fastify";
-import { Announcements } from "./announcements/announcements.ts";
-import type { AnnouncementRepository } from "./announcements/repository.ts";
-import { registerAnnouncementRoutes } from "./announcements/routes.ts";
-import type { Lab, LabConsole } from "../common/lab.ts";
+import Fastify, { LogController, type FastifyInstance } from "fastify";
 import { enforceAccess } from "./access/policy.ts";
-import type { Authenticator } from "./auth/authenticator.ts";
+import { createAgents } from "./agent/agents.ts";
+import type { AppDeps } from "./app-deps.ts";
+import { Announcements } from "./announcements/announcements.ts";
+import { registerAnnouncementRoutes } from "./announcements/routes.ts";
+import { AuditLog } from "./audit/audit-log.ts";
+import { registerAuditRoutes } from "./audit/routes.ts";
 import { findSignIn } from "./auth/current-user.ts";
-import type { SignIns } from "./auth/sign-ins.ts";
 import { registerOidcRoutes } from "./auth/oidc/routes.ts";
 import { registerAuthRoutes } from "./auth/routes.ts";
 import { SignOutCookie } from "./auth/sign-out-cookie.ts";
+import { CapacityService } from "./capacity/capacity-service.ts";
+import { LaunchAdmission } from "./capacity/launch-admission.ts";
+import { registerCapacityRoutes } from "./capacity/routes.ts";
+import { createScheduledClasses } from "./classes/scheduled-classes.ts";
+import { WarmPatchRefusals } from "./classes/warm-patch-refusals.ts";
+import { createConsoles } from "./console/consoles.ts";
 import { guestSizeThroughAgent } from "./console/guest-size.ts";
-import { ConsoleHub } from "./console/hub.ts";
-import type { ConsoleLimits } from "./console/limits.ts";
-import { ConsolePlacement, registerInternalConsoleRoute } from "./console/placement.ts";
-import { registerConsoleRoutes } from "./console/routes.ts";
 import { isWebsocketUpgrade } from "./console/websocket-upgrade.ts";
-import { soloCoordination, type Coordination } from "./replicas/coordination.ts";
-import { gradingLeaseName, gradingWork } from "./replicas/grading-duty.ts";
-import type { ConnectToAgent } from "./agent/client.ts";
-import { createAgents } from "./agent/agents.ts";
+import { registerDoctorRoutes } from "./doctor/routes.ts";
+import { SessionExtensions } from "./expiry/extension.ts";
+import { SessionReaper } from "./expiry/reaper.ts";
+import { registerExpiryRoutes } from "./expiry/routes.ts";
 import { createAgentFiles } from "./files/agent-files.ts";
-import { createTerminalOpener } from "./terminals/agent-terminal.ts";
 import { registerFileRoutes } from "./files/routes.ts";
-import type { GradingRepository } from "./grading/repository.ts";
 import { registerGradingRoutes } from "./grading/routes.ts";
-import { GradingService, type GradingServiceDeps } from "./grading/service.ts";
+import { GradingService } from "./grading/service.ts";
 import { registerHealthRoutes } from "./health-routes.ts";
 import { HelpRequests } from "./help/help-requests.ts";
 import { registerHelpRoutes } from "./help/routes.ts";
-import { trustsProxy, type TrustedProxies } from "./http/client-address.ts";
+import { trustsProxy } from "./http/client-address.ts";
 import { createCsrfGuard } from "./http/csrf.ts";
+import { sendError } from "./http/errors.ts";
 import { createOwnNames } from "./http/own-names.ts";
 import { securityHeaders } from "./http/security-headers.ts";
-import { sendError } from "./http/errors.ts";
-import {
-  defaultServerLimits,
-  limitConnections,
-  serverOptions,
-  type ServerLimits,
-} from "./http/server-limits.ts";
-import type { ClusterClient } from "./kube/client.ts";
-import { createIdleHandling, type IdleTiming } from "./idle/idle-handling.ts";
+import { defaultServerLimits, limitConnections, serverOptions } from "./http/server-limits.ts";
+import { createIdleHandling } from "./idle/idle-handling.ts";
 import { registerLabRoutes } from "./labs/routes.ts";
 import { ltiOutboxLeaseName } from "./lti/grades/lti-grades.ts";
-import { registerLti, type LtiSettings } from "./lti/register-lti.ts";
-import { recordGrading } from "./metrics/app-metrics.ts";
-import { createOperations, type OperationsDeps } from "./operations.ts";
-import { WarmPatchRefusals } from "./classes/warm-patch-refusals.ts";
-import type { RecordingStorage } from "./recordings/recording-storage.ts";
+import { registerLti } from "./lti/register-lti.ts";
+import { createAppMetrics, recordGrading, registerLiveMetrics } from "./metrics/app-metrics.ts";
+import { registerMetricsRoute } from "./metrics/routes.ts";
 import { RecordingStore } from "./recordings/recording-store.ts";
 import { registerRecordingRoutes } from "./recordings/routes.ts";
-import { createSessionReads, type SessionsReadMode } from "./sessions/reads.ts";
+import { reaperLeaseName, soloCoordination, type Coordination } from "./replicas/coordination.ts";
+import { gradingLeaseName, gradingWork } from "./replicas/grading-duty.ts";
 import { registerBootLogRoute } from "./sessions/boot-log-routes.ts";
-import { registerPastSessionsRoute } from "./sessions/past-sessions-routes.ts";
-import { registerRestartRoute } from "./sessions/restart-routes.ts";
-import { registerSessionRoutes } from "./sessions/routes.ts";
 import { LabNetworkPolicies } from "./sessions/lab-network-policy.ts";
 import { LaunchGate } from "./sessions/launch-gate.ts";
+import { registerPastSessionsRoute } from "./sessions/past-sessions-routes.ts";
+import { createSessionReads } from "./sessions/reads.ts";
+import { registerRestartRoute } from "./sessions/restart-routes.ts";
+import { registerSessionRoutes } from "./sessions/routes.ts";
 import { SessionService } from "./sessions/service.ts";
 import { registerWeb } from "./spa/static.ts";
-import type { ClassRepository } from "./classes/repository.ts";
-import { createScheduledClasses } from "./classes/scheduled-classes.ts";
-import type { WarmPoolSettings } from "./classes/warm-pool.ts";
-import type { WriteRate } from "./kube/write-rate.ts";
+import { createTerminalOpener } from "./terminals/agent-terminal.ts";
 import { ConsoleInputTimes } from "./wall/last-input.ts";
-import { registerWallRoutes, type WallTiming } from "./wall/routes.ts";
+import { registerWallRoutes } from "./wall/routes.ts";
+import { wallConsoles } from "./wall/wall-consoles.ts";
 
-export interface AppDeps {
-  cluster: ClusterClient;
-  sessionsReadMode: SessionsReadMode;
-  authenticator: Authenticator;
-  signIns: SignIns;
-  /** Signs the session cookie. */
-  cookieSecret: string;
-  labs: Lab[];
-  /** Grading results; the caller opens and closes it. */
-  gradingRepository: GradingRepository;
-  /** Scheduled classes; the caller opens and closes it. */
-  classRepository: ClassRepository;
-  /** Announcements and their dismissals; the caller opens and closes it. */
-  announcementRepository: AnnouncementRepository;
-  /** The warm pool's timing and pace (classes/warm-pool.ts); tests shorten them. */
-  warmPool?: Partial<WarmPoolSettings>;
-  /** The bound the cluster client puts on API writes; launches that would wait too long are refused. */
-  writeRate?: WriteRate;
-  /**
-   * Reaches a session's lab agent. Default: the cluster's port-forward (agent/portforward-transport.ts),
-   * with the session's boot log to explain an agent that does not listen.
-   */
-  connectToAgent?: ConnectToAgent;
-  /** Agent keys derive from it (AGENT_TOKEN_SECRET): the same on every replica. */
-  agentKeySecret: string;
-  /** src/agent/lab_agent/ as one zip (agent/agent-file.ts), delivered into every new VM. */
-  agentFile: Buffer;
-  /** Defaults: 8 sessions graded at a time, one self-check per session every 10 s. */
-  gradingLimits?: Pick<GradingServiceDeps, "concurrency" | "selfCheckIntervalMs">;
-  allowedOrigins: string[];
-  /** PUBLIC_URL: the address people open; with it, only that name (and loopback) reaches the server. */
-  publicUrl?: string;
-  /**
-   * TRUST_PROXY: the proxies whose X-Forwarded-For, -Proto and -Host are believed, for request.ip,
-   * request.protocol and request.host alike; none when absent.
-   */
-  trustProxy?: TrustedProxies;
-  /** Timeouts and connection caps (http/server-limits.ts); defaults for what is not given. */
-  serverLimits?: Partial<ServerLimits>;
-  /**
-   * Where console recordings go (the caller opens and closes it), their size cap and retention; none
-   * are recorded when absent.
-   */
-  recordings?: { storage: RecordingStorage; maxBytes: number; retentionMs: number };
-  /** Console timers and limits (console/limits.ts); tests shorten them. */
-  consoleLimits?: Partial<ConsoleLimits>;
-  /** The class wall's intervals (wall/routes.ts); tests shorten them. */
-  wallTiming?: Partial<WallTiming>;
-  /** Idle handling's intervals (idle/idle-handling.ts); tests shorten them. */
-  idleTiming?: IdleTiming;
-  /** Limits, capacity, expiry, audit, doctor and metrics. */
-  operations: OperationsDeps;
-  /** LTI 1.3 launches, deep linking and grades to LMSs (docs/lti.md); off when absent. */
-  lti?: LtiSettings;
-  /**
-   * How this replica shares the reaper, the grading worker and consoles with the others
-   * (docs/scaling.md), built with the app's logger. Default: alone, doing all of it itself.
-   */
-  coordination?: (log: FastifyBaseLogger) => Coordination;
-  /** The built SPA (dist/web); the API alone when absent. */
-  webRoot?: string;
-  logger?: FastifyServerOptions["logger"];
-}
+export type { AppDeps } from "./app-deps.ts";
 
 declare module "fastify" {
   interface FastifyInstance {
@@ -154,6 +80,11 @@ const gradingPollMs = 2_000;
 const recordingSweepMs = 3_600_000;
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const { cluster, labs, signIns } = deps;
+  const now = deps.now ?? (() => new Date());
+
+  // The HTTP shell: limits, errors, the Host and CSRF guards, and the access policy, before any
+  // route (each one is checked for a rule as it is added).
   const isProxy = trustsProxy(deps.trustProxy);
   const serverLimits = { ...defaultServerLimits, ...deps.serverLimits };
   // Browsers poll every few seconds: per-request log lines would drown everything else.
@@ -164,37 +95,69 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     logController: new LogController({ disableRequestLogging: true }),
   });
   await app.register(fastifyCookie, { secret: deps.cookieSecret });
-
   app.setErrorHandler((error, request, reply) => sendError(error, request, reply));
   const ownNames = createOwnNames({ publicUrl: deps.publicUrl, allowedOrigins: deps.allowedOrigins });
   app.addHook("onRequest", ownNames.hostGuard);
   app.addHook("onRequest", createCsrfGuard(ownNames));
   app.addHook("onSend", securityHeaders);
-  const { signIns } = deps;
-  // Before any route: each one is checked for a rule as it is added.
   enforceAccess(app, {
     signIn: (request) => findSignIn(request, signIns),
     session: (user, id) => sessions.get(user, id),
     isUpgrade: isWebsocketUpgrade,
     ownNames,
-    metricsToken: deps.operations.metricsToken,
+    metricsToken: deps.metricsToken,
     forwardSecret: deps.cookieSecret,
   });
 
-  const reads = createSessionReads(deps.cluster, deps.sessionsReadMode, app.log);
+  // What every part reads and reports to: the sessions as the cluster has them, this replica's
+  // place among the others, metrics and the audit log.
+  const reads = createSessionReads(cluster, deps.sessionsReadMode, app.log);
+  const { source } = reads;
   const coordination = deps.coordination?.(app.log) ?? soloCoordination();
   app.decorate("coordination", coordination);
-  const operations = createOperations(app, deps.operations, {
-    coordination,
-    cluster: deps.cluster,
-    reads,
-    labs: deps.labs,
+  const metrics = createAppMetrics();
+  registerLiveMetrics(metrics, {
+    source,
+    kubeRequests: deps.kubeRequests,
+    watchRestarts: () => reads.watchRestarts(),
   });
+  registerMetricsRoute(app, { registry: metrics.registry });
   limitConnections(app, serverLimits, {
     isProxy: (address) => isProxy(address, 0),
-    onRefused: (reason) => operations.metrics.connectionsRefused.inc({ reason }),
+    onRefused: (reason) => metrics.connectionsRefused.inc({ reason }),
     log: app.log,
   });
+  const audit = new AuditLog({
+    repository: deps.auditRepository,
+    now,
+    log: app.log,
+    onWriteFailed: () => metrics.auditWriteFailures.inc(),
+  });
+  registerAuditRoutes(app, { audit });
+  registerHealthRoutes(app, () => reads.readiness());
+  const findSession = async (id: string) =>
+    (await source.snapshot()).sessions.find((session) => session.id === id);
+  // Before KubeVirt created the VMI nothing was printed: no log to read.
+  const vmiUidOf = async (sessionId: string) =>
+    (await source.snapshot()).objects.get(sessionId)?.vmi?.metadata.uid;
+
+  // Signing in.
+  const signOutCookie = new SignOutCookie(deps.cookieSecret);
+  registerAuthRoutes(app, {
+    authenticator: deps.authenticator,
+    signIns,
+    audit,
+    signOutCookie,
+    now: () => now().getTime(),
+  });
+  if (deps.authenticator.mode === "oidc") {
+    registerOidcRoutes(app, { authenticator: deps.authenticator, signIns, audit, signOutCookie });
+  }
+  registerLabRoutes(app, { labs });
+
+  // The lab agent in every VM: grading, terminals, files, activity and warm claims go through it,
+  // over the cluster's port-forward, with the session's boot log to explain an agent that does not
+  // listen.
   const {
     client: agents,
     connect: connectToAgent,
@@ -205,71 +168,117 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     keySecret: deps.agentKeySecret,
     agentFile: deps.agentFile,
     connect: deps.connectToAgent,
-    portForward: deps.cluster.portForward,
+    portForward: cluster.portForward,
     readBootLog: async (sessionId) => {
-      // As the boot log route finds it: before KubeVirt created the VMI nothing was printed.
-      const vmiUid = (await reads.source.snapshot()).objects.get(sessionId)?.vmi?.metadata.uid;
-      return vmiUid ? (await deps.cluster.readBootLog(vmiUid)).lines : [];
+      const vmiUid = await vmiUidOf(sessionId);
+      return vmiUid ? (await cluster.readBootLog(vmiUid)).lines : [];
     },
   });
-  const networkPolicies = new LabNetworkPolicies({ cluster: deps.cluster, labs: deps.labs, log: app.log });
+
+  // Launches: capacity and quotas, scheduled classes with their warm pools, and the sessions.
+  const capacity = new CapacityService({ facts: deps.clusterFacts, source, labs, now });
+  registerCapacityRoutes(app, { capacity });
+  const admission = new LaunchAdmission({
+    quotas: deps.quotas,
+    capacity,
+    source,
+    labs,
+    now,
+    log: app.log,
+    onRefused: (reason) => metrics.launchesRefused.inc({ reason }),
+  });
+  const networkPolicies = new LabNetworkPolicies({ cluster, labs, log: app.log });
   const warmPatchRefusals = new WarmPatchRefusals({
-    counter: operations.metrics.warmPatchRefusals,
-    now: operations.now,
+    counter: metrics.warmPatchRefusals,
+    now,
     log: app.log,
   });
   const classes = createScheduledClasses({
     repository: deps.classRepository,
-    cluster: deps.cluster,
-    source: reads.source,
-    labs: deps.labs,
-    capacity: operations.capacity,
+    cluster,
+    source,
+    labs,
+    capacity,
     agents,
     agentFile: deps.agentFile,
     warmKeyFor,
     sessionUserData,
     refusals: warmPatchRefusals,
     networkPolicies,
-    audit: operations.audit,
-    now: operations.now,
+    audit,
+    now,
     log: app.log,
     settings: deps.warmPool,
   });
+  classes.register(app);
   const sessions = new SessionService({
-    cluster: deps.cluster,
-    source: reads.source,
-    labs: deps.labs,
+    cluster,
+    source,
+    labs,
     agentUserData: sessionUserData,
-    admission: operations.admission,
+    admission,
     networkPolicies,
     warm: classes.launches,
     gate: deps.writeRate && new LaunchGate(deps.writeRate.limits),
-    now: operations.now,
+    now,
   });
-  const signOutCookie = new SignOutCookie(deps.cookieSecret);
-  // Before grading: LTI's outbox hears of every graded item and self-check.
+  registerSessionRoutes(app, { sessions, audit });
+  registerRestartRoute(app, { cluster, audit });
+  registerBootLogRoute(app, { source, cluster });
+  registerPastSessionsRoute(app, {
+    audit,
+    lastSelfCheck: async (sessionId) => (await deps.gradingRepository.listSelfChecks(sessionId, 1))[0],
+    liveSessionIds: async () => new Set((await source.snapshot()).sessions.map((session) => session.id)),
+  });
+
+  // Expiry: extensions on request, and the reaper, a duty of one replica.
+  registerExpiryRoutes(app, {
+    extensions: new SessionExtensions({ cluster, source, sessions, labs, now }),
+    audit,
+    onExtended: (by) => metrics.sessionsExtended.inc({ by }),
+  });
+  const reaper = new SessionReaper({
+    cluster,
+    source,
+    now,
+    intervalMs: deps.reaperIntervalMs,
+    log: app.log,
+    onReaped: (session) => {
+      metrics.sessionsReaped.inc();
+      void audit.record({ action: "end", actor: "system", session, details: { reason: "expired" } });
+    },
+  });
+  registerDoctorRoutes(app, {
+    facts: deps.clusterFacts,
+    vmNamespace: cluster.namespace,
+    leaseNamespace: coordination.leaseNamespace,
+    now,
+    warmPatchRefusals: () => warmPatchRefusals.summary(),
+  });
+
+  // Grading, with LTI before it: LTI's outbox hears of every graded item and self-check.
   const lti =
     deps.lti &&
     (await registerLti(app, deps.lti, {
       signIns,
       signOutCookie,
-      audit: operations.audit,
-      labs: deps.labs,
+      audit,
+      labs,
       gradingRepository: deps.gradingRepository,
       secret: deps.cookieSecret,
-      now: operations.now,
+      now,
     }));
   const gradingDuty = coordination.duty(gradingLeaseName);
   const grading = new GradingService({
     gradesHere: () => gradingDuty.held,
     repository: deps.gradingRepository,
-    sessions: reads.source,
-    labs: deps.labs,
+    sessions: source,
+    labs,
     log: app.log,
     agents,
-    now: operations.now,
+    now,
     onItemGraded: ({ runId, sessionId, durationMs, result }) => {
-      recordGrading(operations.metrics, "run", durationMs, result.gradable);
+      recordGrading(metrics, "run", durationMs, result.gradable);
       lti?.runItemGraded({
         runId,
         labId: result.labId,
@@ -282,44 +291,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     onSelfChecked: (check) => lti?.selfChecked(check),
     ...deps.gradingLimits,
   });
+  registerGradingRoutes(app, {
+    grading,
+    audit,
+    onSelfChecked: (durationMs, gradable) => recordGrading(metrics, "self-check", durationMs, gradable),
+  });
 
-  registerHealthRoutes(app, () => reads.readiness());
-  registerAuthRoutes(app, {
-    authenticator: deps.authenticator,
-    signIns,
-    audit: operations.audit,
-    signOutCookie,
-    now: () => operations.now().getTime(),
-  });
-  if (deps.authenticator.mode === "oidc") {
-    registerOidcRoutes(app, {
-      authenticator: deps.authenticator,
-      signIns,
-      audit: operations.audit,
-      signOutCookie,
-    });
-  }
-  registerLabRoutes(app, { labs: deps.labs });
-  classes.register(app);
-  registerSessionRoutes(app, { sessions, audit: operations.audit });
-  registerRestartRoute(app, { cluster: deps.cluster, audit: operations.audit });
-  registerBootLogRoute(app, { source: reads.source, cluster: deps.cluster });
-  registerPastSessionsRoute(app, {
-    audit: operations.audit,
-    lastSelfCheck: async (sessionId) => (await deps.gradingRepository.listSelfChecks(sessionId, 1))[0],
-    liveSessionIds: async () =>
-      new Set((await reads.source.snapshot()).sessions.map((session) => session.id)),
-  });
-  operations.register({ sessions, warmPatchRefusals });
-  const findSession = async (id: string) =>
-    (await reads.source.snapshot()).sessions.find((session) => session.id === id);
+  // Consoles: recorded, their input counted as activity, shared across replicas.
   const recordings =
-    deps.recordings &&
-    new RecordingStore({
-      ...deps.recordings,
-      sessionOf: findSession,
-      log: app.log,
-    });
+    deps.recordings && new RecordingStore({ ...deps.recordings, sessionOf: findSession, log: app.log });
   if (recordings) {
     registerRecordingRoutes(app, { recordings });
     const stopSweeping = recordings.sweepEvery(recordingSweepMs);
@@ -327,115 +307,74 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }
   // Idle sessions: console input is written on the VM, one replica decides (idle/idle-handling.ts).
   const idle = createIdleHandling(app, {
-    cluster: deps.cluster,
-    source: reads.source,
-    labs: deps.labs,
+    cluster,
+    source,
+    labs,
     agents,
-    audit: operations.audit,
+    audit,
     coordination,
-    now: operations.now,
+    now,
     timing: deps.idleTiming,
   });
-  const inputTimes = new ConsoleInputTimes(operations.now);
-  const consolesOfLab = (labId: string): readonly LabConsole[] =>
-    deps.labs.find((lab) => lab.id === labId)?.session.consoles ?? ["serial"];
-  const consoles: ConsoleHub = new ConsoleHub({
-    connect: deps.cluster.openConsole,
-    connectScreen: deps.cluster.openScreen,
+  const inputTimes = new ConsoleInputTimes(now);
+  const consoles = createConsoles(app, {
+    cluster,
+    labs,
+    coordination,
+    signIns,
+    secret: deps.cookieSecret,
+    audit,
+    metrics,
+    recordings,
+    limits: deps.consoleLimits,
     setGuestSize: guestSizeThroughAgent(agents),
     openTerminal: createTerminalOpener({ connect: connectToAgent, keyFor: agentKeyFor }),
     findSession,
-    log: app.log,
-    limits: deps.consoleLimits,
-    recordings,
-    onClosed: (id) => void coordination.consoles.release(id, () => consoles.has(id)),
-    onUpstreamReconnected: () => operations.metrics.consoleUpstreamReconnects.inc(),
     onInput: (sessionId) => {
       inputTimes.heard(sessionId);
       idle.consoleInput(sessionId);
     },
-    audit: operations.audit,
     readConsoleLog: async (sessionId, bounds, signal) => {
-      // As the boot log route finds it: before KubeVirt created the VMI nothing was printed.
-      const vmiUid = (await reads.source.snapshot()).objects.get(sessionId)?.vmi?.metadata.uid;
-      return vmiUid ? deps.cluster.readConsoleLog(vmiUid, bounds, signal) : { logging: "on", text: "" };
+      const vmiUid = await vmiUidOf(sessionId);
+      return vmiUid ? cluster.readConsoleLog(vmiUid, bounds, signal) : { logging: "on", text: "" };
     },
   });
-  // One connection per VM across replicas: each browser goes to the replica holding the VM's console.
-  coordination.consoles.onLost(() => consoles.letGo());
-  const consolePlacement = new ConsolePlacement({
-    ownership: coordination.consoles,
-    hub: consoles,
-    secret: deps.cookieSecret,
-    log: app.log,
+  registerFileRoutes(app, {
+    files: createAgentFiles({ connect: connectToAgent, keyFor: agentKeyFor, health: agents.health }),
+    audit,
   });
-  if (coordination.replicated) {
-    registerInternalConsoleRoute(app, {
-      ownership: coordination.consoles,
-      hub: consoles,
-      secret: deps.cookieSecret,
-      maxFrameBytes: consoles.limits.maxFrameBytes,
-    });
-  }
-  registerConsoleRoutes(app, {
-    hub: consoles,
-    placement: consolePlacement,
-    signIns,
-    audit: operations.audit,
-    onViewers: (change, as) => operations.metrics.consoleViewers.inc({ role: as }, change),
-    terminalsOf: (labId) => deps.labs.find((lab) => lab.id === labId)?.session.terminals ?? 0,
-    offersScreen: (labId) => consolesOfLab(labId).includes("graphical"),
-  });
+
+  // Staff: raised hands, the class wall and announcements.
   registerHelpRoutes(app, {
-    help: new HelpRequests({ cluster: deps.cluster, sessions, source: reads.source, now: operations.now }),
-    audit: operations.audit,
+    help: new HelpRequests({ cluster, sessions, source, now }),
+    audit,
   });
   registerWallRoutes(app, {
-    consoles: {
-      // Only where this replica holds (or may take) the console: a second connection would kick it.
-      keepOpen: (session) =>
-        coordination.consoles
-          .claim(session.id, (home) =>
-            home.kind === "here" ? consoles.keepShownOpen(session, consolesOfLab(session.labId)) : undefined,
-          )
-          .catch(() => undefined),
-      isOpen: (id) => consoles.has(id),
-      screenOf: (id) => consoles.screenOf(id),
-      thumbnailOf: (id) => consoles.thumbnailOf(id),
-    },
+    consoles: wallConsoles(consoles, coordination, labs),
     sessions,
-    labIds: new Set(deps.labs.map((lab) => lab.id)),
+    labIds: new Set(labs.map((lab) => lab.id)),
     signIns,
     lastScore: async (id) => {
       const [latest] = await deps.gradingRepository.listSelfChecks(id, 1);
       return latest?.result.gradable ? latest.result.score : null;
     },
-    lastInputs: async (ids) => inputTimes.lastInputs(ids, await reads.source.snapshot()),
-    onSearched: (durationMs) => operations.metrics.wallSearchDuration.observe({}, durationMs / 1000),
-    audit: operations.audit,
+    lastInputs: async (ids) => inputTimes.lastInputs(ids, await source.snapshot()),
+    onSearched: (durationMs) => metrics.wallSearchDuration.observe({}, durationMs / 1000),
+    audit,
     timing: deps.wallTiming,
   });
   registerAnnouncementRoutes(app, {
     announcements: new Announcements({
       repository: deps.announcementRepository,
       classes: deps.classRepository,
-      labIds: new Set(deps.labs.map((lab) => lab.id)),
-      now: operations.now,
+      labIds: new Set(labs.map((lab) => lab.id)),
+      now,
     }),
-    audit: operations.audit,
-  });
-  registerFileRoutes(app, {
-    files: createAgentFiles({ connect: connectToAgent, keyFor: agentKeyFor, health: agents.health }),
-    audit: operations.audit,
-  });
-  registerGradingRoutes(app, {
-    grading,
-    audit: operations.audit,
-    onSelfChecked: (durationMs, gradable) =>
-      recordGrading(operations.metrics, "self-check", durationMs, gradable),
+    audit,
   });
   await registerWeb(app, deps.webRoot);
 
+  // Running: the session reads start, and each duty runs on the one replica that holds its lease.
   reads.start();
   // Runs a previous process left unfinished go on; the service waits for the cluster's answer first.
   // With replicas, the grading worker also picks up the runs the others start.
@@ -443,6 +382,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     gradingWork(grading, { pollMs: coordination.replicated ? gradingPollMs : undefined, log: app.log }),
   );
   coordination.duty(warmPoolLeaseName).perform(classes.pool);
+  coordination.duty(reaperLeaseName).perform(reaper);
   if (lti) coordination.duty(ltiOutboxLeaseName).perform(lti.outbox);
   // Before the server stops: duties end here and their leases go to another replica at once, after
   // the consoles' recordings took their last output (the stores close after the app).

@@ -149,7 +149,7 @@ async function audit(fault: DiskFault, dir: string): Promise<AuditReport> {
   const repository = SqliteAuditRepository.open(dir);
   const logged: AuditReport["logged"] = [];
   const metrics = createAppMetrics();
-  // Wired as operations.ts wires the console's own audit log.
+  // Wired as buildApp (app.ts) wires the console's own audit log.
   const log = new AuditLog({
     repository,
     now: () => new Date("2030-01-01T09:00:00.000Z"),
