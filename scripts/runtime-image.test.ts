@@ -195,6 +195,19 @@ describe("the runtime image", () => {
     expect(runtime).toContain('ENTRYPOINT ["/nodejs/bin/node", "dist/server/main.js"]');
   });
 
+  it("runs the Node major and Debian release that built its native module", async () => {
+    const containerfile = await readFile(path.join(root, "Containerfile"), "utf8");
+    const debianRelease: Record<string, string> = { bookworm: "12", trixie: "13" };
+    const major = /^ARG NODE_VERSION=(\d+)$/m.exec(containerfile)?.[1];
+    const builders = [...containerfile.matchAll(/^FROM \S+\/node:\$\{NODE_VERSION\}-(\w+) AS /gm)].map(
+      ([, suite]) => debianRelease[suite ?? ""],
+    );
+    const runtime = /^FROM gcr\.io\/distroless\/nodejs(\d+)-debian(\d+) AS runtime$/m.exec(containerfile);
+    expect(major).toBeDefined();
+    expect(runtime?.[1]).toBe(major);
+    expect(builders).toEqual([runtime?.[2], runtime?.[2]]);
+  });
+
   it("holds dist/, the production dependencies, package.json and LICENSE, and no build tool", async () => {
     expect((await readdir(app)).sort()).toEqual([
       ".lab",
