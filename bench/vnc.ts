@@ -296,7 +296,7 @@ function qemuVncSocket(sessionId: string): string {
   return value.slice("unix:".length);
 }
 
-/** The sandboxed guest's screen socket (`<relay socket>-vnc`, guests/guest.ts), found in the emulator's folder. */
+/** The sandboxed guest's screen socket (`<relay socket>-vnc`, guests/sandbox/guest.ts), found in the emulator's folder. */
 function sandboxVncSocket(root: string): string {
   const found: string[] = [];
   const walk = (dir: string) => {

@@ -12,7 +12,7 @@ import { VmController } from "./controller/vm-controller.ts";
 import { VmiLifecycle } from "./controller/vmi-lifecycle.ts";
 import { noGuests, type GuestRuntime } from "./guests/guest-runtime.ts";
 import { createQemuGuests } from "./guests/qemu/qemu-guests.ts";
-import { createSandboxGuests, type SecretPlace } from "./guests/sandbox-guests.ts";
+import { createSandboxGuests, type SecretPlace } from "./guests/sandbox/sandbox-guests.ts";
 import { UpgradeRoutes } from "./http/upgrade.ts";
 import { ConsoleStreams } from "./subresources/console.ts";
 import { VmiPauses } from "./subresources/pause.ts";

@@ -5,15 +5,15 @@ import { loadClusterConfig } from "./cluster/cluster-config.ts";
 import { KubeConfig } from "@kubernetes/client-node";
 import { startBesideApiServer } from "./beside-apiserver.ts";
 import { createEmulator, type EmulatorOptions } from "./emulator.ts";
-import { guestHostProblem } from "./guests/guest.ts";
+import { guestHostProblem } from "./guests/sandbox/guest.ts";
 import {
   cgroupRefusal,
   cgroupWarning,
   describeCgroupSetup,
   guestCgroupSetup,
-} from "./guests/cgroup-setup.ts";
-import { UNLIMITED_GUESTS_ENV } from "./guests/guest-limits.ts";
-import { sandboxAvailable } from "./guests/sandbox-support.ts";
+} from "./guests/cgroups/cgroup-setup.ts";
+import { UNLIMITED_GUESTS_ENV } from "./guests/cgroups/guest-limits.ts";
+import { sandboxAvailable } from "./guests/isolation/sandbox-support.ts";
 import { normalizePathPrefix } from "./http/path-prefix.ts";
 import { parseServiceAccountKubeconfig } from "./apiserver/service-accounts.ts";
 

@@ -6,11 +6,13 @@
 // controller/'s. The front door that routes requests here is ../apiserver.ts.
 //
 // REST verbs on stored kinds: get, list, watch, create, update, patch and delete, with the API
-// server's query parameters (selectors, limit/continue, dryRun, fieldValidation) and its error
-// replies. Writes pass schema checks and admission before the registry stores them.
+// server's query parameters (selectors here; limit/continue, dryRun, fieldValidation in
+// query-parameters.ts) and its error replies. Writes pass schema checks and admission
+// (write-preparation.ts) before the registry stores them; what a read returns is shaped as the
+// client asked (present.ts), as every watch event is.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { PolicyWebhook } from "../cluster/cluster-config.ts";
-import { isJsonObject, type JsonObject, type KubeObject, type ObjectMeta } from "../cluster/objects.ts";
+import { isJsonObject, type JsonObject, type KubeObject } from "../cluster/objects.ts";
 import {
   apiVersionOf,
   findResource,
@@ -25,22 +27,29 @@ import type { ResourceRequestInfo } from "../http/request-info.ts";
 import {
   ApiError,
   badRequest,
-  invalid,
   methodNotAllowed,
   pathNotFound,
   sendJson,
   unsupportedMediaType,
 } from "../http/status.ts";
 import type { Authorizer, UserInfo } from "../rbac/attributes.ts";
-import { admit, type Operation } from "./admission/admission.ts";
 import { enforceOwnerReferencePermissions } from "./admission/owner-reference-admission.ts";
 import { jsonPatch, mergePatch } from "./patch.ts";
-import type { DeleteOptions, Registry } from "./registry.ts";
-import { checkAgainstSchema } from "./openapi/schema.ts";
+import { presentObject } from "./present.ts";
+import {
+  continueToken,
+  dryRunOf,
+  fieldValidationOf,
+  includeObjectOf,
+  propagationPolicyOf,
+  readContinueToken,
+} from "./query-parameters.ts";
+import type { Registry } from "./registry.ts";
 import { matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector } from "./selectors.ts";
 import { objectKey } from "./store.ts";
-import { toTable, type IncludeObject } from "./table.ts";
+import { toTable } from "./table.ts";
 import type { WatchHub } from "./watch.ts";
+import { prepareWrite, warningHeaders } from "./write-preparation.ts";
 
 export interface RestContext {
   registry: Registry;
@@ -51,151 +60,12 @@ export interface RestContext {
   policyWebhooks?: readonly PolicyWebhook[];
 }
 
-type FieldValidation = "Strict" | "Warn" | "Ignore";
-
-function fieldValidationOf(query: URLSearchParams): FieldValidation {
-  const value = query.get("fieldValidation") ?? "";
-  if (value === "") return "Warn";
-  if (value === "Strict" || value === "Warn" || value === "Ignore") return value;
-  throw badRequest(`fieldValidation parameter unsupported: ${value}`);
-}
-
-function dryRunOf(query: URLSearchParams): boolean {
-  const values = query.getAll("dryRun");
-  for (const value of values) {
-    if (value !== "All") throw badRequest(`Invalid dryRun value: ${value}. Supported value: All`);
-  }
-  return values.length > 0;
-}
-
-function includeObjectOf(query: URLSearchParams): IncludeObject {
-  const value = query.get("includeObject");
-  return value === "None" || value === "Object" ? value : "Metadata";
-}
-
-function warningHeaders(warnings: string[]): Record<string, string[]> {
-  return warnings.length === 0
-    ? {}
-    : { Warning: warnings.map((warning) => `299 - ${JSON.stringify(warning)}`) };
-}
-
 /** Who writes what where: what admission plugins that authorize the writer need. */
 interface WriteTarget {
   user: UserInfo;
   resource: ResourceType;
   namespace: string;
   subresource: string;
-}
-
-interface Prepared {
-  object: JsonObject;
-  warnings: string[];
-}
-
-/** Shape checks every write body goes through before admission. */
-function prepareWrite(
-  resource: ResourceType,
-  body: unknown,
-  target: { namespace: string; name?: string },
-  validation: FieldValidation,
-  operation: Operation,
-): Prepared {
-  if (!isJsonObject(body))
-    throw badRequest(
-      `the request body must be a JSON object, not ${Array.isArray(body) ? "an array" : typeof body}`,
-    );
-  const expectedVersion = apiVersionOf(resource);
-  if (typeof body.kind !== "string" || body.kind === "") {
-    throw badRequest(`Object 'Kind' is missing in '${JSON.stringify(body).slice(0, 200)}'`);
-  }
-  if (typeof body.apiVersion !== "string" || body.apiVersion === "") {
-    throw badRequest(`Object 'apiVersion' is missing in '${JSON.stringify(body).slice(0, 200)}'`);
-  }
-  if (body.apiVersion !== expectedVersion) {
-    throw badRequest(
-      `the API version in the data (${body.apiVersion}) does not match the expected API version (${expectedVersion})`,
-    );
-  }
-  if (body.kind !== resource.kind) {
-    throw badRequest(
-      `the kind in the data (${body.kind}) does not match the expected kind (${resource.kind})`,
-    );
-  }
-  const metadata = isJsonObject(body.metadata) ? (body.metadata as Partial<ObjectMeta>) : {};
-  if (resource.namespaced) {
-    if (metadata.namespace && metadata.namespace !== target.namespace) {
-      throw badRequest(
-        "the namespace of the provided object does not match the namespace sent on the request",
-      );
-    }
-  }
-  if (target.name !== undefined && metadata.name !== undefined && metadata.name !== target.name) {
-    throw badRequest(
-      `the name of the object (${metadata.name}) does not match the name on the URL (${target.name})`,
-    );
-  }
-
-  const checked = checkAgainstSchema(body, resource.schema);
-  const name = String(metadata.name ?? target.name ?? "");
-  if (checked.causes.length > 0)
-    throw invalid({ kind: resource.kind, group: resource.group }, name, checked.causes);
-  if (checked.unknownFields.length > 0 && validation === "Strict") {
-    const fields = checked.unknownFields.map((path) => `unknown field "${path}"`).join(", ");
-    throw badRequest(
-      `${resource.kind} in version "${resource.version}" cannot be handled as a ${resource.kind}: strict decoding error: ${fields}`,
-    );
-  }
-  const warnings =
-    validation === "Warn" ? checked.unknownFields.map((path) => `unknown field "${path}"`) : [];
-
-  const object = checked.value;
-  const objectMetadata = (isJsonObject(object.metadata) ? { ...object.metadata } : {}) as Partial<ObjectMeta>;
-  if (resource.namespaced) objectMetadata.namespace = target.namespace;
-  else delete objectMetadata.namespace;
-  if (target.name !== undefined) objectMetadata.name = target.name;
-  const admitted = admit(resource, { ...object, metadata: objectMetadata }, operation);
-  return { object: admitted.object, warnings: [...warnings, ...admitted.warnings] };
-}
-
-function continueToken(revision: string, lastKey: string): string {
-  return Buffer.from(JSON.stringify({ rv: revision, start: lastKey })).toString("base64url");
-}
-
-function readContinueToken(token: string): { rv: string; start: string } {
-  try {
-    const parsed = JSON.parse(Buffer.from(token, "base64url").toString("utf8")) as unknown;
-    if (isJsonObject(parsed) && typeof parsed.rv === "string" && typeof parsed.start === "string") {
-      return { rv: parsed.rv, start: parsed.start };
-    }
-  } catch {
-    // Falls through to the error below.
-  }
-  throw badRequest(
-    "continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)",
-  );
-}
-
-function present(
-  resource: ResourceType,
-  object: KubeObject,
-  representation: Representation,
-  include: IncludeObject,
-): unknown {
-  if (representation.kind === "table") {
-    return toTable(resource, [object], {
-      format: representation.format,
-      include,
-      listMeta: { resourceVersion: object.metadata.resourceVersion },
-    });
-  }
-  if (representation.kind === "metadata") {
-    return {
-      kind: "PartialObjectMetadata",
-      apiVersion: representation.apiVersion,
-      metadata: object.metadata,
-    };
-  }
-  return object;
 }
 
 export class RestHandler {
@@ -258,7 +128,7 @@ export class RestHandler {
     query: URLSearchParams,
   ): void {
     const object = this.context.registry.get(resource, namespace, name);
-    sendJson(response, 200, present(resource, object, representation, includeObjectOf(query)));
+    sendJson(response, 200, presentObject(resource, object, representation, includeObjectOf(query)));
   }
 
   private list(
@@ -498,8 +368,4 @@ export class RestHandler {
     });
     sendJson(response, 200, deleted);
   }
-}
-
-function propagationPolicyOf(value: unknown): DeleteOptions["propagationPolicy"] {
-  return value === "Foreground" || value === "Background" || value === "Orphan" ? value : undefined;
 }

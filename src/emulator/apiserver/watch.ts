@@ -9,7 +9,8 @@ import type { KubeObject } from "../cluster/objects.ts";
 import { apiVersionOf, type ResourceType } from "../cluster/resources.ts";
 import { matchesFields, matchesLabels, type FieldSelector, type LabelSelector } from "./selectors.ts";
 import type { EventType, ObjectStore, StoreEvent } from "./store.ts";
-import { toTable, type IncludeObject } from "./table.ts";
+import type { IncludeObject } from "./table.ts";
+import { presentObject } from "./present.ts";
 
 export interface WatchRequest {
   resource: ResourceType;
@@ -126,22 +127,8 @@ class ActiveWatch {
   }
 
   private present(object: KubeObject): unknown {
-    const representation = this.request.representation;
-    if (representation.kind === "table") {
-      return toTable(this.request.resource, [object], {
-        format: representation.format,
-        include: this.request.includeObject,
-        listMeta: { resourceVersion: object.metadata.resourceVersion },
-      });
-    }
-    if (representation.kind === "metadata") {
-      return {
-        kind: "PartialObjectMetadata",
-        apiVersion: representation.apiVersion,
-        metadata: object.metadata,
-      };
-    }
-    return object;
+    const { resource, representation, includeObject } = this.request;
+    return presentObject(resource, object, representation, includeObject);
   }
 }
 

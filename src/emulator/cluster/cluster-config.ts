@@ -10,7 +10,7 @@ import { parseMillicores, parseQuantity } from "../../common/quantity.ts";
 
 /**
  * What each guest may take when the config's guestLimits leaves a setting out, and what the
- * emulator's guests get without a config (guests/guest-limits.ts): the one place they are set.
+ * emulator's guests get without a config (guests/cgroups/guest-limits.ts): the one place they are set.
  */
 export const defaultGuestLimitSettings = { pids: 512, disk: "1Gi", memory: "1Gi" } as const;
 
@@ -45,7 +45,7 @@ const nodeSchema = z.object({
 });
 
 /**
- * A container disk image and the commands it ships (guests/images.ts knows four stock images; anything
+ * A container disk image and the commands it ships (guests/boot/images.ts knows four stock images; anything
  * else gets a conservative default). Lets a test make, e.g., an image without python3.
  */
 const imageSchema = z.object({
@@ -58,7 +58,7 @@ const mebibyte = 2 ** 20;
 const atLeastOneMebibyte = (value: string) => (parseQuantity(value) ?? 0) >= mebibyte;
 
 /**
- * The limits of each guest beyond its VMI's own memory and vCPUs (guests/guest-limits.ts): processes
+ * The limits of each guest beyond its VMI's own memory and vCPUs (guests/cgroups/guest-limits.ts): processes
  * and threads at once, the disk, and the memory of a VMI that names none.
  */
 const guestLimitsSchema = z.object({

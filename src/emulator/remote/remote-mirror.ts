@@ -1,9 +1,9 @@
 // The emulator's controllers beside a real API server (`--apiserver`): the kinds they read are
 // listed and watched there and copied into the emulator's own store, and every change the
 // controllers make in that store is sent back as the matching request (create, merge patch, status
-// patch, binding, delete). The controllers keep working on a local store with synchronous writes,
-// as they do when the emulator is the API server; this module is the only part that knows the
-// difference.
+// patch, binding, delete: server-writes.ts). The controllers keep working on a local store with
+// synchronous writes, as they do when the emulator is the API server; the mirror is the only part
+// that knows the difference.
 //
 // Three things keep the two sides consistent:
 // - Changes are sent one at a time in the order they happened, so a pod's owner exists on the server
@@ -13,7 +13,7 @@
 // - The server gives objects the emulator creates their own uids. References are translated both
 //   ways (owner references, the launcher pod's created-by label), so the controllers keep the uids
 //   they know and the server's objects point at the server's uids.
-import { field, isJsonObject, type JsonObject, type KubeObject } from "../cluster/objects.ts";
+import { field, isJsonObject, type KubeObject } from "../cluster/objects.ts";
 import {
   events,
   kubeVirts,
@@ -26,8 +26,9 @@ import {
   type ResourceType,
 } from "../cluster/resources.ts";
 import type { ObjectStore, StoreEvent } from "../apiserver/store.ts";
-import { mergePatch } from "./merge-patch.ts";
-import { resourcePath, type RemoteAnswer, type RemoteApi, type WatchEvent } from "./remote-api.ts";
+import { keyOf, translated, versionOf, withoutServerMetadata } from "./mirrored-objects.ts";
+import { resourcePath, type RemoteApi, type WatchEvent } from "./remote-api.ts";
+import { describeAnswer, ServerWrites } from "./server-writes.ts";
 
 /** What the mirror uses of the real API server's client. */
 export type RemoteClient = Pick<RemoteApi, "request" | "watch" | "close">;
@@ -45,48 +46,6 @@ export const mirroredKinds: ResourceType[] = [
 
 /** The kinds whose local changes go to the real API server: the mirrored ones and the events. */
 const sentKinds = new Set<ResourceType>([...mirroredKinds, events]);
-
-// Set by the server, never sent: metadata a client does not write.
-const serverMetadata = [
-  "uid",
-  "resourceVersion",
-  "creationTimestamp",
-  "generation",
-  "managedFields",
-  "deletionTimestamp",
-  "deletionGracePeriodSeconds",
-  "selfLink",
-];
-
-function keyOf(resource: ResourceType, object: KubeObject): string {
-  return `${resource.id}|${object.metadata.namespace ?? ""}|${object.metadata.name}`;
-}
-
-function versionOf(object: KubeObject): number {
-  return Number(object.metadata.resourceVersion) || 0;
-}
-
-function withoutServerMetadata(object: KubeObject): JsonObject {
-  const metadata: JsonObject = { ...object.metadata };
-  for (const name of serverMetadata) delete metadata[name];
-  return { ...object, metadata };
-}
-
-function isKubeObject(value: unknown): value is KubeObject {
-  return isJsonObject(value) && isJsonObject(value.metadata) && value.kind !== "Status";
-}
-
-/** Every string equal to a key of `map` replaced by its value, everywhere in `value`. */
-function translated<T>(value: T, map: Map<string, string>): T {
-  if (map.size === 0) return value;
-  const walk = (item: unknown): unknown => {
-    if (typeof item === "string") return map.get(item) ?? item;
-    if (Array.isArray(item)) return item.map(walk);
-    if (isJsonObject(item)) return Object.fromEntries(Object.entries(item).map(([k, v]) => [k, walk(v)]));
-    return item;
-  };
-  return walk(value) as T;
-}
 
 export interface RemoteMirrorOptions {
   store: ObjectStore;
@@ -112,10 +71,7 @@ export class RemoteMirror {
   private readonly heldBack = new Map<string, ServerNews>();
   private readonly lastAnswer = new Map<string, ServerNews>();
   private readonly copiedVersion = new Map<string, number>();
-  private readonly serverUid = new Map<string, string>();
-  private readonly localUid = new Map<string, string>();
-  /** Server uids of objects deleted here: late news of them must not bring them back. */
-  private readonly deleted = new Set<string>();
+  private readonly writes: ServerWrites;
   private readonly watches: Promise<void>[] = [];
   private unsubscribe: (() => void) | undefined;
 
@@ -123,6 +79,9 @@ export class RemoteMirror {
     this.store = options.store;
     this.api = options.api;
     this.log = options.log;
+    this.writes = new ServerWrites(options.api, options.log, (resource, object) =>
+      this.lastAnswer.set(keyOf(resource, object), { resource, type: "MODIFIED", object }),
+    );
   }
 
   /** Copies every mirrored kind in, then starts the watches and sending local changes. */
@@ -163,7 +122,7 @@ export class RemoteMirror {
       answer = await this.api.request("GET", resourcePath(resource, ""));
     }
     if (answer.status !== 200 || !isJsonObject(answer.body)) {
-      throw new Error(`listing ${resource.plural} on the API server failed: ${describe(answer)}`);
+      throw new Error(`listing ${resource.plural} on the API server failed: ${describeAnswer(answer)}`);
     }
     const items = (Array.isArray(answer.body.items) ? answer.body.items : []) as KubeObject[];
     const apiVersion = resource.group === "" ? resource.version : `${resource.group}/${resource.version}`;
@@ -232,7 +191,7 @@ export class RemoteMirror {
   private apply({ resource, type, object }: ServerNews): void {
     const key = keyOf(resource, object);
     if (versionOf(object) <= (this.copiedVersion.get(key) ?? 0)) return;
-    if (type !== "DELETED" && this.deleted.has(object.metadata.uid)) return;
+    if (type !== "DELETED" && this.writes.wasDeleted(object.metadata.uid)) return;
     this.copiedVersion.set(key, versionOf(object));
     const namespace = object.metadata.namespace ?? "";
     const current = this.store.get(resource, namespace, object.metadata.name);
@@ -241,7 +200,7 @@ export class RemoteMirror {
       return;
     }
     const { managedFields: _managed, ...metadata } = object.metadata;
-    const local = translated({ ...object, metadata }, this.localUid);
+    const local = translated({ ...object, metadata }, this.writes.localUid);
     if (!current) this.writeFromServer(() => this.store.insert(resource, local));
     else if (
       JSON.stringify(withoutServerMetadata(current)) !== JSON.stringify(withoutServerMetadata(local))
@@ -259,14 +218,14 @@ export class RemoteMirror {
     }
   }
 
-  // --- to the server ---
+  // --- to the server (the requests themselves are server-writes.ts's) ---
 
   private onLocalChange(event: StoreEvent): void {
     if (event.revision === this.copyingRevision || !sentKinds.has(event.resource)) return;
     const key = keyOf(event.resource, event.object);
     this.unsent.set(key, (this.unsent.get(key) ?? 0) + 1);
     this.sending = this.sending
-      .then(() => this.send(event))
+      .then(() => this.writes.send(event))
       .catch((error: unknown) => this.log(`sending ${describeEvent(event)} failed: ${String(error)}`))
       .finally(() => {
         const left = (this.unsent.get(key) ?? 1) - 1;
@@ -288,154 +247,6 @@ export class RemoteMirror {
     const newest = candidates.sort((a, b) => versionOf(b.object) - versionOf(a.object))[0];
     if (newest) this.apply(newest);
   }
-
-  private async send(event: StoreEvent): Promise<void> {
-    const { resource, object } = event;
-    if (event.type === "ADDED") return this.sendCreate(resource, object);
-    if (event.type === "DELETED") return this.sendDelete(resource, object);
-    const previous = event.previous ?? object;
-    if (object.metadata.deletionTimestamp && !previous.metadata.deletionTimestamp) {
-      return this.sendDelete(resource, object);
-    }
-    await this.sendChange(resource, previous, object);
-  }
-
-  private async sendCreate(resource: ResourceType, object: KubeObject): Promise<void> {
-    const namespace = object.metadata.namespace ?? "";
-    const body = translated(withoutServerMetadata(object), this.serverUid);
-    let answer = await this.api.request("POST", resourcePath(resource, namespace), body);
-    if (answer.status === 409 && resource === namespaces) return;
-    // Made on the server meanwhile (by another writer, or by a create whose answer was lost): that
-    // object is the one the controllers' changes now go to.
-    if (answer.status === 409)
-      answer = await this.api.request("GET", resourcePath(resource, namespace, object.metadata.name));
-    if (!this.accepted(answer, `creating ${resource.kind} ${namespace}/${object.metadata.name}`)) return;
-    const created = answer.body as KubeObject;
-    this.serverUid.set(object.metadata.uid, created.metadata.uid);
-    this.localUid.set(created.metadata.uid, object.metadata.uid);
-    if (resource.hasStatusSubresource && isJsonObject(object.status) && resource !== namespaces) {
-      const status = translated(object.status, this.serverUid);
-      answer = await this.patch(resource, object, { status }, "status");
-    }
-    this.remember(resource, answer);
-  }
-
-  private async sendChange(resource: ResourceType, previous: KubeObject, object: KubeObject): Promise<void> {
-    const before = translated(withoutServerMetadata(previous), this.serverUid);
-    const after = translated(withoutServerMetadata(object), this.serverUid);
-    const { status: statusBefore, ...mainBefore } = before;
-    const { status: statusAfter, ...mainAfter } = after;
-    if (resource === pods) {
-      const node = field(after, "spec", "nodeName");
-      if (typeof node === "string" && field(before, "spec", "nodeName") !== node)
-        await this.bind(object, node);
-      delete mainBefore.spec;
-      delete mainAfter.spec;
-    }
-    const splitStatus = resource.hasStatusSubresource;
-    const main = mergePatch(splitStatus ? mainBefore : before, splitStatus ? mainAfter : after);
-    const finalizers = isJsonObject(main?.metadata) && "finalizers" in main.metadata;
-    if (main && finalizers) {
-      await this.sendFinalizers(resource, object, field(before, "metadata", "finalizers"));
-      delete (main.metadata as JsonObject).finalizers;
-      if (Object.keys(main.metadata as JsonObject).length === 0) delete main.metadata;
-    }
-    if (main && Object.keys(main).length > 0)
-      this.remember(resource, await this.patch(resource, object, main));
-    if (!splitStatus) return;
-    const status = mergePatch({ status: statusBefore }, { status: statusAfter });
-    if (status) this.remember(resource, await this.patch(resource, object, status, "status"));
-  }
-
-  /**
-   * Finalizers are a list another writer changes too (the API server adds foregroundDeletion): they
-   * are replaced only if the server still has what this change started from. If it does not, the
-   * watch brings the server's list and the controllers decide again.
-   */
-  private async sendFinalizers(resource: ResourceType, object: KubeObject, before: unknown): Promise<void> {
-    const path = resourcePath(resource, object.metadata.namespace ?? "", object.metadata.name);
-    const patch = [
-      // The server stores no empty list: [] there is a missing member, which `test` takes as null.
-      {
-        op: "test",
-        path: "/metadata/finalizers",
-        value: Array.isArray(before) && before.length > 0 ? before : null,
-      },
-      { op: "add", path: "/metadata/finalizers", value: object.metadata.finalizers ?? [] },
-    ];
-    const answer = await this.api.request("PATCH", path, patch, "application/json-patch+json");
-    if (answer.status === 422) {
-      this.log(
-        `${resource.kind} ${object.metadata.name}'s finalizers changed on the server meanwhile; left to its controller`,
-      );
-      return;
-    }
-    this.remember(resource, answer);
-  }
-
-  private async bind(pod: KubeObject, node: string): Promise<void> {
-    const namespace = pod.metadata.namespace ?? "";
-    const binding = {
-      apiVersion: "v1",
-      kind: "Binding",
-      metadata: { name: pod.metadata.name, namespace },
-      target: { apiVersion: "v1", kind: "Node", name: node },
-    };
-    const answer = await this.api.request(
-      "POST",
-      resourcePath(pods, namespace, pod.metadata.name, "binding"),
-      binding,
-    );
-    this.accepted(answer, `binding pod ${namespace}/${pod.metadata.name} to ${node}`);
-  }
-
-  private async sendDelete(resource: ResourceType, object: KubeObject): Promise<void> {
-    const namespace = object.metadata.namespace ?? "";
-    const serverUid = this.serverUid.get(object.metadata.uid) ?? object.metadata.uid;
-    const body = {
-      apiVersion: "v1",
-      kind: "DeleteOptions",
-      // Only this object: a new one of the same name (a restart's next VMI) is not this delete's.
-      preconditions: { uid: serverUid },
-      // As the kubelet confirms a pod's end: without one, a graceful delete would wait forever.
-      ...(resource === pods ? { gracePeriodSeconds: 0 } : {}),
-    };
-    const answer = await this.api.request(
-      "DELETE",
-      resourcePath(resource, namespace, object.metadata.name),
-      body,
-    );
-    if (
-      answer.status === 404 ||
-      this.accepted(answer, `deleting ${resource.kind} ${namespace}/${object.metadata.name}`)
-    ) {
-      this.deleted.add(serverUid);
-    }
-  }
-
-  private patch(
-    resource: ResourceType,
-    object: KubeObject,
-    patch: JsonObject,
-    subresource?: string,
-  ): Promise<RemoteAnswer> {
-    const path = resourcePath(resource, object.metadata.namespace ?? "", object.metadata.name, subresource);
-    return this.api.request("PATCH", path, patch, "application/merge-patch+json");
-  }
-
-  private remember(resource: ResourceType, answer: RemoteAnswer): void {
-    if (answer.status === 404) return;
-    if (!this.accepted(answer, `changing a ${resource.kind}`)) return;
-    if (!isKubeObject(answer.body)) return;
-    const object = answer.body;
-    this.lastAnswer.set(keyOf(resource, object), { resource, type: "MODIFIED", object });
-  }
-
-  private accepted(answer: RemoteAnswer, what: string): boolean {
-    if (answer.status >= 200 && answer.status < 300) return true;
-    this.log(`the API server refused ${what}: ${describe(answer)}`);
-    return false;
-  }
 }
 
 /** Waits `ms`, or less when the signal aborts. */
@@ -445,11 +256,6 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
     const timer = setTimeout(resolve, ms);
     signal.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
   });
-}
-
-function describe(answer: RemoteAnswer): string {
-  const message = isJsonObject(answer.body) ? answer.body.message : answer.body;
-  return `HTTP ${answer.status}${message ? `: ${String(message)}` : ""}`;
 }
 
 function describeEvent(event: StoreEvent): string {

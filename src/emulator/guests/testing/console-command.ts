@@ -1,7 +1,7 @@
 // Test helper: runs one command at a guest's console prompt (as the guest user) and gives back what it
 // printed and its exit status. The end marker is typed as "do""ne" so that the echo of the typed line
 // never matches what is waited for.
-import type { Guest } from "../guest.ts";
+import type { Guest } from "../sandbox/guest.ts";
 import { SerialTranscript } from "./serial-transcript.ts";
 
 let next = 0;

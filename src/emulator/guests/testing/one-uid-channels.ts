@@ -5,7 +5,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startGuest } from "../guest.ts";
+import { startGuest } from "../sandbox/guest.ts";
 import { channelSweepCommand } from "./channel-sweep.ts";
 import { runInConsole } from "./console-command.ts";
 import { echoServerCommand } from "./echo-server.ts";

@@ -5,8 +5,8 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startGuest } from "../guest.ts";
-import { guestImageFor } from "../images.ts";
+import { startGuest } from "../sandbox/guest.ts";
+import { guestImageFor } from "../boot/images.ts";
 import { contractUserData } from "./boot-contract.ts";
 import { runInConsole } from "./console-command.ts";
 

@@ -9,9 +9,9 @@ import { spawn } from "node:child_process";
 import { mkdtemp, readdir, readFile, readlink, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Guest } from "../guest.ts";
+import type { Guest } from "../sandbox/guest.ts";
 import { patient } from "../../../common/testing/patience.ts";
-import { HOST_PYTHON } from "../boot-files.ts";
+import { HOST_PYTHON } from "../boot/boot-files.ts";
 
 const program = String.raw`import ctypes, json, os, select, signal, socket, struct, sys, time
 libc = ctypes.CDLL(None, use_errno=True)

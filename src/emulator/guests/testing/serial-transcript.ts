@@ -1,6 +1,6 @@
 // Test helper: attaches to a guest's serial line, keeps the tail of what it printed and waits for text.
 import { patient } from "../../../common/testing/patience.ts";
-import type { Guest } from "../guest.ts";
+import type { Guest } from "../sandbox/guest.ts";
 import type { SerialAttachment, SerialCloseReason } from "../serial-line.ts";
 
 interface Waiter {

@@ -7,7 +7,7 @@ import { chmod, chown, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startGuest, type Guest } from "./guest.ts";
+import { startGuest, type Guest } from "../sandbox/guest.ts";
 import {
   GUEST_UID,
   SANDBOX_PATH,
@@ -16,9 +16,9 @@ import {
   sandboxLaunch,
   type SandboxBackend,
 } from "./sandbox.ts";
-import { runInConsole } from "./testing/console-command.ts";
-import { asOrdinaryUser } from "./testing/as-ordinary-user.ts";
-import { runProgram } from "./testing/run-program.ts";
+import { runInConsole } from "../testing/console-command.ts";
+import { asOrdinaryUser } from "../testing/as-ordinary-user.ts";
+import { runProgram } from "../testing/run-program.ts";
 
 /** /etc as a guest may see it: what programs need to run, when the host has it. */
 const minimalEtc = [

@@ -2,16 +2,16 @@
 // processes, memory, CPU and disk, and as root a uid of its own that no host user has. Every
 // reproduction is bounded so that it stays harmless even if a limit were missing: the fork bomb stops
 // at 1000 processes that end by themselves within a minute, the memory and disk hogs at 512 MiB.
-import { patiently } from "../../common/testing/patience.ts";
+import { patiently } from "../../../common/testing/patience.ts";
 import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { startGuest, type Guest } from "./guest.ts";
-import { runsPrivileged } from "./sandbox.ts";
-import { shellQuote } from "./shell-quote.ts";
-import { runInConsole } from "./testing/console-command.ts";
+import { startGuest, type Guest } from "../sandbox/guest.ts";
+import { runsPrivileged } from "../isolation/sandbox.ts";
+import { shellQuote } from "../shell-quote.ts";
+import { runInConsole } from "../testing/console-command.ts";
 import {
   hostAllCgroupsOf,
   hostCgroupLimitsOf,
@@ -21,7 +21,7 @@ import {
   hostProcessCountOf,
   hostProcessesRunning,
   type HostProcess,
-} from "./testing/host-processes.ts";
+} from "../testing/host-processes.ts";
 
 const mebibyte = 2 ** 20;
 const limits = { pids: 128, memoryBytes: 160 * mebibyte, diskBytes: 64 * mebibyte, cpuMillicores: 500 };

@@ -2,17 +2,17 @@
 // guest root (root-owned files, packages failing without network), the emulated systemd (Type=notify,
 // restarts, a missing ExecStart) and what the student cannot do. The "agent" is a tiny Python
 // notify service standing in for the real one.
-import { patiently } from "../../common/testing/patience.ts";
+import { patiently } from "../../../common/testing/patience.ts";
 import { readdirSync, readFileSync } from "node:fs";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { startGuest, type Guest } from "./guest.ts";
+import { startGuest, type Guest } from "../sandbox/guest.ts";
 import { guestImageFor, type ExtraImage } from "./images.ts";
-import { runsPrivileged } from "./sandbox.ts";
-import { contractUserData } from "./testing/boot-contract.ts";
-import { runInConsole } from "./testing/console-command.ts";
+import { runsPrivileged } from "../isolation/sandbox.ts";
+import { contractUserData } from "../testing/boot-contract.ts";
+import { runInConsole } from "../testing/console-command.ts";
 
 const privileged = runsPrivileged();
 

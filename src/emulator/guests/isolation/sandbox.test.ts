@@ -13,8 +13,8 @@ import {
   sandboxLaunch,
   type SandboxBackend,
 } from "./sandbox.ts";
-import { asOrdinaryUser } from "./testing/as-ordinary-user.ts";
-import { runProgram } from "./testing/run-program.ts";
+import { asOrdinaryUser } from "../testing/as-ordinary-user.ts";
+import { runProgram } from "../testing/run-program.ts";
 
 const repoDir = process.cwd();
 let hostServer: net.Server;

@@ -2,18 +2,18 @@
 // image (the cluster config may declare images), and cloud-init's runcmd comes `toRuncmd` after the
 // VMI is Running, as on a booting real guest.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { KubeObject } from "../cluster/objects.ts";
-import { runcmdDelayMs, timingsFor } from "../cluster/timing.ts";
-import { vmManifest } from "../testing/manifests.ts";
-import { jsonRequest } from "../testing/raw-request.ts";
-import { eventually, startTestEmulator, type TestEmulator } from "../testing/start.ts";
-import { openStream } from "../testing/websocket.ts";
+import type { KubeObject } from "../../cluster/objects.ts";
+import { runcmdDelayMs, timingsFor } from "../../cluster/timing.ts";
+import { vmManifest } from "../../testing/manifests.ts";
+import { jsonRequest } from "../../testing/raw-request.ts";
+import { eventually, startTestEmulator, type TestEmulator } from "../../testing/start.ts";
+import { openStream } from "../../testing/websocket.ts";
 import { containerDiskImageOf } from "./sandbox-guests.ts";
 import {
   hostCgroupsOf,
   hostEffectiveCgroupLimitsOf,
   hostProcessesRunning,
-} from "./testing/host-processes.ts";
+} from "../testing/host-processes.ts";
 
 const namespace = "lab-sessions";
 const vmsPath = `/apis/kubevirt.io/v1/namespaces/${namespace}/virtualmachines`;

@@ -4,7 +4,7 @@
 // processes and removed, which both a guest's end and the sweep of a dead emulator's folder come to.
 import { mkdir, readFile, readdir, rmdir, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { signalIfRunning } from "./host-signals.ts";
+import { signalIfRunning } from "../host-signals.ts";
 
 export type CgroupController = "pids" | "memory" | "cpu";
 

@@ -5,12 +5,13 @@
 //
 // Everything a guest's own root could read on a real guest only (the user data, the files it writes,
 // shadow) is under PRIVATE_DIR, which only root may enter; the guest user reads none of it.
+import { fileURLToPath } from "node:url";
 import type { BinPlan } from "./guest-bin.ts";
 import type { CloudConfig } from "./cloud-init.ts";
 import type { GuestImage } from "./images.ts";
-import { GUEST_UID, RELAY_UID } from "./sandbox.ts";
+import { GUEST_UID, RELAY_UID } from "../isolation/sandbox.ts";
 import { consoleScript, tty1Script } from "./console-scripts.ts";
-import { shellJoin, shellQuote } from "./shell-quote.ts";
+import { shellJoin, shellQuote } from "../shell-quote.ts";
 
 export const BOOT_DIR = "/run/lab-guest";
 /** Host binaries the emulator's own scripts run (never the guest's PATH): mount points in the boot dir. */
@@ -25,6 +26,8 @@ export const SYSTEM_SCRIPT = "guest-system.py";
 /** systemctl, journalctl and the package manager in the guest: a script with a #! line. */
 export const COMMANDS_SCRIPT = "guest-commands.py";
 export const compiledName = (script: string) => script.replace(/\.py$/, ".pyc");
+/** A script's source on the host: beside this module, in src/ and in dist/ alike (the build copies it). */
+export const bootScriptSource = (script: string) => fileURLToPath(new URL(`./${script}`, import.meta.url));
 export const INIT_SCRIPT = `${BOOT_DIR}/init.sh`;
 /** The host's python3, whose standard library must be under /usr/lib (the guest sees no /usr/local). */
 export const HOST_PYTHON = "/usr/bin/python3";

@@ -9,7 +9,6 @@ import { existsSync } from "node:fs";
 import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import {
   BOOT_DIR,
   COMMANDS_SCRIPT,
@@ -18,23 +17,24 @@ import {
   SETUP_SCRIPT,
   SYSTEM_SCRIPT,
   bootFiles,
+  bootScriptSource,
   compiledName,
   plumbingCommands,
   type PlumbingCommand,
-} from "./boot-files.ts";
-import { parseCloudConfig } from "./cloud-init.ts";
-import { tty1AutologinUser } from "./tty1-autologin.ts";
-import type { GuestLimits } from "./guest-limits.ts";
-import { binPlanFor, hostCommand } from "./guest-bin.ts";
-import { defaultGuestImage, type GuestImage } from "./images.ts";
+} from "../boot/boot-files.ts";
+import { parseCloudConfig } from "../boot/cloud-init.ts";
+import { tty1AutologinUser } from "../boot/tty1-autologin.ts";
+import type { GuestLimits } from "../cgroups/guest-limits.ts";
+import { binPlanFor, hostCommand } from "../boot/guest-bin.ts";
+import { defaultGuestImage, type GuestImage } from "../boot/images.ts";
 import {
   SANDBOX_PATH,
   runsPrivileged,
   sandboxLaunch,
   type SandboxBackend,
   type SandboxPlan,
-} from "./sandbox.ts";
-import { socketPathMax } from "./port-relay.ts";
+} from "../isolation/sandbox.ts";
+import { socketPathMax } from "../relay/port-relay.ts";
 
 /** What of startGuest's options shapes the guest's folder. */
 export interface GuestDirOptions {
@@ -43,8 +43,6 @@ export interface GuestDirOptions {
   image?: GuestImage;
   cloudInitDelayMs?: number;
 }
-
-const sourceOf = (file: string) => fileURLToPath(new URL(`./${file}`, import.meta.url));
 
 let compiled: Promise<Map<string, Buffer>> | undefined;
 
@@ -62,7 +60,7 @@ function compiledScripts(): Promise<Map<string, Buffer>> {
         "import py_compile, sys\n" +
         "for source, target in zip(sys.argv[1::2], sys.argv[2::2]):\n" +
         "    py_compile.compile(source, cfile=target, doraise=True)\n";
-      const args = scripts.flatMap((script, index) => [sourceOf(script), outputs[index] ?? ""]);
+      const args = scripts.flatMap((script, index) => [bootScriptSource(script), outputs[index] ?? ""]);
       await new Promise<void>((resolve, reject) =>
         execFile(HOST_PYTHON, ["-IS", "-c", program, ...args], (error) =>
           error ? reject(error) : resolve(),
@@ -184,7 +182,7 @@ export async function prepareGuestDir(
     initDelayMs: Math.round(delay / 4),
     runcmdDelayMs: delay,
   });
-  files.set(COMMANDS_SCRIPT, await readFile(sourceOf(COMMANDS_SCRIPT)));
+  files.set(COMMANDS_SCRIPT, await readFile(bootScriptSource(COMMANDS_SCRIPT)));
   for (const [name, content] of await compiledScripts()) files.set(name, content);
   // What guest root alone may read on a real guest (user data, write_files contents, shadow) is in
   // a directory only the emulator's own uid, which is guest root's, may enter.

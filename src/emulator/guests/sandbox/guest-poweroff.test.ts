@@ -3,11 +3,11 @@
 // data again (pkg/virt-controller/watch/vm/vm.go at v1.9.0). Only root may: the student is told what
 // logind tells a user without a seat of their own.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { KubeObject } from "../cluster/objects.ts";
-import { vmManifest } from "../testing/manifests.ts";
-import { jsonRequest } from "../testing/raw-request.ts";
-import { eventually, startTestEmulator, type TestEmulator } from "../testing/start.ts";
-import { openStream } from "../testing/websocket.ts";
+import type { KubeObject } from "../../cluster/objects.ts";
+import { vmManifest } from "../../testing/manifests.ts";
+import { jsonRequest } from "../../testing/raw-request.ts";
+import { eventually, startTestEmulator, type TestEmulator } from "../../testing/start.ts";
+import { openStream } from "../../testing/websocket.ts";
 
 const namespace = "lab-sessions";
 const vmisPath = `/apis/kubevirt.io/v1/namespaces/${namespace}/virtualmachineinstances`;

@@ -1,15 +1,15 @@
 import { existsSync } from "node:fs";
-import { patiently, patient } from "../../common/testing/patience.ts";
+import { patiently, patient } from "../../../common/testing/patience.ts";
 import { mkdtemp, readFile, readdir, rm, stat, writeFile } from "node:fs/promises";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startGuest, type Guest } from "./guest.ts";
-import { runsPrivileged } from "./sandbox.ts";
-import { echoServerCommand } from "./testing/echo-server.ts";
-import { hostCgroupsOf } from "./testing/host-processes.ts";
-import { SerialTranscript } from "./testing/serial-transcript.ts";
+import { runsPrivileged } from "../isolation/sandbox.ts";
+import { echoServerCommand } from "../testing/echo-server.ts";
+import { hostCgroupsOf } from "../testing/host-processes.ts";
+import { SerialTranscript } from "../testing/serial-transcript.ts";
 
 const echoServer = (port: number) => echoServerCommand(port, "127.0.0.1");
 

@@ -5,21 +5,21 @@
 import { realpathSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseQuantity } from "../../common/quantity.ts";
-import { defaultGuestLimitSettings, type ClusterConfig } from "../cluster/cluster-config.ts";
-import { guestMemoryRequestBytes, vcpuCount } from "../cluster/memory-overhead.ts";
-import { runcmdDelayMs, timingsFor, type Timings } from "../cluster/timing.ts";
-import type { GuestEvents, GuestRuntime } from "./guest-runtime.ts";
-import { userDataOf } from "./guest-user-data.ts";
+import { parseQuantity } from "../../../common/quantity.ts";
+import { defaultGuestLimitSettings, type ClusterConfig } from "../../cluster/cluster-config.ts";
+import { guestMemoryRequestBytes, vcpuCount } from "../../cluster/memory-overhead.ts";
+import { runcmdDelayMs, timingsFor, type Timings } from "../../cluster/timing.ts";
+import type { GuestEvents, GuestRuntime } from "../guest-runtime.ts";
+import { userDataOf } from "../guest-user-data.ts";
 import { startGuest, type Guest } from "./guest.ts";
-import type { GuestLimits } from "./guest-limits.ts";
-import { guestImageFor, type ExtraImage } from "./images.ts";
-import { removeTree } from "./remove-tree.ts";
-import { guestVisibleHostPaths, type SandboxBackend } from "./sandbox.ts";
-import { field, stringField, type KubeObject } from "../cluster/objects.ts";
-import type { Registry } from "../apiserver/registry.ts";
-import { ownGuestsFolder } from "./guest-folders.ts";
-import { GuestTable } from "./guest-table.ts";
+import type { GuestLimits } from "../cgroups/guest-limits.ts";
+import { guestImageFor, type ExtraImage } from "../boot/images.ts";
+import { removeTree } from "../remove-tree.ts";
+import { guestVisibleHostPaths, type SandboxBackend } from "../isolation/sandbox.ts";
+import { field, stringField, type KubeObject } from "../../cluster/objects.ts";
+import type { Registry } from "../../apiserver/registry.ts";
+import { ownGuestsFolder } from "../guest-folders.ts";
+import { GuestTable } from "../guest-table.ts";
 
 export interface SandboxGuestsOptions {
   registry: Registry;
@@ -48,7 +48,7 @@ export interface SecretPlace {
   path: string;
 }
 
-const checkout = fileURLToPath(new URL("../../..", import.meta.url));
+const checkout = fileURLToPath(new URL("../../../..", import.meta.url));
 
 export async function createSandboxGuests(options: SandboxGuestsOptions): Promise<SandboxGuests> {
   const problem = guestVisibleDataProblem([

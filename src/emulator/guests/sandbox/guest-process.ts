@@ -5,8 +5,8 @@
 // exit means for its serial line, relay and agent; this module only knows processes.
 import type { ChildProcess } from "node:child_process";
 import type { Readable } from "node:stream";
-import { STATUS_FD } from "./boot-files.ts";
-import { signalIfRunning } from "./host-signals.ts";
+import { STATUS_FD } from "../boot/boot-files.ts";
+import { signalIfRunning } from "../host-signals.ts";
 import {
   continueProcesses,
   isRunning,
@@ -16,7 +16,7 @@ import {
   stopNamespace,
   waitUntilEnded,
   type ProcessIdentity,
-} from "./sandbox-process.ts";
+} from "../isolation/sandbox-process.ts";
 
 const startTimeoutMs = 10_000;
 

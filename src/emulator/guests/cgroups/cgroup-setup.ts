@@ -26,7 +26,7 @@ import {
   type Hierarchy,
 } from "./cgroupfs.ts";
 import { UNLIMITED_GUESTS_ENV } from "./guest-limits.ts";
-import { isAlive } from "./host-signals.ts";
+import { isAlive } from "../host-signals.ts";
 
 const wanted: readonly CgroupController[] = ["pids", "memory", "cpu"];
 const emulatorFolder = /^lab-emulator-(\d+)$/;

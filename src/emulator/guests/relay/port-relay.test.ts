@@ -2,20 +2,20 @@
 // one uid) took the relay's channel to the emulator with pidfd_getfd(2) and killed the emulator, every
 // guest with it, with one line of junk. Now the student finds no channel to take, and whatever a relay
 // gone bad sends the emulator ends at most that guest's port-forwarding, with a logged reason.
-import { patient, patiently } from "../../common/testing/patience.ts";
+import { patient, patiently } from "../../../common/testing/patience.ts";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { startGuest, type Guest } from "./guest.ts";
-import { runsPrivileged } from "./sandbox.ts";
-import { runInConsole } from "./testing/console-command.ts";
-import { echoServerCommand } from "./testing/echo-server.ts";
-import { ordinaryUid, runAsOrdinaryUser } from "./testing/as-ordinary-user.ts";
-import { answerAsRelay, relayPidOf, writeAsRelay } from "./testing/relay-hijack.ts";
+import { startGuest, type Guest } from "../sandbox/guest.ts";
+import { runsPrivileged } from "../isolation/sandbox.ts";
+import { runInConsole } from "../testing/console-command.ts";
+import { echoServerCommand } from "../testing/echo-server.ts";
+import { ordinaryUid, runAsOrdinaryUser } from "../testing/as-ordinary-user.ts";
+import { answerAsRelay, relayPidOf, writeAsRelay } from "../testing/relay-hijack.ts";
 
-const oneUidScript = fileURLToPath(new URL("./testing/one-uid-channels.ts", import.meta.url));
+const oneUidScript = fileURLToPath(new URL("../testing/one-uid-channels.ts", import.meta.url));
 
 describe.runIf(runsPrivileged())("a guest of an emulator run by an ordinary user", () => {
   it("holds no channel to the emulator that the student could take, and port-forwarding works", async () => {

@@ -10,7 +10,7 @@
 // Finding which backend works on the host is sandbox-support.ts's job.
 import { lstatSync, readdirSync, readlinkSync, statSync } from "node:fs";
 import { dirname } from "node:path";
-import { shellQuote } from "./shell-quote.ts";
+import { shellQuote } from "../shell-quote.ts";
 
 export type SandboxBackend = "bwrap" | "unshare";
 

@@ -6,9 +6,9 @@ import { mkdtemp, rm, symlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createEmulator } from "../emulator.ts";
+import { createEmulator } from "../../emulator.ts";
 import { guestVisibleDataProblem } from "./sandbox-guests.ts";
-import { runsPrivileged } from "./sandbox.ts";
+import { runsPrivileged } from "../isolation/sandbox.ts";
 
 // Creating folders under /usr and /opt needs root, as the tests here run.
 describe.runIf(runsPrivileged())("starting an emulator with guests", () => {

@@ -11,8 +11,8 @@ import { rm } from "node:fs/promises";
 import net from "node:net";
 import type { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
-import { HOST_PYTHON } from "./boot-files.ts";
-import { RELAY_UID } from "./sandbox.ts";
+import { HOST_PYTHON } from "../boot/boot-files.ts";
+import { RELAY_UID } from "../isolation/sandbox.ts";
 
 const relayScript = fileURLToPath(new URL("./port-relay.py", import.meta.url));
 /** "ready\n" is all the control channel ever carries. */

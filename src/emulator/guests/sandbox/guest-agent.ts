@@ -11,7 +11,7 @@ import {
   type GuestFacts,
   type GuestFileSystemList,
   type GuestOsUserList,
-} from "./guest-info.ts";
+} from "../guest-info.ts";
 
 export interface GuestAgentOptions {
   hostname: string;

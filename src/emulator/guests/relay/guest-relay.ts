@@ -4,8 +4,8 @@
 import { open, type FileHandle } from "node:fs/promises";
 import type net from "node:net";
 import { PortRelay } from "./port-relay.ts";
-import { runsPrivileged } from "./sandbox.ts";
-import { isRunning, type ProcessIdentity } from "./sandbox-process.ts";
+import { runsPrivileged } from "../isolation/sandbox.ts";
+import { isRunning, type ProcessIdentity } from "../isolation/sandbox-process.ts";
 
 const connectTimeoutMs = 10_000;
 

@@ -2,10 +2,10 @@
 // for kill({ keepHome: true }), then, once its processes are gone, its cgroups, its folder and (as
 // root) its uid of its own. guest-dir.ts makes the folder; this is the other end of its life.
 import { execFile } from "node:child_process";
-import type { GuestCgroup } from "./guest-cgroups.ts";
+import type { GuestCgroup } from "../cgroups/guest-cgroups.ts";
 import type { GuestLayout } from "./guest-dir.ts";
-import { releaseGuestUid } from "./guest-uids.ts";
-import { removeTree } from "./remove-tree.ts";
+import { releaseGuestUid } from "../isolation/guest-uids.ts";
+import { removeTree } from "../remove-tree.ts";
 
 export class GuestHoldings {
   private uid: number | undefined;

@@ -7,9 +7,9 @@
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { runsPrivileged } from "./sandbox.ts";
-import { runAsOrdinaryUser } from "./testing/as-ordinary-user.ts";
+import { runAsOrdinaryUser } from "../testing/as-ordinary-user.ts";
 
-const script = fileURLToPath(new URL("./testing/one-uid-guest.ts", import.meta.url));
+const script = fileURLToPath(new URL("../testing/one-uid-guest.ts", import.meta.url));
 
 describe.runIf(runsPrivileged())("a guest of an emulator run by an ordinary user", () => {
   it("is refused without cgroup limits unless accepted; then has one uid, the agent's unit binds port 899 and answers, and a fork bomb stops at the process rlimit", async () => {

@@ -2,7 +2,7 @@
 // and, when the user data gives autologin there, tty1's. Each stands in for a getty: a login shell on
 // a terminal of its own, started again when it ends and after a reboot. `bin` is where the host's
 // plumbing commands are mounted in the guest (boot-files.ts PLUMBING_DIR).
-import { shellQuote } from "./shell-quote.ts";
+import { shellQuote } from "../shell-quote.ts";
 
 // A reboot kills script(1), and sh would report it on the console ("Killed"), which no getty does.
 const quietLoop = "exec 2>/dev/null";

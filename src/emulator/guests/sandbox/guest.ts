@@ -22,29 +22,29 @@ import { mkdir, mkdtemp } from "node:fs/promises";
 import type net from "node:net";
 import { basename, join } from "node:path";
 import type { Duplex, Readable, Writable } from "node:stream";
-import { cgroupRefusal, guestCgroupSetup } from "./cgroup-setup.ts";
-import { ConsoleLog } from "./console-log.ts";
+import { cgroupRefusal, guestCgroupSetup } from "../cgroups/cgroup-setup.ts";
+import { ConsoleLog } from "../console-log.ts";
 import { GuestAgent } from "./guest-agent.ts";
-import { createGuestCgroup, type GuestCgroup } from "./guest-cgroups.ts";
+import { createGuestCgroup, type GuestCgroup } from "../cgroups/guest-cgroups.ts";
 import { hostnameFor, hostPlumbing, launchOf, prepareGuestDir, type GuestLayout } from "./guest-dir.ts";
 import { GuestHoldings } from "./guest-files.ts";
-import type { GuestAgentInfo, GuestFileSystemList, GuestOsUserList } from "./guest-info.ts";
-import { defaultGuestLimits, type GuestLimits } from "./guest-limits.ts";
+import type { GuestAgentInfo, GuestFileSystemList, GuestOsUserList } from "../guest-info.ts";
+import { defaultGuestLimits, type GuestLimits } from "../cgroups/guest-limits.ts";
 import { GuestProcess } from "./guest-process.ts";
-import { GuestRelay } from "./guest-relay.ts";
-import type { RunningGuest } from "./guest-runtime.ts";
-import { allocateGuestUid, releaseGuestUid } from "./guest-uids.ts";
-import type { GuestImage } from "./images.ts";
-import { removeTree } from "./remove-tree.ts";
-import { sandboxAvailable } from "./sandbox-support.ts";
-import { GUEST_UID, SANDBOX_PATH, runsPrivileged, type SandboxBackend } from "./sandbox.ts";
+import { GuestRelay } from "../relay/guest-relay.ts";
+import type { RunningGuest } from "../guest-runtime.ts";
+import { allocateGuestUid, releaseGuestUid } from "../isolation/guest-uids.ts";
+import type { GuestImage } from "../boot/images.ts";
+import { removeTree } from "../remove-tree.ts";
+import { sandboxAvailable } from "../isolation/sandbox-support.ts";
+import { GUEST_UID, SANDBOX_PATH, runsPrivileged, type SandboxBackend } from "../isolation/sandbox.ts";
 import { SerialOutputProcessing } from "./serial-output.ts";
-import { SerialLine, type SerialAttachment, type SerialHandlers } from "./serial-line.ts";
-import { startScreenServer, type ScreenServer } from "./screen/screen-server.ts";
-import { Tty1 } from "./screen/tty1.ts";
-import { TTY1_FD } from "./boot-files.ts";
+import { SerialLine, type SerialAttachment, type SerialHandlers } from "../serial-line.ts";
+import { startScreenServer, type ScreenServer } from "../screen/screen-server.ts";
+import { Tty1 } from "../screen/tty1.ts";
+import { TTY1_FD } from "../boot/boot-files.ts";
 
-export type { SerialAttachment, SerialHandlers } from "./serial-line.ts";
+export type { SerialAttachment, SerialHandlers } from "../serial-line.ts";
 
 export interface GuestOptions {
   /** The VMI's name; also the guest's hostname. */

@@ -2,8 +2,8 @@
 // disk size from its spec, and a fork bomb in it takes down only that VM; a guest here shares the
 // host's kernel, so the emulator holds it to the same: processes, memory and CPU through a cgroup of
 // its own (guest-cgroups.ts), the disk as a size-limited tmpfs (guest-setup.py).
-import { parseQuantity } from "../../common/quantity.ts";
-import { defaultGuestLimitSettings } from "../cluster/cluster-config.ts";
+import { parseQuantity } from "../../../common/quantity.ts";
+import { defaultGuestLimitSettings } from "../../cluster/cluster-config.ts";
 
 export interface GuestLimits {
   /** Processes and threads at once (pids.max, and RLIMIT_NPROC for the guest's users). */

@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { readFile } from "node:fs/promises";
 import { afterEach, describe, expect, it } from "vitest";
-import { eventually } from "../../common/testing/patience.ts";
+import { eventually } from "../../../common/testing/patience.ts";
 import { continueProcesses, type ProcessIdentity } from "./sandbox-process.ts";
 
 // A parent that follows its child's stops, as util-linux script (the guest console's PTY holder)
