@@ -29,7 +29,7 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { ConsoleServerMessage } from "../src/common/console-protocol.ts";
 import type { WallSearch } from "../src/common/wall-protocol.ts";
-import { defaultConsoleLimits } from "../src/server/console/limits.ts";
+import { defaultConsoleLimits, screenOptions } from "../src/server/console/limits.ts";
 import { ConsoleScreen } from "../src/server/console/screen.ts";
 import { ConsoleTestClient, signInCookie } from "../src/server/console/testing/console-client.ts";
 import { openBrowserSocket } from "../src/server/testing/browser-socket.ts";
@@ -273,12 +273,8 @@ async function inProcess(searchableRows: number): Promise<void> {
     (_, index) =>
       new ConsoleScreen(
         {
-          cols: defaultConsoleLimits.initialCols,
-          rows: defaultConsoleLimits.initialRows,
-          scrollback: defaultConsoleLimits.scrollbackLines,
+          ...screenOptions(defaultConsoleLimits),
           searchableRows,
-          archiveAfterMs: defaultConsoleLimits.scrollbackArchiveAfterMs,
-          archiveBusyShare: defaultConsoleLimits.scrollbackArchiveBusyShare,
           parseQuietMs: 0,
           parseAtLatestMs: 0,
           parseBatchBytes: 0,
