@@ -47,8 +47,8 @@ import {
   type Cell,
   type Probe,
 } from "./support/vnc-probes.ts";
+import { fixed } from "./support/columns.ts";
 import {
-  fixed,
   reportLatency,
   reportLoad,
   type LoadFigures,

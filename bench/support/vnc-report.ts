@@ -1,5 +1,6 @@
 // bench/vnc.ts's tables: keystroke to pixels each way, and the BFF's CPU and bytes per viewer with
 // one viewer against many.
+import { fixed, pad } from "./columns.ts";
 
 export interface Sample {
   label: string;
@@ -43,9 +44,7 @@ function percentile(samples: number[], p: number): number {
 }
 
 const median = (values: number[]) => percentile(values, 50);
-export const fixed = (value: number, digits = 1) => value.toFixed(digits);
-const pad = (text: string, width: number) => text.padStart(width);
-const kib = (bytes: number) => bytes / 1024;
+export const kib = (bytes: number) => bytes / 1024;
 const spread = (values: number[], digits = 1) =>
   `${fixed(Math.min(...values), digits)}-${fixed(Math.max(...values), digits)}`;
 
