@@ -24,33 +24,33 @@
 //
 // The emulator, the BFF, the bare pipe and the fan-out's observers run as processes of their own (the
 // BFF as with `npm start`); the other clients run here and only count bytes, acknowledging them as
-// the SPA does once xterm.js has written them.
-import { randomBytes } from "node:crypto";
+// the SPA does once xterm.js has written them. Each measurement's code is in support/ (relay-cost.ts,
+// fan-out.ts, fit-flood.ts, console-memory.ts) but for the echo and the flood's, which are short.
 import { rm } from "node:fs/promises";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import type { KubeConfig } from "@kubernetes/client-node";
-import { defaultConsoleLimits } from "../src/server/console/limits.ts";
 import { signInCookie } from "../src/server/console/testing/console-client.ts";
-import type { ClusterClient } from "../src/server/kube/client.ts";
 import type { BarePipeMessage } from "./bare-pipe.ts";
 import type { BffMessage } from "./console-bff.ts";
 import { launchRunningSessions, startBenchCluster } from "./support/bench-cluster.ts";
 import { forkBff } from "./support/bff-process.ts";
 import {
   atPrompt,
+  echoLatencies,
   openDirect,
   openRelay,
   prompt,
   viewersDownTo,
   waitForText,
   type ConsoleBff,
-  type Line,
-  type RelayLine,
 } from "./support/console-lines.ts";
+import { measureMemory, reportMemory } from "./support/console-memory.ts";
 import { measureFanOut, reportFanOut, staffNames, writeUsersWithStaff } from "./support/fan-out.ts";
+import { measureFitFlood, reportFitFlood, type FitFlood } from "./support/fit-flood.ts";
 import { measureRelayCost, reportRelayCost, type Producer } from "./support/relay-cost.ts";
 import { mb } from "./support/spread.ts";
+import { fixed, pad } from "./support/columns.ts";
 
 const usage = `npm run bench:console [-- --megabytes 50 --runs 3 --viewers 10 --echoes 400 --flood-seconds 5 --consoles 100]
 npm run bench:console -- --memory-only [--consoles 100]
@@ -92,26 +92,6 @@ const text: Producer = {
   goalVsBare: 1.5,
 };
 const yes: Producer = { label: "`yes`, 2-byte lines", command: `yes | head -c ${outputBytes}` };
-
-async function echoLatencies(line: Line, count: number): Promise<number[]> {
-  await atPrompt(line);
-  const samples: number[] = [];
-  const warmup = 20;
-  for (let index = 0; index < count + warmup; index += 1) {
-    const echoed = new Promise<void>((resolve) => {
-      const stop = line.onData(() => {
-        stop();
-        resolve();
-      });
-    });
-    const started = performance.now();
-    // A letter, then a backspace: the line never grows.
-    line.send(index % 2 === 0 ? "x" : "\x7f");
-    await echoed;
-    if (index >= warmup) samples.push(performance.now() - started);
-  }
-  return samples;
-}
 
 function percentile(samples: number[], p: number): number {
   const sorted = [...samples].sort((a, b) => a - b);
@@ -177,165 +157,15 @@ async function measureFlood(
   return { echo, ctrlCMs, floodMb: mb(flooded) };
 }
 
-interface LoopDelay {
-  p50Ms: number;
-  p99Ms: number;
-  maxMs: number;
-}
-
-/**
- * The BFF's event-loop delay while another VM's console is typed into, first quietly, then while
- * its owner sends fit-guest frames as fast as a script can (reconnecting whenever the BFF closes
- * the socket), with a full scrollback so that every resize the BFF lets through costs the most.
- */
-async function measureFitFlood(
-  bff: ConsoleBff,
-  cookie: string,
-  flooding: string,
-  quiet: string,
-): Promise<{
-  quiet: LoopDelay;
-  flood: LoopDelay;
-  framesSent: number;
-  socketsClosed: number;
-  refusedAttaches: number;
-}> {
-  const { line: filler } = await openRelay(bff.url, cookie, flooding);
-  const filled = waitForText(filler, "fill-done");
-  filler.send("seq 1 3000; echo fill''-done\r");
-  await filled;
-  await filler.close();
-  await viewersDownTo(bff, 0);
-
-  const { line: other } = await openRelay(bff.url, cookie, quiet);
-  const typeFor = async (seconds: number) => {
-    const until = performance.now() + seconds * 1000;
-    while (performance.now() < until) await echoLatencies(other, 20);
-  };
-  await bff.ask("delay", "delay");
-  await typeFor(floodSeconds);
-  const quietDelay = await bff.ask("delay", "delay");
-
-  let framesSent = 0;
-  let socketsClosed = 0;
-  let refusedAttaches = 0;
-  let keepFlooding = true;
-  const flood = async () => {
-    while (keepFlooding) {
-      const relay = await openRelay(bff.url, cookie, flooding).catch(() => undefined);
-      if (!relay) {
-        // Reopened too often: the BFF refuses the upgrade (429) until the allowance refills.
-        refusedAttaches += 1;
-        await new Promise((resolve) => setTimeout(resolve, 100));
-        continue;
-      }
-      const { socket } = relay;
-      const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
-      let open = true;
-      void closed.then(() => (open = false));
-      while (open && keepFlooding) {
-        for (let burst = 0; burst < 50 && open; burst += 1) {
-          const wide = framesSent % 2 === 0;
-          socket.send(JSON.stringify({ type: "fit-guest", cols: wide ? 120 : 100, rows: wide ? 40 : 30 }));
-          framesSent += 1;
-        }
-        await new Promise((resolve) => setTimeout(resolve, 5));
-      }
-      if (open) socket.close();
-      else socketsClosed += 1;
-      await closed;
-    }
-  };
-  const flooder = flood();
-  await typeFor(floodSeconds);
-  const floodDelay = await bff.ask("delay", "delay");
-  keepFlooding = false;
-  await flooder;
-  await other.close();
-  await viewersDownTo(bff, 0);
-  const pick = ({ p50Ms, p99Ms, maxMs }: LoopDelay): LoopDelay => ({ p50Ms, p99Ms, maxMs });
-  return { quiet: pick(quietDelay), flood: pick(floodDelay), framesSent, socketsClosed, refusedAttaches };
-}
-
-async function measureMemory(
-  kubeconfigPath: string,
-  dataDir: string,
-  cluster: ClusterClient,
-  existing: string[],
-): Promise<{ label: string; rss: number; heap: number; external: number; viewers: number }[]> {
-  const more = await launchRunningSessions(
-    cluster,
-    Array.from({ length: Math.max(0, consoleCount - existing.length) }, (_, index) => `student-${index}`),
-  );
-  const sessions = [...existing, ...more].slice(0, consoleCount);
-  const bff = await startBff(kubeconfigPath, dataDir);
-  try {
-    const tara = await signInCookie(bff.url, "tara");
-    const rows: { label: string; rss: number; heap: number; external: number; viewers: number }[] = [];
-    const sample = async (label: string) => {
-      const { usage, consoles } = await bff.ask("memory", "memory");
-      rows.push({
-        label,
-        rss: mb(usage.rss),
-        heap: mb(usage.heapUsed),
-        // Node counts its buffers (arrayBuffers) in external.
-        external: mb(usage.external),
-        viewers: consoles.viewers,
-      });
-    };
-    await sample("no console open");
-
-    const lines: RelayLine[] = [];
-    for (let start = 0; start < sessions.length; start += 10) {
-      lines.push(
-        ...(await Promise.all(
-          sessions.slice(start, start + 10).map((id) => openRelay(bff.url, tara, id, { mode: "observe" })),
-        )),
-      );
-    }
-    await sample(`${sessions.length} consoles, idle`);
-
-    // A TA takes each keyboard and prints more than the BFF keeps (1,000 lines of scrollback).
-    for (let start = 0; start < lines.length; start += 4) {
-      await Promise.all(
-        lines.slice(start, start + 4).map(async ({ line, socket, until }) => {
-          socket.send(JSON.stringify({ type: "take-keyboard" }));
-          await until((message) => message.type === "keyboard" && message.canType);
-          const nonce = randomBytes(4).toString("hex");
-          const done = waitForText(line, `fill-done-${nonce}`);
-          line.send(
-            `seq -f 'line %g of the scrollback, long enough to look like real output' 1 1500; echo fill-done''-${nonce}\r`,
-          );
-          await done;
-        }),
-      );
-    }
-    await sample(`${sessions.length} consoles, full scrollback`);
-    // The BFF archives a console's scrollback once its output has been quiet for a moment.
-    const quietMs = defaultConsoleLimits.scrollbackArchiveAfterMs + 1_000;
-    await new Promise((resolve) => setTimeout(resolve, quietMs));
-    await sample(`${sessions.length} consoles, full scrollback, quiet ${quietMs / 1000} s`);
-    await Promise.all(lines.map(({ line }) => line.close()));
-    return rows;
-  } finally {
-    await bff.stop();
-  }
-}
-
 // Reporting
-
-const fixed = (value: number, digits = 1) => value.toFixed(digits);
-const pad = (text: string, width: number) => text.padStart(width);
 
 interface RelayResults {
   cost: Awaited<ReturnType<typeof measureRelayCost>>;
   fanOut: Awaited<ReturnType<typeof measureFanOut>>;
   echo: { direct: number[]; relay: number[] };
   flood: Awaited<ReturnType<typeof measureFlood>>;
-  fitFlood: Awaited<ReturnType<typeof measureFitFlood>>;
+  fitFlood: FitFlood;
 }
-
-type MemoryRow = Awaited<ReturnType<typeof measureMemory>>[number];
 
 const dot = () => process.stdout.write(".");
 
@@ -374,7 +204,7 @@ async function measureRelay(
     console.log("A `yes` flood in one VM, echo in another");
     const flood = await measureFlood(bff.url, alice, measured, quiet);
     console.log(`A fit-guest flood from one student for ${floodSeconds} s, typing in another VM`);
-    const fitFlood = await measureFitFlood(bff, alice, measured, quiet);
+    const fitFlood = await measureFitFlood(bff, alice, measured, quiet, floodSeconds);
     return { cost, fanOut, echo, flood, fitFlood };
   } finally {
     await Promise.all([bff.stop(), bare.stop()]);
@@ -408,40 +238,7 @@ function reportRelay({ cost, fanOut, echo, flood, fitFlood }: RelayResults): voi
     `  Ctrl-C in the flooding VM to its prompt: ${fixed(flood.ctrlCMs, 0)} ms (goal < 1000 ms ${flood.ctrlCMs < 1000 ? "ok" : "MISSED"}); ${fixed(flood.floodMb)} MB flooded meanwhile`,
   );
 
-  const { quiet: calm, flood: stormy } = fitFlood;
-  console.log(
-    `\nThe BFF's event-loop delay (ms) while typing in one VM; its owner floods another with fit-guest frames`,
-  );
-  console.log(`  ${"".padEnd(22)}${pad("p50", 8)}${pad("p99", 8)}${pad("max", 8)}`);
-  for (const [label, delay] of [
-    ["no flood", calm],
-    ["fit-guest flood", stormy],
-  ] as const) {
-    console.log(
-      `  ${label.padEnd(22)}${pad(fixed(delay.p50Ms, 2), 8)}${pad(fixed(delay.p99Ms, 2), 8)}${pad(fixed(delay.maxMs, 1), 8)}`,
-    );
-  }
-  console.log(
-    `  ratio p99 ${fixed(stormy.p99Ms / calm.p99Ms, 2)}x; ${fitFlood.framesSent} frames sent, ${fitFlood.socketsClosed} flooding sockets closed by the BFF, ${fitFlood.refusedAttaches} reopenings refused; goal p99 < 20 ms ${stormy.p99Ms < 20 ? "ok" : "MISSED"}`,
-  );
-}
-
-function reportMemory(memory: MemoryRow[]): void {
-  console.log(`\nBFF memory (MB, after a full GC)`);
-  console.log(`  ${"".padEnd(42)}${pad("RSS", 8)}${pad("heap", 8)}${pad("buffers", 9)}`);
-  for (const row of memory) {
-    console.log(
-      `  ${row.label.padEnd(42)}${pad(fixed(row.rss), 8)}${pad(fixed(row.heap), 8)}${pad(fixed(row.external), 9)}`,
-    );
-  }
-  const base = memory[0]!.rss;
-  for (const row of memory.slice(1)) {
-    const cost = row.rss - base;
-    const perConsole = cost / consoleCount;
-    console.log(
-      `  ${row.label.padEnd(42)}+${fixed(cost)} MB, ${fixed(perConsole, 2)} MB a console   goal < 1 MB ${perConsole < 1 ? "ok" : "MISSED"}`,
-    );
-  }
+  reportFitFlood(fitFlood);
 }
 
 async function main(): Promise<void> {
@@ -455,12 +252,11 @@ async function main(): Promise<void> {
       ? undefined
       : await measureRelay(kubeConfig, emulator.kubeconfigPath, path.join(stateDir, "bff"), measured, quiet);
     console.log(`Memory: ${consoleCount} consoles (starting ${consoleCount} VMs)`);
-    const memory = await measureMemory(emulator.kubeconfigPath, path.join(stateDir, "bff-memory"), cluster, [
-      measured,
-      quiet,
-    ]);
+    const memory = await measureMemory(cluster, [measured, quiet], consoleCount, () =>
+      startBff(emulator.kubeconfigPath, path.join(stateDir, "bff-memory")),
+    );
     if (relay) reportRelay(relay);
-    reportMemory(memory);
+    reportMemory(memory, consoleCount);
   } finally {
     await emulator.stop();
     await rm(stateDir, { recursive: true, force: true });

@@ -7,10 +7,11 @@
 // closed (a hidden tab). The search's own cost comes from inside the BFF: its
 // lab_console_wall_search_seconds histogram, one observation per pass over the screens that changed.
 //
-// In-process: 300 screen copies as the hub keeps them (screen.ts), fed realistic busy output, 10
-// lines each between passes, searched as one wall searches them (wall-matches.ts). Exact p50/p99 of
-// a pass over all 300, and of a new search over all 300, and the heap the 300 copies take; once for
-// each depth of searchable rows asked for (--searchable-rows 100,1000: side by side, in one run).
+// In-process (support/wall-in-process.ts): 300 screen copies as the hub keeps them (screen.ts), fed
+// realistic busy output, 10 lines each between passes, searched as one wall searches them
+// (wall-matches.ts). Exact p50/p99 of a pass over all 300, and of a new search over all 300, and the
+// heap the 300 copies take; once for each depth of searchable rows asked for (--searchable-rows
+// 100,1000: side by side, in one run).
 //
 // Walls: one TA opens 40 walls on 5 screens full of long rows and changes a costly search on each
 // every 100 ms (the second security review's attack). /api/healthz's p95 and a console's echo p95,
@@ -25,19 +26,17 @@
 import { readFile, rm } from "node:fs/promises";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
 import { ConsoleServerMessage } from "../src/common/console-protocol.ts";
 import type { WallSearch } from "../src/common/wall-protocol.ts";
 import { defaultConsoleLimits } from "../src/server/console/limits.ts";
-import { ConsoleScreen } from "../src/server/console/screen.ts";
 import { ConsoleTestClient, signInCookie } from "../src/server/console/testing/console-client.ts";
 import { openBrowserSocket } from "../src/server/testing/browser-socket.ts";
 import { WallTestClient } from "../src/server/wall/testing/wall-client.ts";
-import { WallMatches } from "../src/server/wall/wall-matches.ts";
 import type { BffMessage } from "./console-bff.ts";
 import { benchLab, launchRunningSessions, startBenchCluster } from "./support/bench-cluster.ts";
 import { forkBff } from "./support/bff-process.ts";
+import { percentile } from "./support/spread.ts";
+import { inProcess } from "./support/wall-in-process.ts";
 
 const { values: args } = parseArgs({
   options: {
@@ -229,122 +228,6 @@ async function real(): Promise<void> {
   }
 }
 
-/** Lines a class prints: prompts, listings, compiler errors, and now and then what staff look for. */
-function busyLine(screen: number, line: number): string {
-  const kinds = [
-    () => `student@lab-${screen}:~/project$ make`,
-    () => `gcc -Wall -O2 -o main main.c util.c`,
-    () => `main.c:${line % 200}:5: error: 'count${line % 7}' undeclared (first use in this function)`,
-    () =>
-      `-rw-r--r-- 1 student student ${(line * 37) % 9000} Dec  2 13:${String(line % 60).padStart(2, "0")} file-${line}.txt`,
-    () => `tick ${(line * 7919) % 32768} ${line}`,
-    () => `drwxr-xr-x 2 student student 4096 Dec  2 12:00 notes-${line}`,
-    () =>
-      line % 97 === 0
-        ? `bash: ./run.sh: Permission denied`
-        : `  ${line} packets transmitted, ${line} received`,
-    () => (line % 89 === 0 ? `bash: pyhton3: command not found` : `[${line}] Running: pytest -q tests/`),
-  ];
-  return kinds[(screen + line) % kinds.length]!();
-}
-
-function percentile(sorted: number[], quantile: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil(quantile * sorted.length) - 1)]!;
-}
-
-/** The JS heap in use after a full collection, in MB: where the rows kept as text live. */
-function heapMb(): number {
-  setFlagsFromString("--expose-gc");
-  (runInNewContext("gc") as () => void)();
-  return process.memoryUsage().heapUsed / 1024 / 1024;
-}
-
-async function inProcess(searchableRows: number): Promise<void> {
-  const screenCount = 300;
-  const rounds = 40;
-  console.log(
-    `\nIn this process: ${screenCount} screen copies, a full scrollback each, ${searchableRows} searchable rows, ` +
-      `${rounds} passes of 10 lines a screen`,
-  );
-  const heapBefore = heapMb();
-  const parsed = new Map<number, () => void>();
-  const screens = Array.from(
-    { length: screenCount },
-    (_, index) =>
-      new ConsoleScreen(
-        {
-          cols: defaultConsoleLimits.initialCols,
-          rows: defaultConsoleLimits.initialRows,
-          scrollback: defaultConsoleLimits.scrollbackLines,
-          searchableRows,
-          archiveAfterMs: defaultConsoleLimits.scrollbackArchiveAfterMs,
-          archiveBusyShare: defaultConsoleLimits.scrollbackArchiveBusyShare,
-          parseQuietMs: 0,
-          parseAtLatestMs: 0,
-          parseBatchBytes: 0,
-        },
-        () => parsed.get(index)?.(),
-      ),
-  );
-  let line = 0;
-  const print = async (lines: number) => {
-    await Promise.all(
-      screens.map((screen, index) => {
-        const done = new Promise<void>((resolve) => parsed.set(index, resolve));
-        const text = Array.from({ length: lines }, (_, offset) => busyLine(index, line + offset)).join(
-          "\r\n",
-        );
-        screen.write(Buffer.from(`${text}\r\n`));
-        return done;
-      }),
-    );
-    line += lines;
-  };
-  await print(1000);
-  // Quiet: the scrollback archived, the rows that left the screens read (before any search reads them).
-  await new Promise((resolve) => setTimeout(resolve, defaultConsoleLimits.scrollbackArchiveAfterMs * 2));
-  for (const screen of screens) screen.searchableScrollback();
-  const heap = heapMb() - heapBefore;
-  console.log(
-    `  JS heap of the ${screenCount} copies, quiet: ${heap.toFixed(1)} MB (${((heap * 1024) / screenCount).toFixed(0)} KB a screen)`,
-  );
-  const ids = screens.map((_, index) => `s${index}`);
-  const text = (index: number) => screens[index]!.text().rows;
-  console.log(
-    `  ${"".padEnd(20)}${"new search".padStart(14)}${"pass p50".padStart(12)}${"pass p99".padStart(12)}${"max".padStart(10)}` +
-      `${"CPU a pass".padStart(12)}`,
-  );
-  for (const { label, search } of searches) {
-    const matches = new WallMatches({
-      scrollbackOf: (id) => screens[Number(id.slice(1))]!.searchableScrollback(),
-    });
-    ids.forEach((id, index) => matches.screenSent(id, text(index)));
-    matches.setSearch(search);
-    let started = performance.now();
-    matches.searchUntil(Infinity);
-    const fresh = performance.now() - started;
-    const passes: number[] = [];
-    let cpuMs = 0;
-    for (let round = 0; round < rounds; round += 1) {
-      await print(10);
-      ids.forEach((id, index) => matches.screenSent(id, text(index)));
-      const cpuBefore = process.cpuUsage();
-      started = performance.now();
-      matches.searchUntil(Infinity);
-      passes.push(performance.now() - started);
-      const cpu = process.cpuUsage(cpuBefore);
-      cpuMs += (cpu.user + cpu.system) / 1000;
-    }
-    passes.sort((a, b) => a - b);
-    const ms = (value: number) => `${value.toFixed(1)} ms`.padStart(12);
-    console.log(
-      `  ${label.padEnd(20)}${ms(fresh).padStart(14)}${ms(percentile(passes, 0.5))}${ms(percentile(passes, 0.99))}` +
-        `${ms(passes.at(-1)!).padStart(10)}${ms(cpuMs / rounds)}`,
-    );
-  }
-  for (const screen of screens) screen.dispose();
-}
-
 /** p95 of sequential GET /api/healthz answers over `seconds`, in ms. */
 async function healthzP95(bffUrl: string, seconds: number): Promise<number> {
   const samples: number[] = [];
@@ -458,6 +341,6 @@ async function walls(): Promise<void> {
 
 if (args.part === "all" || args.part === "real") await real();
 if (args.part === "all" || args.part === "in-process") {
-  for (const rows of args["searchable-rows"].split(",")) await inProcess(Number(rows));
+  for (const rows of args["searchable-rows"].split(",")) await inProcess(Number(rows), searches);
 }
 if (args.part === "all" || args.part === "walls") await walls();

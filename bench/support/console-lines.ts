@@ -224,6 +224,27 @@ export async function atPrompt(line: Line): Promise<void> {
   await shown;
 }
 
+/** Keys typed one at a time (a letter, then a backspace), each timed until its echo comes back. */
+export async function echoLatencies(line: Line, count: number): Promise<number[]> {
+  await atPrompt(line);
+  const samples: number[] = [];
+  const warmup = 20;
+  for (let index = 0; index < count + warmup; index += 1) {
+    const echoed = new Promise<void>((resolve) => {
+      const stop = line.onData(() => {
+        stop();
+        resolve();
+      });
+    });
+    const started = performance.now();
+    // A letter, then a backspace: the line never grows.
+    line.send(index % 2 === 0 ? "x" : "\x7f");
+    await echoed;
+    if (index >= warmup) samples.push(performance.now() - started);
+  }
+  return samples;
+}
+
 export interface Run {
   /** What arrived on the wire from Enter to the end marker, and how long that took. */
   bytes: number;

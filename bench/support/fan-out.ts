@@ -16,6 +16,7 @@ import { forkBenchProcess } from "./bff-process.ts";
 import { openRelay, timedRun, viewersDownTo, type ConsoleBff, type Run } from "./console-lines.ts";
 import { cpuMsOf } from "./cpu-ipc.ts";
 import { formatSpread, mb, pairedRatio, spread } from "./spread.ts";
+import { pad } from "./columns.ts";
 
 /** tara, then ta-2, ta-3, ...: one name a staff observer. */
 export function staffNames(count: number): string[] {
@@ -119,7 +120,6 @@ export async function measureFanOut(setup: FanOutSetup): Promise<FanOutRound[]> 
   }
 }
 
-const pad = (text: string, width: number) => text.padStart(width);
 const cpuPerMb = (run: Run) => run.cpuMs / mb(run.bytes);
 
 export function reportFanOut(rounds: readonly FanOutRound[], viewers: number, megabytes: number): void {

@@ -18,6 +18,7 @@ import {
 } from "./console-lines.ts";
 import { cpuMsOf } from "./cpu-ipc.ts";
 import { formatSpread, mb, pairedRatio, spread } from "./spread.ts";
+import { pad } from "./columns.ts";
 
 export type BarePipe = BffProcess<BarePipeMessage>;
 
@@ -149,7 +150,6 @@ export async function measureRelayCost(
   return results;
 }
 
-const pad = (text: string, width: number) => text.padStart(width);
 const cpuPerMb = (run: Run) => run.cpuMs / mb(run.bytes);
 
 export function reportRelayCost(results: readonly ProducerCost[], megabytes: number): void {

@@ -15,6 +15,11 @@ export function spread(values: readonly number[]): Spread {
   return { median, min: sorted[0]!, max: sorted.at(-1)! };
 }
 
+/** The nearest-rank value at `quantile` (0 to 1) of samples sorted in ascending order. */
+export function percentile(sorted: readonly number[], quantile: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil(quantile * sorted.length) - 1)]!;
+}
+
 /** The median and spread of numerator / denominator, round by round. */
 export function pairedRatio(numerators: readonly number[], denominators: readonly number[]): Spread {
   return spread(numerators.map((value, round) => value / denominators[round]!));

@@ -1,6 +1,7 @@
 // Every number the console hub lives by, in one place: docs/console.md explains each. Tests and the
 // bench shorten the timers.
 import { consoleMaxFrameBytes } from "../../common/console-protocol.ts";
+import type { ScreenOptions } from "./screen.ts";
 
 export interface ConsoleLimits {
   /** Pings to the VM's console and to every browser; a peer that missed the last one is dropped. */
@@ -142,3 +143,18 @@ export const defaultConsoleLimits: ConsoleLimits = {
   screenPasteKeyMs: 20,
   screenQuietRefreshMs: 1_000,
 };
+
+/** A console's screen copy (screen.ts) as these limits set it up. */
+export function screenOptions(limits: ConsoleLimits): ScreenOptions {
+  return {
+    cols: limits.initialCols,
+    rows: limits.initialRows,
+    scrollback: limits.scrollbackLines,
+    searchableRows: limits.searchableLines,
+    archiveAfterMs: limits.scrollbackArchiveAfterMs,
+    archiveBusyShare: limits.scrollbackArchiveBusyShare,
+    parseQuietMs: limits.screenParseQuietMs,
+    parseAtLatestMs: limits.screenParseAtLatestMs,
+    parseBatchBytes: limits.screenParseBatchBytes,
+  };
+}

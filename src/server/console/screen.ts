@@ -14,44 +14,16 @@
 // a snapshot is the archive followed by the terminal's own serialization.
 //
 // The rows that left the normal screen are also kept as plain text, for the class wall's search
-// (searchableScrollback): those that scrolled up, and those erased from it (`clear`, Ctrl-L, a
-// reset), which a TA counts as gone the same way but which never reach the terminal's scrollback.
-// The text is read lazily, only the rows that scrolled up since the last read (a marker on the newest
-// row read), and always before the terminal loses rows: before they move to the archive, and before
-// an erase of the scrollback (bash's `clear` erases the screen and then the scrollback).
+// (searchable-scrollback.ts).
 import serializePackage from "@xterm/addon-serialize";
-import headlessPackage, { type IBufferLine, type IMarker, type ITerminalAddon } from "@xterm/headless";
+import headlessPackage, { type ITerminalAddon } from "@xterm/headless";
 import { OutputQueue } from "./output-queue.ts";
 import { archiveChunkRows, ScrollbackArchive } from "./scrollback-archive.ts";
+import { SearchableScrollback, type DepartedRows } from "./searchable-scrollback.ts";
 
 // Both packages are CommonJS whose exports Node cannot name statically.
 const { Terminal } = headlessPackage;
 const { SerializeAddon } = serializePackage;
-
-/** A row as plain text (trailing blanks trimmed). */
-function rowText(line: IBufferLine | undefined): string {
-  return line?.translateToString(true) ?? "";
-}
-
-/**
- * The same rows, flattened to keep. xterm.js builds a row a character at a time, which V8 holds as a
- * chain of strings, one a character: about 2 KB for a row of 80, 600 MB for a thousand rows on 300
- * screens. Joined, they are one flat string, and the rows split from it slices of it (no row holds a
- * line break).
- */
-function flattened(rows: string[]): string[] {
-  return rows.join("\n").split("\n");
-}
-
-/**
- * Rows that left the screen, oldest first, numbered: as many were kept before `first` and dropped.
- * `from` tells one screen copy's rows from another's, which number theirs from 0 too.
- */
-export interface DepartedRows {
-  rows: readonly string[];
-  first: number;
-  from: symbol;
-}
 
 /** The visible screen as text, for miniatures (the class wall). */
 export interface ScreenText {
@@ -99,14 +71,7 @@ export class ConsoleScreen {
   private readonly queue: OutputQueue;
   private readonly reads: PendingRead[] = [];
   private readonly archive = new ScrollbackArchive();
-  /** The rows that left the normal screen as plain text, oldest first (see searchableScrollback). */
-  private departed: DepartedRows = { rows: [], first: 0, from: Symbol("screen copy") };
-  /**
-   * The newest row of the normal buffer's scrollback read into `departed`. It moves with its row as
-   * the buffer scrolls and reflows, and is disposed when its row is trimmed (every row left is
-   * newer); none when the scrollback was empty. Never a row of the screen: erasing one disposes it.
-   */
-  private lastRead: IMarker | undefined;
+  private readonly searchable: SearchableScrollback;
   private archiveTimer: NodeJS.Timeout | undefined;
   private archiveBudgetMs = busyArchiveBudgetMaxMs;
   private archiveBudgetAt = performance.now();
@@ -138,22 +103,26 @@ export class ConsoleScreen {
     this.serializer = new SerializeAddon();
     // The addon is typed against @xterm/xterm's Terminal; the headless one has the same buffer API.
     this.terminal.loadAddon(this.serializer as unknown as ITerminalAddon);
+    this.searchable = new SearchableScrollback(this.terminal, options.searchableRows);
     // Watched, not handled: returning false lets xterm.js go on as usual.
     this.terminal.parser.registerCsiHandler({ final: "r" }, (params) => {
       this.noteScrollRegion(params);
       return false;
     });
     this.terminal.parser.registerCsiHandler({ final: "J" }, (params) => {
-      this.keepErased(Number(params[0]) || 0);
+      this.beforeErase(Number(params[0]) || 0);
       return false;
     });
     // While the alternate screen shows, no marker can be set on the normal buffer: read on the way in.
     this.terminal.parser.registerCsiHandler({ prefix: "?", final: "h" }, (params) => {
-      if (params.some((mode) => mode === 47 || mode === 1047 || mode === 1049)) this.readScrolledUp();
+      if (params.some((mode) => mode === 47 || mode === 1047 || mode === 1049))
+        this.searchable.readScrolledUp();
       return false;
     });
+    // A full reset (RIS) erases both buffers, the archive's older part of the scrollback with them.
     this.terminal.parser.registerEscHandler({ final: "c" }, () => {
-      this.keepResetScreen();
+      this.searchable.beforeReset();
+      this.archive.clear();
       return false;
     });
   }
@@ -214,11 +183,11 @@ export class ConsoleScreen {
 
   private resizeTerminal(cols: number, rows: number): void {
     if (this.disposed) return;
-    this.readScrolledUp();
+    this.searchable.readScrolledUp();
     this.terminal.resize(cols, rows);
     // The rows above the screen are reflowed, and the marker may not follow its row: they count as
     // read. A narrower screen may push a row or two of its own up with them, unsearched from then on.
-    if (this.terminal.buffer.active.type === "normal") this.markScrollbackRead();
+    if (this.terminal.buffer.active.type === "normal") this.searchable.markScrollbackRead();
     // A resize sets both buffers' scroll regions back to the whole screen.
     this.scrollRegionSet.normal = false;
     this.scrollRegionSet.alternate = false;
@@ -259,8 +228,7 @@ export class ConsoleScreen {
    * parsed so far (see `whenParsed`).
    */
   searchableScrollback(): DepartedRows {
-    this.readScrolledUp();
-    return this.departed;
+    return this.searchable.rows();
   }
 
   dispose(): void {
@@ -270,8 +238,7 @@ export class ConsoleScreen {
     clearTimeout(this.parseTimer);
     this.terminal.dispose();
     this.archive.clear();
-    this.departed = { ...this.departed, rows: [] };
-    this.lastRead = undefined;
+    this.searchable.dispose();
     this.queue.clear();
     for (const read of this.reads.splice(0)) read.then();
   }
@@ -392,7 +359,7 @@ export class ConsoleScreen {
     let end = buffer.baseY;
     while (end > 0 && buffer.getLine(end)?.isWrapped) end -= 1;
     if (end === 0) return;
-    this.readScrolledUp();
+    this.searchable.readScrolledUp();
     for (let start = 0; start < end;) {
       let stop = Math.min(start + archiveChunkRows, end);
       while (stop < end && buffer.getLine(stop)?.isWrapped) stop += 1;
@@ -411,66 +378,11 @@ export class ConsoleScreen {
     this.archive.keepRows(this.options.scrollback - kept);
   }
 
-  /** Reads into `departed` the rows that scrolled up off the normal screen since the last read. */
-  private readScrolledUp(): void {
-    // The normal buffer does not scroll while the alternate one shows: it was read on the way in.
-    if (this.disposed || this.terminal.buffer.active.type !== "normal") return;
-    const buffer = this.terminal.buffer.normal;
-    const lastRead = this.lastRead?.isDisposed ? undefined : this.lastRead;
-    const from = Math.max(lastRead ? lastRead.line + 1 : 0, buffer.baseY - this.options.searchableRows);
-    if (from >= buffer.baseY) return;
-    const rows: string[] = [];
-    for (let y = from; y < buffer.baseY; y += 1) rows.push(rowText(buffer.getLine(y)));
-    this.keepDeparted(rows);
-    this.markScrollbackRead();
-  }
-
-  /** Marks the normal buffer's newest row above the screen (the active one) as the last read. */
-  private markScrollbackRead(): void {
-    const buffer = this.terminal.buffer.normal;
-    this.lastRead?.dispose();
-    // An offset from the cursor's row.
-    this.lastRead = buffer.baseY > 0 ? this.terminal.registerMarker(-buffer.cursorY - 1) : undefined;
-  }
-
-  /** Before an erase in display (ED) on the normal screen: keeps as text the rows it takes away. */
-  private keepErased(mode: number): void {
-    if (this.terminal.buffer.active.type !== "normal") return;
-    const buffer = this.terminal.buffer.normal;
-    // 3 erases the scrollback: read it first. 2 erases the screen, and so does 0 from the top left.
-    const wholeScreen = mode === 2 || (mode === 0 && buffer.cursorX === 0 && buffer.cursorY === 0);
-    if (mode !== 3 && !wholeScreen) return;
-    this.readScrolledUp();
-    if (wholeScreen) this.keepDeparted(this.screenRows());
-    // The archive is the older part of the scrollback: a replay must not bring it back.
-    if (mode === 3) this.archive.clear();
-  }
-
-  /** Before a full reset (RIS), which erases both buffers: keeps the normal screen's rows. */
-  private keepResetScreen(): void {
-    this.readScrolledUp();
-    this.keepDeparted(this.screenRows());
-    this.archive.clear();
-    // The reset replaces the buffers, not disposing the marker: every row after it is new.
-    this.lastRead?.dispose();
-    this.lastRead = undefined;
-  }
-
-  /** The normal screen's rows as text, up to the last that shows anything. */
-  private screenRows(): string[] {
-    const buffer = this.terminal.buffer.normal;
-    const rows: string[] = [];
-    for (let y = 0; y < this.terminal.rows; y += 1) rows.push(rowText(buffer.getLine(buffer.baseY + y)));
-    while (rows.length > 0 && rows.at(-1)!.trim() === "") rows.pop();
-    return rows;
-  }
-
-  /** Adds rows after the ones kept, keeping the newest `searchableRows`. */
-  private keepDeparted(rows: string[]): void {
-    if (rows.length === 0) return;
-    const all = this.departed.rows.concat(flattened(rows));
-    const dropped = Math.max(0, all.length - this.options.searchableRows);
-    this.departed = { ...this.departed, rows: all.slice(dropped), first: this.departed.first + dropped };
+  /** Before an erase in display (ED): the searchable text keeps what it takes away. */
+  private beforeErase(mode: number): void {
+    this.searchable.beforeErase(mode);
+    // 3 erases the scrollback, of which the archive is the older part: a replay must not bring it back.
+    if (mode === 3 && this.terminal.buffer.active.type === "normal") this.archive.clear();
   }
 
   /**

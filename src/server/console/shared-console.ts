@@ -2,7 +2,8 @@
 // screen, one keyboard. Opening and reopening the line to the VM is the connector's job
 // (upstream-connector.ts), who may type the keyboard's (keyboard.ts), and setting the guest's size
 // its agent's (guest-size.ts); this file keeps the viewers, tells each who else is there
-// (presence.ts), and carries the flow of output from the VM to them.
+// (presence.ts) and how the line is (console-status.ts), and carries the flow of output from the VM
+// to them.
 //
 // Flow control, all bounded by watermarks of unacknowledged bytes:
 // - The copy of the screen parses what arrives; while its backlog is above the high watermark, the
@@ -20,21 +21,22 @@ import type {
   ConsoleClientMessage,
   ConsoleServerMessage,
   ScreenBlankReason,
-  UpstreamState,
 } from "../../common/console-protocol.ts";
 import type { ConsoleRecorder } from "../recordings/recording-store.ts";
+import { ConsoleStatus } from "./console-status.ts";
+import { CurrentUpstream } from "./current-upstream.ts";
 import { GuestFits } from "./guest-fits.ts";
 import type { SetGuestSize } from "./guest-size.ts";
-import { HeldInput } from "./held-input.ts";
 import { ConsoleKeyboard } from "./keyboard.ts";
-import type { ConsoleLimits } from "./limits.ts";
+import { screenOptions, type ConsoleLimits } from "./limits.ts";
 import { LogSeeding, type ConsoleLogReader, type SeededScreen } from "./log-seeding.ts";
 import { viewersMessage } from "./presence.ts";
-import { ConsoleScreen, type DepartedRows, type ScreenText } from "./screen.ts";
+import { ConsoleScreen, type ScreenText } from "./screen.ts";
+import type { DepartedRows } from "./searchable-scrollback.ts";
 import { UpstreamConnector, type OpenUpstream } from "./upstream-connector.ts";
 import type { UpstreamLine } from "./upstream.ts";
 import type { ConsoleViewer, ViewerEvents, ViewerIdentity } from "./viewer.ts";
-import { notices, wireNotice, type Notice } from "./notices.ts";
+import { notices, type Notice } from "./notices.ts";
 
 export interface SharedConsoleDeps {
   sessionId: string;
@@ -73,12 +75,10 @@ export class SharedConsole implements ViewerEvents {
   private readonly screen: ConsoleScreen;
   private readonly connector: UpstreamConnector;
   private readonly keyboard: ConsoleKeyboard;
-  private upstream: UpstreamLine | undefined;
-  private readonly heldInput: HeldInput;
+  private readonly upstream: CurrentUpstream;
   private lingerTimer: NodeJS.Timeout | undefined;
-  private status: { state: UpstreamState; notice: Notice | null } = { state: "connecting", notice: null };
+  private readonly status = new ConsoleStatus((message) => this.broadcast(message));
   private readonly fits: GuestFits<ConsoleViewer>;
-  private paused = false;
   // The first screen: until it is settled (read from the log, or known to be blank), joining viewers
   // wait for their replay and live output is held by the seeding.
   private screenSettled: boolean;
@@ -90,27 +90,14 @@ export class SharedConsole implements ViewerEvents {
 
   constructor(private readonly deps: SharedConsoleDeps) {
     this.screenSettled = deps.readConsoleLog === undefined;
-    this.heldInput = new HeldInput(deps.limits.heldInputBytes);
+    this.upstream = new CurrentUpstream(deps.limits.heldInputBytes);
     const { limits, log, sessionId } = deps;
-    this.screen = new ConsoleScreen(
-      {
-        cols: limits.initialCols,
-        rows: limits.initialRows,
-        scrollback: limits.scrollbackLines,
-        searchableRows: limits.searchableLines,
-        archiveAfterMs: limits.scrollbackArchiveAfterMs,
-        archiveBusyShare: limits.scrollbackArchiveBusyShare,
-        parseQuietMs: limits.screenParseQuietMs,
-        parseAtLatestMs: limits.screenParseAtLatestMs,
-        parseBatchBytes: limits.screenParseBatchBytes,
-      },
-      () => this.resumeIfCaughtUp(),
-    );
+    this.screen = new ConsoleScreen(screenOptions(limits), () => this.resumeIfCaughtUp());
     this.connector = new UpstreamConnector(
       { sessionId, connect: deps.connect, findSession: deps.findSession, limits, log },
       {
         opened: (socket, reconnected) => this.attach(socket, reconnected),
-        waiting: (state, notice) => this.setStatus(state, notice),
+        waiting: (state, notice) => this.status.set(state, notice),
         ended: (notice) => this.end(notice),
       },
     );
@@ -146,7 +133,7 @@ export class SharedConsole implements ViewerEvents {
   }
 
   get upstreamConnected(): boolean {
-    return this.upstream !== undefined;
+    return this.upstream.connected;
   }
 
   get isFinished(): boolean {
@@ -181,7 +168,7 @@ export class SharedConsole implements ViewerEvents {
     clearTimeout(this.lingerTimer);
     this.lingerTimer = undefined;
     this.keepers += 1;
-    if (!this.upstream) this.connector.connectIfIdle();
+    if (!this.upstream.connected) this.connector.connectIfIdle();
     let released = false;
     return () => {
       if (released) return;
@@ -199,18 +186,18 @@ export class SharedConsole implements ViewerEvents {
     clearTimeout(this.lingerTimer);
     this.lingerTimer = undefined;
     this.viewers.add(viewer);
-    viewer.send(this.statusMessage());
+    viewer.send(this.status.message());
     viewer.send(this.keyboard.messageFor(viewer.identity));
     viewer.send({ type: "guest-size", ...this.fits.size });
     this.announceViewers();
     // A viewer joining before the first screen is settled gets it once it is (settleScreen).
     if (this.screenSettled) this.replayTo(viewer, !this.screen.hasOutput);
-    if (!this.upstream) this.connector.connectIfIdle();
+    if (!this.upstream.connected) this.connector.connectIfIdle();
   }
 
   /** Pings the VM's console and every viewer; closes viewers whose sign-in expired. */
   heartbeat(now: number): void {
-    this.upstream?.heartbeat();
+    this.upstream.heartbeat();
     for (const viewer of [...this.viewers]) {
       if (viewer.identity.loginExpiresAt <= now) {
         viewer.end(notices.signInExpired);
@@ -228,13 +215,9 @@ export class SharedConsole implements ViewerEvents {
     if (verdict.kind === "running") await this.showIdle();
   }
 
-  /** The idle notice rides on the "connected" status; it is replaced by any waiting notice. */
   private async showIdle(): Promise<void> {
     const idle = await this.deps.idleNotice?.().catch(() => null);
-    if (idle === undefined || this.finished || this.status.state !== "connected") return;
-    const shown = this.status.notice;
-    const same = shown?.reason === idle?.reason && shown?.message === idle?.message;
-    if (!same) this.setStatus("connected", idle);
+    if (idle !== undefined && !this.finished) this.status.showIdle(idle);
   }
 
   /** Closes the sockets of one sign-in (it signed out). */
@@ -257,8 +240,7 @@ export class SharedConsole implements ViewerEvents {
   input(viewer: ConsoleViewer, bytes: Buffer): void {
     if (!this.keyboard.canType(viewer.identity)) return;
     this.deps.onInput?.();
-    if (this.upstream) this.upstream.send(bytes);
-    else if (!this.heldInput.hold(bytes)) viewer.send({ type: "input-refused", reason: "not_connected" });
+    if (!this.upstream.send(bytes)) viewer.send({ type: "input-refused", reason: "not_connected" });
   }
 
   control(viewer: ConsoleViewer, message: Exclude<ConsoleClientMessage, { type: "ack" }>): void {
@@ -301,21 +283,18 @@ export class SharedConsole implements ViewerEvents {
       line.close();
       return;
     }
-    this.upstream = line;
-    line.listen({
+    this.upstream.attach(line, {
       output: (chunk) => (this.seeding ? this.holdWhileSeeding(chunk, this.seeding) : this.deliver(chunk)),
       lost: (code) => this.onLost(code),
       ended: (notice) => this.end(notice),
     });
-    if (this.paused) this.upstream.pause();
-    for (const keys of this.heldInput.take()) line.send(keys);
     this.seedFromLogOnce();
     if (reconnected) this.deps.onReconnected?.();
-    this.setStatus("connected", null);
+    this.status.set("connected", null);
   }
 
   private onLost(code: number): void {
-    this.upstream = undefined;
+    this.upstream.lost();
     this.deps.log.info({ sessionId: this.deps.sessionId, code }, "VM console connection lost");
     if (this.viewers.size === 0 && this.keepers === 0) {
       this.shutDown();
@@ -339,10 +318,7 @@ export class SharedConsole implements ViewerEvents {
     // from when the console was last open, or never saw it.
     this.deps.recorder?.output(chunk);
     seeding.hold(chunk);
-    if (!this.paused && seeding.heldBytes > this.deps.limits.highWatermarkBytes) {
-      this.paused = true;
-      this.upstream?.pause();
-    }
+    this.upstream.pauseAbove(seeding.heldBytes, this.deps.limits.highWatermarkBytes);
   }
 
   /** The log's screen first, then every viewer's replay, then the held output the log lacked. */
@@ -382,10 +358,7 @@ export class SharedConsole implements ViewerEvents {
         viewer.dropAsTooSlow();
       }
     }
-    if (!this.paused && this.screen.backlogBytes > highWatermarkBytes) {
-      this.paused = true;
-      this.upstream?.pause();
-    }
+    this.upstream.pauseAbove(this.screen.backlogBytes, highWatermarkBytes);
   }
 
   /** The screen as of now, then live output; joining viewers and held ones that caught up get it. */
@@ -405,14 +378,13 @@ export class SharedConsole implements ViewerEvents {
   }
 
   private resumeIfCaughtUp(): void {
-    if (!this.paused || this.finished) return;
+    if (!this.upstream.isPaused || this.finished) return;
     if (this.screen.backlogBytes > this.deps.limits.lowWatermarkBytes) {
       // No more output comes to make a batch due: parse what waits now, not once it is quiet.
       void this.screen.whenParsed();
       return;
     }
-    this.paused = false;
-    this.upstream?.resume();
+    this.upstream.resume();
   }
 
   // Who is here
@@ -426,18 +398,7 @@ export class SharedConsole implements ViewerEvents {
     this.broadcast(message);
   }
 
-  // Status and the end
-
-  private statusMessage(): ConsoleServerMessage {
-    const { state, notice } = this.status;
-    return { type: "status", state, message: notice?.message ?? null, notice: notice && wireNotice(notice) };
-  }
-
-  private setStatus(state: UpstreamState, notice: Notice | null): void {
-    if (this.status.state === state && this.status.notice === notice) return;
-    this.status = { state, notice };
-    this.broadcast(this.statusMessage());
-  }
+  // The end
 
   private broadcast(message: ConsoleServerMessage): void {
     for (const viewer of this.viewers) viewer.send(message);
@@ -457,8 +418,7 @@ export class SharedConsole implements ViewerEvents {
     this.connector.stop();
     clearTimeout(this.lingerTimer);
     this.fits.stop();
-    this.upstream?.close();
-    this.upstream = undefined;
+    this.upstream.close();
     this.viewers.clear();
     this.screen.dispose();
     this.deps.onFinished(this);
