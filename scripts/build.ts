@@ -4,7 +4,7 @@
 //   and dist/emulator/main.js: one bundle per program (what it loads later with import() in files
 //   beside it), at the place of its entry in src/, with the files its code reads beside itself (the
 //   emulator's Python and schema, the RBAC defaults) copied to their places in the same tree;
-// - dist/agent/lab_agent/: the grading agent's modules, Python as it is (the BFF zips them).
+// - dist/agent/lab_agent/: the lab agent's modules, Python as it is (the BFF zips them).
 // - dist/sbom.cdx.json and dist/THIRD-PARTY-LICENSES.txt: what the release carries from others.
 // With --if-stale (what `npm start` runs when build-if-stale.js finds a part out of date) a part is
 // built only when its inputs changed since its last build (build-stamps.js).
