@@ -5,7 +5,7 @@
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { zipApplication } from "./python-zipapp.ts";
+import { zipApplication } from "../../common/python-zipapp.ts";
 
 export const agentFile = fileURLToPath(new URL("../../agent/lab_agent", import.meta.url));
 

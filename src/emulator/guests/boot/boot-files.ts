@@ -1,5 +1,5 @@
 // The files a guest boots from, generated per guest and mounted read-only at BOOT_DIR: the init script,
-// the console loop, the plans guest-system.py follows (setup.json as the sandbox's root, boot.json as
+// the console loop, the plans guest_system/ follows (setup.json as the sandbox's root, boot.json as
 // guest root), the /etc files that name the guest and its user, and cloud-init's scripts and
 // write_files contents. Pure: guest.ts writes them to disk.
 //
@@ -21,12 +21,17 @@ export type PlumbingCommand = (typeof plumbingCommands)[number];
 export const PRIVATE_DIR = "private";
 /** The guest's filesystem, made as the sandbox's root (compiled: guest.ts runs the .pyc). */
 export const SETUP_SCRIPT = "guest-setup.py";
-/** cloud-init and the service manager, run as guest root (compiled, too). */
-export const SYSTEM_SCRIPT = "guest-system.py";
+/** cloud-init and the service manager, run as guest root: a package folder of Python modules. */
+export const SYSTEM_PACKAGE = "guest_system";
+/** SYSTEM_PACKAGE's modules compiled into one zip application (guest-dir.ts), which python3 runs. */
+export const SYSTEM_ZIP = "guest-system.pyz";
 /** systemctl, journalctl and the package manager in the guest: a script with a #! line. */
 export const COMMANDS_SCRIPT = "guest-commands.py";
 export const compiledName = (script: string) => script.replace(/\.py$/, ".pyc");
-/** A script's source on the host: beside this module, in src/ and in dist/ alike (the build copies it). */
+/**
+ * A script's (or a package folder's) source on the host: beside this module, in src/ and in dist/ alike
+ * (the build copies it).
+ */
 export const bootScriptSource = (script: string) => fileURLToPath(new URL(`./${script}`, import.meta.url));
 export const INIT_SCRIPT = `${BOOT_DIR}/init.sh`;
 /** The host's python3, whose standard library must be under /usr/lib (the guest sees no /usr/local). */
@@ -155,7 +160,7 @@ exec ${tty1Fd}>&-
 # process's reach.
 exec 2>&1
 echo started >&${status}
-${asRoot} ${PLUMBING_DIR}/python3 -IS ${BOOT_DIR}/${compiledName(SYSTEM_SCRIPT)} boot ${BOOT_DIR}/${PRIVATE_DIR}/boot.json </dev/null${keepForManager}${noTty1}
+${asRoot} ${PLUMBING_DIR}/python3 -IS ${BOOT_DIR}/${SYSTEM_ZIP} boot ${BOOT_DIR}/${PRIVATE_DIR}/boot.json </dev/null${keepForManager}${noTty1}
 echo booted >&${status}
 exec ${status}>&-
 ${tty1Console}exec ${asGuest} ${PLUMBING_DIR}/sh ${BOOT_DIR}/console.sh

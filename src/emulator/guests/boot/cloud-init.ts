@@ -1,6 +1,6 @@
 // The part of cloud-init's NoCloud user data that an emulated guest honours, read from a #cloud-config
 // document: bootcmd, write_files (with defer), packages (and package_update / package_upgrade, which
-// fail as without network), runcmd. guest-system.py runs them in cloud-init's order, as guest root.
+// fail as without network), runcmd. guest_system/ runs them in cloud-init's order, as guest root.
 // Anything else is reported in the boot log and the guest boots anyway, as a real guest would after
 // a cloud-init module failed. Module names and semantics follow cloud-init's cc_bootcmd,
 // cc_write_files (owner root:root, permissions 0644 by default; `defer` moves a file to the final

@@ -7,7 +7,7 @@ import { shellQuote } from "../shell-quote.ts";
 // A reboot kills script(1), and sh would report it on the console ("Killed"), which no getty does.
 const quietLoop = "exec 2>/dev/null";
 
-/** guest-system.py's CONSOLES_MARKER: the boot is over. */
+/** guest_system/constants.py's CONSOLES_MARKER: the boot is over. */
 const untilBooted = (bin: string) => `until [ -e /run/systemd/consoles-up ]; do ${bin}/sleep 0.05; done`;
 
 // Like a getty on a serial port: a fresh shell whenever the last one ends, on the same terminal. The
@@ -15,7 +15,7 @@ const untilBooted = (bin: string) => `until [ -e /run/systemd/consoles-up ]; do 
 // getty's logins: it is the sandbox's first pty, /dev/pts/0, which its /dev/ttyS0 names (sandbox.ts),
 // so the agent's TIOCSWINSZ on /dev/ttyS0 reaches the shell and whatever runs in it. script(1) gives
 // the shell a terminal (job control, Ctrl-C, stty) while the emulator holds plain pipes, as a serial
-// line would. The outer loop starts it again after a reboot (guest-system.py ctrl_alt_del ends every
+// line would. The outer loop starts it again after a reboot (guest_system/reboot.py's ctrl_alt_del ends every
 // process but this loop), once the service manager says the boot is over, as systemd starts the
 // gettys after the units they are ordered after; it also matters if someone kills the inner one.
 // Each shell starts in the home, as login(1) puts it there: the sandbox's working directory is the

@@ -1,8 +1,8 @@
 // Which of the host's files make up a guest's /usr/bin and /usr/sbin (and /bin and /sbin on hosts
 // where those are real directories): the image's commands that the host has, each at the place the
 // host has it, symlinks kept as symlinks (with whatever they lead to in those directories), and the
-// emulator's own commands (systemctl, the package manager) in place of the host's. guest-system.py's
-// setup mounts them; the host's other commands are not in the guest.
+// emulator's own commands (systemctl, the package manager) in place of the host's. guest-setup.py
+// mounts them; the host's other commands are not in the guest.
 import { lstatSync, readlinkSync, realpathSync, statSync, type Stats } from "node:fs";
 import { dirname, join, posix } from "node:path";
 import type { GuestImage } from "./images.ts";
@@ -17,7 +17,7 @@ export interface BinPlan {
 }
 
 const candidateDirs = ["/usr/bin", "/usr/sbin", "/bin", "/sbin"];
-/** Commands the emulator provides itself (guest-system.py), when the image has them. */
+/** Commands the emulator provides itself (guest_system/), when the image has them. */
 export const emulatedCommands = [
   "systemctl",
   "journalctl",

@@ -1,7 +1,7 @@
 #!/run/lab-guest/bin/python3 -IS
 # Commands of an emulated guest that the emulator provides itself, mounted over the image's own
 # (guest-bin.ts), run by the host's python3 so that they work on images without python3:
-#   systemctl, journalctl   clients of the emulated service manager (guest-system.py)
+#   systemctl, journalctl   clients of the emulated service manager (guest_system/)
 #   poweroff, shutdown      systemctl poweroff, as systemd's own links to systemctl are
 #   dnf, yum, apt, apt-get  the image's package manager, failing as it does without network
 # The request to the manager is the tool's name and arguments, NUL-separated; the answer is records of

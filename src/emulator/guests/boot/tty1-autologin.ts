@@ -2,7 +2,7 @@
 // every getty@, or autovt@tty1, which logind starts on tty1 where no getty@tty1 is enabled) whose
 // last ExecStart= runs agetty with --autologin, as Lab Console writes for graphical labs
 // (server/sessions/vm-manifest.ts). The sandboxed guest's systemd only stands in for the gettys
-// (guest-system.py), so the emulator reads the drop-in from the user data, where cloud-init's
+// (guest_system/), so the emulator reads the drop-in from the user data, where cloud-init's
 // write_files puts it; its getty restart at the end of runcmd is when the shell starts.
 import type { GuestFile } from "./cloud-init.ts";
 

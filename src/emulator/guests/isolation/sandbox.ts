@@ -1,6 +1,6 @@
 // Builds the command line that puts a guest in its own sandbox: new mount, pid, network (loopback only),
 // uts, ipc and cgroup namespaces; the host's system directories read-only; only the guest's own home and
-// /tmp writable (guest-system.py's setup then gives the guest its own /etc, /usr/local, /var and /root,
+// /tmp writable (guest-setup.py then gives the guest its own /etc, /usr/local, /var and /root,
 // in memory). Two backends do the same job: bubblewrap, and util-linux `unshare` plus a setup script
 // for hosts without bubblewrap. The guest's processes never run as root on the host:
 // - privileged (the emulator runs as root): no user namespace; the sandbox's first process is root inside

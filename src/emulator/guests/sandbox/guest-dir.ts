@@ -1,12 +1,12 @@
 // A guest's folder on the host, made before its sandbox starts: the boot files guest-setup.py and
-// guest-system.py read (the image's commands, cloud-init's plan, the host programs they run), the
+// guest_system/ read (the image's commands, cloud-init's plan, the host programs they run), the
 // places of the home a stopped guest keeps and of its port relay's socket, and the sandbox launch
 // that mounts the boot files into the guest. Kept apart from the running guest (guest.ts) because
 // all of it is done, and checked, before there is a process to talk to.
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
-import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import {
@@ -15,7 +15,8 @@ import {
   HOST_PYTHON,
   PRIVATE_DIR,
   SETUP_SCRIPT,
-  SYSTEM_SCRIPT,
+  SYSTEM_PACKAGE,
+  SYSTEM_ZIP,
   bootFiles,
   bootScriptSource,
   compiledName,
@@ -35,6 +36,7 @@ import {
   type SandboxPlan,
 } from "../isolation/sandbox.ts";
 import { socketPathMax } from "../relay/port-relay.ts";
+import { zipApplication } from "../../../common/python-zipapp.ts";
 
 /** What of startGuest's options shapes the guest's folder. */
 export interface GuestDirOptions {
@@ -47,32 +49,41 @@ export interface GuestDirOptions {
 let compiled: Promise<Map<string, Buffer>> | undefined;
 
 /**
- * guest-setup.py and guest-system.py compiled by the host's python3, once per process: every guest
- * runs both, and compiling them is most of what starting python costs (a .pyc runs as it is).
+ * guest-setup.py and the guest_system package compiled by the host's python3, once per process: every
+ * guest runs both, and compiling them is most of what starting python costs (a .pyc runs as it is,
+ * from a zip too). The package's .pyc files go into one zip application, sources left out.
  */
 function compiledScripts(): Promise<Map<string, Buffer>> {
   compiled ??= (async () => {
     const dir = await mkdtemp(join(tmpdir(), "lab-guest-pyc-"));
     try {
-      const scripts = [SETUP_SCRIPT, SYSTEM_SCRIPT];
-      const outputs = scripts.map((script) => join(dir, compiledName(script)));
+      const packageDir = bootScriptSource(SYSTEM_PACKAGE);
+      const modules = (await readdir(packageDir)).filter((name) => name.endsWith(".py")).sort();
+      const sources = [
+        [bootScriptSource(SETUP_SCRIPT), compiledName(SETUP_SCRIPT)],
+        ...modules.map((module) => [join(packageDir, module), compiledName(module)]),
+      ];
       const program =
         "import py_compile, sys\n" +
         "for source, target in zip(sys.argv[1::2], sys.argv[2::2]):\n" +
         "    py_compile.compile(source, cfile=target, doraise=True)\n";
-      const args = scripts.flatMap((script, index) => [bootScriptSource(script), outputs[index] ?? ""]);
+      const args = sources.flatMap(([source, target]) => [source ?? "", join(dir, target ?? "")]);
       await new Promise<void>((resolve, reject) =>
         execFile(HOST_PYTHON, ["-IS", "-c", program, ...args], (error) =>
           error ? reject(error) : resolve(),
         ),
       );
-      return new Map(
-        await Promise.all(
-          scripts.map(
-            async (script, index) => [compiledName(script), await readFile(outputs[index] ?? "")] as const,
-          ),
-        ),
+      const read = (name: string) => readFile(join(dir, name));
+      const entries = await Promise.all(
+        modules.map(async (module) => ({
+          name: compiledName(module),
+          data: await read(compiledName(module)),
+        })),
       );
+      return new Map([
+        [compiledName(SETUP_SCRIPT), await read(compiledName(SETUP_SCRIPT))],
+        [SYSTEM_ZIP, zipApplication(entries)],
+      ]);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -6,7 +6,7 @@
 //
 // An emulated guest: what runs "inside" a Running VMI. A real bash behind a serial line, in a sandbox
 // with its own disk (home, /tmp), offering only the commands of its image (images.ts), with a guest
-// root, cloud-init's stages and an emulated systemd at boot (guest-system.py), TCP ports reachable
+// root, cloud-init's stages and an emulated systemd at boot (guest_system/), TCP ports reachable
 // through the port relay, and the facts a guest agent would report. It is held to its limits
 // (guest-limits.ts): processes, memory and CPU by cgroups of its own, the disk by its size, and as
 // root its user is a host uid of its own. The emulator starts one when a VMI reaches Running and
@@ -397,9 +397,9 @@ class SandboxedGuest implements Guest {
     if (unexpected) this.events.emit("exit", unexpected);
   }
 
-  // The console's Boot key: Linux hands it to init as SIGINT, and systemd reboots (guest-system.py
-  // ctrl_alt_del). A paused guest's init gets it when it runs again, as a signal waits for a stopped
-  // process.
+  // The console's Boot key: Linux hands it to init as SIGINT, and systemd reboots (guest_system/
+  // reboot.py's ctrl_alt_del). A paused guest's init gets it when it runs again, as a signal waits
+  // for a stopped process.
   private ctrlAltDel(): void {
     void this.sandbox.signalInit("SIGINT").catch(() => undefined);
   }
