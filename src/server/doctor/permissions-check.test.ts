@@ -2,23 +2,21 @@
 import { describe, expect, it } from "vitest";
 import { permissionsCheck } from "./permissions-check.ts";
 import { forbiddenPermissions, requiredPermissions } from "./permissions.ts";
-import { readings } from "./testing/cluster-readings.ts";
+import { accessReviews, readings } from "./testing/cluster-readings.ts";
 
 describe("the permissions check", () => {
   it("names each missing permission with what it is for", () => {
     const check = permissionsCheck(
       readings({
-        required: {
-          ok: true,
-          value: requiredPermissions.map((permission) => ({
-            permission,
-            allowed: !(
+        required: accessReviews(
+          requiredPermissions,
+          (permission) =>
+            !(
               "resource" in permission &&
               permission.resource === "virtualmachines" &&
               permission.verb === "patch"
             ),
-          })),
-        },
+        ),
       }),
     );
     expect(check.status).toBe("fail");
@@ -41,15 +39,12 @@ describe("the permissions check", () => {
     expect(new Set(nodesProxy.map((permission) => permission.scope))).toEqual(new Set(["cluster"]));
     const check = permissionsCheck(
       readings({
-        forbidden: {
-          ok: true,
-          value: forbiddenPermissions.map((permission) => ({
-            permission,
-            allowed:
-              (permission.subresource === "attach" && permission.verb === "get") ||
-              (permission.subresource === "proxy" && ["get", "create"].includes(permission.verb)),
-          })),
-        },
+        forbidden: accessReviews(
+          forbiddenPermissions,
+          (permission) =>
+            (permission.subresource === "attach" && permission.verb === "get") ||
+            (permission.subresource === "proxy" && ["get", "create"].includes(permission.verb)),
+        ),
       }),
     );
     expect(check.status).toBe("fail");
@@ -67,13 +62,7 @@ describe("the permissions check", () => {
   it("warns about reading Secrets, which the console never needs", () => {
     const check = permissionsCheck(
       readings({
-        forbidden: {
-          ok: true,
-          value: forbiddenPermissions.map((permission) => ({
-            permission,
-            allowed: permission.resource === "secrets",
-          })),
-        },
+        forbidden: accessReviews(forbiddenPermissions, (permission) => permission.resource === "secrets"),
       }),
     );
     expect(check.status).toBe("warn");

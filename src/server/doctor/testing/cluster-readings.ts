@@ -19,6 +19,14 @@ export function aNode(name: string, runtime: string): Node {
   return { metadata: { name }, status: { nodeInfo: { containerRuntimeVersion: runtime } } };
 }
 
+/** The answers to the access reviews of `permissions`: allowed where `allowed` says so. */
+export function accessReviews<P>(permissions: readonly P[], allowed: (permission: P) => boolean) {
+  return {
+    ok: true as const,
+    value: permissions.map((permission) => ({ permission, allowed: allowed(permission) })),
+  };
+}
+
 export function readings(overrides: Partial<ClusterReadings>): ClusterReadings {
   return {
     vmNamespace: "lab-sessions",
@@ -27,11 +35,8 @@ export function readings(overrides: Partial<ClusterReadings>): ClusterReadings {
     nodes: { ok: true, value: [aNode("node01", "containerd://2.1.4")] },
     namespace: { ok: true, value: { metadata: { name: "lab-sessions" } } },
     apiServerMetrics: { ok: true, value: 'kubernetes_feature_enabled{name="ImageVolume",stage="BETA"} 0\n' },
-    required: { ok: true, value: requiredPermissions.map((permission) => ({ permission, allowed: true })) },
-    forbidden: {
-      ok: true,
-      value: forbiddenPermissions.map((permission) => ({ permission, allowed: false })),
-    },
+    required: accessReviews(requiredPermissions, () => true),
+    forbidden: accessReviews(forbiddenPermissions, () => false),
     ...overrides,
   };
 }
