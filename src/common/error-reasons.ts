@@ -73,6 +73,7 @@ export const errorReasons = [
   "lti_score_superseded",
   // Console and recordings
   "console_moving",
+  "console_cluster_unreachable",
   "recording_not_found",
   "recording_busy",
   "shutting_down",

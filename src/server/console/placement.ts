@@ -6,7 +6,7 @@
 import type { IncomingMessage } from "node:http";
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import WebSocket, { WebSocketServer } from "ws";
-import { ConsoleUnavailableError, type ConsoleOwnership } from "../replicas/console-ownership.ts";
+import type { ConsoleOwnership } from "../replicas/console-ownership.ts";
 import { grantedForward } from "../access/policy.ts";
 import { forwardHeader, signForward } from "../access/forward-token.ts";
 import type { Peer } from "../replicas/membership.ts";
@@ -61,21 +61,16 @@ export class ConsolePlacement {
   async open(input: OpenConsole): Promise<void> {
     const { ownership, hub } = this.deps;
     for (let attempt = 1; ; attempt++) {
-      let peer: Peer | undefined;
-      try {
-        peer = await ownership.claim(input.session.id, async (home) => {
-          if (home.kind === "peer") return home.peer;
-          // Inside the claim: the console cannot be released between taking its lease and joining.
-          const socket = await acceptWebsocket(input.request, input.reply, input.server);
-          if (socket) {
-            input.onAccepted(socket);
-            hub.join(input.session, socket, input.identity, input.terminal);
-          }
-          return undefined;
-        });
-      } catch (error) {
-        throw unavailable(error);
-      }
+      const peer = await ownership.claim(input.session.id, async (home) => {
+        if (home.kind === "peer") return home.peer;
+        // Inside the claim: the console cannot be released between taking its lease and joining.
+        const socket = await acceptWebsocket(input.request, input.reply, input.server);
+        if (socket) {
+          input.onAccepted(socket);
+          hub.join(input.session, socket, input.identity, input.terminal);
+        }
+        return undefined;
+      });
       if (!peer) return;
       try {
         const holder = await this.connect(peer, input);
@@ -163,11 +158,6 @@ export class ConsolePlacement {
   }
 }
 
-function unavailable(error: unknown): unknown {
-  if (error instanceof ConsoleUnavailableError) return new HttpError(503, "unavailable", error.message);
-  return error;
-}
-
 /**
  * The holder's side: GET /internal/consoles/:id, a websocket from another replica carrying a signed
  * viewer. Not for browsers (docs/scaling.md: the ingress must not route /internal/).
@@ -186,16 +176,12 @@ export function registerInternalConsoleRoute(
   app.get(internalConsolePath, replicaSocket, async (request, reply) => {
     const claims = grantedForward(request);
     const id = claims.sessionId;
-    try {
-      await deps.ownership.claim(id, async (home) => {
-        // The lease moved on since the other replica read it: it looks again.
-        if (home.kind !== "here")
-          throw new HttpError(409, "conflict", "This replica does not hold the console.");
-        const socket = await acceptWebsocket(request, reply, server);
-        if (socket) deps.hub.join({ id, owner: claims.owner }, socket, claims.identity, claims.terminal);
-      });
-    } catch (error) {
-      throw unavailable(error);
-    }
+    await deps.ownership.claim(id, async (home) => {
+      // The lease moved on since the other replica read it: it looks again.
+      if (home.kind !== "here")
+        throw new HttpError(409, "conflict", "This replica does not hold the console.");
+      const socket = await acceptWebsocket(request, reply, server);
+      if (socket) deps.hub.join({ id, owner: claims.owner }, socket, claims.identity, claims.terminal);
+    });
   });
 }

@@ -4,7 +4,8 @@ import type { DoctorReport, DoctorStatus } from "../../common/operations-api.ts"
 import type { ClusterFacts } from "../kube/cluster-facts.ts";
 import { ClusterUnavailableError, KubeStatusError } from "../kube/errors.ts";
 import type { WarmPatchRefusalSummary } from "../classes/warm-patch-refusals.ts";
-import { allChecks, type ClusterReadings, type Fact } from "./checks.ts";
+import type { ClusterReadings, Fact } from "./check-verdict.ts";
+import { allChecks } from "./checks.ts";
 import { warmPatchCheck } from "./warm-patch-check.ts";
 import {
   forbiddenPermissions,

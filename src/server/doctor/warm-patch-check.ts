@@ -4,7 +4,7 @@
 import { say } from "../../common/doctor-texts.ts";
 import type { DoctorCheck } from "../../common/operations-api.ts";
 import type { WarmPatchRefusalSummary } from "../classes/warm-patch-refusals.ts";
-import { result } from "./checks.ts";
+import { result } from "./check-verdict.ts";
 
 export function warmPatchCheck(refusals: WarmPatchRefusalSummary): DoctorCheck {
   const title = say("warmPatchesTitle");

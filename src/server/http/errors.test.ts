@@ -1,6 +1,7 @@
 import Fastify from "fastify";
 import { describe, expect, it } from "vitest";
 import { DomainError, type DomainErrorKind, tooSoon } from "../errors/domain-error.ts";
+import { ConsoleUnavailableError } from "../replicas/console-ownership.ts";
 import { sendError } from "./errors.ts";
 
 async function answerTo(error: Error) {
@@ -57,6 +58,19 @@ describe("the error map", () => {
       message: "Still going.",
     });
     expect(plain.headers["retry-after"]).toBeUndefined();
+  });
+
+  it("answers a console whose holder the cluster cannot tell with 503, keeping the cause to itself", async () => {
+    const answer = await answerTo(
+      new ConsoleUnavailableError(new Error("connect ECONNREFUSED 10.0.0.1:6443")),
+    );
+    expect(answer.status).toBe(503);
+    expect(answer.body.error).toEqual({
+      code: "unavailable",
+      reason: "console_cluster_unreachable",
+      message:
+        "The console cannot be opened right now: Lab Console cannot reach the cluster. Try again in a moment.",
+    });
   });
 
   it("keeps what it does not know out of the answer", async () => {

@@ -5,6 +5,7 @@
 // that died is taken over by the next replica a browser reaches.
 import type { LeaseClient, LeaseRecord, LeaseSpecWrite } from "../kube/leases.ts";
 import { KubeStatusError } from "../kube/errors.ts";
+import { DomainError } from "../errors/domain-error.ts";
 import { endpointAnnotation, labelsFor, leaseKindLabel } from "./lease-labels.ts";
 import type { CoordinationLog } from "./log.ts";
 import type { Membership, Peer } from "./membership.ts";
@@ -24,9 +25,12 @@ export interface ConsoleOwnership {
   onLost(listener: () => void): void;
 }
 
-export class ConsoleUnavailableError extends Error {
+/** The cluster cannot be asked who holds a console: a refusal for now, not a fault of the request. */
+export class ConsoleUnavailableError extends DomainError {
   constructor(override readonly cause?: unknown) {
     super(
+      "unavailable",
+      "console_cluster_unreachable",
       "The console cannot be opened right now: Lab Console cannot reach the cluster. Try again in a moment.",
     );
   }
