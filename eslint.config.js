@@ -77,7 +77,7 @@ const webBoundaries = webLayers.flatMap(({ files, patterns }) => [
 ]);
 
 export default tseslint.config(
-  { ignores: ["dist", "node_modules", ".lab", "playwright-report", "test-results"] },
+  { ignores: ["dist", "node_modules", ".lab", ".node-lts", "playwright-report", "test-results"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -199,7 +199,7 @@ class FileHelper:
         self.path = path
         self.size = size
         self.home = run_as.home
-        argv = [helper_python(), "-I", program, "--file-helper", mode, run_as.home, path, str(size)]
+        argv = [helper_python(), "-I", "-S", program, "--file-helper", mode, run_as.home, path, str(size)]
         options = {}
         if run_as.switch:
             # As a check runs: the student's uid, but nobody's gid, with the student's own groups as

@@ -57,13 +57,13 @@ export function agentArgs(settings: AgentSettings): string[] {
   return args;
 }
 
-/** Spawns the agent as a guest would (python3 -I, isolated) and waits for its "listening" line. */
+/** Spawns the agent as a guest would (python3 -I -S: isolated, no site-packages) and waits for its "listening" line. */
 export function runAgent(
   args: string[],
   env: NodeJS.ProcessEnv = {},
   script: string = agentScript,
 ): ChildProcess {
-  return spawn("python3", ["-I", script, ...args], {
+  return spawn("python3", ["-I", "-S", script, ...args], {
     stdio: ["ignore", "pipe", "pipe"],
     env: { PATH: process.env.PATH, ...env },
   });

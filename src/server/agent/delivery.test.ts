@@ -95,7 +95,7 @@ describe("delivering the grading agent at launch", () => {
         "",
         "[Service]",
         "Type=notify",
-        "ExecStart=/usr/bin/python3 -I /usr/local/lib/lab-agent/lab_agent.pyz",
+        "ExecStart=/usr/bin/python3 -I -S /usr/local/lib/lab-agent/lab_agent.pyz",
         "Restart=always",
         "RestartSec=1",
         "OOMScoreAdjust=-900",

@@ -27,7 +27,8 @@ export type AgentUserData = (sessionId: string) => string;
  * Ordered before the getty for the boots after the first too. Restart=always brings it back if it
  * dies, without systemd's default limit (5 starts in 10 s) that would leave it failed for good, and
  * the OOM killer picks other processes first. python3 -I (isolated): no PYTHON* variables, no user
- * site, no working folder on sys.path, so the agent imports its own root-owned zip and the standard
+ * site, no working folder on sys.path; -S: no site-packages and none of their .pth files, which
+ * would run code in this root process. The agent imports its own root-owned zip and the standard
  * library only.
  */
 const unitFile = [
@@ -38,7 +39,7 @@ const unitFile = [
   "",
   "[Service]",
   "Type=notify",
-  `ExecStart=/usr/bin/python3 -I ${agentGuestPaths.script}`,
+  `ExecStart=/usr/bin/python3 -I -S ${agentGuestPaths.script}`,
   "Restart=always",
   "RestartSec=1",
   "OOMScoreAdjust=-900",
