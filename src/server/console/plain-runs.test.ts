@@ -5,12 +5,12 @@ const lines = (count: number, from = 0) =>
   Array.from({ length: count }, (_, index) => `line ${from + index}\r\n`).join("");
 
 /** What the finder would drop from the chunks, as one stream, once all of them were scanned. */
-function skipped(chunks: string[], keepLines: number): string[] {
+function skipped(chunks: (string | Buffer)[], keepLines: number): string[] {
   const finder = new PlainRunFinder(keepLines);
-  const stream = Buffer.concat(chunks.map((chunk) => Buffer.from(chunk, "utf8")));
+  const buffers = chunks.map((chunk) => (typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk));
+  const stream = Buffer.concat(buffers);
   let offset = 0;
-  for (const chunk of chunks) {
-    const bytes = Buffer.from(chunk, "utf8");
+  for (const bytes of buffers) {
     finder.scan(bytes);
     offset += bytes.length;
   }
@@ -43,10 +43,25 @@ describe("PlainRunFinder", () => {
     // U+009D is OSC: the lines after it are its string.
     expect(skipped([`\u009d0;${lines(10)}`], 2)).toEqual([]);
     expect(skipped([`°é日本${lines(4)}`], 2)).toEqual([`°é日本${lines(2)}`]);
+    // 0xC2 ending a chunk: a C1 control if the next chunk begins with 0x80..0x9F (here OSC).
+    const withC2 = Buffer.concat([Buffer.from(lines(4)), Buffer.from([0xc2])]);
+    expect(skipped([withC2, Buffer.concat([Buffer.from([0x9d]), Buffer.from(`0;${lines(10)}`)])], 2)).toEqual(
+      [lines(2)],
+    );
+    expect(skipped([withC2, Buffer.concat([Buffer.from([0xa0]), Buffer.from(lines(4, 4))])], 2)).toEqual([
+      lines(2),
+      lines(2, 4),
+    ]);
   });
 
-  it("leaves charset shifts and other controls to the parser", () => {
+  it("leaves charset shifts to the parser", () => {
     expect(skipped([`${lines(3)}\x0e${lines(3, 3)}`], 2)).toEqual([lines(1), lines(1, 3)]);
+    expect(skipped([`${lines(3)}\x0f${lines(3, 3)}`], 2)).toEqual([lines(1), lines(1, 3)]);
+  });
+
+  it("lets a head carry the controls that only move the cursor or ring, and those xterm.js ignores", () => {
+    const noisy = `bell\x07 vt\x0b ff\x0c nul\x00 del\x7f can\x18 sub\x1a\r\n`;
+    expect(skipped([`${noisy}${lines(2)}`], 2)).toEqual([noisy]);
   });
 
   it("finds a run across chunks", () => {

@@ -1,26 +1,36 @@
-// Finds output the screen copy may skip. A long run of plain text (printable characters, CR, LF,
-// tab, backspace, printed while no escape sequence is open) only prints lines and moves the cursor:
-// once it has printed more lines than the screen and its scrollback hold, everything it printed
-// before its last that-many lines has scrolled away. So the head of such a run can be replaced by a
-// CR without changing the screen or the scrollback, and a `yes` flood costs a parse of the last
-// thousand lines instead of every line. Output is scanned once, as it arrives, a chunk at a time;
-// positions are offsets in the console's output stream.
+// Finds output the screen copy may skip. A long run of plain text (text and the controls that only
+// move the cursor or ring the bell, printed while no escape sequence is open) only prints lines and
+// moves the cursor: once it has printed more lines than the screen and its scrollback hold,
+// everything it printed before its last that-many lines has scrolled away. So the head of such a run
+// can be replaced by a CR without changing the screen or the scrollback, and a `yes` flood costs a
+// parse of the last thousand lines instead of every line. Output is scanned once, as it arrives, a
+// chunk at a time; positions are offsets in the console's output stream.
 //
-// To know where plain text is, this follows the escape-sequence grammar of a VT500 parser (the one
-// xterm.js implements) just far enough to tell "no sequence open" from everything else. Where it is
-// unsure it counts the bytes as not plain, which only means they are parsed.
+// Plain text is found with `Buffer.indexOf`, a native search, for the few bytes that change what
+// later text looks like: ESC, which opens every 7-bit sequence; SO and SI, which switch the
+// character set; and 0xC2 before 0x80..0x9F, a C1 control in UTF-8. Every other byte is plain: the
+// C0 controls xterm.js acts on without them (BS, HT, LF, VT, FF, CR, BEL) move the cursor, scroll or
+// ring, and it ignores the rest and DEL. From each byte found, this follows the escape-sequence
+// grammar of a VT500 parser (the one xterm.js implements) just far enough to know when the sequence
+// ends. Where it is unsure it counts the bytes as not plain, which only means they are parsed. A
+// run's lines are counted only when a cut is asked for, back from its end: a flood is not walked a
+// line at a time.
 //
 // WARNING: exact for the whole screen as a scroll region (a shell, and full-screen programs' own
 // buffers, which have no scrollback). Plain text printed with a scroll region smaller than the
 // screen, or with the cursor below it, may leave a different copy than the real screen. So may
 // lines ended by a bare LF (a guest whose tty does not map it to CR LF): after one the cursor keeps
-// its column, and the CR standing in for a dropped head puts it at the line's start.
+// its column, and the CR standing in for a dropped head puts it at the line's start. VT and FF
+// scroll as LF does but are not counted as lines, which only keeps more.
 
 const ESC = 0x1b;
 const CAN = 0x18;
 const SUB = 0x1a;
 const BEL = 0x07;
 const LF = 0x0a;
+const SO = 0x0e;
+const SI = 0x0f;
+const C2 = 0xc2;
 
 type State = "ground" | "escape" | "escape-intermediate" | "csi" | "osc" | "string";
 
@@ -30,17 +40,11 @@ export interface Skippable {
   end: number;
 }
 
-// What a byte is while no sequence is open: most are plain, and a table keeps the loop over them fast.
-const PLAIN = 0;
-const LINE_FEED = 1;
-const SPECIAL = 2;
-const groundClass = new Uint8Array(256).fill(SPECIAL);
-groundClass.fill(PLAIN, 0x20, 0x7f);
-groundClass.fill(PLAIN, 0x80, 0x100);
-for (const control of [0x08, 0x09, 0x0d]) groundClass[control] = PLAIN;
-groundClass[LF] = LINE_FEED;
-// 0xC2 starts U+0080..U+00BF, among them the C1 controls U+0080..U+009F.
-groundClass[0xc2] = SPECIAL;
+/** A chunk scanned, and where it starts in the stream. */
+interface Chunk {
+  start: number;
+  bytes: Buffer;
+}
 
 export class PlainRunFinder {
   private state: State = "ground";
@@ -50,79 +54,40 @@ export class PlainRunFinder {
   private scanned = 0;
   /** The plain run still open at the end of what was scanned: where it starts, -1 when none. */
   private runStart = -1;
-  /**
-   * The open run's last `keepLines + 1` line feeds, as the positions just after each (a ring): the
-   * oldest is where the lines the copy must parse begin.
-   */
-  private lineEnds: Float64Array;
-  private lineEndCount = 0;
-  private nextLineEnd = 0;
+  /** The last chunks scanned, from the one holding the open run's start (never copied). */
+  private readonly chunks: Chunk[] = [];
   /** Runs that ended with a head to skip, and where each run ended (its cut counted lines up to there). */
   private readonly closed: (Skippable & { runEnd: number })[] = [];
 
-  constructor(private keepLines: number) {
-    this.lineEnds = new Float64Array(keepLines + 1);
-  }
+  constructor(private keepLines: number) {}
 
   /** A new screen size: the run open now is left whole (parsed), and later ones keep this many lines. */
   setKeepLines(keepLines: number): void {
     this.endRun(this.scanned);
     this.keepLines = keepLines;
-    this.lineEnds = new Float64Array(keepLines + 1);
   }
 
   /** Scans the next chunk of the stream (sequences and runs carry over from the one before). */
-  scan(bytes: Uint8Array): void {
+  scan(chunk: Uint8Array): void {
+    const bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length);
     const base = this.scanned;
-    const words = new WordView(bytes);
+    const special = new SpecialBytes(bytes);
+    const firstNeeded = this.runStart >= 0 ? this.runStart : base;
+    while (this.chunks[0] && this.chunks[0].start + this.chunks[0].bytes.length <= firstNeeded)
+      this.chunks.shift();
+    this.chunks.push({ start: base, bytes });
     let index = 0;
     while (index < bytes.length) {
       if (this.state === "ground" && !this.afterC2) {
         if (this.runStart < 0) this.runStart = base + index;
-        index = this.plainUntil(bytes, words, index);
+        index = special.next(index);
         if (index === bytes.length) break;
-        const byte = bytes[index]!;
-        // A character from U+00A0..U+00BF is plain; 0xC2 before anything else is not.
-        if (byte === 0xc2 && index + 1 < bytes.length && bytes[index + 1]! >= 0xa0) {
-          index += 2;
-          continue;
-        }
       }
       this.endRun(base + index);
       this.advance(bytes[index]!);
       index += 1;
     }
     this.scanned = base + bytes.length;
-  }
-
-  /**
-   * Where the plain text from `from` ends: the first byte that is not plain, or the chunk's end.
-   * After a line feed that ended a line of some length, the whole words of four printable bytes that
-   * follow are passed at once (a text line is mostly those): the scan is paid on every byte a
-   * console prints.
-   */
-  private plainUntil(bytes: Uint8Array, words: WordView, from: number): number {
-    const base = this.scanned;
-    let index = from;
-    let lineStart = index;
-    let tryWords = true;
-    while (index < bytes.length) {
-      if (tryWords && words.isWordStart(index)) {
-        index = words.skipPrintable(index);
-        tryWords = false;
-        if (index === bytes.length) break;
-      }
-      const kind = groundClass[bytes[index]!]!;
-      if (kind === SPECIAL) return index;
-      if (kind === LINE_FEED) {
-        this.lineEnded(base + index + 1);
-        // Short lines (`yes`) have no whole word to pass: trying would cost more than it saves.
-        tryWords = index - lineStart >= minLineForWords;
-        lineStart = index + 1;
-      }
-      index += 1;
-    }
-    return index;
   }
 
   /**
@@ -135,7 +100,7 @@ export class PlainRunFinder {
     // A run that ended after `upTo` counted lines printed after it: its cut is not one `upTo` may take.
     while (count < this.closed.length && this.closed[count]!.runEnd <= upTo) count += 1;
     const taken: Skippable[] = this.closed.splice(0, count).map(({ start, end }) => ({ start, end }));
-    const cut = this.openRunCut();
+    const cut = this.openRunCut(this.scanned);
     if (upTo >= this.scanned && cut !== undefined) {
       taken.push({ start: this.runStart, end: cut });
       this.runStart = cut;
@@ -150,28 +115,34 @@ export class PlainRunFinder {
     if (this.runStart >= 0 && this.runStart < position) this.runStart = position;
   }
 
-  private lineEnded(position: number): void {
-    this.lineEnds[this.nextLineEnd] = position;
-    this.lineEndCount += 1;
-    this.nextLineEnd += 1;
-    if (this.nextLineEnd === this.lineEnds.length) this.nextLineEnd = 0;
-  }
-
-  /** After the line feed that leaves `keepLines` in the open run, if it has more than that. */
-  private openRunCut(): number | undefined {
-    if (this.runStart < 0 || this.lineEndCount <= this.keepLines) return undefined;
-    const cut = this.lineEnds[this.nextLineEnd]!;
-    return cut > this.runStart ? cut : undefined;
+  /**
+   * After the line feed that leaves `keepLines` in the open run ending at `runEnd`, if it has more
+   * than that: counted back from the end, so a flood's lines are looked at only as far back as its
+   * last ones.
+   */
+  private openRunCut(runEnd: number): number | undefined {
+    // Each line is at least its line feed: a shorter run cannot have a line to drop.
+    if (this.runStart < 0 || runEnd - this.runStart <= this.keepLines) return undefined;
+    let lineFeeds = 0;
+    for (let index = this.chunks.length - 1; index >= 0; index -= 1) {
+      const { start, bytes } = this.chunks[index]!;
+      if (start + bytes.length <= this.runStart) break;
+      const lowest = Math.max(this.runStart - start, 0);
+      const highest = Math.min(runEnd - start, bytes.length) - 1;
+      for (let at = lastLineFeed(bytes, highest, lowest); at >= 0; at = lastLineFeed(bytes, at - 1, lowest)) {
+        lineFeeds += 1;
+        if (lineFeeds > this.keepLines) return start + at + 1 > this.runStart ? start + at + 1 : undefined;
+      }
+    }
+    return undefined;
   }
 
   /** The open run ends at `runEnd` (the stream position of what ends it). */
   private endRun(runEnd: number): void {
     if (this.runStart < 0) return;
-    const cut = this.openRunCut();
+    const cut = this.openRunCut(runEnd);
     if (cut !== undefined) this.closed.push({ start: this.runStart, end: cut, runEnd });
     this.runStart = -1;
-    this.lineEndCount = 0;
-    this.nextLineEnd = 0;
   }
 
   private advance(byte: number): void {
@@ -222,46 +193,66 @@ function c1Transition(code: number, state: State): State {
   return state;
 }
 
-const noWords = new Int32Array(0);
-/** The shortest line after which the next is scanned a word at a time. */
-const minLineForWords = 16;
+// A byte the next plain stretch may end at: what SpecialBytes looks at closely.
+const mayEndPlain = new Uint8Array(256);
+for (const byte of [ESC, SO, SI, C2]) mayEndPlain[byte] = 1;
+/**
+ * How far a JavaScript loop looks before a native search takes over: a call into `indexOf` costs
+ * about as much as reading a few dozen bytes here, and the next sequence or line end is often that
+ * close (coloured output, short lines).
+ */
+const nearBytes = 16;
 
-/** A chunk's 4-byte-aligned words, to test four bytes at once. */
-class WordView {
-  private readonly words: Int32Array;
-  /** The index in the chunk of its first aligned byte, and of the byte after its last word. */
-  private readonly first: number;
-  private readonly last: number;
+/**
+ * Where the next byte that is not plain lies in a chunk: looked for nearby first, then with one
+ * native search per kind of byte, each from where the last search for it ended, so a long chunk is
+ * read once per kind however many are found.
+ */
+class SpecialBytes {
+  private nextEsc = -1;
+  private nextShiftOut = -1;
+  private nextShiftIn = -1;
+  private nextC1 = -1;
 
-  constructor(bytes: Uint8Array) {
-    const first = (4 - (bytes.byteOffset & 3)) & 3;
-    const count = first < bytes.length ? (bytes.length - first) >>> 2 : 0;
-    this.first = count > 0 ? first : bytes.length;
-    this.last = this.first + count * 4;
-    this.words = count > 0 ? new Int32Array(bytes.buffer, bytes.byteOffset + first, count) : noWords;
-  }
+  constructor(private readonly bytes: Buffer) {}
 
-  isWordStart(index: number): boolean {
-    return index >= this.first && index < this.last && ((index - this.first) & 3) === 0;
-  }
-
-  /** From the word starting at `index`, past every whole word that is all printable. */
-  skipPrintable(index: number): number {
-    const { words } = this;
-    let word = (index - this.first) >>> 2;
-    while (word < words.length && allPrintable(words[word]!)) word += 1;
-    return this.first + word * 4;
+  /** The first byte at or after `from` that is not plain, or the chunk's length. */
+  next(from: number): number {
+    const { bytes } = this;
+    const near = Math.min(bytes.length, from + nearBytes);
+    for (let at = from; at < near; at += 1) {
+      if (mayEndPlain[bytes[at]!] === 1 && isSpecialAt(bytes, at)) return at;
+    }
+    if (near === bytes.length) return near;
+    if (this.nextEsc < near) this.nextEsc = found(bytes.indexOf(ESC, near));
+    if (this.nextShiftOut < near) this.nextShiftOut = found(bytes.indexOf(SO, near));
+    if (this.nextShiftIn < near) this.nextShiftIn = found(bytes.indexOf(SI, near));
+    if (this.nextC1 < near) this.nextC1 = c1From(bytes, near);
+    return Math.min(this.nextEsc, this.nextShiftOut, this.nextShiftIn, this.nextC1, bytes.length);
   }
 }
 
-/**
- * No byte of the word is below 0x20 or is 0x7F or 0xC2 (the bit tricks of "Bit Twiddling Hacks":
- * hasless and haszero, exact in saying whether, never in saying where).
- */
-function allPrintable(word: number): boolean {
-  const below20 = ((word - 0x20202020) | 0) & ~word;
-  const del = word ^ 0x7f7f7f7f;
-  const c2 = word ^ 0xc2c2c2c2;
-  const zeroByte = (((del - 0x01010101) | 0) & ~del) | (((c2 - 0x01010101) | 0) & ~c2);
-  return ((below20 | zeroByte) & 0x80808080) === 0;
+/** ESC, SO, SI, or a 0xC2 that starts a C1 control or ends the chunk (what follows it is unknown). */
+function isSpecialAt(bytes: Buffer, at: number): boolean {
+  if (bytes[at] !== C2) return true;
+  const following = bytes[at + 1];
+  return following === undefined || (following >= 0x80 && following <= 0x9f);
+}
+
+function c1From(bytes: Buffer, from: number): number {
+  for (let at = bytes.indexOf(C2, from); at >= 0; at = bytes.indexOf(C2, at + 1)) {
+    if (isSpecialAt(bytes, at)) return at;
+  }
+  return Infinity;
+}
+
+const found = (index: number) => (index < 0 ? Infinity : index);
+
+/** The last LF in bytes[lowest..from], -1 if none: looked for nearby first, as above. */
+function lastLineFeed(bytes: Buffer, from: number, lowest: number): number {
+  const near = Math.max(lowest - 1, from - nearBytes);
+  for (let at = from; at > near; at -= 1) if (bytes[at] === LF) return at;
+  if (near < lowest) return -1;
+  const at = bytes.lastIndexOf(LF, near);
+  return at >= lowest ? at : -1;
 }

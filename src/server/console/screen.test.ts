@@ -135,14 +135,22 @@ function randomSource(seed: number) {
   return { next, int: (below: number) => Math.floor(next() * below) };
 }
 
-/** Shell-like output: floods of plain lines between colours, cursor moves, titles, full-screen programs. */
+/** The C0 controls xterm.js ignores (CAN and SUB only cancel a sequence), and DEL. */
+const ignoredControls =
+  "\x00\x01\x02\x03\x04\x05\x06\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1c\x1d\x1e\x1f\x7f";
+
+/**
+ * Shell-like output: floods of plain lines between colours, cursor moves, titles, full-screen
+ * programs, with the controls a flood may carry (a bell, VT, FF, ignored ones) and charset shifts.
+ */
 function outputOf(seed: number): Buffer {
   const random = randomSource(seed);
-  const word = () =>
-    ["ls", "make", "ok", "°C", "日本", "tab\there", "back\b\bsp", "x".repeat(60)][random.int(8)]!;
+  const words = ["ls", "make", "ok", "°C", "日本", "tab\there", "back\b\bsp", "x".repeat(60)];
+  words.push("ding\x07", "down\x0bvt", "form\x0cfeed", `quiet${ignoredControls}ly`);
+  const word = () => words[random.int(words.length)]!;
   const pieces: string[] = [];
   for (let piece = 0; piece < 40; piece += 1) {
-    switch (random.int(8)) {
+    switch (random.int(9)) {
       case 0:
       case 1:
       case 2: {
@@ -164,6 +172,13 @@ function outputOf(seed: number): Buffer {
         break;
       case 7:
         pieces.push(`\u009b1m${word()}\u009b0m`, `\x1bP1$r${word()}\r\n${word()}\x1b\\`);
+        break;
+      case 8:
+        // G1 is line drawing; SO shifts to it (lqqk draws a box's top), and it stays so into a
+        // flood's lines until SI, so a flood's head printed after SO is not one to skip.
+        pieces.push("\x1b)0\x0elqqk\r\n");
+        for (let line = random.int(60); line > 0; line -= 1) pieces.push(`${word()} ${line}\r\n`);
+        if (random.int(2) === 0) pieces.push("\x0f");
         break;
     }
   }
