@@ -1,10 +1,11 @@
 // Finds output the screen copy may skip. A long run of plain text (text and the controls that only
 // move the cursor or ring the bell, printed while no escape sequence is open) only prints lines and
-// moves the cursor: once it has printed more lines than the screen and its scrollback hold,
-// everything it printed before its last that-many lines has scrolled away. So the head of such a run
-// can be replaced by a CR without changing the screen or the scrollback, and a `yes` flood costs a
-// parse of the last thousand lines instead of every line. Output is scanned once, as it arrives, a
-// chunk at a time; positions are offsets in the console's output stream.
+// moves the cursor: once it has printed enough lines (`keepLines`, which screen.ts sets from the
+// screen and its scrollback), everything it printed before its last that-many lines has scrolled
+// away, and what the screen held before it with them. So the head of such a run can be replaced by
+// a CR without changing the screen or the scrollback, and a `yes` flood costs a parse of the last
+// thousand lines instead of every line. Output is scanned once, as it arrives, a chunk at a time;
+// positions are offsets in the console's output stream.
 //
 // Plain text is found with `Buffer.indexOf`, a native search, for the few bytes that change what
 // later text looks like: ESC, which opens every 7-bit sequence; SO and SI, which switch the

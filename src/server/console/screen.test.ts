@@ -1,6 +1,6 @@
 import serializePackage from "@xterm/addon-serialize";
 import headlessPackage, { type ITerminalAddon } from "@xterm/headless";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { ConsoleScreen } from "./screen.ts";
 
 const options = { cols: 40, rows: 5, scrollback: 20 };
@@ -101,6 +101,20 @@ describe("ConsoleScreen", () => {
       });
     });
     expect(await screen.snapshot()).toBe(expected);
+  });
+
+  it("logs nothing for what a guest prints, however odd (xterm.js logs a DEL as a parsing error)", async () => {
+    const logged = (["error", "warn", "info", "log", "debug"] as const).map((level) =>
+      vi.spyOn(console, level).mockImplementation(() => {}),
+    );
+    try {
+      const screen = aScreen();
+      screen.write(Buffer.from(`${"a\x7f".repeat(50)}\x1b[999;999;999z\x1bP?bad\x1b\\\r\n`));
+      await screen.snapshot();
+      for (const spy of logged) expect(spy).not.toHaveBeenCalled();
+    } finally {
+      for (const spy of logged) spy.mockRestore();
+    }
   });
 
   it("answers a pending snapshot when disposed", async () => {
@@ -204,6 +218,19 @@ describe("ConsoleScreen skipping scrolled-away output", () => {
       await Promise.all(snapshots);
       expect(await screen.snapshot(), `seed ${seed}`).toBe(await reference(output));
     }
+  });
+
+  it("ends as a terminal that parsed every byte after a flood that began at the top of a full screen", async () => {
+    // The flood's first lines overwrite the rows below the cursor only as far as they reach, and
+    // reach the bottom row only rows - 1 lines later: what those rows held must still scroll away.
+    const fullScreen = Array.from({ length: options.rows }, (_, row) => `row ${row} ${"#".repeat(30)}`).join(
+      "\r\n",
+    );
+    const flood = Array.from({ length: 200 }, (_, line) => `f${line}\r\n`).join("");
+    const output = Buffer.from(`${fullScreen}\x1b[1;1H${flood}`, "utf8");
+    const screen = aScreen(options.scrollback, 60_000, 0, { parseQuietMs: 60_000, parseAtLatestMs: 60_000 });
+    screen.write(output);
+    expect(await screen.snapshot()).toBe(await reference(output));
   });
 
   it("ends as a terminal that parsed every byte after a flood dropped as it came", async () => {

@@ -98,6 +98,9 @@ export class ConsoleScreen {
       rows: options.rows,
       scrollback: options.scrollback,
       allowProposedApi: true,
+      // xterm.js logs what it cannot parse (every DEL a guest prints, for one): a guest could fill
+      // the BFF's log, a line a byte.
+      logLevel: "off",
     });
     this.queue = new OutputQueue(this.keepLines(options.rows));
     this.serializer = new SerializeAddon();
@@ -243,9 +246,14 @@ export class ConsoleScreen {
     for (const read of this.reads.splice(0)) read.then();
   }
 
-  /** Lines of a plain run the copy must parse: the screen's, the scrollback's, and one more. */
+  /**
+   * Lines of a plain run the copy must parse: enough that whatever the screen held when the run
+   * began has scrolled out of the scrollback, wherever the cursor was. From the top row, the first
+   * rows - 1 lines only move down, overwriting the rows below as far as they reach; then rows more
+   * push the screen into the scrollback, and the scrollback's worth more push it out.
+   */
   private keepLines(rows: number): number {
-    return rows + this.options.scrollback + 1;
+    return 2 * rows + this.options.scrollback;
   }
 
   /** Output waits that was not taken for parsing yet. */
