@@ -101,8 +101,9 @@ export class PlainRunFinder {
     // A run that ended after `upTo` counted lines printed after it: its cut is not one `upTo` may take.
     while (count < this.closed.length && this.closed[count]!.runEnd <= upTo) count += 1;
     const taken: Skippable[] = this.closed.splice(0, count).map(({ start, end }) => ({ start, end }));
-    const cut = this.openRunCut(this.scanned);
-    if (upTo >= this.scanned && cut !== undefined) {
+    // Counting the open run's lines back is work: only when its head may be taken.
+    const cut = upTo >= this.scanned ? this.openRunCut(this.scanned) : undefined;
+    if (cut !== undefined) {
       taken.push({ start: this.runStart, end: cut });
       this.runStart = cut;
     }
@@ -148,7 +149,7 @@ export class PlainRunFinder {
 
   private advance(byte: number): void {
     const afterC2 = this.afterC2;
-    this.afterC2 = byte === 0xc2;
+    this.afterC2 = byte === C2;
     if (byte === CAN || byte === SUB) {
       this.state = "ground";
       return;
