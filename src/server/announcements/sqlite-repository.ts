@@ -1,11 +1,10 @@
 // AnnouncementRepository on SQLite (announcements.db).
 import type { Database, Statement } from "better-sqlite3";
+import { sqliteTimeOf } from "../db/column-values.ts";
 import { withDatabaseErrors } from "../db/errors.ts";
 import { openAnnouncementsDatabase } from "./announcements-database.ts";
 import type { AnnouncementRecord, AnnouncementRepository, StudentView } from "./repository.ts";
 import { toAnnouncement, type AnnouncementRow } from "./rows.ts";
-
-const iso = (ms: number) => new Date(ms).toISOString();
 
 export class SqliteAnnouncementRepository implements AnnouncementRepository {
   private readonly file: string;
@@ -63,7 +62,7 @@ export class SqliteAnnouncementRepository implements AnnouncementRepository {
         record.classId,
         record.author,
         record.text,
-        iso(record.createdAt),
+        sqliteTimeOf(record.createdAt),
       ),
     );
   }
@@ -87,13 +86,13 @@ export class SqliteAnnouncementRepository implements AnnouncementRepository {
 
   async shownTo(view: StudentView): Promise<AnnouncementRecord[]> {
     const rows = withDatabaseErrors(this.file, () =>
-      this.shown.all(view.labId, iso(view.since), view.section, view.username, view.limit),
+      this.shown.all(view.labId, sqliteTimeOf(view.since), view.section, view.username, view.limit),
     ) as AnnouncementRow[];
     return rows.map(toAnnouncement);
   }
 
   async dismiss(id: string, username: string, at: number): Promise<void> {
-    withDatabaseErrors(this.file, () => this.insertDismissal.run(id, username, iso(at)));
+    withDatabaseErrors(this.file, () => this.insertDismissal.run(id, username, sqliteTimeOf(at)));
   }
 
   async close(): Promise<void> {

@@ -1,11 +1,10 @@
 // ClassRepository on SQLite (classes.db).
 import type { Database, Statement } from "better-sqlite3";
+import { sqliteTimeOf } from "../db/column-values.ts";
 import { withDatabaseErrors } from "../db/errors.ts";
 import { openClassesDatabase } from "./classes-database.ts";
 import type { ClassRecord, ClassRepository } from "./repository.ts";
 import { toClass, type ClassRow } from "./rows.ts";
-
-const iso = (ms: number) => new Date(ms).toISOString();
 
 export class SqliteClassRepository implements ClassRepository {
   private readonly file: string;
@@ -37,17 +36,19 @@ export class SqliteClassRepository implements ClassRepository {
       this.insert.run(
         record.id,
         record.labId,
-        iso(record.startsAt),
-        iso(record.endsAt),
+        sqliteTimeOf(record.startsAt),
+        sqliteTimeOf(record.endsAt),
         record.expected,
         record.createdBy,
-        iso(record.createdAt),
+        sqliteTimeOf(record.createdAt),
       ),
     );
   }
 
   async endingAfter(time: number): Promise<ClassRecord[]> {
-    return withDatabaseErrors(this.file, () => (this.ending.all(iso(time)) as ClassRow[]).map(toClass));
+    return withDatabaseErrors(this.file, () =>
+      (this.ending.all(sqliteTimeOf(time)) as ClassRow[]).map(toClass),
+    );
   }
 
   async get(id: string): Promise<ClassRecord | undefined> {

@@ -8,6 +8,9 @@ export type StoredTime = string | Date;
 /** A bigint: SQLite returns integers as numbers; pg returns int8 as text, since it may not fit a number. */
 export type StoredInteger = number | string;
 
+/** A time given in ms, as SQLite stores it (pg takes the Date itself). */
+export const sqliteTimeOf = (ms: number): string => new Date(ms).toISOString();
+
 export const isoOf = (time: StoredTime): string => (typeof time === "string" ? time : time.toISOString());
 
 export const isoOrNullOf = (time: StoredTime | null): string | null => (time === null ? null : isoOf(time));

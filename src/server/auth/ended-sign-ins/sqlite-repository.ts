@@ -1,6 +1,7 @@
 // EndedSignInRepository on SQLite (ended-sign-ins.db). Writers take the database's one write lock
 // and get their seq under it, so rows become visible in seq order: "after position" is exact.
 import type { Database, Statement } from "better-sqlite3";
+import { sqliteTimeOf } from "../../db/column-values.ts";
 import { withDatabaseErrors } from "../../db/errors.ts";
 import { openEndedSignInsDatabase } from "./ended-sign-ins-database.ts";
 import type { EndedSignIn, EndedSignInRepository, EndedSignInsPage, SignInCutOff } from "./repository.ts";
@@ -9,8 +10,6 @@ import { toCutOff, toEndedSignIn, type CutOffRow, type EndedSignInRow } from "./
 interface Row extends EndedSignInRow {
   seq: number;
 }
-
-const iso = (ms: number) => new Date(ms).toISOString();
 
 export class SqliteEndedSignInRepository implements EndedSignInRepository {
   private readonly file: string;
@@ -47,7 +46,7 @@ export class SqliteEndedSignInRepository implements EndedSignInRepository {
   }
 
   async record(ended: EndedSignIn): Promise<void> {
-    withDatabaseErrors(this.file, () => this.insert.run(ended.id, iso(ended.expiresAt)));
+    withDatabaseErrors(this.file, () => this.insert.run(ended.id, sqliteTimeOf(ended.expiresAt)));
   }
 
   async endedSince(position: number): Promise<EndedSignInsPage> {
@@ -60,18 +59,20 @@ export class SqliteEndedSignInRepository implements EndedSignInRepository {
 
   async recordCutOff(cutOff: SignInCutOff): Promise<void> {
     withDatabaseErrors(this.file, () =>
-      this.insertCutOff.run(cutOff.username, iso(cutOff.issuedUpTo), iso(cutOff.expiresAt)),
+      this.insertCutOff.run(cutOff.username, sqliteTimeOf(cutOff.issuedUpTo), sqliteTimeOf(cutOff.expiresAt)),
     );
   }
 
   async cutOffs(now: number): Promise<SignInCutOff[]> {
-    const rows = withDatabaseErrors(this.file, () => this.liveCutOffs.all(iso(now)) as CutOffRow[]);
+    const rows = withDatabaseErrors(this.file, () => this.liveCutOffs.all(sqliteTimeOf(now)) as CutOffRow[]);
     return rows.map(toCutOff);
   }
 
   async purgeExpired(now: number): Promise<number> {
     return withDatabaseErrors(this.file, () =>
-      this.db.transaction(() => this.purge.run(iso(now)).changes + this.purgeCutOffs.run(iso(now)).changes)(),
+      this.db.transaction(
+        () => this.purge.run(sqliteTimeOf(now)).changes + this.purgeCutOffs.run(sqliteTimeOf(now)).changes,
+      )(),
     );
   }
 
