@@ -3,14 +3,13 @@
 // The recording keeps output raw as it arrives and makes asciicast only as it stores it: played back,
 // it must still be, byte for byte, what the browser received.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ConsoleClientMessage } from "../../common/console-protocol.ts";
 import { eventually } from "../../common/testing/patience.ts";
 import { startTestEmulator, type TestEmulator } from "../../emulator/testing/start.ts";
 import { eventsOf, outputOf } from "../recordings/testing/cast.ts";
 import { aLab } from "../sessions/testing/fixtures.ts";
-import { opened, openBrowserSocket } from "../testing/browser-socket.ts";
 import { launchRunning, startTestBff, type TestBff } from "../testing/test-bff.ts";
 import { signInCookie } from "./testing/console-client.ts";
+import { openRawConsole } from "./testing/raw-console.ts";
 
 let emulator: TestEmulator;
 let bff: TestBff;
@@ -24,50 +23,6 @@ afterAll(async () => {
   await bff?.close();
   await emulator?.close();
 });
-
-/**
- * A browser's console that keeps every output byte as it arrived, and acknowledges it at once, as the
- * SPA does once its terminal wrote it: the BFF never holds it back or catches it up.
- */
-async function ackingConsole(sessionId: string, cookie: string) {
-  const socket = openBrowserSocket(bff.url, `/api/sessions/${sessionId}/console`, { cookie });
-  const live: Buffer[] = [];
-  let liveBytes = 0;
-  let replays = 0;
-  let replayDone = false;
-  let connected = false;
-  const send = (message: ConsoleClientMessage) => socket.send(JSON.stringify(message));
-  socket.on("message", (data: Buffer, isBinary) => {
-    if (isBinary) {
-      if (replayDone) {
-        live.push(Buffer.from(data));
-        liveBytes += data.length;
-      }
-      // Written at once, so all it received is written: the SPA acks then.
-      send({ type: "ack", bytes: data.length });
-      return;
-    }
-    const message = JSON.parse(data.toString("utf8")) as { type: string; state?: string };
-    if (message.type === "replay-begin") {
-      replays += 1;
-      replayDone = false;
-    }
-    if (message.type === "replay-end") replayDone = true;
-    if (message.type === "status") connected = message.state === "connected";
-  });
-  await opened(socket, `the console of ${sessionId}`);
-  await eventually(
-    async () => replayDone && connected,
-    (ready) => ready,
-    { what: "the replay and a connected console", timeoutMs: 20_000 },
-  );
-  return {
-    type: (text: string) => socket.send(Buffer.from(text, "utf8"), { binary: true }),
-    live: () => Buffer.concat(live, liveBytes),
-    replays: () => replays,
-    close: () => socket.close(),
-  };
-}
 
 /** Where `text` stops ending as `end` does, counted from the end and shown around; undefined if it does not. */
 function whereEndDiffers(text: string, end: string): string | undefined {
@@ -94,7 +49,7 @@ const flood = [
 describe("a console recording made during a flood", () => {
   it("plays back byte for byte what the browser received, in time order", async () => {
     const sessionId = await launchRunning(await bff.signIn("alice"), "flood-rec");
-    const console = await ackingConsole(sessionId, await signInCookie(bff.url, "alice"));
+    const console = await openRawConsole(bff.url, sessionId, await signInCookie(bff.url, "alice"));
     console.type(`${flood}\r`);
     await eventually(
       async () => console.live().toString("utf8"),

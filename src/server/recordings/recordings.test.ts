@@ -3,15 +3,15 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import WebSocket from "ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestEmulator, type TestEmulator } from "../../emulator/testing/start.ts";
 import { signInCookie } from "../console/testing/console-client.ts";
+import { openRawConsole } from "../console/testing/raw-console.ts";
 import { aLab } from "../sessions/testing/fixtures.ts";
 import { eventually } from "../../common/testing/patience.ts";
 import { launchRunning, startTestBff, type TestBff, type TestBrowser } from "../testing/test-bff.ts";
 import { eventLine, headerLine, parseHeader } from "./asciicast.ts";
-import { expectWellFormed, gapOf } from "./testing/cast.ts";
+import { expectWellFormed, gapOf, outputOf } from "./testing/cast.ts";
 
 let emulator: TestEmulator;
 let bff: TestBff;
@@ -30,50 +30,6 @@ afterAll(async () => {
   await emulator?.close();
 });
 
-/** The output events of an asciicast file, joined as the player would write them. */
-function outputOf(cast: string): string {
-  return cast
-    .trimEnd()
-    .split("\n")
-    .slice(1)
-    .map((line) => JSON.parse(line) as [number, string, string])
-    .filter(([, kind]) => kind === "o")
-    .map(([, , text]) => text)
-    .join("");
-}
-
-/** A browser's console socket that keeps every output byte exactly as it arrived, replay apart. */
-async function rawConsole(sessionId: string, cookie: string, on: TestBff = bff) {
-  const url = new URL(`/api/sessions/${sessionId}/console`, on.url);
-  url.protocol = "ws:";
-  const socket = new WebSocket(url, { headers: { cookie, origin: new URL(on.url).origin } });
-  const live: Buffer[] = [];
-  const replay: Buffer[] = [];
-  let replayDone = false;
-  let connected = false;
-  socket.on("message", (data: Buffer, isBinary) => {
-    if (isBinary) {
-      (replayDone ? live : replay).push(Buffer.from(data));
-      return;
-    }
-    const message = JSON.parse(data.toString("utf8")) as { type: string; state?: string };
-    if (message.type === "replay-end") replayDone = true;
-    if (message.type === "status") connected = message.state === "connected";
-  });
-  await new Promise((resolve, reject) => socket.once("open", resolve).once("error", reject));
-  await eventually(
-    async () => replayDone && connected,
-    (ready) => ready,
-    { what: "the replay and a connected console", timeoutMs: 20_000 },
-  );
-  return {
-    type: (text: string) => socket.send(Buffer.from(text, "utf8"), { binary: true }),
-    live: () => Buffer.concat(live),
-    replay: () => Buffer.concat(replay),
-    close: () => socket.close(),
-  };
-}
-
 describe("console recordings", () => {
   let alice: TestBrowser;
   let sessionId: string;
@@ -83,7 +39,7 @@ describe("console recordings", () => {
   beforeAll(async () => {
     alice = await bff.signIn("alice");
     sessionId = await launchRunning(alice, "lab-rec");
-    const console = await rawConsole(sessionId, await signInCookie(bff.url, "alice"));
+    const console = await openRawConsole(bff.url, sessionId, await signInCookie(bff.url, "alice"));
     // Multi-byte characters, so a chunk boundary inside one would show as a difference.
     console.type("echo rec''orded-ünïcødé-€-$((6*7))\r");
     await eventually(
@@ -221,7 +177,7 @@ describe("the server stopping", () => {
     try {
       const bob = await stopping.signIn("bob");
       const sessionId = await launchRunning(bob, "lab-rec");
-      const console = await rawConsole(sessionId, await signInCookie(stopping.url, "bob"), stopping);
+      const console = await openRawConsole(stopping.url, sessionId, await signInCookie(stopping.url, "bob"));
       console.type("echo the-last-$((6*7))\r");
       await eventually(
         async () => console.live().toString("utf8"),
@@ -251,7 +207,7 @@ describe("a student who floods their console", () => {
     try {
       const carol = await capped.signIn("carol");
       const sessionId = await launchRunning(carol, "lab-rec");
-      const console = await rawConsole(sessionId, await signInCookie(capped.url, "carol"), capped);
+      const console = await openRawConsole(capped.url, sessionId, await signInCookie(capped.url, "carol"));
       const shows = (what: string, timeoutMs = 20_000) =>
         eventually(
           async () => console.live().toString("utf8"),
