@@ -6,20 +6,45 @@
 import { gapMarkerLine, parseGapMarker, type RecordingGap } from "./asciicast.ts";
 import { continuationLength, OutputEventConverter, type OutputFrame } from "./output-events.ts";
 
+/** Output made into an event line at an earlier write: kept as its line, not made again. */
+interface HeldEvent {
+  line: string;
+  /** The line's length in bytes. */
+  bytes: number;
+  /** The output it holds, in bytes as the VM printed them. */
+  outputBytes: number;
+  seconds: number;
+}
+
 export class RollingTail {
+  /**
+   * Output the writes before made into event lines, oldest first: a tail is written once a second
+   * while output flows, and making the whole share's lines each time cost 3 to 9 ms of the event
+   * loop a second (JSON for a megabyte) for a console where someone only typed.
+   */
+  private events: HeldEvent[] = [];
+  /** Events before this index were let go of; the array is compacted now and then. */
+  private firstEvent = 0;
+  /** The bytes of the event lines held. */
+  private eventBytes = 0;
+  /** Output since the last write, raw, newer than every event. */
   private frames: OutputFrame[] = [];
   /** Frames before this index were let go of; the array is compacted now and then. */
   private first = 0;
-  /** The bytes of the frames held: at most `limit`. */
+  /** The bytes of the frames held: with the event lines', at most `limit`. */
   private heldBytes = 0;
-  /** What was let go of before the frames held. */
+  /** Carries a character cut across two writes' output into the later one. */
+  private readonly converter: OutputEventConverter;
+  /** What was let go of before the output held. */
   private gap: RecordingGap | undefined;
 
   /** `maxLineBytes` as the head's events have it (output-events.ts). */
   constructor(
     private readonly limit: number,
     private readonly maxLineBytes: number,
-  ) {}
+  ) {
+    this.converter = new OutputEventConverter(maxLineBytes);
+  }
 
   /** A stored tail, as another writer of the same console left it: its output comes first. */
   static parse(stored: string, limit: number, maxLineBytes: number): RollingTail {
@@ -50,11 +75,14 @@ export class RollingTail {
     this.fit();
   }
 
-  /** Output older than any pushed so far: what the head could not take, handed over once it filled. */
+  /**
+   * Output older than any pushed so far: what the head could not take, handed over once it filled,
+   * before the tail's first write.
+   */
   pushOlder(frames: readonly OutputFrame[]): void {
     if (frames.length === 0) return;
     if (this.gap) {
-      // The frames held fill the share already: output from before what was let go of goes too.
+      // The output held fills the share already: output from before what was let go of goes too.
       const bytes = frames.reduce((sum, frame) => sum + frame.bytes.length, 0);
       this.gap = {
         ...this.gap,
@@ -71,28 +99,41 @@ export class RollingTail {
 
   /** The tail as stored: the gap marker, if anything was let go of, then the newest event lines that fit. */
   text(): string {
-    const events = new OutputEventConverter(this.maxLineBytes).convert(this.frames.slice(this.first));
-    let gap = this.gap;
-    let kept = 0;
-    let keptBytes = events.reduce((sum, event) => sum + event.bytes, 0);
-    const letGo = () => {
-      const event = events[kept]!;
-      gap = countedIn(gap, Buffer.byteLength(event.text), event.seconds);
-      keptBytes -= event.bytes;
-      kept += 1;
-    };
-    // The marker is sized only for the last few: the events before do not fit even without it.
-    while (kept < events.length && keptBytes > this.limit) letGo();
-    while (kept < events.length && gap && Buffer.byteLength(gapMarkerLine(gap)) + keptBytes > this.limit) {
-      letGo();
+    for (const event of this.converter.convert(this.frames.slice(this.first))) {
+      const outputBytes = Buffer.byteLength(event.text);
+      this.events.push({ line: event.line, bytes: event.bytes, outputBytes, seconds: event.seconds });
+      this.eventBytes += event.bytes;
     }
-    const lines = events.slice(kept).map((event) => event.line);
-    return (gap ? gapMarkerLine(gap) : "") + lines.join("");
+    this.frames = [];
+    this.first = 0;
+    this.heldBytes = 0;
+    // Lines are longer than the output they hold: what fitted raw may not fit as lines.
+    while (this.eventBytes > this.limit) this.letGoOfOldestEvent();
+    // The marker is sized only for the last few: the events before do not fit even without it.
+    while (
+      this.firstEvent < this.events.length &&
+      this.gap &&
+      Buffer.byteLength(gapMarkerLine(this.gap)) + this.eventBytes > this.limit
+    ) {
+      this.letGoOfOldestEvent();
+    }
+    const lines = this.events.slice(this.firstEvent).map((event) => event.line);
+    return (this.gap ? gapMarkerLine(this.gap) : "") + lines.join("");
   }
 
-  /** Lets go of the oldest output, down to the share: whole frames, and the beginning of the last. */
+  /**
+   * Lets go of the oldest output, down to the share: whole events, then whole frames and the
+   * beginning of the last.
+   */
   private fit(): void {
+    while (this.eventBytes + this.heldBytes > this.limit && this.firstEvent < this.events.length) {
+      this.letGoOfOldestEvent();
+    }
     if (this.heldBytes <= this.limit) return;
+    // The first bytes of a character the last write's output ended with wait for the rest of it,
+    // which is about to go: they go first.
+    const unfinished = this.converter.takeUnfinished();
+    if (unfinished) this.gap = countedIn(this.gap, unfinished.bytes.length, unfinished.seconds);
     while (this.heldBytes > this.limit) {
       this.letGoOfOldest(Math.min(this.heldBytes - this.limit, this.frames[this.first]!.bytes.length));
     }
@@ -107,6 +148,17 @@ export class RollingTail {
     if (this.first > 1024 && this.first * 2 > this.frames.length) {
       this.frames = this.frames.slice(this.first);
       this.first = 0;
+    }
+  }
+
+  private letGoOfOldestEvent(): void {
+    const oldest = this.events[this.firstEvent]!;
+    this.firstEvent += 1;
+    this.eventBytes -= oldest.bytes;
+    this.gap = countedIn(this.gap, oldest.outputBytes, oldest.seconds);
+    if (this.firstEvent > 1024 && this.firstEvent * 2 > this.events.length) {
+      this.events = this.events.slice(this.firstEvent);
+      this.firstEvent = 0;
     }
   }
 
