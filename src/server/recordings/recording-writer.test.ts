@@ -100,6 +100,21 @@ describe("a recording's events", () => {
     expectWellFormed(cast(), smallCap.maxBytes);
   });
 
+  it("keep a character whose first bytes filled the head exactly whole, in the tail", async () => {
+    const first = eventLine(0.5, "o", "xxxxxxxxxx");
+    const { writer, batches, cast } = recordingWith({
+      maxBytes: Buffer.byteLength(headerLine(header) + first) + smallCap.tailBytes,
+      tailBytes: smallCap.tailBytes,
+    });
+    const euro = Buffer.from("€");
+    writer.output(Buffer.concat([Buffer.from("xxxxxxxxxx"), euro.subarray(0, 1)]), startedAtMs + 500);
+    await writer.flushed();
+    expect(batches).toEqual([first]);
+    writer.output(Buffer.concat([euro.subarray(1), Buffer.from("yy")]), startedAtMs + 600);
+    await writer.flushed();
+    expect(outputOf(cast())).toBe("xxxxxxxxxx€yy");
+  });
+
   it("are not made as output arrives, and a burst is stored in batches of a megabyte of it", async () => {
     const { writer, batches, cast } = recordingWith({ maxBytes: 16 * 1024 * 1024, tailBytes: 1024 * 1024 });
     const printed = floodText(3 * 1024 * 1024).slice(0, 3 * 1024 * 1024);

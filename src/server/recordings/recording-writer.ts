@@ -79,7 +79,13 @@ export class RecordingWriter {
     // are longer still). It goes to the tail at once, so that a storage slow to take the head's batches
     // makes this hold no more than the head's room; the drain hands the tail what the head could not
     // take, before it.
-    this.tail ??= new RollingTail(this.options.tailBytes, this.maxLineBytes);
+    if (!this.tail) {
+      this.tail = new RollingTail(this.options.tailBytes, this.maxLineBytes);
+      // The head filled up exactly, its last batch ending inside a character that this output
+      // finishes: with nothing pending, no batch will hand the character's first bytes over.
+      const unfinished = this.pending.length === 0 ? this.headEvents.takeUnfinished() : undefined;
+      if (unfinished) this.tail.pushOlder([unfinished]);
+    }
     this.tail.push(frame);
     this.scheduleTailWrite();
   }

@@ -65,3 +65,15 @@ describe("a recording's tail written again and again while output goes on", () =
     }
   });
 });
+
+describe("a recording's tail", () => {
+  it("takes older output only before its first write", () => {
+    const tail = new RollingTail(limit, limit / 4);
+    tail.pushOlder([{ bytes: Buffer.from("older "), seconds: 1 }]);
+    tail.push({ bytes: Buffer.from("newer"), seconds: 2 });
+    expect(outputOf(`{"version":2}\n${tail.text()}`)).toBe("older newer");
+    expect(() => tail.pushOlder([{ bytes: Buffer.from("too late"), seconds: 0 }])).toThrow(
+      /only before its first write/,
+    );
+  });
+});

@@ -1,8 +1,8 @@
 // The tail of a recording whose head is full (recording-writer.ts): the newest output that fits in the
-// tail's share together with the gap marker, which counts what was let go of. Output is held raw, at
-// most the share's worth of bytes: its event lines are never shorter than the bytes they hold, so that
-// is always enough to fill the share. It becomes event lines only when the tail is written, and what
-// does not fit then is counted into the marker.
+// tail's share together with the gap marker, which counts what was let go of. Output arrives raw and
+// becomes event lines when the tail is written; the lines are kept for later writes, which make lines
+// only of what came since. What does not fit in the share once made into lines is counted into the
+// marker.
 import { gapMarkerLine, parseGapMarker, type RecordingGap } from "./asciicast.ts";
 import { continuationLength, OutputEventConverter, type OutputFrame } from "./output-events.ts";
 
@@ -18,9 +18,9 @@ interface HeldEvent {
 
 export class RollingTail {
   /**
-   * Output the writes before made into event lines, oldest first: a tail is written once a second
-   * while output flows, and making the whole share's lines each time cost 3 to 9 ms of the event
-   * loop a second (JSON for a megabyte) for a console where someone only typed.
+   * Output the writes before made into event lines, oldest first. A tail is written once a second
+   * while output flows: making a megabyte's lines again each time would block the event loop for
+   * milliseconds a second, for a console where someone only types.
    */
   private events: HeldEvent[] = [];
   /** Events before this index were let go of; the array is compacted now and then. */
@@ -37,6 +37,7 @@ export class RollingTail {
   private readonly converter: OutputEventConverter;
   /** What was let go of before the output held. */
   private gap: RecordingGap | undefined;
+  private written = false;
 
   /** `maxLineBytes` as the head's events have it (output-events.ts). */
   constructor(
@@ -81,6 +82,8 @@ export class RollingTail {
    */
   pushOlder(frames: readonly OutputFrame[]): void {
     if (frames.length === 0) return;
+    // Its lines would come after newer ones, and a character cut at the write would not join up.
+    if (this.written) throw new Error("a recording's tail takes older output only before its first write");
     if (this.gap) {
       // The output held fills the share already: output from before what was let go of goes too.
       const bytes = frames.reduce((sum, frame) => sum + frame.bytes.length, 0);
@@ -99,6 +102,7 @@ export class RollingTail {
 
   /** The tail as stored: the gap marker, if anything was let go of, then the newest event lines that fit. */
   text(): string {
+    this.written = true;
     for (const event of this.converter.convert(this.frames.slice(this.first))) {
       const outputBytes = Buffer.byteLength(event.text);
       this.events.push({ line: event.line, bytes: event.bytes, outputBytes, seconds: event.seconds });
@@ -126,6 +130,8 @@ export class RollingTail {
    * beginning of the last.
    */
   private fit(): void {
+    // Line bytes and raw bytes summed: the raw output's lines will be no shorter, so whatever this
+    // lets go of would not fit at the write either.
     while (this.eventBytes + this.heldBytes > this.limit && this.firstEvent < this.events.length) {
       this.letGoOfOldestEvent();
     }
