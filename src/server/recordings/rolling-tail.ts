@@ -37,12 +37,13 @@ export class RollingTail {
   private readonly converter: OutputEventConverter;
   /** What was let go of before the output held. */
   private gap: RecordingGap | undefined;
+  /** Set by the first write: older output can no longer go before what it wrote. */
   private written = false;
 
   /** `maxLineBytes` as the head's events have it (output-events.ts). */
   constructor(
     private readonly limit: number,
-    private readonly maxLineBytes: number,
+    maxLineBytes: number,
   ) {
     this.converter = new OutputEventConverter(maxLineBytes);
   }
