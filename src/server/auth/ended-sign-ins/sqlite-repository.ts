@@ -69,10 +69,9 @@ export class SqliteEndedSignInRepository implements EndedSignInRepository {
   }
 
   async purgeExpired(now: number): Promise<number> {
+    const cutOff = sqliteTimeOf(now);
     return withDatabaseErrors(this.file, () =>
-      this.db.transaction(
-        () => this.purge.run(sqliteTimeOf(now)).changes + this.purgeCutOffs.run(sqliteTimeOf(now)).changes,
-      )(),
+      this.db.transaction(() => this.purge.run(cutOff).changes + this.purgeCutOffs.run(cutOff).changes)(),
     );
   }
 
